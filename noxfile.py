@@ -1,0 +1,79 @@
+"""Test, lint and benchmark sessions for the GABP workspace.
+
+Every session installs the workspace from ``uv.lock`` (``uv sync --locked``) into the
+session's own virtual environment, so what runs here is exactly what the lock pins.
+``checkpoint-X`` runs every checkpoint up to and including X.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+ROOT = Path(__file__).parent
+CHECKPOINTS = ["a"]
+PYTEST_PARALLEL = ["-n", os.environ.get("GABP_TEST_WORKERS", "auto")]
+
+
+def _sync(session: nox.Session) -> None:
+    session.run_install(
+        "uv",
+        "sync",
+        "--locked",
+        "--all-packages",
+        f"--python={session.virtualenv.location}",
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+    )
+
+
+def _unit_test_paths() -> list[str]:
+    return sorted(str(p) for p in (ROOT / "packages").glob("*/tests") if p.is_dir())
+
+
+def _checkpoint_session(letter: str) -> None:
+    upto = CHECKPOINTS[: CHECKPOINTS.index(letter) + 1]
+
+    @nox.session(name=f"checkpoint-{letter}")
+    def session(session: nox.Session) -> None:
+        _sync(session)
+        paths = _unit_test_paths() + [f"integration-tests/checkpoint_{c}" for c in upto]
+        session.run("pytest", *PYTEST_PARALLEL, *paths, *session.posargs)
+
+    session.__doc__ = f"Unit tests and checkpoints {', '.join(c.upper() for c in upto)}."
+
+
+for _letter in CHECKPOINTS:
+    _checkpoint_session(_letter)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Every unit and integration test."""
+    _sync(session)
+    session.run("pytest", *PYTEST_PARALLEL, *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff (lint and format check) and mypy on the typed packages."""
+    _sync(session)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Every benchmark; pass --quick for a short run. Results go to bench-results/."""
+    _sync(session)
+    out = ROOT / "bench-results"
+    out.mkdir(exist_ok=True)
+    extra = list(session.posargs)
+    for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
+        session.run("python", str(script), "--json", str(out / f"{script.stem}.json"), *extra)

@@ -1,0 +1,1 @@
+"""GABP runtime."""
