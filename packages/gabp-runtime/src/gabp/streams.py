@@ -1,0 +1,63 @@
+"""Byte streams to run a :class:`~gabp.Connection` over, besides sockets.
+
+* :func:`memory_pipe` gives two connected in-memory byte streams (bounded), for tests and
+  for running a bridge and a game in one process.
+* :func:`stdio_stream` wraps a process's standard input and output as one byte stream.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import BinaryIO
+
+import anyio
+import anyio.abc
+from anyio.streams.file import FileReadStream, FileWriteStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.stapled import StapledByteStream
+
+__all__ = ["MemoryByteStream", "memory_pipe", "stdio_stream"]
+
+
+class MemoryByteStream(anyio.abc.ByteStream):
+    """One end of an in-memory pipe: what one end sends, the other receives."""
+
+    def __init__(
+        self, send: MemoryObjectSendStream[bytes], receive: MemoryObjectReceiveStream[bytes]
+    ) -> None:
+        self._send = send
+        self._receive = receive
+        self._pending = b""
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        if not self._pending:
+            self._pending = await self._receive.receive()  # EndOfStream when the peer closed
+        data, self._pending = self._pending[:max_bytes], self._pending[max_bytes:]
+        return data
+
+    async def send(self, item: bytes) -> None:
+        if item:
+            await self._send.send(bytes(item))
+
+    async def send_eof(self) -> None:
+        self._send.close()
+
+    async def aclose(self) -> None:
+        self._send.close()
+        self._receive.close()
+
+
+def memory_pipe(max_chunks: int = 64) -> tuple[MemoryByteStream, MemoryByteStream]:
+    """Two connected byte streams; each direction holds at most ``max_chunks`` unread writes."""
+    a_send, b_receive = anyio.create_memory_object_stream[bytes](max_chunks)
+    b_send, a_receive = anyio.create_memory_object_stream[bytes](max_chunks)
+    return MemoryByteStream(a_send, a_receive), MemoryByteStream(b_send, b_receive)
+
+
+def stdio_stream(
+    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> StapledByteStream:
+    """This process's stdin and stdout (binary) as one byte stream."""
+    reader = stdin if stdin is not None else sys.stdin.buffer
+    writer = stdout if stdout is not None else sys.stdout.buffer
+    return StapledByteStream(FileWriteStream(writer), FileReadStream(reader))

@@ -1,5 +1,0 @@
-import gabp
-
-
-def test_the_package_imports() -> None:
-    assert gabp.__doc__
