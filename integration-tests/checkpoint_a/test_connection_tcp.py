@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable
@@ -11,6 +10,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import pytest
 
 from gabp import (
@@ -58,7 +58,7 @@ async def tcp_pair(
 
 async def test_a_thousand_concurrent_requests_over_tcp_each_get_their_own_answer() -> None:
     async def double(req: InboundRequest) -> dict[str, int]:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         return {"n": req.params["n"] * 2}
 
     results: dict[int, Any] = {}
@@ -128,12 +128,10 @@ DYING_PEER = textwrap.dedent(
 
 
 async def test_every_waiter_fails_with_connection_closed_when_the_peer_process_dies() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-c", DYING_PEER], stdout=subprocess.PIPE, text=True
-    )
-    try:
+    async with await anyio.open_process([sys.executable, "-c", DYING_PEER]) as process:
         assert process.stdout is not None
-        port = int(process.stdout.readline())
+        with anyio.fail_after(10):
+            port = int((await process.stdout.receive()).decode())
         stream = await anyio.connect_tcp("127.0.0.1", port)
         failures: list[str] = []
         async with Connection(stream, name="bridge") as client:
@@ -151,9 +149,5 @@ async def test_every_waiter_fails_with_connection_closed_when_the_peer_process_d
             assert client.closed
         assert len(failures) == 3
         assert all("peer closed" in reason or "lost" in reason for reason in failures)
-        assert process.wait(timeout=10) == 3
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+        with anyio.fail_after(10):
+            assert await process.wait() == 3

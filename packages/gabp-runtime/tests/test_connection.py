@@ -238,14 +238,19 @@ async def test_events_emitted_while_serving_arrive_before_the_response() -> None
 
 async def test_event_seq_counts_from_zero_per_channel() -> None:
     events: list[tuple[str, int]] = []
-    async with pair({}, on_event=lambda e: events.append((e.channel, e.seq))) as (server, client):
+    all_seen = anyio.Event()
+
+    def on_event(event: Event) -> None:
+        events.append((event.channel, event.seq))
+        if len(events) == 5:
+            all_seen.set()
+
+    async with pair({}, on_event=on_event) as (server, _):
         for channel in ["a/x", "b/y", "a/x", "a/x", "b/y"]:
             await server.emit(channel, None)
         with anyio.fail_after(5):
-            while len(events) < 5:
-                await anyio.sleep(0.01)
+            await all_seen.wait()
     assert events == [("a/x", 0), ("b/y", 0), ("a/x", 1), ("a/x", 2), ("b/y", 1)]
-    del client
 
 
 async def test_events_reach_the_one_consumer_in_arrival_order() -> None:
@@ -392,5 +397,5 @@ async def test_a_peer_that_stops_reading_fails_writes_after_the_write_timeout() 
             for _ in range(1000):
                 await server.emit("game/tick", "x" * 512)
         assert await server.wait_closed(5)
-    assert "read nothing" in server.close_reason or "write buffer" in server.close_reason
+    assert server.close_reason == "the peer accepted no data for 0.1 s"
     await b.aclose()

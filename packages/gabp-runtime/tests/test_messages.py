@@ -60,7 +60,8 @@ def test_a_request_dumps_as_compact_utf8_json_with_the_envelope_first() -> None:
         dump_message(request)
         == (
             '{"v":"gabp/1","id":"6f1c1f8e-31b5-4a3e-9a56-2e41b6f9a001","type":"request",'
-            '"method":"tools/call","params":{"name":"colony/rename","arguments":{"name":"Ärger 🐛"}}}'
+            '"method":"tools/call","params":{"name":"colony/rename",'
+            '"arguments":{"name":"Ärger 🐛"}}}'
         ).encode()
     )
 

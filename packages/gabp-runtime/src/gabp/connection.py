@@ -36,6 +36,7 @@ from typing import Any, Self
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from gabp.errors import (
@@ -86,12 +87,12 @@ class ConnectionLimits:
     max_message_bytes: int = 8 * 1024 * 1024
     """Largest frame body accepted; a larger one is a framing error that closes the connection."""
     max_header_bytes: int = 8 * 1024
+    max_write_buffer_bytes: int = 4 * 1024 * 1024
+    """Queued outgoing bytes before senders wait for the writer (one frame may exceed it)."""
     max_concurrent_requests: int = 64
     """Inbound requests served at once; further ones wait in the peer's socket."""
     max_outstanding_requests: int = 4096
     """Own requests awaiting an answer at once; further ``request()`` calls wait for a slot."""
-    max_write_buffer_bytes: int = 4 * 1024 * 1024
-    """Queued outgoing bytes before senders wait for the writer."""
     event_buffer: int = 1024
     """Inbound events held for :meth:`Connection.events` before the read loop waits."""
     request_timeout: float = 30.0
@@ -108,9 +109,9 @@ class ConnectionLimits:
         for name in (
             "max_message_bytes",
             "max_header_bytes",
+            "max_write_buffer_bytes",
             "max_concurrent_requests",
             "max_outstanding_requests",
-            "max_write_buffer_bytes",
             "event_buffer",
             "read_chunk_bytes",
         ):
@@ -157,37 +158,6 @@ class _Waiter:
             self.event.set()
 
 
-class _WriteBuffer:
-    """Frames waiting for the one writer task; bounded in bytes."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self.has_data = anyio.Event()
-        self.has_room = anyio.Event()
-        self.has_room.set()
-        self.drained = anyio.Event()
-        self.drained.set()
-
-    def append(self, frame: bytes) -> None:
-        self.chunks.append(frame)
-        self.size += len(frame)
-        self.has_data.set()
-        if self.drained.is_set():
-            self.drained = anyio.Event()
-        if self.size >= self.limit and self.has_room.is_set():
-            self.has_room = anyio.Event()
-
-    def take(self) -> bytes:
-        data = self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
-        self.chunks.clear()
-        self.size = 0
-        self.has_data = anyio.Event()
-        self.has_room.set()
-        return data
-
-
 class Connection:
     """A GABP peer over one byte stream (TCP, Unix socket, stdio, in memory).
 
@@ -221,7 +191,14 @@ class Connection:
         self._pending: dict[str, _Waiter] = {}
         self._outstanding = anyio.Semaphore(self.limits.max_outstanding_requests)
         self._serving = anyio.Semaphore(self.limits.max_concurrent_requests)
-        self._writer = _WriteBuffer(self.limits.max_write_buffer_bytes)
+        # Outgoing frames: one FIFO buffer, flushed by whichever sender finds no flush running
+        # (it becomes the writer until the buffer is empty), so frames leave in queue order
+        # and frames queued during a write go out together in the next one.
+        self._out: list[bytes] = []
+        self._out_bytes = 0
+        self._writing = False
+        self._write_done = anyio.Event()
+        self._write_done.set()
         self._seq: dict[str, int] = {}
         self._events_send: MemoryObjectSendStream[Event] | None = None
         self._events_receive: MemoryObjectReceiveStream[Event] | None = None
@@ -308,7 +285,6 @@ class Connection:
         try:
             async with anyio.create_task_group() as tg:
                 self._handler_group = tg
-                tg.start_soon(self._write_loop)
                 with anyio.CancelScope() as reader_scope:
                     self._reader_scope = reader_scope
                     task_status.started()
@@ -342,7 +318,6 @@ class Connection:
         error = ConnectionClosed(reason)
         for waiter in self._pending.values():
             waiter.fail(error)
-        self._writer.has_room.set()  # wake senders so they see the closed state
         if self._events_send is not None:
             self._events_send.close()
         if self._events_receive is not None and not self._events_taken:
@@ -353,7 +328,7 @@ class Connection:
         reason = self._close_reason
         self._mark_closed(reason)
         with anyio.CancelScope(shield=True), anyio.move_on_after(self.limits.close_timeout):
-            await self._writer.drained.wait()
+            await self._write_done.wait()  # let the write in progress finish
         tg.cancel_scope.cancel()
 
     async def _close_stream(self) -> None:
@@ -363,45 +338,62 @@ class Connection:
 
     # -- writing --------------------------------------------------------------------------------
 
-    async def _write_loop(self) -> None:
-        writer = self._writer
-        while True:
-            await writer.has_data.wait()
-            data = writer.take()
-            try:
-                with anyio.fail_after(self.limits.write_timeout):
-                    await self._stream.send(data)
-            except TimeoutError:
-                self._lose(f"the peer read nothing for {self.limits.write_timeout:g} s")
-                return
-            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                self._lose(f"connection lost while writing: {exc or type(exc).__name__}")
-                return
-            if not writer.chunks:
-                writer.drained.set()
+    async def _queue_frame(self, build: Callable[[], bytes], *, closing: bool = False) -> None:
+        """Queue one frame for the peer; ``build`` makes its body at the moment it is queued.
+
+        Frames leave in the order they were queued, so an event emitted while a request is
+        served precedes that request's response, and ``build`` can number events in wire order.
+        Senders wait while ``limits.max_write_buffer_bytes`` are queued; a peer that accepts
+        nothing for ``limits.write_timeout`` is taken as gone.
+        """
+        timeout = self.limits.write_timeout
+        if self._out_bytes >= self.limits.max_write_buffer_bytes:
+            with anyio.move_on_after(timeout) as scope:
+                while self._out_bytes >= self.limits.max_write_buffer_bytes and not self._closed:
+                    await self._write_done.wait()
+            if scope.cancelled_caught:
+                self._lose(f"the peer accepted no data for {timeout:g} s")
+        if self._closed and not closing:
+            raise ConnectionClosed(self._close_reason)
+        frame = encode_frame(build())
+        self._out.append(frame)
+        self._out_bytes += len(frame)
+        if not self._writing:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """Write until the buffer is empty. Shielded: a frame taken is a frame written."""
+        self._writing = True
+        self._write_done = anyio.Event()
+        timeout = self.limits.write_timeout
+        try:
+            with anyio.CancelScope(shield=True):
+                while self._out:
+                    # let the other ready tasks queue their frames first: one write for all
+                    await anyio.lowlevel.cancel_shielded_checkpoint()
+                    data = self._out[0] if len(self._out) == 1 else b"".join(self._out)
+                    self._out.clear()
+                    self._out_bytes = 0
+                    try:
+                        with anyio.fail_after(timeout):
+                            await self._stream.send(data)
+                    except TimeoutError:
+                        self._lose(f"the peer accepted no data for {timeout:g} s")
+                    except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                        self._lose(f"connection lost while writing: {exc or type(exc).__name__}")
+        finally:
+            self._writing = False
+            self._write_done.set()
 
     def _lose(self, reason: str) -> None:
-        """The transport failed: close with ``reason`` and stop reading."""
+        """The transport failed: drop what is queued, close with ``reason``, stop reading."""
+        self._out.clear()
+        self._out_bytes = 0
         if not self._closed:
             self._close_reason = reason
         self._mark_closed(reason)
-        self._writer.drained.set()
         if self._reader_scope is not None:
             self._reader_scope.cancel()
-
-    async def _queue_frame(self, build: Callable[[], bytes]) -> None:
-        """Queue one frame; ``build`` runs only once there is room, right before queueing."""
-        writer = self._writer
-        while writer.size >= writer.limit and not self._closed:
-            with anyio.move_on_after(self.limits.write_timeout) as scope:
-                await writer.has_room.wait()
-            if scope.cancelled_caught:
-                raise ConnectionClosed(
-                    f"the write buffer stayed full for {self.limits.write_timeout:g} s"
-                )
-        if self._closed:
-            raise ConnectionClosed(self._close_reason)
-        writer.append(encode_frame(build()))
 
     async def _send_object(self, message: dict[str, Any]) -> None:
         await self._queue_frame(lambda: _dumps(message).encode("utf-8"))
@@ -527,16 +519,21 @@ class Connection:
         logger.warning("%s: framing error, closing: %s", self.name, exc)
         self._close_reason = f"framing error: {exc}"
         with anyio.move_on_after(self.limits.close_timeout):
-            await self._send_error(NIL_ID, ErrorCode.PARSE_ERROR, f"framing error: {exc}")
+            await self._send_error(
+                NIL_ID, ErrorCode.PARSE_ERROR, f"framing error: {exc}", closing=True
+            )
 
-    async def _send_error(self, request_id: str, code: int, message: str, data: Any = None) -> None:
+    async def _send_error(
+        self, request_id: str, code: int, message: str, data: Any = None, *, closing: bool = False
+    ) -> None:
         error: dict[str, Any] = {"code": int(code), "message": message}
         if data is not None:
             error["data"] = data
         try:
-            await self._send_object(
+            body = _dumps(
                 {"v": PROTOCOL_VERSION, "id": request_id, "type": "response", "error": error}
-            )
+            ).encode("utf-8")
+            await self._queue_frame(lambda: body, closing=closing)
         except ConnectionClosed:
             logger.debug("%s: could not send error %s (connection closed)", self.name, code)
 
