@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -60,6 +61,7 @@ __all__ = [
     "AttentionCurrentResult",
     "AttentionSample",
     "Capabilities",
+    "ClearedAttention",
     "ClientInfo",
     "ErrorObject",
     "Event",
@@ -134,9 +136,11 @@ class WireModel(BaseModel):
         alias_generator=to_camel,
         populate_by_name=True,
         frozen=False,
-        strict=False,
+        strict=True,  # JSON types exactly: no "1" for 1, no 1 for true
     )
     _wire_keys: ClassVar[frozenset[str]] = frozenset()
+    _required_on_wire: ClassVar[frozenset[str]] = frozenset()
+    """Keys a received message must carry although Python callers may leave them out."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -151,6 +155,10 @@ class WireModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _drop_unknown_keys_from_peers(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and info.context is not None:  # parsing, not building
+            missing = [key for key in cls._required_on_wire if key not in data]
+            if missing:
+                raise ValueError(f"missing required member(s): {', '.join(sorted(missing))}")
         if isinstance(data, dict) and _peer_mode(info):
             keys = cls._wire_keys
             if any(key not in keys for key in data):
@@ -189,6 +197,7 @@ class ErrorObject(WireModel):
 
 
 class Request(WireModel):
+    _required_on_wire = frozenset({"v", "id", "type"})
     v: Literal["gabp/1"] = PROTOCOL_VERSION
     id: MessageId = Field(default_factory=new_id)
     type: Literal["request"] = "request"
@@ -203,6 +212,7 @@ class Request(WireModel):
 
 
 class Response(WireModel):
+    _required_on_wire = frozenset({"v", "id", "type"})
     v: Literal["gabp/1"] = PROTOCOL_VERSION
     id: MessageId
     type: Literal["response"] = "response"
@@ -244,6 +254,7 @@ class Response(WireModel):
 
 
 class Event(WireModel):
+    _required_on_wire = frozenset({"v", "id", "type", "payload"})
     v: Literal["gabp/1"] = PROTOCOL_VERSION
     id: MessageId = Field(default_factory=new_id)
     type: Literal["event"] = "event"
@@ -324,10 +335,11 @@ class Capabilities(WireModel):
 class HelloResult(WireModel):
     """The response to ``session/hello`` (there is no separate welcome message)."""
 
+    _required_on_wire = frozenset({"schemaVersion"})
     agent_id: NonEmpty
     app: AppInfo
     capabilities: Capabilities
-    schema_version: Literal["1.0"] = SCHEMA_VERSION
+    schema_version: Annotated[str, StringConstraints(pattern=r"^1\.\d+(\.\d+)?$")] = SCHEMA_VERSION
     server_info: ServerInfo | None = None
 
     def model_post_init(self, context: Any, /) -> None:
@@ -387,8 +399,17 @@ class ToolsCallParams(WireModel):
 # --- events ------------------------------------------------------------------------------------
 
 
+Channels = Annotated[list[NonEmpty], Field(min_length=1)]
+
+
+def _unique(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise ValueError("channels must be unique")
+    return values
+
+
 class EventsSubscribeParams(WireModel):
-    channels: list[NonEmpty]
+    channels: Annotated[Channels, AfterValidator(_unique)]
 
 
 class EventsSubscribeResult(WireModel):
@@ -396,7 +417,7 @@ class EventsSubscribeResult(WireModel):
 
 
 class EventsUnsubscribeParams(WireModel):
-    channels: list[NonEmpty]
+    channels: Annotated[Channels, AfterValidator(_unique)]
 
 
 class EventsUnsubscribeResult(WireModel):
@@ -490,6 +511,13 @@ class Attention(WireModel):
     sample: list[AttentionSample] | None = None
 
 
+class ClearedAttention(Attention):
+    """The payload of ``attention/cleared``: the item as it was closed."""
+
+    state: Literal["cleared"]
+    blocking: Literal[False]
+
+
 class AttentionCurrentParams(WireModel):
     pass
 
@@ -549,7 +577,7 @@ RESULT_MODELS: dict[str, type[WireModel]] = {
 CHANNEL_PAYLOADS: dict[str, type[WireModel]] = {
     "attention/opened": Attention,
     "attention/updated": Attention,
-    "attention/cleared": Attention,
+    "attention/cleared": ClearedAttention,
 }
 """The payload model of every event channel with a fixed payload."""
 
