@@ -132,6 +132,8 @@ class InboundRequest:
     params: dict[str, Any]
     connection: Connection
     raw: dict[str, Any] = field(repr=False)
+    close_after_response: str | None = None
+    """Set by a handler to close the connection, for this reason, once the answer is sent."""
 
 
 RequestHandler = Callable[[InboundRequest], Awaitable[Any]]
@@ -310,6 +312,13 @@ class Connection:
         with anyio.CancelScope(shield=True), anyio.move_on_after(self.limits.close_timeout + 1):
             await self._finished.wait()
 
+    def close_soon(self, reason: str = "connection closed locally") -> None:
+        """Start closing without waiting: stop reading, then flush (bounded) and close."""
+        if not self._closed:
+            self._close_reason = reason
+        if self._reader_scope is not None:
+            self._reader_scope.cancel()
+
     def _mark_closed(self, reason: str) -> None:
         if self._closed:
             return
@@ -406,8 +415,13 @@ class Connection:
         params: Mapping[str, Any] | WireModel | None = None,
         *,
         timeout: float | None = None,
+        request_id: str | None = None,
     ) -> Any:
         """Send a request and return its result.
+
+        ``request_id`` sets the request's id (a UUID not in use on this connection; by default
+        a fresh one), for callers that record which request caused what, e.g. a bridge
+        matching ``causalOperationId`` of attention to its own calls.
 
         Raises :class:`RemoteError` when the peer answers with an error,
         :class:`RequestTimeout` when no answer comes within ``timeout`` (default
@@ -416,11 +430,17 @@ class Connection:
         """
         if not _SEND_METHOD.match(method):
             raise ValueError(f"method name {method!r} does not match {SEND_METHOD_PATTERN}")
+        if request_id is None:
+            request_id = new_id()
+        elif not _UUID.match(request_id):
+            raise ValueError(f"request_id {request_id!r} is not a UUID")
+        elif request_id in self._pending:
+            raise ValueError(f"request_id {request_id} is already awaiting an answer")
         if self._closed:
             raise ConnectionClosed(self._close_reason)
         message: dict[str, Any] = {
             "v": PROTOCOL_VERSION,
-            "id": new_id(),
+            "id": request_id,
             "type": "request",
             "method": method,
         }
@@ -428,7 +448,6 @@ class Connection:
             message["params"] = params.to_wire() if isinstance(params, WireModel) else dict(params)
         limit = self.limits.request_timeout if timeout is None else timeout
         waiter = _Waiter()
-        request_id = message["id"]
         with anyio.move_on_after(limit) as scope:
             async with self._outstanding:
                 if self._closed:
@@ -662,6 +681,8 @@ class Connection:
                 logger.debug(
                     "%s: response to %s not sent: connection closed", self.name, request.id
                 )
+            if request.close_after_response is not None:
+                self.close_soon(request.close_after_response)
         finally:
             self._serving.release()
 
