@@ -17,7 +17,7 @@ nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
 ROOT = Path(__file__).parent
-CHECKPOINTS = ["a"]
+CHECKPOINTS = ["a", "b"]
 PYTEST_PARALLEL = ["-n", os.environ.get("GABP_TEST_WORKERS", "auto")]
 
 

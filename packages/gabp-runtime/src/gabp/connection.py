@@ -201,6 +201,7 @@ class Connection:
         self._writing = False
         self._write_done = anyio.Event()
         self._write_done.set()
+        self._serving_now = 0
         self._seq: dict[str, int] = {}
         self._events_send: MemoryObjectSendStream[Event] | None = None
         self._events_receive: MemoryObjectReceiveStream[Event] | None = None
@@ -371,25 +372,31 @@ class Connection:
             await self._flush()
 
     async def _flush(self) -> None:
-        """Write until the buffer is empty. Shielded: a frame taken is a frame written."""
+        """Write until the buffer is empty.
+
+        Shielded from outside cancellation (a frame taken is a frame written), with the write
+        timeout as the shield's own deadline, renewed for every write.
+        """
         self._writing = True
         self._write_done = anyio.Event()
         timeout = self.limits.write_timeout
         try:
-            with anyio.CancelScope(shield=True):
-                while self._out:
-                    # let the other ready tasks queue their frames first: one write for all
-                    await anyio.lowlevel.cancel_shielded_checkpoint()
+            with anyio.CancelScope(shield=True) as scope:
+                while self._out and not scope.cancel_called:
+                    if self._serving_now + len(self._pending) > 1:
+                        # others may be about to queue frames: let them, then write all at once
+                        await anyio.lowlevel.checkpoint()
                     data = self._out[0] if len(self._out) == 1 else b"".join(self._out)
                     self._out.clear()
                     self._out_bytes = 0
+                    scope.deadline = anyio.current_time() + timeout
                     try:
-                        with anyio.fail_after(timeout):
-                            await self._stream.send(data)
-                    except TimeoutError:
-                        self._lose(f"the peer accepted no data for {timeout:g} s")
+                        await self._stream.send(data)
                     except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
                         self._lose(f"connection lost while writing: {exc or type(exc).__name__}")
+                    scope.deadline = math.inf
+            if scope.cancelled_caught:
+                self._lose(f"the peer accepted no data for {timeout:g} s")
         finally:
             self._writing = False
             self._write_done.set()
@@ -449,7 +456,11 @@ class Connection:
         limit = self.limits.request_timeout if timeout is None else timeout
         waiter = _Waiter()
         with anyio.move_on_after(limit) as scope:
-            async with self._outstanding:
+            try:
+                self._outstanding.acquire_nowait()
+            except anyio.WouldBlock:
+                await self._outstanding.acquire()
+            try:
                 if self._closed:
                     raise ConnectionClosed(self._close_reason)
                 self._pending[request_id] = waiter
@@ -458,6 +469,8 @@ class Connection:
                     await waiter.event.wait()
                 finally:
                     self._pending.pop(request_id, None)
+            finally:
+                self._outstanding.release()
         if scope.cancelled_caught and not waiter.event.is_set():
             raise RequestTimeout(method, limit)
         if waiter.error is not None:
@@ -664,11 +677,15 @@ class Connection:
         request = InboundRequest(
             id=request_id, method=method, params=params, connection=self, raw=message
         )
-        await self._serving.acquire()
+        try:  # the fast path does not yield to the event loop (an iteration saved per request)
+            self._serving.acquire_nowait()
+        except anyio.WouldBlock:
+            await self._serving.acquire()
         assert self._handler_group is not None
         self._handler_group.start_soon(self._serve, handler, request)
 
     async def _serve(self, handler: RequestHandler, request: InboundRequest) -> None:
+        self._serving_now += 1
         try:
             body = _encode_response(request.id, await self._run_handler(handler, request))
             if body is None:
@@ -684,6 +701,7 @@ class Connection:
             if request.close_after_response is not None:
                 self.close_soon(request.close_after_response)
         finally:
+            self._serving_now -= 1
             self._serving.release()
 
     async def _run_handler(

@@ -1,0 +1,46 @@
+"""The current operation: which bridge request a piece of game-side work belongs to.
+
+While ``lib_gab`` serves a ``tools/call``, the request's id is the current operation and the
+tool's name its method. Anything the tool does (tasks it starts, sync code it runs in a worker
+thread, log lines it writes) sees the same operation, because it travels in a context
+variable. Attention raised under an operation records it as ``causalOperationId`` and
+``causalMethod``, so the bridge can tell which of its calls caused an item.
+
+Integrations that continue work later (a job queue, a long in-game event) capture the
+operation with :func:`current_operation` and restore it with :func:`use_operation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+__all__ = ["Operation", "current_operation", "use_operation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One bridge request being served: its GABP request id and the tool (or method) name."""
+
+    id: str
+    method: str
+
+
+_current: ContextVar[Operation | None] = ContextVar("lib_gab_operation", default=None)
+
+
+def current_operation() -> Operation | None:
+    """The operation the calling code runs under, or None outside any request."""
+    return _current.get()
+
+
+@contextmanager
+def use_operation(operation: Operation | None) -> Iterator[Operation | None]:
+    """Run a block under ``operation`` (e.g. one captured earlier with current_operation())."""
+    token = _current.set(operation)
+    try:
+        yield operation
+    finally:
+        _current.reset(token)
