@@ -2,21 +2,22 @@
 
 * :func:`memory_pipe` gives two connected in-memory byte streams (bounded), for tests and
   for running a bridge and a game in one process.
-* :func:`stdio_stream` wraps a process's standard input and output as one byte stream.
+* :func:`stdio_stream` wraps a process's standard input and output as one byte stream
+  (:class:`FdByteStream`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import BinaryIO
 
 import anyio
 import anyio.abc
-from anyio.streams.file import FileReadStream, FileWriteStream
+import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from anyio.streams.stapled import StapledByteStream
 
-__all__ = ["MemoryByteStream", "memory_pipe", "stdio_stream"]
+__all__ = ["FdByteStream", "MemoryByteStream", "memory_pipe", "stdio_stream"]
 
 
 class MemoryByteStream(anyio.abc.ByteStream):
@@ -54,10 +55,45 @@ def memory_pipe(max_chunks: int = 64) -> tuple[MemoryByteStream, MemoryByteStrea
     return MemoryByteStream(a_send, a_receive), MemoryByteStream(b_send, b_receive)
 
 
-def stdio_stream(
-    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
-) -> StapledByteStream:
-    """This process's stdin and stdout (binary) as one byte stream."""
+class FdByteStream(anyio.abc.ByteStream):
+    """A byte stream over two file descriptors (a pipe pair, a process's stdin and stdout).
+
+    Reads return whatever bytes are available (``os.read``), not a full buffer, so a frame is
+    seen as soon as it arrives; writes are unbuffered (``os.write`` until all is written).
+    Blocking calls run in worker threads.
+    """
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self._read_fd = read_fd
+        self._write_fd = write_fd
+        self._eof_sent = False
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = await anyio.to_thread.run_sync(
+            os.read, self._read_fd, max_bytes, abandon_on_cancel=True
+        )
+        if not data:
+            raise anyio.EndOfStream
+        return data
+
+    async def send(self, item: bytes) -> None:
+        if self._eof_sent:
+            raise anyio.ClosedResourceError
+        view = memoryview(bytes(item))
+        while view:
+            written = await anyio.to_thread.run_sync(os.write, self._write_fd, view)
+            view = view[written:]
+
+    async def send_eof(self) -> None:
+        self._eof_sent = True
+
+    async def aclose(self) -> None:
+        self._eof_sent = True
+
+
+def stdio_stream(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> FdByteStream:
+    """This process's stdin and stdout as one byte stream (nothing else may use them)."""
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
-    return StapledByteStream(FileWriteStream(writer), FileReadStream(reader))
+    writer.flush()
+    return FdByteStream(reader.fileno(), writer.fileno())
