@@ -680,6 +680,29 @@ def test_the_interval_restarts_at_every_notification(
     assert manager.next_update_due == pytest.approx(100.55)
 
 
+def test_an_escalation_is_notified_at_once_despite_the_rate_limit(
+    manager: AttentionManager, clock: FakeClock, recorder: Recorder
+) -> None:
+    manager.report_entry("warning", "low food")  # advisory item
+    clock.advance(0.01)
+    manager.report_entry("warning", "low food")  # same severity: deferred
+    assert recorder.channels == ["attention/opened"]
+    manager.report_entry("error", "pawn starving")  # worse and now blocking: at once
+    assert recorder.channels == ["attention/opened", "attention/updated"]
+    escalated = recorder.events[-1][1]
+    assert (escalated.severity, escalated.blocking, escalated.total_urgent_entries) == (
+        "error",
+        True,
+        3,
+    )
+    manager.report_entry("error", "pawn starving")  # no escalation: deferred again
+    assert recorder.channels == ["attention/opened", "attention/updated"]
+    manager.report_entry("error", "map lost", state_invalidated=True)  # invalidating: at once
+    assert recorder.channels[-1] == "attention/updated"
+    assert recorder.events[-1][1].state_invalidated is True
+    assert len(recorder.channels) == 3
+
+
 def test_flush_pending_sends_a_deferred_update_at_once_and_only_once(
     manager: AttentionManager, clock: FakeClock, recorder: Recorder
 ) -> None:

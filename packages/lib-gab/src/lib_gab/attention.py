@@ -420,7 +420,8 @@ class AttentionManager:
 
         Opens an item (notifying ``attention/opened`` at once) or updates the open one
         (notifying ``attention/updated`` at once, or later if within ``update_interval`` of the
-        item's last notification).
+        item's last notification; an escalation, i.e. a higher severity or the item becoming
+        blocking or state-invalidating, is always notified at once).
 
         It returns the id, not a snapshot: building a wire object for every entry would make
         reporting cost more than the log line it reports. :meth:`current` gives the item.
@@ -483,12 +484,18 @@ class AttentionManager:
                 item.total += 1
                 if sequence > item.latest:
                     item.latest = sequence
+                # an escalation (worse severity, now blocking, now invalidating) is not held
+                # back by the rate limit: a bridge gating on a stale item would let calls through
+                escalated = False
                 if rank > item.rank:
                     item.rank = rank
-                if blocking:
+                    escalated = True
+                if blocking and not item.blocking:
                     item.blocking = True
-                if invalidated:
+                    escalated = True
+                if invalidated and not item.state_invalidated:
                     item.state_invalidated = True
+                    escalated = True
                 if item.causal_operation_id is None and operation_id is not None:
                     item.causal_operation_id = operation_id
                     item.causal_method = method
@@ -508,7 +515,7 @@ class AttentionManager:
                 else:
                     self._add_distinct(item, signature, rank, message, sequence)
                 now = self._clock()
-                if now - item.last_notified >= self._interval:
+                if escalated or now - item.last_notified >= self._interval:
                     item.last_notified = now
                     item.pending = False
                     notify = self._notify(CHANNEL_UPDATED, "updated", item)

@@ -28,9 +28,16 @@ def make_server(env: Mapping[str, str] | None = None, **options: Any) -> GabpSer
     attention = server.enable_attention()
 
     @server.tool(
+        "example/status",
+        description="Report that the example game is up (allowed while attention is open).",
+        tags=["status", "read-only"],
+    )
+    def status() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @server.tool(
         "example/echo",
         description="Return the given text unchanged.",
-        tags=["read-only"],
         result_description="The text, as {text}.",
     )
     def echo(text: str) -> dict[str, str]:

@@ -1,0 +1,537 @@
+"""One GABP client session per game: connect, hello, mirror tools, observe attention, call.
+
+A :class:`GameSession` owns the bridge's connection to one game. It says hello with the
+launch's token, detects capabilities, mirrors the game's tools (also the older descriptor shape
+of the C# runtime), subscribes to the attention channels the game advertises, keeps the
+:class:`~gabs.attention.AttentionCache` in event order, reconnects with backoff while the
+game's process lives, and notices a stalled game with a liveness probe.
+
+:meth:`GameSession.call_tool` is where the three answers to "did it run?" are decided
+(ARCHITECTURE decision 5): refused by the gate means ``executed: false``; answered means
+``executed: true`` with any attention the call caused or met attached; a connection that died
+(or a timeout) before the answer means ``executed: "unknown"``.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+import anyio.abc
+
+from gabp import (
+    Connection,
+    ConnectionClosed,
+    ConnectionLimits,
+    ErrorCode,
+    GabpError,
+    MessageError,
+    RemoteError,
+    RequestTimeout,
+    new_id,
+)
+from gabp.messages import Attention, Capabilities, Event, parse_result
+from gabs._version import __version__
+from gabs.attention import AttentionCache, Gate, GateDecision
+
+__all__ = [
+    "ATTENTION_CHANNELS",
+    "CallOutcome",
+    "GameSession",
+    "MirroredTool",
+    "SessionError",
+]
+
+logger = logging.getLogger("gabs.session")
+
+ATTENTION_CHANNELS = ("attention/opened", "attention/updated", "attention/cleared")
+_TOOL_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+# Errors that mean the game refused the call before running it.
+NOT_RUN_CODES = frozenset(
+    {
+        ErrorCode.PARSE_ERROR,
+        ErrorCode.INVALID_REQUEST,
+        ErrorCode.METHOD_NOT_FOUND,
+        ErrorCode.INVALID_PARAMS,
+        ErrorCode.AUTHENTICATION_FAILED,
+        ErrorCode.SESSION_NOT_ESTABLISHED,
+        ErrorCode.TOOL_NOT_FOUND,
+        ErrorCode.METHOD_NOT_ALLOWED,
+    }
+)
+
+
+class SessionError(GabpError):
+    """The session could not be set up (connection refused, hello refused, bad reply)."""
+
+
+def _platform() -> str:
+    system = platform.system().lower()
+    return {"darwin": "macos", "windows": "windows"}.get(system, "linux")
+
+
+def mcp_tool_name(game_id: str, tool: str) -> str:
+    """The MCP name of a mirrored game tool: ``<gameId>_<tool with other chars as _>``."""
+    return _TOOL_NAME_CHARS.sub("_", f"{game_id}_{tool}")[:64]
+
+
+@dataclass(frozen=True)
+class MirroredTool:
+    """A game tool as the bridge knows it."""
+
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    tags: tuple[str, ...] = ()
+    deprecated: bool = False
+    version: str | None = None
+
+    @property
+    def result_description(self) -> str | None:
+        description = self.output_schema.get("description")
+        return description if isinstance(description, str) else None
+
+    @classmethod
+    def from_descriptor(cls, raw: dict[str, Any]) -> MirroredTool:
+        """Read a tools/list entry leniently (the C# runtime's older shape included)."""
+        name = raw.get("name")
+        if not isinstance(name, str) or not name:
+            raise MessageError("a tool descriptor without a name")
+        input_schema = raw.get("inputSchema")
+        if not isinstance(input_schema, dict):
+            input_schema = _schema_from_parameters(raw.get("parameters"))
+        output_schema = raw.get("outputSchema")
+        tags = raw.get("tags") or []
+        return cls(
+            name=name,
+            title=str(raw.get("title") or name),
+            description=str(raw.get("description") or ""),
+            input_schema=input_schema,
+            output_schema=output_schema if isinstance(output_schema, dict) else {},
+            tags=tuple(str(tag) for tag in tags if isinstance(tag, str)),
+            deprecated=bool(raw.get("deprecated", False)),
+            version=raw.get("version") if isinstance(raw.get("version"), str) else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "tags": list(self.tags),
+        }
+        if self.result_description:
+            data["resultDescription"] = self.result_description
+        if self.deprecated:
+            data["deprecated"] = True
+        if self.version:
+            data["version"] = self.version
+        return data
+
+
+def _schema_from_parameters(parameters: Any) -> dict[str, Any]:
+    """An input schema from the older ``parameters: [{name, type, description, required}]``."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    if isinstance(parameters, list):
+        for parameter in parameters:
+            if not isinstance(parameter, dict) or not isinstance(parameter.get("name"), str):
+                continue
+            schema: dict[str, Any] = {}
+            kind = parameter.get("type")
+            if isinstance(kind, str):
+                schema["type"] = {"int": "integer", "float": "number", "bool": "boolean"}.get(
+                    kind.lower(), kind.lower()
+                )
+            if isinstance(parameter.get("description"), str):
+                schema["description"] = parameter["description"]
+            properties[parameter["name"]] = schema
+            if parameter.get("required"):
+                required.append(parameter["name"])
+    return {"type": "object", "properties": properties, "required": required}
+
+
+@dataclass
+class CallOutcome:
+    """How one game-bound call ended."""
+
+    executed: bool | Literal["unknown"]
+    status: Literal["ok", "error", "blocked_by_attention", "attention_unavailable", "unknown"]
+    tool: str
+    operation_id: str | None = None
+    result: Any = None
+    error: dict[str, Any] | None = None
+    attention: Attention | None = None
+    attention_relation: (
+        Literal["caused_by_call", "opened_during_call", "open_before_call", "blocking"] | None
+    ) = None
+    gate: GateDecision | None = None
+    duration_ms: float = 0.0
+
+
+@dataclass
+class _CallWatch:
+    """Attention seen while one call was in flight."""
+
+    operation_id: str
+    seen: list[Attention] = field(default_factory=list)
+
+
+class GameSession:
+    """The bridge's connection to one game."""
+
+    def __init__(
+        self,
+        game_id: str,
+        *,
+        host: str = "127.0.0.1",
+        port: int,
+        token: str,
+        gate: Gate | None = None,
+        call_timeout: float = 30.0,
+        connect_timeout: float = 10.0,
+        liveness_interval: float = 5.0,
+        liveness_timeout: float = 5.0,
+        process_alive: Callable[[], bool] | None = None,
+        on_change: Callable[[str], Awaitable[None] | None] | None = None,
+    ) -> None:
+        self.game_id = game_id
+        self.host = host
+        self.port = port
+        self._token = token
+        self.gate = gate or Gate()
+        self.call_timeout = call_timeout
+        self.connect_timeout = connect_timeout
+        self.liveness_interval = liveness_interval
+        self.liveness_timeout = liveness_timeout
+        self._process_alive = process_alive
+        self._on_change = on_change
+        self.cache = AttentionCache()
+        self.capabilities: Capabilities | None = None
+        self.hello: dict[str, Any] | None = None
+        self.tools: dict[str, MirroredTool] = {}
+        self.subscribed: list[str] = []
+        self.state: Literal["connecting", "connected", "stalled", "reconnecting", "closed"] = (
+            "connecting"
+        )
+        self.last_error: str | None = None
+        self.reconnects = 0
+        self._connection: Connection | None = None
+        self._connected = anyio.Event()
+        self._closed = False
+        self._watches: dict[str, _CallWatch] = {}
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._launch_id = new_id()
+
+    def __repr__(self) -> str:
+        return f"GameSession({self.game_id!r}, {self.host}:{self.port}, state={self.state})"
+
+    # -- properties -----------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._connection is not None and not self._connection.closed
+
+    @property
+    def supports_attention(self) -> bool:
+        return self.capabilities is not None and self.capabilities.supports_attention
+
+    @property
+    def attention(self) -> Attention | None:
+        return self.cache.snapshot()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def run(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Connect, then keep the session alive (reconnecting) until :meth:`close`."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            await self._connect_once()
+            task_status.started()
+            tg.start_soon(self._liveness)
+            while not self._closed:
+                connection = self._connection
+                assert connection is not None
+                await connection.wait_closed()
+                if self._closed:
+                    break
+                self.last_error = connection.close_reason
+                logger.warning("%s: connection lost: %s", self.game_id, connection.close_reason)
+                await self._changed("disconnected")
+                if not await self._reconnect():
+                    break
+            self.state = "closed"
+            tg.cancel_scope.cancel()
+
+    async def close(self) -> None:
+        self._closed = True
+        self.state = "closed"
+        if self._connection is not None:
+            await self._connection.aclose("bridge closed the session")
+        if self._tg is not None:
+            self._tg.cancel_scope.cancel()
+
+    async def _connect_once(self) -> None:
+        with anyio.fail_after(self.connect_timeout):
+            try:
+                stream = await anyio.connect_tcp(self.host, self.port)
+            except OSError as exc:
+                raise SessionError(
+                    f"cannot connect to {self.game_id} at {self.host}:{self.port}: {exc}"
+                ) from None
+        connection = Connection(
+            stream,
+            on_event=self._on_event,
+            limits=ConnectionLimits(request_timeout=self.call_timeout),
+            name=f"bridge->{self.game_id}",
+        )
+        assert self._tg is not None
+        await self._tg.start(connection.run)
+        self._connection = connection
+        try:
+            await self._handshake(connection)
+        except BaseException:
+            await connection.aclose("handshake failed")
+            raise
+        self.state = "connected"
+        self._connected.set()
+        await self._changed("connected")
+
+    async def _handshake(self, connection: Connection) -> None:
+        try:
+            reply = await connection.request(
+                "session/hello",
+                {
+                    "token": self._token,
+                    "bridgeVersion": __version__,
+                    "platform": _platform(),
+                    "launchId": self._launch_id,
+                    "clientInfo": {"name": "gabs", "version": __version__},
+                },
+                timeout=self.connect_timeout,
+            )
+        except RemoteError as exc:
+            raise SessionError(
+                f"{self.game_id} refused the session: {exc.message} ({exc.code})"
+            ) from None
+        try:
+            hello = parse_result("session/hello", reply)
+        except MessageError as exc:
+            raise SessionError(f"{self.game_id} sent an invalid hello reply: {exc}") from None
+        self.hello = reply
+        self.capabilities = hello.capabilities
+        await self.refresh_tools()
+        self.cache.reset()
+        self.subscribed = []
+        if self.supports_attention and self.gate.mode != "off":
+            channels = [c for c in ATTENTION_CHANNELS if c in self.capabilities.events]
+            if channels:
+                answer = await connection.request("events/subscribe", {"channels": channels})
+                self.subscribed = list(answer.get("subscribed", channels))
+            await self.refresh_attention()
+
+    async def _reconnect(self) -> bool:
+        self.state = "reconnecting"
+        delay = 0.1
+        deadline = time.monotonic() + 60.0
+        while not self._closed and time.monotonic() < deadline:
+            if self._process_alive is not None and not self._process_alive():
+                self.last_error = "the game process exited"
+                return False
+            try:
+                await self._connect_once()
+                self.reconnects += 1
+                return True
+            except (SessionError, GabpError, OSError, TimeoutError) as exc:
+                self.last_error = str(exc)
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+        return False
+
+    async def _liveness(self) -> None:
+        """Probe a quiet game now and then; a probe without an answer marks it stalled."""
+        while not self._closed:
+            await anyio.sleep(self.liveness_interval)
+            connection = self._connection
+            if connection is None or connection.closed:
+                continue
+            method = "attention/current" if self.supports_attention else "tools/list"
+            try:
+                await connection.request(method, timeout=self.liveness_timeout)
+            except RequestTimeout:
+                if self.state == "connected":
+                    self.state = "stalled"
+                    self.last_error = (
+                        f"no answer to a liveness probe within {self.liveness_timeout:g} s"
+                    )
+                    await self._changed("stalled")
+                continue
+            except (ConnectionClosed, RemoteError):
+                continue
+            if self.state == "stalled":
+                self.state = "connected"
+                await self._changed("recovered")
+
+    async def _changed(self, what: str) -> None:
+        if self._on_change is not None:
+            outcome = self._on_change(what)
+            if outcome is not None:
+                await outcome
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        if event.channel in ATTENTION_CHANNELS:
+            item = self.cache.apply(event.channel, event.payload)
+            if item is not None:
+                for watch in self._watches.values():
+                    watch.seen.append(item)
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def _require(self) -> Connection:
+        connection = self._connection
+        if connection is None or connection.closed:
+            raise ConnectionClosed(self.last_error or f"{self.game_id} is not connected")
+        return connection
+
+    async def refresh_tools(self) -> dict[str, MirroredTool]:
+        connection = self._require()
+        reply = await connection.request("tools/list", timeout=self.call_timeout)
+        tools: dict[str, MirroredTool] = {}
+        for raw in reply.get("tools", []) if isinstance(reply, dict) else []:
+            try:
+                tool = MirroredTool.from_descriptor(raw)
+            except MessageError as exc:
+                logger.warning("%s: skipping a tool: %s", self.game_id, exc)
+                continue
+            tools[tool.name] = tool
+        self.tools = tools
+        return tools
+
+    async def refresh_attention(self) -> Attention | None:
+        """Ask the game for its current item (``attention/current``) and update the cache."""
+        connection = self._require()
+        reply = await connection.request("attention/current", timeout=self.call_timeout)
+        result = parse_result("attention/current", reply)
+        item = result.attention
+        self.cache.set_current(item)
+        return self.cache.snapshot()
+
+    async def ack_attention(self, attention_id: str) -> dict[str, Any]:
+        """``attention/ack``; the cache follows the answer (and the cleared event)."""
+        connection = self._require()
+        reply = await connection.request(
+            "attention/ack", {"attentionId": attention_id}, timeout=self.call_timeout
+        )
+        result = parse_result("attention/ack", reply)
+        if result.acknowledged:
+            current = self.cache.snapshot()
+            if current is not None and current.attention_id == attention_id:
+                self.cache.set_current(result.current_attention)
+        else:
+            self.cache.set_current(result.current_attention)
+        return reply if isinstance(reply, dict) else {}
+
+    async def gate_check(self, tool: str) -> GateDecision:
+        """The gate's decision for ``tool`` now, refreshing attention when it is not pushed."""
+        mirrored = self.tools.get(tool)
+        tags = mirrored.tags if mirrored is not None else ()
+        if self.gate.mode != "off" and self.supports_attention and not self.subscribed:
+            try:  # no subscription: the cache is only as good as the last answer
+                await self.refresh_attention()
+            except (GabpError, OSError):
+                self.cache.reset()
+        return self.gate.check(
+            tool,
+            tags,
+            supported=self.supports_attention,
+            attention=self.cache.snapshot(),
+            known=self.cache.known,
+        )
+
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> CallOutcome:
+        """Call a game tool through the gate. Never raises for what the game answered."""
+        started = time.perf_counter()
+        decision = await self.gate_check(tool)
+        if not decision.allowed:
+            return CallOutcome(
+                executed=False,
+                status="blocked_by_attention"
+                if decision.reason == "blocked"
+                else "attention_unavailable",
+                tool=tool,
+                attention=decision.attention,
+                attention_relation="blocking" if decision.attention is not None else None,
+                gate=decision,
+            )
+        before = self.cache.snapshot()
+        operation_id = new_id()
+        watch = _CallWatch(operation_id)
+        self._watches[operation_id] = watch
+        outcome = CallOutcome(
+            executed="unknown",
+            status="unknown",
+            tool=tool,
+            operation_id=operation_id,
+            gate=decision,
+        )
+        try:
+            connection = self._require()
+            outcome.result = await connection.request(
+                "tools/call",
+                {"name": tool, "arguments": arguments or {}},
+                timeout=timeout if timeout is not None else self.call_timeout,
+                request_id=operation_id,
+            )
+            outcome.executed, outcome.status = True, "ok"
+        except RemoteError as exc:
+            outcome.executed = exc.code not in NOT_RUN_CODES
+            outcome.status = "error"
+            outcome.error = exc.to_wire()
+        except RequestTimeout as exc:
+            outcome.error = {"code": int(ErrorCode.SERVER_ERROR), "message": str(exc)}
+        except ConnectionClosed as exc:
+            outcome.error = {
+                "code": int(ErrorCode.SERVER_ERROR),
+                "message": f"connection lost: {exc.reason}",
+            }
+        finally:
+            self._watches.pop(operation_id, None)
+            outcome.duration_ms = (time.perf_counter() - started) * 1000
+        self._attach(outcome, before, watch)
+        return outcome
+
+    def _attach(self, outcome: CallOutcome, before: Attention | None, watch: _CallWatch) -> None:
+        """Attach the attention the call caused, met or saw open (decision 4)."""
+        current = self.cache.snapshot()
+        caused = [item for item in watch.seen if item.causal_operation_id == watch.operation_id]
+        if current is not None and current.causal_operation_id == watch.operation_id:
+            outcome.attention, outcome.attention_relation = current, "caused_by_call"
+        elif caused:
+            outcome.attention, outcome.attention_relation = caused[-1], "caused_by_call"
+        elif watch.seen and current is not None:
+            outcome.attention, outcome.attention_relation = current, "opened_during_call"
+        elif (
+            current is not None
+            and before is not None
+            and current.attention_id == before.attention_id
+        ):
+            outcome.attention, outcome.attention_relation = current, "open_before_call"
+        elif current is not None:
+            outcome.attention, outcome.attention_relation = current, "opened_during_call"
