@@ -1,0 +1,208 @@
+"""From the diagnostics plane into ``lib_gab`` attention: classify, attribute, report.
+
+An :class:`AttentionFeed` listens to a :class:`~rimbridge_sim.diagnostics.LogRing` and an
+:class:`~rimbridge_sim.diagnostics.OperationJournal`, asks a
+:class:`~rimbridge_sim.policy.Policy` how each log line and operation event counts, and reports
+the attention-worthy ones to a :class:`lib_gab.AttentionManager` (which coalesces them, keeps
+the ids and rate-limits the notifications). It runs on the thread that logged, synchronously, so
+attention raised while a ``tools/call`` runs is handed to the manager before the call returns.
+
+What each report carries:
+
+* **Log lines.** Every line counts, repeats included: a line collapsed into the previous entry
+  is still one urgent entry (500 identical errors: ``totalUrgentEntries`` 500, one sample with
+  ``repeatCount`` 500). ``level`` and ``message`` are the line's; the signature is
+  ``"<source>:<message>"``; ``sequence`` is the line's own sequence (the entry's
+  ``latest_sequence``); ``diagnostics_cursor`` is that sequence minus one, so
+  ``list_logs {afterSequence: cursor}`` starts exactly at the entry holding the line (for line 0
+  there is no cursor: a ``list_logs`` without one starts there). The manager keeps the latest
+  cursor given, so an item's cursor points at its most recent trigger.
+* **Operation events** the policy classifies (by default the outcomes ``failed``,
+  ``cancelled``, ``timed_out``): level ``error`` when blocking, ``warning`` when advisory;
+  message ``"<method> failed: <error>"`` (``cancelled``, ``timed out``, ...; the method is
+  the operation's own, e.g. the failing script step); ``sequence`` the ring's latest sequence
+  at the time (operation events are not log lines); no cursor.
+* **Cause.** ``causal_operation_id`` is the root of the entry's operation (the ``tools/call``
+  request id the bridge knows, also for script steps and follow-up work) and
+  ``causal_method`` that root's method, from the journal. ``attribute_to="operation"``
+  names the entry's own operation instead. Entries with no operation leave the cause to the
+  manager's operation provider.
+
+Every report sets ``blocking`` and ``state_invalidated`` explicitly, so the manager's own policy
+(use ``lib_gab``'s default one) only confirms the feed's decision.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from lib_gab.attention import AttentionManager, Level, UrgentEntry
+from lib_gab.operation import current_operation
+from rimbridge_sim.diagnostics import (
+    LogEntry,
+    LogRing,
+    OperationEvent,
+    OperationJournal,
+    OperationRecord,
+)
+from rimbridge_sim.policy import Policy
+
+__all__ = ["AttentionFeed", "FeedStats"]
+
+_VERBS = {"failed": "failed", "cancelled": "cancelled", "timed_out": "timed out"}
+
+
+@dataclass(frozen=True, slots=True)
+class FeedStats:
+    log_lines_seen: int
+    log_lines_reported: int
+    operation_events_seen: int
+    operation_events_reported: int
+
+
+class AttentionFeed:
+    """Subscribes to a log ring and an operation journal and reports to an attention manager.
+
+    Args:
+        manager: receives the urgent entries.
+        policy: decides which lines and events count (see :mod:`rimbridge_sim.policy`).
+        ring: the log ring to listen to (also read for the sequence of operation events).
+        journal: the operation journal to listen to and to resolve causes in.
+        attribute_to: ``"root"`` (default) names the ``tools/call`` at the root of the entry's
+            operation as the cause; ``"operation"`` names the entry's own operation.
+
+    Use it as a context manager, or call :meth:`close` to unsubscribe.
+    """
+
+    def __init__(
+        self,
+        manager: AttentionManager,
+        policy: Policy,
+        ring: LogRing,
+        journal: OperationJournal,
+        *,
+        attribute_to: Literal["root", "operation"] = "root",
+    ) -> None:
+        if attribute_to not in ("root", "operation"):
+            raise ValueError(f"attribute_to must be 'root' or 'operation', got {attribute_to!r}")
+        self._manager = manager
+        self._policy = policy
+        self._ring = ring
+        self._journal = journal
+        self._to_root = attribute_to == "root"
+        self._lock = threading.Lock()
+        self._log_seen = 0
+        self._log_reported = 0
+        self._op_seen = 0
+        self._op_reported = 0
+        self._unsubscribers: list[Callable[[], None]] = [
+            ring.subscribe(self._on_log),
+            journal.subscribe(self._on_operation),
+        ]
+
+    def __repr__(self) -> str:
+        return f"<AttentionFeed policy={self._policy.name!r}>"
+
+    def __enter__(self) -> AttentionFeed:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop listening (idempotent)."""
+        unsubscribers, self._unsubscribers = self._unsubscribers, []
+        for unsubscribe in unsubscribers:
+            unsubscribe()
+
+    @property
+    def policy(self) -> Policy:
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        """Switch policies at run time (applies to the next line or event)."""
+        self._policy = policy
+
+    @property
+    def stats(self) -> FeedStats:
+        with self._lock:
+            return FeedStats(self._log_seen, self._log_reported, self._op_seen, self._op_reported)
+
+    # -- causes
+
+    def _cause(self, operation_id: str | None) -> tuple[str | None, str | None]:
+        if operation_id is None:
+            return None, None
+        if self._to_root:
+            cause, method = self._journal.resolve_root(operation_id)
+        else:
+            cause, method = operation_id, self._journal.method_of(operation_id)
+        if method is None:  # not journaled: the running request may still name it
+            running = current_operation()
+            if running is not None and running.id == cause:
+                method = running.method
+        return cause, method
+
+    # -- listeners
+
+    def _on_log(self, entry: LogEntry, collapsed: bool) -> None:
+        decision = self._policy.classify_line(entry.level, entry.source, entry.message)
+        if decision is None or entry.level == "debug":
+            with self._lock:
+                self._log_seen += 1
+            return
+        if self._to_root:
+            cause, method = self._cause(entry.root_operation_id or entry.operation_id)
+        else:
+            cause, method = self._cause(entry.operation_id or entry.root_operation_id)
+        sequence = entry.latest_sequence
+        self._manager.report(
+            UrgentEntry(
+                entry.level,
+                entry.message,
+                f"{entry.source}:{entry.message}",
+                sequence,
+                decision.blocking,
+                decision.state_invalidated,
+                cause,
+                method,
+                sequence - 1 if sequence > 0 else None,
+            )
+        )
+        with self._lock:
+            self._log_seen += 1
+            self._log_reported += 1
+
+    def _on_operation(self, record: OperationRecord, event: OperationEvent) -> None:
+        kind = event.kind
+        decision = self._policy.classify_operation(record, kind)
+        if decision is None:
+            with self._lock:
+                self._op_seen += 1
+            return
+        verb = _VERBS.get(kind, kind)
+        detail = record.error if kind in _VERBS else record.result_summary
+        message = f"{record.method} {verb}: {detail}" if detail else f"{record.method} {verb}"
+        level: Level = "error" if decision.blocking else "warning"
+        cause, method = self._cause(record.id)
+        latest = self._ring.latest_sequence
+        self._manager.report(
+            UrgentEntry(
+                level,
+                message,
+                f"operation:{message}",
+                latest if latest is not None else 0,
+                decision.blocking,
+                decision.state_invalidated,
+                cause,
+                method,
+                None,
+            )
+        )
+        with self._lock:
+            self._op_seen += 1
+            self._op_reported += 1

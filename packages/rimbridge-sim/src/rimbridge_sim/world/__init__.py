@@ -1,0 +1,88 @@
+"""The simulated RimWorld colony: a deterministic, tick-based world with no I/O.
+
+Start with :class:`World`; everything it returns is a frozen view from
+:mod:`rimbridge_sim.world.views`, and every refusal a :class:`WorldError`.
+"""
+
+from rimbridge_sim.world.errors import (
+    InvalidArgumentError,
+    InvalidCellError,
+    LongEventError,
+    NoGameError,
+    StaleIdError,
+    UnknownIdError,
+    WorldError,
+)
+from rimbridge_sim.world.model import (
+    LETTER_CAP,
+    THING_DEFS,
+    Cell,
+    DesignationKind,
+    JobKind,
+    LetterKind,
+    LogLevel,
+    LogRecord,
+    Phase,
+    Terrain,
+    ThingCategory,
+    ThingDef,
+    TimeSpeed,
+)
+from rimbridge_sim.world.views import (
+    CellInfo,
+    DesignationInfo,
+    DesignatorResult,
+    GameInfo,
+    JobInfo,
+    LetterInfo,
+    PawnInfo,
+    RejectedCell,
+    SaveInfo,
+    SpawnResult,
+    StepResult,
+    ThingInfo,
+    UiState,
+    WindowInfo,
+)
+from rimbridge_sim.world.world import LOAD_TICKS, MAX_SAVES, MAX_STEP_TICKS, World
+
+__all__ = [
+    "LETTER_CAP",
+    "LOAD_TICKS",
+    "MAX_SAVES",
+    "MAX_STEP_TICKS",
+    "THING_DEFS",
+    "Cell",
+    "CellInfo",
+    "DesignationInfo",
+    "DesignationKind",
+    "DesignatorResult",
+    "GameInfo",
+    "InvalidArgumentError",
+    "InvalidCellError",
+    "JobInfo",
+    "JobKind",
+    "LetterInfo",
+    "LetterKind",
+    "LogLevel",
+    "LogRecord",
+    "LongEventError",
+    "NoGameError",
+    "PawnInfo",
+    "Phase",
+    "RejectedCell",
+    "SaveInfo",
+    "SpawnResult",
+    "StaleIdError",
+    "StepResult",
+    "Terrain",
+    "ThingCategory",
+    "ThingDef",
+    "ThingInfo",
+    "TimeSpeed",
+    "UiState",
+    "UnknownIdError",
+    "WindowInfo",
+    "World",
+    "WorldError",
+]

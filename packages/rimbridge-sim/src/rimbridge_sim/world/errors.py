@@ -1,0 +1,66 @@
+"""Why a world operation was refused.
+
+Every refusal is a :class:`WorldError` with a message meant for the caller (it names the id,
+cell or argument and the rule) and a stable ``code`` the tool layer can put into a payload.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InvalidArgumentError",
+    "InvalidCellError",
+    "LongEventError",
+    "NoGameError",
+    "StaleIdError",
+    "UnknownIdError",
+    "WorldError",
+]
+
+
+class WorldError(Exception):
+    """A world operation was refused; nothing changed."""
+
+    code = "world_error"
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else self.code
+
+
+class NoGameError(WorldError):
+    """The operation needs a game but the world is at the main menu."""
+
+    code = "no_game"
+
+    def __init__(self, message: str = "no game is loaded (main menu)") -> None:
+        super().__init__(message)
+
+
+class LongEventError(WorldError):
+    """A long event (a load) is running; game operations wait until it ends."""
+
+    code = "long_event"
+
+
+class StaleIdError(WorldError):
+    """The id belonged to a game that was replaced by a load or a new game."""
+
+    code = "stale_id"
+
+
+class UnknownIdError(WorldError):
+    """No pawn, thing, designation, letter, window or save has that id."""
+
+    code = "unknown_id"
+
+
+class InvalidCellError(WorldError):
+    """The cell is outside the map or cannot take what was asked."""
+
+    code = "invalid_cell"
+
+
+class InvalidArgumentError(WorldError):
+    """An argument breaks a rule (its message names the argument and the rule)."""
+
+    code = "invalid_argument"
