@@ -588,3 +588,42 @@ async def test_a_unix_socket_server_is_private_to_its_user(tmp_path: Any) -> Non
                 assert await conn.request(
                     "tools/call", {"name": "test/echo", "arguments": {"text": "ü"}}
                 ) == {"text": "ü"}
+
+
+async def test_descriptors_leave_out_unset_optional_fields_and_match_the_schema() -> None:
+    from gabp import new_id
+    from gabp_schemas import validate
+
+    server = make_server()
+
+    @server.tool("test/plain", description="No tags, no version.")
+    def plain() -> None:
+        return None
+
+    async with server.running() as address, bridge(address) as conn:
+        with anyio.fail_after(5):
+            listed = await conn.request("tools/list")
+    assert set(listed["tools"][0]) == {
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+    }
+    validate(
+        {"v": "gabp/1", "id": new_id(), "type": "response", "result": listed}, method="tools/list"
+    )
+
+
+async def test_a_tool_can_close_the_bridge_connection_after_its_answer() -> None:
+    server = make_server()
+
+    @server.tool("test/bye", description="Answer, then hang up.")
+    def bye(ctx: ToolContext) -> str:
+        ctx.close_after_response("the tool asked to disconnect")
+        return "bye"
+
+    async with server.running() as address, bridge(address) as conn:
+        with anyio.fail_after(5):
+            assert await conn.request("tools/call", {"name": "test/bye"}) == "bye"
+            assert await conn.wait_closed(5)

@@ -558,7 +558,14 @@ class GabpServer:
         operation = Operation(id=request.id, method=tool.name)
         with use_operation(operation):
             if tool.context_parameter is not None:
-                arguments[tool.context_parameter] = ToolContext(tool.name, operation, self.emit)
+                arguments[tool.context_parameter] = ToolContext(
+                    tool.name,
+                    operation,
+                    self.emit,
+                    close_after_response=lambda reason: setattr(
+                        request, "close_after_response", reason
+                    ),
+                )
             try:
                 if tool.is_async:
                     result = await tool.function(**arguments)

@@ -69,6 +69,9 @@ class ToolContext:
     operation: Operation
     emit: Callable[[str, Any], Awaitable[int]]
     """Emit an event on a registered channel to every subscribed bridge; returns how many."""
+    close_after_response: Callable[[str], None] = field(default=lambda reason: None, repr=False)
+    """Ask for the calling bridge's connection to be closed, with ``reason``, once this call's
+    answer is sent (for integrations that simulate or enforce a disconnect)."""
 
 
 @dataclass
@@ -94,15 +97,20 @@ class Tool:
     def descriptor(self) -> dict[str, Any]:
         """The ``tools/list`` entry of this tool."""
         if not self._descriptor:
+            optional: dict[str, Any] = {}
+            if self.tags:
+                optional["tags"] = list(self.tags)
+            if self.deprecated:
+                optional["deprecated"] = True
+            if self.version is not None:
+                optional["version"] = self.version
             descriptor = ToolDescriptor(
                 name=self.name,
                 title=self.title,
                 description=self.description,
                 input_schema=self.input_schema,
                 output_schema=self.output_schema,
-                tags=list(self.tags) if self.tags else None,
-                deprecated=True if self.deprecated else None,
-                version=self.version,
+                **optional,
             )
             self._descriptor = descriptor.to_wire()
         return self._descriptor
