@@ -17,7 +17,11 @@ nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
 ROOT = Path(__file__).parent
-CHECKPOINTS = ["a", "b"]
+CHECKPOINTS = sorted(
+    p.name.removeprefix("checkpoint_")
+    for p in (ROOT / "integration-tests").glob("checkpoint_*")
+    if p.is_dir()
+)
 PYTEST_PARALLEL = ["-n", os.environ.get("GABP_TEST_WORKERS", "auto")]
 
 

@@ -16,10 +16,13 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from gabp import GabpError, read_bridge_config
+from gabp import GabpError, new_id, read_bridge_config
 from gabs.attention import Gate
 from gabs.config import GabsConfig, GameConfig
+from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles
+from gabs.context._models import Purpose
 from gabs.launcher import GameProcess, LaunchError
+from gabs.ledger import CallLedger
 from gabs.session import CallOutcome, GameSession, MirroredTool, SessionError, mcp_tool_name
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
@@ -92,6 +95,28 @@ class GameManager:
         }
         self._tg: anyio.abc.TaskGroup | None = None
         self._locks: dict[str, anyio.Lock] = {}
+        self.session_id = new_id()
+        """This bridge run: the ledger's session."""
+        self.ledger = CallLedger(
+            jsonl_path=config.config_dir / "ledger.jsonl" if config.bridge.ledger_jsonl else None
+        )
+        self.context = ContextAssembler.for_games(
+            self,
+            templates=config.context_templates,
+            ledger=self.ledger,
+            files=LocalFiles(
+                {
+                    f"{game_id}:launch-log": config.game_dir(game_id) / "game.log"
+                    for game_id in config.games
+                }
+            ),
+        )
+
+    def set_tools_changed_callback(
+        self, callback: Callable[[], Awaitable[None] | None] | None
+    ) -> None:
+        """Be told when the set of game tools may have changed (a game (dis)connected)."""
+        self._on_tools_changed = callback
 
     async def __aenter__(self) -> GameManager:
         self._tg = await anyio.create_task_group().__aenter__()
@@ -106,6 +131,8 @@ class GameManager:
         assert self._tg is not None
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            await self.ledger.aclose()
 
     # -- lookup ---------------------------------------------------------------------------------
 
@@ -197,7 +224,7 @@ class GameManager:
         runtime = self.runtime(game_id)
         async with self._lock(game_id):
             if runtime.session is not None and runtime.session.connected:
-                return {"status": "already_connected", **self.status(game_id)}
+                return {**self.status(game_id), "status": "already_connected"}
             if not runtime.config.launchable:
                 raise GameError(
                     "not_launchable",
@@ -226,7 +253,7 @@ class GameManager:
                 await process.kill()
                 raise
             runtime.started_at = info.started_at.isoformat()
-            return {"status": "started_connected", "pid": info.pid, **self.status(game_id)}
+            return {**self.status(game_id), "status": "started_connected", "pid": info.pid}
 
     async def connect(
         self, game_id: str, *, port: int | None = None, token: str | None = None
@@ -235,7 +262,7 @@ class GameManager:
         runtime = self.runtime(game_id)
         async with self._lock(game_id):
             if runtime.session is not None and runtime.session.connected:
-                return {"status": "already_connected", **self.status(game_id)}
+                return {**self.status(game_id), "status": "already_connected"}
             if port is None or token is None:
                 path = self.config.game_dir(game_id) / "bridge.json"
                 try:
@@ -249,7 +276,7 @@ class GameManager:
                 token = token if token is not None else saved.token
             runtime.connected_externally = runtime.process is None
             await self._open_session(runtime, port, token)
-            return {"status": "connected", **self.status(game_id)}
+            return {**self.status(game_id), "status": "connected"}
 
     async def _open_session(self, runtime: GameRuntime, port: int, token: str) -> None:
         settings = runtime.config.attention
@@ -465,7 +492,33 @@ class GameManager:
         mirrored = self.resolve_tool(runtime, tool)
         session = self._session(runtime)
         runtime.calls += 1
-        return runtime, await session.call_tool(mirrored.name, arguments, timeout=timeout)
+        outcome = await session.call_tool(mirrored.name, arguments, timeout=timeout)
+        self.ledger.record_outcome(
+            outcome, session_id=self.session_id, game_id=runtime.id, arguments=arguments
+        )
+        return runtime, outcome
+
+    async def assemble(
+        self,
+        runtime: GameRuntime,
+        purpose: Purpose,
+        *,
+        attention: Any = None,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> AssembledContext:
+        """What the model should see about ``attention`` for ``purpose`` (budgeted, traced)."""
+        return await self.context.assemble(
+            ContextRequest(
+                game_id=runtime.id,
+                purpose=purpose,
+                attention=attention,
+                tool=tool,
+                arguments=arguments,
+                session_id=self.session_id,
+                required_context=runtime.config.required_context,
+            )
+        )
 
     async def get_attention(
         self, game_id: str | None = None, *, refresh: bool = False
@@ -490,6 +543,13 @@ class GameManager:
         if not session.supports_attention:
             raise GameError("unsupported", f"game {runtime.id} does not support attention")
         reply = await session.ack_attention(attention_id)
+        self.ledger.record(
+            "ack",
+            session_id=self.session_id,
+            game_id=runtime.id,
+            attention_id=attention_id,
+            summary="acknowledged" if reply.get("acknowledged") else "refused: not the open item",
+        )
         return {"gameId": runtime.id, **reply}
 
 

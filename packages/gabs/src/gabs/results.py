@@ -126,11 +126,27 @@ def _json(value: Any, limit: int = 4000) -> str:
     return _cut(text, limit)
 
 
-def outcome_text(game_id: str, outcome: CallOutcome, arguments: dict[str, Any] | None) -> str:
-    """The text the model reads for a call's outcome."""
+def outcome_text(
+    game_id: str,
+    outcome: CallOutcome,
+    arguments: dict[str, Any] | None,
+    *,
+    context: str | None = None,
+) -> str:
+    """The text the model reads for a call's outcome.
+
+    ``context`` is the assembled context about the call's attention item (see
+    :mod:`gabs.context`); without it the item is rendered on its own.
+    """
     item = outcome.attention
     if outcome.status == "blocked_by_attention":
         assert item is not None
+        if context:
+            return (
+                f"NOT EXECUTED: {outcome.tool} was not sent to game {game_id} because a blocking "
+                "attention item is open. Retrying without acknowledging is refused the same "
+                "way.\n\n" + context
+            )
         return "\n".join(
             [
                 f"NOT EXECUTED: {outcome.tool} was not sent to game {game_id} because a blocking "
@@ -167,7 +183,7 @@ def outcome_text(game_id: str, outcome: CallOutcome, arguments: dict[str, Any] |
             "opened_during_call": "Attention opened while this call ran:",
             "open_before_call": "Attention already open:",
         }.get(outcome.attention_relation or "", "Attention:")
-        text += "\n\n" + relation + "\n" + attention_text(item, game_id=game_id)
+        text += "\n\n" + relation + "\n" + (context or attention_text(item, game_id=game_id))
         if item.blocking:
             ack = f'{{"gameId": "{game_id}", "attentionId": "{item.attention_id}"}}'
             text += (
