@@ -361,16 +361,18 @@ def test_an_empty_message_still_makes_a_valid_item(manager: AttentionManager) ->
     assert [s.message for s in item.sample or []] == ["(empty message)"]
 
 
-def test_the_summary_names_the_root_causes_level_and_message(
+def test_the_summary_describes_the_worst_entry_and_how_the_item_began(
     manager: AttentionManager,
 ) -> None:
     manager.report_entry("warning", "Pawn Tynan has no path")
+    assert _open_item(manager).summary == "warning: Pawn Tynan has no path"
     manager.report_entry("fatal", "Map 0 lost")
+    manager.report_entry("warning", "Pawn Tynan has no path")
 
     item = _open_item(manager)
     assert (item.severity, item.summary) == (
         "fatal",
-        "warning: Pawn Tynan has no path (2 entries, 2 distinct)",
+        "fatal: Map 0 lost (opened by warning: Pawn Tynan has no path) (3 entries, 2 distinct)",
     )
 
 

@@ -224,7 +224,12 @@ class GameManager:
         runtime = self.runtime(game_id)
         async with self._lock(game_id):
             if runtime.session is not None and runtime.session.connected:
-                return {**self.status(game_id), "status": "already_connected"}
+                return _outcome(self.status(game_id), "already_connected")
+            process = runtime.process
+            if process is not None and process.running and process.info is not None:
+                # launched earlier and still alive: connect again rather than start a second one
+                await self._open_session(runtime, process.info.port, process.info.token)
+                return _outcome(self.status(game_id), "reconnected")
             if not runtime.config.launchable:
                 raise GameError(
                     "not_launchable",
@@ -253,7 +258,7 @@ class GameManager:
                 await process.kill()
                 raise
             runtime.started_at = info.started_at.isoformat()
-            return {**self.status(game_id), "status": "started_connected", "pid": info.pid}
+            return {**_outcome(self.status(game_id), "started_connected"), "pid": info.pid}
 
     async def connect(
         self, game_id: str, *, port: int | None = None, token: str | None = None
@@ -262,7 +267,7 @@ class GameManager:
         runtime = self.runtime(game_id)
         async with self._lock(game_id):
             if runtime.session is not None and runtime.session.connected:
-                return {**self.status(game_id), "status": "already_connected"}
+                return _outcome(self.status(game_id), "already_connected")
             if port is None or token is None:
                 path = self.config.game_dir(game_id) / "bridge.json"
                 try:
@@ -276,7 +281,7 @@ class GameManager:
                 token = token if token is not None else saved.token
             runtime.connected_externally = runtime.process is None
             await self._open_session(runtime, port, token)
-            return {**self.status(game_id), "status": "connected"}
+            return _outcome(self.status(game_id), "connected")
 
     async def _open_session(self, runtime: GameRuntime, port: int, token: str) -> None:
         settings = runtime.config.attention
@@ -527,6 +532,8 @@ class GameManager:
         session = self._session(runtime)
         if not session.supports_attention:
             return {"gameId": runtime.id, "supported": False, "attention": None}
+        if session.gate.mode == "off":
+            return {"gameId": runtime.id, "supported": True, "mode": "off", "attention": None}
         if refresh or not session.subscribed:
             await session.refresh_attention()
         item = session.attention
@@ -551,6 +558,11 @@ class GameManager:
             summary="acknowledged" if reply.get("acknowledged") else "refused: not the open item",
         )
         return {"gameId": runtime.id, **reply}
+
+
+def _outcome(status: dict[str, Any], outcome: str) -> dict[str, Any]:
+    """A game's status with ``status`` as the lifecycle outcome and ``gameStatus`` its state."""
+    return {**status, "status": outcome, "gameStatus": status["status"]}
 
 
 def _first_line(text: str) -> str:

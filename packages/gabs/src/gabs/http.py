@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -204,7 +205,8 @@ async def serve_http(
     config = GabsConfig.load(config_dir)
     settings = config.bridge
     host = host or settings.host or "127.0.0.1"
-    port = port if port is not None else (settings.port or DEFAULT_HTTP_PORT)
+    if port is None:
+        port = settings.port if settings.port is not None else DEFAULT_HTTP_PORT
     secret, configured, path = resolve_token(config, token)
     if not is_loopback(host):
         if not allow_remote:
@@ -240,6 +242,17 @@ async def serve_http(
             server_header=False,
         )
         server = uvicorn.Server(uv_config)
+        # bind here, so that port 0 (any free port) is reported as the port actually bound
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+        except OSError as exc:
+            listener.close()
+            raise HttpServeError(f"cannot listen on {host}:{port}: {exc}") from None
+        listener.set_inheritable(True)
+        port = listener.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         where = f"token file {path}" if path else "the given token"
         print(
@@ -247,4 +260,7 @@ async def serve_http(
             f"(bearer token: {where})",
             file=sys.stderr,
         )
-        await server.serve()
+        try:
+            await server.serve(sockets=[listener])
+        finally:
+            listener.close()

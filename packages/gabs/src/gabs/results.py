@@ -132,11 +132,13 @@ def outcome_text(
     arguments: dict[str, Any] | None,
     *,
     context: str | None = None,
+    gated: bool = True,
 ) -> str:
     """The text the model reads for a call's outcome.
 
     ``context`` is the assembled context about the call's attention item (see
-    :mod:`gabs.context`); without it the item is rendered on its own.
+    :mod:`gabs.context`); without it the item is rendered on its own. ``gated`` says whether
+    the game's attention mode enforces blocking items (``gate``) or only shows them.
     """
     item = outcome.attention
     if outcome.status == "blocked_by_attention":
@@ -184,7 +186,7 @@ def outcome_text(
             "open_before_call": "Attention already open:",
         }.get(outcome.attention_relation or "", "Attention:")
         text += "\n\n" + relation + "\n" + (context or attention_text(item, game_id=game_id))
-        if item.blocking:
+        if item.blocking and gated and not context:
             ack = f'{{"gameId": "{game_id}", "attentionId": "{item.attention_id}"}}'
             text += (
                 "\nFurther calls to this game are refused until the item is acknowledged "

@@ -606,14 +606,6 @@ def _attention_from_wire(raw: Any) -> Attention | None:
         return None
 
 
-def _lifecycle(data: dict[str, Any], outcome: str) -> dict[str, Any]:
-    """``status`` as the lifecycle outcome (started_connected, ...), the game's state kept.
-
-    GameManager.start/connect build ``{"status": outcome, **status()}``, so the game's own
-    ``status`` key overwrites the outcome; this restores it and keeps the state apart."""
-    return {**data, "status": outcome, "gameStatus": data.get("status")}
-
-
 def _status_line(status: Mapping[str, Any]) -> str:
     parts = [f"{status['gameId']}: {status.get('gameStatus') or status['status']}"]
     connection = status.get("connection")
@@ -782,7 +774,13 @@ class _Bridge:
                     "contextHash": assembled.context_hash,
                     "tokens": assembled.budget_used.tokens,
                 }
-        text = outcome_text(runtime.id, outcome, arguments, context=context)
+        text = outcome_text(
+            runtime.id,
+            outcome,
+            arguments,
+            context=context,
+            gated=runtime.config.attention.mode == "gate",
+        )
         return _text_result(text, data, error=outcome.status != "ok")
 
     # -- the tools --
@@ -828,19 +826,13 @@ class _Bridge:
             ):
                 send.send_nowait(message)
 
-        was_connected = self._connected(game_id)
         async with anyio.create_task_group() as tg:
             tg.start_soon(pump)
             try:
                 data = await self.manager.start(game_id, progress=progress)
             finally:
                 send.close()
-        data = _lifecycle(data, "already_connected" if was_connected else "started_connected")
         return _text_result(f"{data['status']}. {_status_line(data)}", data)
-
-    def _connected(self, game_id: str) -> bool:
-        session = self.manager.runtime(game_id).session
-        return session is not None and session.connected
 
     async def games_stop(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         data = await self.manager.stop(args["gameId"])
@@ -860,13 +852,11 @@ class _Bridge:
         return _text_result(text, {"games": games})
 
     async def games_connect(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        was_connected = self._connected(args["gameId"])
         data = await self.manager.connect(
             args["gameId"],
             port=int(args["port"]) if "port" in args else None,
             token=args.get("token"),
         )
-        data = _lifecycle(data, "already_connected" if was_connected else "connected")
         return _text_result(f"{data['status']}. {_status_line(data)}", data)
 
     async def games_tool_names(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:

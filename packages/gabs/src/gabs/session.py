@@ -231,6 +231,8 @@ class GameSession:
         self._connected = anyio.Event()
         self._closed = False
         self._watches: dict[str, _CallWatch] = {}
+        self._last_seq: dict[str, int] = {}
+        self._needs_refresh = False
         self._tg: anyio.abc.TaskGroup | None = None
         self._launch_id = new_id()
 
@@ -336,6 +338,8 @@ class GameSession:
         await self.refresh_tools()
         self.cache.reset()
         self.subscribed = []
+        self._last_seq.clear()
+        self._needs_refresh = False
         if self.supports_attention and self.gate.mode != "off":
             channels = [c for c in ATTENTION_CHANNELS if c in self.capabilities.events]
             if channels:
@@ -395,6 +399,14 @@ class GameSession:
 
     def _on_event(self, event: Event) -> None:
         if event.channel in ATTENTION_CHANNELS:
+            last = self._last_seq.get(event.channel)
+            if last is not None and event.seq != last + 1:
+                # a gap: an event was lost, so the cache may be behind; ask before the next call
+                logger.warning(
+                    "%s: %s jumped from seq %d to %d", self.game_id, event.channel, last, event.seq
+                )
+                self._needs_refresh = True
+            self._last_seq[event.channel] = event.seq
             item = self.cache.apply(event.channel, event.payload)
             if item is not None:
                 for watch in self._watches.values():
@@ -450,9 +462,16 @@ class GameSession:
         """The gate's decision for ``tool`` now, refreshing attention when it is not pushed."""
         mirrored = self.tools.get(tool)
         tags = mirrored.tags if mirrored is not None else ()
-        if self.gate.mode != "off" and self.supports_attention and not self.subscribed:
-            try:  # no subscription: the cache is only as good as the last answer
+        fully_subscribed = set(ATTENTION_CHANNELS) <= set(self.subscribed)
+        if (
+            self.gate.mode != "off"
+            and self.supports_attention
+            and (not fully_subscribed or self._needs_refresh)
+        ):
+            # without every channel (or after a seq gap) the cache may be behind: ask the game
+            try:
                 await self.refresh_attention()
+                self._needs_refresh = False
             except (GabpError, OSError):
                 self.cache.reset()
         return self.gate.check(
@@ -468,6 +487,18 @@ class GameSession:
     ) -> CallOutcome:
         """Call a game tool through the gate. Never raises for what the game answered."""
         started = time.perf_counter()
+        if not self.connected:
+            # nothing can be sent: say so, never "unknown" (decision 5)
+            return CallOutcome(
+                executed=False,
+                status="error",
+                tool=tool,
+                error={
+                    "code": int(ErrorCode.SERVER_ERROR),
+                    "message": f"game {self.game_id} is not connected ({self.state})"
+                    + (f": {self.last_error}" if self.last_error else ""),
+                },
+            )
         decision = await self.gate_check(tool)
         if not decision.allowed:
             return CallOutcome(
@@ -519,6 +550,8 @@ class GameSession:
 
     def _attach(self, outcome: CallOutcome, before: Attention | None, watch: _CallWatch) -> None:
         """Attach the attention the call caused, met or saw open (decision 4)."""
+        if self.gate.mode == "off":
+            return
         current = self.cache.snapshot()
         caused = [item for item in watch.seen if item.causal_operation_id == watch.operation_id]
         if current is not None and current.causal_operation_id == watch.operation_id:

@@ -246,7 +246,9 @@ class _Item:
         "root",
         "samples",
         "state_invalidated",
+        "summary_limit",
         "total",
+        "worst_message",
     )
 
     def __init__(
@@ -279,7 +281,13 @@ class _Item:
         self.distinct_saturated = False
         self.last_notified = now
         self.pending = False
+        self.worst_message: str | None = None
+        """The message that raised the severity above the root cause's, if one did."""
+        self.summary_limit = 10_000
 
+
+SUMMARY_EXTRA = 80
+"""A summary is at most ``message_limit + SUMMARY_EXTRA`` characters."""
 
 _Capture: TypeAlias = dict[str, Any]
 """Plain-data copy of an item, taken under the lock, turned into a wire model outside it."""
@@ -288,11 +296,16 @@ _Capture: TypeAlias = dict[str, Any]
 def _capture(item: _Item, *, cleared: bool = False) -> _Capture:
     root = item.root
     level = _LEVELS[root.rank]
-    if item.total == 1:
-        summary = f"{level}: {root.message}"
+    if item.worst_message is not None and item.rank > root.rank:
+        # the summary describes the worst thing in the item, and still names how it began
+        summary = f"{_LEVELS[item.rank]}: {item.worst_message} (opened by {level}: {root.message})"
     else:
+        summary = f"{level}: {root.message}"
+    if item.total > 1:
         distinct = f"{len(item.distinct)}{'+' if item.distinct_saturated else ''}"
-        summary = f"{level}: {root.message} ({item.total} entries, {distinct} distinct)"
+        summary += f" ({item.total} entries, {distinct} distinct)"
+    if len(summary) > item.summary_limit:
+        summary = summary[: item.summary_limit - 1] + _ELLIPSIS
     data: _Capture = {
         "attention_id": item.attention_id,
         "state": "cleared" if cleared else "open",
@@ -489,6 +502,7 @@ class AttentionManager:
                 escalated = False
                 if rank > item.rank:
                     item.rank = rank
+                    item.worst_message = message
                     escalated = True
                 if blocking and not item.blocking:
                     item.blocking = True
@@ -587,6 +601,7 @@ class AttentionManager:
             cursor,
             self._clock(),
         )
+        item.summary_limit = self._message_limit + SUMMARY_EXTRA
         self._item = item
         self._items_opened += 1
         return item
