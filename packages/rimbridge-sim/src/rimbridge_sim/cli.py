@@ -93,6 +93,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--message-limit", type=int, default=500, help="characters kept of an attention message"
     )
+    parser.add_argument(
+        "--log-capacity", type=int, default=2000, help="entries kept in the log ring (default 2000)"
+    )
+    parser.add_argument(
+        "--update-interval",
+        type=float,
+        default=0.25,
+        help="seconds between attention/updated events of one item (default 0.25)",
+    )
     return parser
 
 
@@ -125,6 +134,8 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[
         start_game=args.start_game,
         sample_limit=args.sample_limit,
         message_limit=args.message_limit,
+        log_capacity=args.log_capacity,
+        update_interval=args.update_interval,
     )
     return config, generated
 
