@@ -60,21 +60,6 @@ def test_a_missing_or_unknown_command_is_a_usage_error(
     assert "invalid choice: 'fly'" in err
 
 
-@pytest.mark.parametrize(
-    ("argv", "name"),
-    [
-        (["demo"], "demo"),
-        (["games", "start", "sim"], "games start"),
-        (["games", "stop", "sim"], "games stop"),
-        (["games", "status"], "games status"),
-    ],
-)
-def test_commands_not_built_yet_say_so_and_exit_1(
-    argv: list[str], name: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run(argv, capsys) == (1, "", f"gabs: '{name}' is not available yet in this build\n")
-
-
 # --- config check ----------------------------------------------------------------------------
 
 

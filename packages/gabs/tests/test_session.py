@@ -124,7 +124,7 @@ async def test_observe_mode_shows_open_attention_but_never_blocks() -> None:
 
 
 async def test_a_game_without_attention_works_and_is_never_gated() -> None:
-    server, calls = game(attention=False)
+    server, _ = game(attention=False)
     async with session_for(server) as session:
         with anyio.fail_after(10):
             outcome = await session.call_tool("colony/draft", {"pawn": "Cy"})

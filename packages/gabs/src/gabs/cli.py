@@ -510,3 +510,21 @@ def _add_serve_command(subparsers: Subparsers) -> None:
 
 
 COMMANDS[COMMANDS.index(add_serve)] = _add_serve_command
+
+
+def _add_demo_command(subparsers: Subparsers) -> None:
+    from .demo import add_demo_command
+
+    add_demo_command(subparsers, _add_command)
+
+
+def _add_games_lifecycle(subparsers: Subparsers) -> None:
+    from .games_cli import add_games_lifecycle_commands
+
+    add_games_lifecycle_commands(subparsers, _add_command)
+
+
+COMMANDS[COMMANDS.index(add_demo)] = _add_demo_command
+for _placeholder_adder in (add_games_start, add_games_stop, add_games_status):
+    GAMES_COMMANDS.remove(_placeholder_adder)
+GAMES_COMMANDS.append(_add_games_lifecycle)

@@ -522,6 +522,7 @@ class GameManager:
                 arguments=arguments,
                 session_id=self.session_id,
                 required_context=runtime.config.required_context,
+                gated=runtime.config.attention.mode == "gate",
             )
         )
 

@@ -63,6 +63,9 @@ class ContextRequest:
     session_id: str | None = None
     template_override: str | None = None
     required_context: Mapping[str, Any] | None = None
+    gated: bool = True
+    """Whether the game's attention mode enforces blocking items (``gate``); in ``observe``
+    the model must not be told that calls are refused."""
 
     @property
     def effective_severity(self) -> Severity | None:

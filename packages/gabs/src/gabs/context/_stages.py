@@ -378,7 +378,7 @@ class PipelineRun:
             wanted = {
                 "always": True,
                 "open": item is not None,
-                "blocking": item is not None and item.blocking,
+                "blocking": item is not None and item.blocking and self.request.gated,
             }[config.next_steps_when]
             if config.next_steps is None:
                 out.notes.append("no nextSteps text configured")

@@ -92,6 +92,7 @@ class AttentionConfig(_Model):
     next_steps: str | None = None
     """Next-steps text with placeholders (``{request.gameId}``, ``{attention.attentionId}``...)."""
     next_steps_when: Literal["always", "blocking", "open"] = "blocking"
+    """``blocking``: the item is blocking and the game's mode is ``gate`` (it stops calls)."""
     none_text: str = "No attention item is open in game {request.gameId}."
     relevance: Ratio = 1.0
     pinned: bool = True
