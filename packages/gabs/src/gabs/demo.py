@@ -438,6 +438,16 @@ def _blocked(attention_id: str) -> list[Check]:
     ]
 
 
+def _blocked_call_budget() -> int:
+    """The token budget of the default template for blocked calls."""
+    from gabs.context import DEFAULT_TEMPLATES
+
+    for template in DEFAULT_TEMPLATES:
+        if template.id == "default-blocked-call":
+            return int(template.budget.max_context_tokens)
+    raise DemoSetupError("no default-blocked-call template")
+
+
 def _operations_of(reply: Reply, method: str) -> list[dict[str, Any]]:
     operations = reply.get("result", "operations") or []
     return [op for op in operations if isinstance(op, dict) and op.get("method") == method]
@@ -533,11 +543,25 @@ async def scenario_gating(agent: DemoAgent) -> None:
     attention_id = stepped.get("attention", "attentionId")
     cursor = stepped.get("attention", "diagnosticsCursor")
     release = {"pawnId": pawn, "drafted": False}
+    budget = _blocked_call_budget()
     await agent.game_call(
         "the next game call is refused before it reaches the game",
         "rimworld/set_draft",
         release,
-        _blocked(attention_id),
+        [
+            *_blocked(attention_id),
+            ("the text names the causal call", lambda r: str(cause) in r.text),
+            (
+                "the text shows the triggering log line",
+                lambda r: any(
+                    line.startswith("Log #") and message in line for line in r.text.splitlines()
+                ),
+            ),
+            (
+                f"the assembled context stays within its {budget}-token budget",
+                lambda r: 0 < int(r.get("context", "tokens") or 0) <= budget,
+            ),
+        ],
     )
     await agent.game_call(
         "retrying without acknowledging is refused the same way (a retry is not an ack)",
@@ -585,9 +609,9 @@ async def scenario_gating(agent: DemoAgent) -> None:
         ],
     )
     await agent.call(
-        "inspect the attention item",
+        "inspect the attention item, with the trace of how its context was assembled",
         "games_get_attention",
-        {"gameId": GAME},
+        {"gameId": GAME, "detail": "trace"},
         [
             NOT_ERROR,
             (
@@ -595,6 +619,12 @@ async def scenario_gating(agent: DemoAgent) -> None:
                 lambda r: r.get("attention", "attentionId") == attention_id,
             ),
             ("blocking", lambda r: r.get("attention", "blocking") is True),
+            (
+                "the trace explains every stage and why assembly stopped",
+                lambda r: bool(r.get("trace", "stages"))
+                and all(stage.get("status") for stage in r.get("trace", "stages"))
+                and r.get("trace", "haltingReason") is not None,
+            ),
         ],
     )
     await agent.call(
