@@ -56,6 +56,7 @@ from gabp.messages import (
     Event,
     WireModel,
     new_id,
+    recover_id,
 )
 
 __all__ = [
@@ -75,7 +76,6 @@ NIL_ID = "00000000-0000-0000-0000-000000000000"
 _UUID = re.compile(UUID_PATTERN)
 _METHOD = re.compile(METHOD_PATTERN)
 _SEND_METHOD = re.compile(SEND_METHOD_PATTERN)
-_ID_IN_TEXT = re.compile(rb'"id"\s*:\s*"([0-9a-fA-F-]{36})"')
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _loads = json.loads
 
@@ -573,9 +573,7 @@ class Connection:
         try:
             message = _loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
-            match = _ID_IN_TEXT.search(body[:4096])
-            recovered = match.group(1).decode("ascii") if match else None
-            request_id = recovered if recovered and _UUID.match(recovered) else NIL_ID
+            request_id = recover_id(body) or NIL_ID
             logger.warning("%s: message is not valid JSON: %s", self.name, exc)
             await self._send_error(
                 request_id, ErrorCode.PARSE_ERROR, f"message is not valid JSON: {exc}"

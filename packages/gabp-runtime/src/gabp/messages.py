@@ -97,6 +97,7 @@ __all__ = [
     "parse_params",
     "parse_payload",
     "parse_result",
+    "recover_id",
 ]
 
 PROTOCOL_VERSION: Final = "gabp/1"
@@ -594,7 +595,8 @@ _ID_IN_TEXT = re.compile(
 )
 
 
-def _recover_id(raw: bytes | dict[str, Any]) -> str | None:
+def recover_id(raw: bytes | dict[str, Any]) -> str | None:
+    """The request id of a message that failed to parse, when one can be found in it."""
     if isinstance(raw, dict):
         value = raw.get("id")
         if isinstance(value, str) and re.match(UUID_PATTERN, value):
@@ -633,7 +635,7 @@ def parse_message(
             raise MessageError(
                 f"message is not valid JSON: {exc}",
                 code=ErrorCode.PARSE_ERROR,
-                message_id=_recover_id(raw),
+                message_id=recover_id(raw),
             ) from None
     if not isinstance(data, dict):
         raise MessageError(
@@ -646,7 +648,7 @@ def parse_message(
         raise MessageError(
             f"invalid message: {_describe(exc, tagged=True)}",
             code=ErrorCode.INVALID_REQUEST,
-            message_id=_recover_id(data),
+            message_id=recover_id(data),
         ) from None
 
 
