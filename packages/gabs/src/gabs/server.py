@@ -826,12 +826,17 @@ class _Bridge:
             ):
                 send.send_nowait(message)
 
+        failure: GameError | None = None
         async with anyio.create_task_group() as tg:
             tg.start_soon(pump)
             try:
                 data = await self.manager.start(game_id, progress=progress)
+            except GameError as exc:  # raised after the group, not as an exception group
+                failure = exc
             finally:
                 send.close()
+        if failure is not None:
+            raise failure
         return _text_result(f"{data['status']}. {_status_line(data)}", data)
 
     async def games_stop(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:

@@ -72,6 +72,15 @@ class SessionError(GabpError):
     """The session could not be set up (connection refused, hello refused, bad reply)."""
 
 
+def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one real exception of a task group's failure (or the group, if there are several)."""
+    errors = [e for e in group.exceptions if not isinstance(e, anyio.get_cancelled_exc_class())]
+    if len(errors) == 1:
+        inner = errors[0]
+        return _single(inner) if isinstance(inner, BaseExceptionGroup) else inner
+    return group
+
+
 def _platform() -> str:
     system = platform.system().lower()
     return {"darwin": "macos", "windows": "windows"}.get(system, "linux")
@@ -258,7 +267,16 @@ class GameSession:
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
-        """Connect, then keep the session alive (reconnecting) until :meth:`close`."""
+        """Connect, then keep the session alive (reconnecting) until :meth:`close`.
+
+        A failure to connect at first raises it as it is (not wrapped in an exception group).
+        """
+        try:
+            await self._run(task_status=task_status)
+        except BaseExceptionGroup as group:
+            raise _single(group) from None
+
+    async def _run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             await self._connect_once()
