@@ -49,7 +49,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.server import BRIDGE_TOOLS, ToolListNotifier, build_server
 from gabs.session import GameSession
-from lib_gab import GabpServer, UrgentEntry
+from lib_gab import GabpServer, ToolError, UrgentEntry
 from lib_gab.testing import bridge_session, hello_params
 
 TOKEN = "f022" * 16
@@ -198,10 +198,11 @@ def _fuzz_game() -> GabpServer:
     def echo(text: str) -> dict[str, str]:
         return {"text": text}
 
-    @server.tool("fuzz/raise", description="Open attention and fail.")
+    @server.tool("fuzz/raise", description="Open attention and fail in-band.")
     def fail(message: str) -> None:
         attention.report(UrgentEntry(level="error", message=message))
-        raise ValueError(message)
+        # an in-band tool failure (-32000); -32603 is kept for real internal errors
+        raise ToolError(message)
 
     return server
 
