@@ -621,9 +621,11 @@ async def scenario_gating(agent: DemoAgent) -> None:
             ("blocking", lambda r: r.get("attention", "blocking") is True),
             (
                 "the trace explains every stage and why assembly stopped",
-                lambda r: bool(r.get("trace", "stages"))
-                and all(stage.get("status") for stage in r.get("trace", "stages"))
-                and r.get("trace", "haltingReason") is not None,
+                lambda r: (
+                    bool(r.get("trace", "stages"))
+                    and all(stage.get("status") for stage in r.get("trace", "stages"))
+                    and r.get("trace", "haltingReason") is not None
+                ),
             ),
         ],
     )
