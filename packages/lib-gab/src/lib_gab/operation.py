@@ -12,10 +12,10 @@ operation with :func:`current_operation` and restore it with :func:`use_operatio
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Operation", "current_operation", "use_operation"]
 
@@ -26,6 +26,9 @@ class Operation:
 
     id: str
     method: str
+    close_connection: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    """For the bridge call that started it: close that bridge's connection, with a reason,
+    once the call's answer is sent (None for operations not served over a connection)."""
 
 
 _current: ContextVar[Operation | None] = ContextVar("lib_gab_operation", default=None)

@@ -555,16 +555,18 @@ class GabpServer:
                 ErrorCode.TOOL_NOT_FOUND, f"tool not found: {params.name}", {"tool": params.name}
             )
         arguments = tool.validate_arguments(params.arguments)
-        operation = Operation(id=request.id, method=tool.name)
+        operation = Operation(
+            id=request.id,
+            method=tool.name,
+            close_connection=lambda reason: setattr(request, "close_after_response", reason),
+        )
         with use_operation(operation):
             if tool.context_parameter is not None:
                 arguments[tool.context_parameter] = ToolContext(
                     tool.name,
                     operation,
                     self.emit,
-                    close_after_response=lambda reason: setattr(
-                        request, "close_after_response", reason
-                    ),
+                    close_after_response=operation.close_connection or (lambda reason: None),
                 )
             try:
                 if tool.is_async:

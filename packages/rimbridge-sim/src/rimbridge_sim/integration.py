@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -40,7 +39,6 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
-from gabp import InboundRequest
 from lib_gab import GabpServer, InvalidArguments, ServerAddress, ToolError, current_operation
 from lib_gab.operation import Operation, use_operation
 from lib_gab.tools import Tool
@@ -60,7 +58,7 @@ __all__ = [
     "MainLoopTimeout",
     "RimBridge",
     "call_spec",
-    "current_request",
+    "close_connection_after_response",
     "payload_failure",
 ]
 
@@ -80,12 +78,18 @@ the action. Every other refusal is an exception (see the package README)."""
 _SUMMARY_LIMIT = 200
 _ATTRIBUTE = "__rimbridge_call__"
 
-_inbound: ContextVar[InboundRequest | None] = ContextVar("rimbridge_inbound", default=None)
 
+def close_connection_after_response(reason: str) -> bool:
+    """Ask lib_gab to close the calling bridge's connection once this call is answered.
 
-def current_request() -> InboundRequest | None:
-    """The GABP request being served (for ``sim/drop_connection``), or ``None``."""
-    return _inbound.get()
+    False when the current operation was not served over a connection (a script step run
+    inside another call still closes the caller's connection: it runs under that operation).
+    """
+    operation = current_operation()
+    if operation is None or operation.close_connection is None:
+        return False
+    operation.close_connection(reason)
+    return True
 
 
 class MainLoopTimeout(Exception):
@@ -170,22 +174,6 @@ class _PendingLoad:
     operation_id: str
 
 
-class _SimServer(GabpServer):
-    """A :class:`GabpServer` that lets a tool reach the request it serves.
-
-    ``lib_gab`` gives a tool its operation but not the :class:`gabp.InboundRequest`, whose
-    ``close_after_response`` is the clean way to drop a connection right after answering.
-    This subclass puts the request into a context variable for the duration of the call.
-    """
-
-    async def _dispatch(self, session: Any, request: InboundRequest) -> Any:
-        token = _inbound.set(request)
-        try:
-            return await super()._dispatch(session, request)
-        finally:
-            _inbound.reset(token)
-
-
 class RimBridge:
     """The simulated RimBridgeServer: a world, its diagnostics, attention and the GABP server."""
 
@@ -199,7 +187,7 @@ class RimBridge:
         self.journal = OperationJournal(config.journal_capacity)
         self.world_lock = threading.Lock()
         self.world = World(config.seed, log=self._on_world_log)
-        self.server: GabpServer = _SimServer(
+        self.server: GabpServer = GabpServer(
             app_name=APP_NAME,
             app_version=APP_VERSION,
             agent_id=config.agent_id,

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from lib_gab import current_operation
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.integration import call_spec, current_request, payload_failure
+from rimbridge_sim.integration import call_spec, close_connection_after_response, payload_failure
 from rimbridge_sim.tools._wire import wire
 from rimbridge_sim.world import MAX_STEP_TICKS
 
@@ -117,10 +117,8 @@ class FaultTools:
         tags=("test",),
     )
     async def drop_connection(self) -> dict[str, Any]:
-        request = current_request()
-        if request is None:
+        if not close_connection_after_response("dropped by sim/drop_connection"):
             return payload_failure("this call did not come over a connection", "no_connection")
-        request.close_after_response = "dropped by sim/drop_connection"
         return {"success": True, "dropping": True}
 
     @tool(
