@@ -154,20 +154,6 @@ def _wait_gone(pid: int, timeout: float) -> bool:
     return True
 
 
-def _detach(process: GameProcess) -> None:
-    """Let the game outlive this command.
-
-    The launcher starts it in a session of its own (no terminal signals reach it), but asyncio
-    kills a child whose subprocess transport is closed or garbage-collected while it runs.
-    Marking the transport closed hands the process over to the OS as it is.
-    """
-    handle = getattr(process, "_process", None)
-    inner = getattr(handle, "_process", None)  # asyncio.subprocess.Process
-    transport = getattr(inner, "_transport", None)
-    if transport is not None and hasattr(transport, "_closed"):
-        transport._closed = True
-
-
 class _PidFile:
     """``<config-dir>/<id>/pid``: the pid of the game a ``gabs games start`` left running."""
 
@@ -370,7 +356,7 @@ def games_start(args: argparse.Namespace) -> int:
                 await process.kill()
             raise
         pid_file.write(info.pid)
-        _detach(process)
+        process.detach()
         return process, found
 
     try:

@@ -524,6 +524,20 @@ class GameProcess:
 
     # -- the log --
 
+    def detach(self) -> None:
+        """Let the game outlive this object and this process (``gabs games start``).
+
+        The game already runs in a session of its own, so no terminal signal reaches it; what
+        remains is asyncio, which kills a child whose subprocess transport is closed or
+        collected while the child runs. Marking the transport closed hands the process to the
+        operating system as it is. After this, only its pid (and the runtime files) remain.
+        """
+        inner = getattr(self._process, "_process", None)  # the asyncio.subprocess.Process
+        transport = getattr(inner, "_transport", None)
+        if transport is not None and hasattr(transport, "_closed"):
+            transport._closed = True
+        self._process = None
+
     def tail(self, lines: int = 20) -> str:
         """The last ``lines`` lines the current (or last) launch wrote to ``game.log``."""
         try:
