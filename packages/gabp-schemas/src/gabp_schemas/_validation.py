@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
 from gabp_schemas._errors import SchemaValidationError, UnknownSchemaError, ValidationIssue
 from gabp_schemas._schema_tree import BASE_URI, registry, schema_documents

@@ -42,8 +42,8 @@ from typing import Any, Final, Literal
 
 import anyio
 import mcp_types as types
-from jsonschema import Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
-from jsonschema.exceptions import (  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import (
     ValidationError as SchemaError,
 )
 from mcp.server.connection import Connection as McpConnection
@@ -551,7 +551,8 @@ def _schema_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
             f"[{part}]" if isinstance(part, int) else f".{part}" for part in err.absolute_path
         )
         if err.validator == "required" and isinstance(err.instance, dict):
-            for name in err.validator_value:
+            required = err.validator_value if isinstance(err.validator_value, list) else []
+            for name in required:
                 if name not in err.instance:
                     problems.append(
                         {
@@ -561,7 +562,8 @@ def _schema_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
                         }
                     )
         elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            known = set(err.schema.get("properties", {}))
+            schema = err.schema if isinstance(err.schema, Mapping) else {}
+            known = set(schema.get("properties", {}))
             for name in err.instance:
                 if name not in known:
                     problems.append(
