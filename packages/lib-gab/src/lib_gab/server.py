@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -584,19 +585,24 @@ class GabpServer:
 
     async def _events_subscribe(self, session: _Session, request: InboundRequest) -> Any:
         params = _parse(request)
+        self._check_channels(params.channels)
+        session.subscriptions.update(params.channels)
+        return {"subscribed": list(params.channels)}
+
+    def _check_channels(self, channels: list[str]) -> None:
+        """Refuse (``-31003``) a request naming any channel this server does not offer."""
         known = set(self.channels())
-        unknown = [name for name in params.channels if name not in known]
+        unknown = [name for name in channels if name not in known]
         if unknown:
             raise ProtocolError(
                 ErrorCode.CHANNEL_NOT_FOUND,
                 f"event channel not found: {', '.join(unknown)}",
-                {"unknown": unknown, "available": sorted(known)},
+                {"channels": unknown, "available": sorted(known)},
             )
-        session.subscriptions.update(params.channels)
-        return {"subscribed": list(params.channels)}
 
     async def _events_unsubscribe(self, session: _Session, request: InboundRequest) -> Any:
         params = _parse(request)
+        self._check_channels(params.channels)
         removed = [name for name in params.channels if name in session.subscriptions]
         session.subscriptions.difference_update(removed)
         return {"unsubscribed": removed}
@@ -625,7 +631,7 @@ class GabpServer:
         state = await anyio.to_thread.run_sync(
             lambda: getter(params.components, params.player_id), limiter=self._tool_threads
         )
-        return {"state": dict(state), "timestamp": _now_iso()}
+        return {"state": dict(state), "timestamp": int(time.time())}
 
     async def _state_set_handler(self, session: _Session, request: InboundRequest) -> Any:
         params = _parse(request)
@@ -738,9 +744,3 @@ def _parse(request: InboundRequest) -> Any:
         return parse_params(request.method, request.params)
     except MessageError as exc:
         raise ProtocolError(ErrorCode.INVALID_PARAMS, str(exc)) from None
-
-
-def _now_iso() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
