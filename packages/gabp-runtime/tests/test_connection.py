@@ -311,6 +311,26 @@ async def test_invalid_json_is_answered_with_a_parse_error_carrying_the_recovere
             }
 
 
+async def test_a_message_nested_too_deeply_is_refused_and_the_connection_keeps_serving() -> None:
+    async with served_by_raw_peer({"test/echo": echo}) as (_, raw):
+        request_id = new_id()
+        body = (
+            b'{"v":"gabp/1","id":"' + request_id.encode() + b'","type":"request",'
+            b'"method":"test/echo","params":{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
+        )
+        with anyio.fail_after(5):
+            await raw.send_raw(encode_frame(body))
+            answer = await raw.receive()
+            message = request("test/echo", {"ok": 1})
+            await raw.send(message)
+            assert (await raw.receive())["result"] == {"ok": 1}
+    assert answer["id"] == request_id
+    assert answer["error"] == {
+        "code": -32600,
+        "message": "invalid request: message nested too deeply",
+    }
+
+
 @pytest.mark.parametrize(
     ("message", "problem"),
     [

@@ -374,6 +374,19 @@ def test_a_bad_bridge_config_is_refused_clearly(
     assert TOKEN not in str(caught.value)
 
 
+def test_a_bridge_config_others_can_read_is_refused(tmp_path: Path) -> None:
+    path = write_bridge_config(config(), tmp_path / "bridge.json")
+    path.chmod(0o644)
+    with pytest.raises(HandoffError) as caught:
+        read_bridge_config(path)
+    assert str(caught.value) == (
+        f"bridge config {path} is accessible to other users (mode 644); it holds the token, "
+        "so it must be mode 600 (chmod 600 it or write it again)"
+    )
+    path.chmod(0o600)
+    assert read_bridge_config(path) == config()
+
+
 def test_a_missing_bridge_config_names_the_path(tmp_path: Path) -> None:
     path = tmp_path / "absent.json"
     with pytest.raises(HandoffError) as caught:

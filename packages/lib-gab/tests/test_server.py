@@ -111,6 +111,25 @@ async def test_a_malformed_hello_names_the_bad_fields() -> None:
         assert field in info.value.message
 
 
+async def test_failed_hellos_are_slowed_down_once_they_come_too_fast() -> None:
+    limits = ServerLimits(auth_failures_before_delay=2, auth_failure_delay=0.3)
+    async with echo_server(limits=limits).running() as address:
+        timings = []
+        for _ in range(4):
+            async with bridge(address, hello=False) as conn:
+                started = anyio.current_time()
+                with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+                    await conn.request("session/hello", hello_params("e" * 64))
+                timings.append(anyio.current_time() - started)
+                assert info.value.code == -31000
+        async with bridge(address) as conn:  # the right token is never slowed down
+            started = anyio.current_time()
+            with anyio.fail_after(5):
+                await conn.request("tools/list")
+    assert all(t < 0.3 for t in timings[:2])
+    assert all(t >= 0.3 for t in timings[2:])
+
+
 async def test_a_missing_or_short_token_fails_authentication_too() -> None:
     async with echo_server().running() as address:
         for params in ({"bridgeVersion": "1"}, hello_params("abc")):

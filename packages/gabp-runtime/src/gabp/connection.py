@@ -579,6 +579,13 @@ class Connection:
                 request_id, ErrorCode.PARSE_ERROR, f"message is not valid JSON: {exc}"
             )
             return
+        except RecursionError:
+            request_id = recover_id(body) or NIL_ID
+            logger.warning("%s: message nested too deeply to parse", self.name)
+            await self._send_error(
+                request_id, ErrorCode.INVALID_REQUEST, "invalid request: message nested too deeply"
+            )
+            return
         if not isinstance(message, dict):
             await self._send_error(
                 NIL_ID,

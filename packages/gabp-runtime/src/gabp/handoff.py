@@ -21,6 +21,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -261,9 +262,18 @@ def read_bridge_config(path: Path | str | None = None) -> BridgeConfig:
             f"(line {exc.lineno}, column {exc.colno})"
         ) from None
     try:
-        return BridgeConfig.from_json(document)
+        config = BridgeConfig.from_json(document)
     except HandoffError as exc:
         raise HandoffError(f"{exc} (in {path})") from None
+    if os.name == "posix":
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            # the file holds the token: one that others can read is not to be trusted
+            raise HandoffError(
+                f"bridge config {path} is accessible to other users (mode {mode:o}); it holds "
+                "the token, so it must be mode 600 (chmod 600 it or write it again)"
+            )
+    return config
 
 
 def write_bridge_config(config: BridgeConfig, path: Path | str | None = None) -> Path:

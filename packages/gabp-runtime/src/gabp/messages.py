@@ -631,6 +631,10 @@ def parse_message(
         raw = data.encode() if isinstance(data, str) else bytes(data)
         try:
             data = json.loads(raw)
+        except RecursionError:
+            raise MessageError(
+                "message nested too deeply", code=ErrorCode.INVALID_REQUEST, message_id=None
+            ) from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise MessageError(
                 f"message is not valid JSON: {exc}",

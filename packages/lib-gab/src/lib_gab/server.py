@@ -10,6 +10,7 @@ what each method means.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import os
 import threading
@@ -92,6 +93,11 @@ class ServerLimits:
     hello_timeout: float = 10.0
     """Seconds a new connection has to send a valid session/hello before it is closed."""
     max_tool_threads: int = 8
+    auth_failures_before_delay: int = 5
+    """Failed hellos within ``auth_failure_window`` seconds before further failures are slowed."""
+    auth_failure_window: float = 10.0
+    auth_failure_delay: float = 1.0
+    """Seconds a failed hello waits before its answer once the failure rate is exceeded."""
     """Sync tools run in worker threads, at most this many at once."""
 
     def __post_init__(self) -> None:
@@ -215,6 +221,7 @@ class GabpServer:
         )
         self._address: ServerAddress | None = None
         self._served: frozenset[str] | None = None
+        self._auth_failures: deque[float] = deque(maxlen=1024)
 
     def __repr__(self) -> str:
         return f"GabpServer(agent_id={self.agent_id!r}, transport={self.transport!r})"
@@ -461,6 +468,11 @@ class GabpServer:
             self._address = ServerAddress("unix", path=str(self.unix_path))
             return listener
         tcp = await anyio.create_tcp_listener(local_host=self.host, local_port=self.port)
+        for each in tcp.listeners:  # check what was bound, not only what was asked for
+            bound = each.extra(anyio.abc.SocketAttribute.local_address)
+            if not ipaddress.ip_address(bound[0]).is_loopback:
+                await tcp.aclose()
+                raise ServerConfigError(f"refusing to serve on non-loopback address {bound[0]}")
         port = tcp.extra(anyio.abc.SocketAttribute.local_port)
         self._address = ServerAddress("tcp", host=self.host, port=port)
         return tcp
@@ -507,7 +519,7 @@ class GabpServer:
                     ErrorCode.SESSION_NOT_ESTABLISHED,
                     f"session not established: send session/hello before {method}",
                 )
-            return self._hello(session, request)
+            return await self._hello(session, request)
         if self._served is None:
             self._served = frozenset(self.methods())
         handler = self._handlers.get(method)
@@ -515,11 +527,12 @@ class GabpServer:
             raise ProtocolError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
         return await handler(self, session, request)
 
-    def _hello(self, session: _Session, request: InboundRequest) -> dict[str, Any]:
+    async def _hello(self, session: _Session, request: InboundRequest) -> dict[str, Any]:
         token = request.params.get("token")
         if not (isinstance(token, str) and len(token) >= 32 and tokens_equal(token, self._token)):
             logger.warning("refusing a bridge: authentication failed")
             request.close_after_response = "authentication failed"
+            await self._slow_down_guessing()
             raise ProtocolError(ErrorCode.AUTHENTICATION_FAILED, "authentication failed")
         params = _parse(request)
         session.established = True
@@ -534,6 +547,17 @@ class GabpServer:
             schema_version=SCHEMA_VERSION,
             server_info=self.server_info,
         ).to_wire()
+
+    async def _slow_down_guessing(self) -> None:
+        """Delay the answer to a failed hello once failures come too fast (token guessing)."""
+        now = time.monotonic()
+        failures = self._auth_failures
+        failures.append(now)
+        window = self.limits.auth_failure_window
+        while failures and failures[0] < now - window:
+            failures.popleft()
+        if len(failures) > self.limits.auth_failures_before_delay:
+            await anyio.sleep(self.limits.auth_failure_delay)
 
     async def _session_hello_again(self, session: _Session, request: InboundRequest) -> Any:
         raise ProtocolError(ErrorCode.METHOD_NOT_ALLOWED, "the session is already established")
