@@ -35,7 +35,7 @@ import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from lib_gab.operation import current_operation
 
@@ -223,6 +223,27 @@ def _call_listeners(listeners: Iterable[Callable[..., None]], *args: object) -> 
             listener(*args)
         except Exception:
             logger.exception("diagnostics listener %r failed", listener)
+
+
+class _Observable(Protocol):
+    _lock: threading.Lock
+    _listeners: tuple[Any, ...]
+
+
+def _subscribe(owner: _Observable, listener: Any) -> Callable[[], None]:
+    """Add ``listener`` to ``owner``'s listeners (a tuple swapped under its lock, so a call in
+    progress keeps the tuple it took); returns a function that removes it again."""
+    with owner._lock:
+        owner._listeners = (*owner._listeners, listener)
+
+    def unsubscribe() -> None:
+        with owner._lock:
+            listeners = list(owner._listeners)
+            if listener in listeners:
+                listeners.remove(listener)
+            owner._listeners = tuple(listeners)
+
+    return unsubscribe
 
 
 class LogRing:
@@ -458,17 +479,7 @@ class LogRing:
 
     def subscribe(self, listener: LogListener) -> Callable[[], None]:
         """Call ``listener(entry, collapsed)`` after every append; returns an unsubscriber."""
-        with self._lock:
-            self._listeners = (*self._listeners, listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                listeners = list(self._listeners)
-                if listener in listeners:
-                    listeners.remove(listener)
-                self._listeners = tuple(listeners)
-
-        return unsubscribe
+        return _subscribe(self, listener)
 
 
 # --- the operation journal -----------------------------------------------------------------------
@@ -901,17 +912,7 @@ class OperationJournal:
 
     def subscribe(self, listener: JournalListener) -> Callable[[], None]:
         """Call ``listener(record, event)`` after every event; returns an unsubscriber."""
-        with self._lock:
-            self._listeners = (*self._listeners, listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                listeners = list(self._listeners)
-                if listener in listeners:
-                    listeners.remove(listener)
-                self._listeners = tuple(listeners)
-
-        return unsubscribe
+        return _subscribe(self, listener)
 
 
 # --- attribution ----------------------------------------------------------------------------------
