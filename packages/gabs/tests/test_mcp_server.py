@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.server import BRIDGE_TOOLS, ToolListNotifier, build_server
+from gabs.mcp import BRIDGE_TOOLS, ToolListNotifier, build_server
 from lib_gab import GabpServer, UrgentEntry
 
 TOKEN = "ab12" * 16

@@ -500,11 +500,11 @@ def _print_table(rows: Sequence[Sequence[str]]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# gabs serve: the MCP server (gabs.server), replacing its placeholder in COMMANDS.
+# gabs serve: the MCP server (gabs.serve_cli), replacing its placeholder in COMMANDS.
 
 
 def _add_serve_command(subparsers: Subparsers) -> None:
-    from .server import add_serve_command
+    from .serve_cli import add_serve_command
 
     add_serve_command(subparsers, _add_command)
 
