@@ -44,10 +44,11 @@ The transports that serve it (stdio, Streamable HTTP) live in :mod:`gabs.transpo
 
 from gabs.mcp.notify import ToolListNotifier
 from gabs.mcp.schemas import BRIDGE_TOOLS, BridgeTool
-from gabs.mcp.server import build_server, initialization_options
+from gabs.mcp.server import BridgeServer, build_server, initialization_options
 
 __all__ = [
     "BRIDGE_TOOLS",
+    "BridgeServer",
     "BridgeTool",
     "ToolListNotifier",
     "build_server",
