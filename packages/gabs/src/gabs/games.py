@@ -20,9 +20,10 @@ from gabp import GabpError, new_id, read_bridge_config
 from gabs.attention import Gate
 from gabs.config import GabsConfig, GameConfig
 from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles, Purpose
+from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.launcher import GameProcess, LaunchError
 from gabs.ledger import CallLedger
-from gabs.session import CallOutcome, GameSession, MirroredTool, SessionError, mcp_tool_name
+from gabs.session import CallOutcome, GameSession, SessionError
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
 

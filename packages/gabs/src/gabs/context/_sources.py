@@ -24,8 +24,9 @@ from typing import Any, Protocol, runtime_checkable
 import anyio.to_thread
 
 from gabs.context._models import ContextError
+from gabs.game_tools import MirroredTool
 from gabs.ledger import LedgerEntry
-from gabs.session import GameSession, MirroredTool
+from gabs.session import GameSession
 
 __all__ = [
     "DIAGNOSTIC_TAGS",

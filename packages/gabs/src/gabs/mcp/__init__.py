@@ -13,7 +13,7 @@ on top of the manager:
   ``executed: false``), in-band game errors (``"error"``) and calls lost in transit
   (``"unknown"``, ``executed: "unknown"``).
 * **Mirrored tools** (per game ``exposeGameTools``) are listed under
-  :func:`~gabs.session.mcp_tool_name` and called through the gate like ``games_call_tool``.
+  :func:`~gabs.game_tools.mcp_tool_name` and called through the gate like ``games_call_tool``.
 * **Tool-list changes** reach clients of both protocol eras (:class:`ToolListNotifier`).
 
 Concurrency is the SDK's: its dispatcher runs every request in a task of its own (only
