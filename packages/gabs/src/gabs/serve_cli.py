@@ -1,7 +1,9 @@
 """The ``gabs serve`` command (registered by :mod:`gabs.cli`): run the MCP server.
 
 stdio (the default) is what MCP hosts launch; ``--transport http`` serves Streamable HTTP
-(:mod:`gabs.transports`). Logging goes to stderr only: on stdio, stdout carries the protocol.
+(:mod:`gabs.transports`). ``gabs server [stdio|http]`` is the same command as the Go bridge
+spells it, and ``--log-level`` takes the Go bridge's level names. Logging goes to stderr only: on
+stdio, stdout carries the protocol.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -19,20 +21,31 @@ from gabs.config import GabsConfig
 from gabs.transports.http import DEFAULT_HTTP_PORT, HttpServeError, serve_http
 from gabs.transports.stdio import serve_stdio
 
-__all__ = ["add_serve_command", "setup_logging"]
+__all__ = ["LOG_LEVELS", "add_serve_command", "log_level", "setup_logging"]
 
 
-def add_serve_command(subparsers: Any, add_command: Callable[..., argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        subparsers,
-        "serve",
-        _serve_command,
-        "run the MCP server (stdio or Streamable HTTP)",
-        "Run the GABS MCP server. stdio (the default) is what MCP hosts launch; "
-        "--transport http serves Streamable HTTP on loopback with a bearer token (read from "
-        "<config-dir>/http-token, generated there with mode 0600 when missing).",
-    )
-    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+#: ``--log-level`` names: the Go bridge's (trace, debug, info, warn, error) and Python's.
+LOG_LEVELS: Final[dict[str, str]] = {
+    "trace": "DEBUG",
+    "debug": "DEBUG",
+    "info": "INFO",
+    "warn": "WARNING",
+    "warning": "WARNING",
+    "error": "ERROR",
+}
+
+
+def log_level(name: str) -> str:
+    """The ``logging`` level for a ``--log-level`` or ``$GABS_LOG_LEVEL`` name (any case)."""
+    level = LOG_LEVELS.get(name.strip().lower())
+    if level is None:
+        raise argparse.ArgumentTypeError(
+            f"unknown log level {name!r} (use trace, debug, info, warn or error)"
+        )
+    return level
+
+
+def _serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="HTTP: the address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help=f"HTTP: the port (default {DEFAULT_HTTP_PORT})")
     parser.add_argument(
@@ -45,10 +58,39 @@ def add_serve_command(subparsers: Any, add_command: Callable[..., argparse.Argum
     )
     parser.add_argument(
         "--log-level",
-        default=os.environ.get("GABS_LOG_LEVEL", "INFO"),
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="stderr log level (default INFO, or $GABS_LOG_LEVEL)",
+        type=log_level,
+        default=os.environ.get("GABS_LOG_LEVEL", "info"),
+        metavar="LEVEL",
+        help="stderr log level: trace, debug, info, warn or error (default info, or "
+        "$GABS_LOG_LEVEL)",
     )
+
+
+def add_serve_command(subparsers: Any, add_command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add ``serve`` and its Go-bridge spelling ``server [stdio|http]`` to ``gabs``."""
+    parser = add_command(
+        subparsers,
+        "serve",
+        _serve_command,
+        "run the MCP server (stdio or Streamable HTTP)",
+        "Run the GABS MCP server. stdio (the default) is what MCP hosts launch; "
+        "--transport http serves Streamable HTTP on loopback with a bearer token (read from "
+        "<config-dir>/http-token, generated there with mode 0600 when missing).",
+    )
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    _serve_options(parser)
+    server = add_command(
+        subparsers,
+        "server",
+        _serve_command,
+        "run the MCP server: server [stdio|http], the same as serve [--transport ...]",
+        "Run the GABS MCP server, as the Go bridge spells it: `server` and `server stdio` serve "
+        "MCP on stdio, `server http` serves Streamable HTTP (see `gabs serve --help`).",
+    )
+    server.add_argument(
+        "transport", nargs="?", choices=("stdio", "http"), default="stdio", metavar="stdio|http"
+    )
+    _serve_options(server)
 
 
 def setup_logging(level: str = "INFO") -> None:
