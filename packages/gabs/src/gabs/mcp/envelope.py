@@ -30,7 +30,8 @@ API:
   call with arguments outside the tool's declared properties: ``code: unknown_argument``,
   ``path`` (``/<first unknown>``), ``unknown`` and ``allowed`` (both sorted), ``causeClass:
   call``, the neutral track record and Go's call-class next action; text ``Unknown argument
-  "<name>". Allowed arguments: <a, b, ...>``.
+  "<name>". Allowed arguments: <a, b, ...>``. (For a tool without arguments Go sends
+  ``allowed: null``; this sends ``[]``.)
 
 Extra keys of our own go in ``extra`` and never replace the common fields.
 """
