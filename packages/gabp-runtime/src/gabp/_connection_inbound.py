@@ -254,15 +254,18 @@ class ConnectionInbound(ConnectionCore):
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
             logger.warning("%s: event on %s with an invalid seq dropped", self.name, channel)
             return
-        event = Event.model_construct(
-            v=PROTOCOL_VERSION,
-            id=message["id"],
-            type="event",
-            channel=channel,
-            seq=seq,
-            payload=message.get("payload"),
-            timestamp=stamp if isinstance(stamp := message.get("timestamp"), str) else None,
-        )
+        fields: dict[str, Any] = {
+            "v": PROTOCOL_VERSION,
+            "id": message["id"],
+            "type": "event",
+            "channel": channel,
+            "seq": seq,
+            "payload": message.get("payload"),
+        }
+        stamp = message.get("timestamp")
+        if isinstance(stamp, str):
+            fields["timestamp"] = stamp
+        event = Event.model_construct(**fields)
         if self._on_event is not None:
             try:
                 outcome = self._on_event(event)
