@@ -200,7 +200,7 @@ def test_registering_a_handler_again_replaces_it_and_unregister_removes_it() -> 
     assert server.unregister_tool("game/a") is True
     assert server.unregister_tool("game/a") is False
     assert not server.has_tool("game/a")
-    with pytest.raises(ValueError, match="dotted MCP adapter names|dotted names"):
+    with pytest.raises(ValueError, match=r"dotted names"):
         server.register_tool("game.a", lambda a: 1)
 
 
