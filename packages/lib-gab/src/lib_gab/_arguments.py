@@ -109,26 +109,29 @@ def check_arguments(
             tool,
             [{"path": "$", "message": "arguments must be an object", "rule": "object_type"}],
         )
-    known = known_names(model)
     data = dict(arguments or {})
     if unknown == "ignore":
-        data = _ignore_unknown(tool, data, known)
+        data = _ignore_unknown(tool, data, known_names(model))
     try:
-        document: Any = json.loads(json.dumps(data))
+        text = json.dumps(data)
     except (TypeError, ValueError) as exc:
         raise InvalidArguments(
             tool, [{"path": "$", "message": f"arguments are not JSON: {exc}", "rule": "json"}]
         ) from None
+    document: Any = None
     for _ in range(_MAX_ROUNDS):
         try:
-            return model.model_validate_json(json.dumps(document), strict=True)
+            return model.model_validate_json(text, strict=True)
         except ValidationError as exc:
+            if document is None:
+                document = json.loads(text)  # a copy to correct, only when needed
             patched = False
             for error in exc.errors(include_url=False):
                 if error["type"] == "int_type" and isinstance(error["input"], float):
                     patched |= _integral_float_at(document, tuple(error["loc"]))
             if not patched:
-                raise InvalidArguments(tool, _problems(exc, known)) from None
+                raise InvalidArguments(tool, _problems(exc, known_names(model))) from None
+            text = json.dumps(document)
     raise InvalidArguments(
         tool, [{"path": "$", "message": "arguments could not be read", "rule": "rounds"}]
     )
