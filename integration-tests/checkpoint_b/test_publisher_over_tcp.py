@@ -4,11 +4,6 @@ real loopback TCP, judged by both schema sets at every step."""
 
 from __future__ import annotations
 
-import os
-import re
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -18,25 +13,6 @@ from gabp.messages import Event
 from gabp_schemas import validate
 
 ATTENTION = ["attention/opened", "attention/updated", "attention/cleared"]
-
-
-@asynccontextmanager
-async def publisher_game(token: str) -> AsyncIterator[int]:
-    env = {**os.environ, "GABP_TOKEN": token, "GABS_GAME_ID": "publisher"}
-    env.pop("GABP_SERVER_PORT", None)
-    command = [sys.executable, "-m", "lib_gab.publisher_example", "--port", "0"]
-    async with await anyio.open_process(command, env=env, stdout=None) as process:
-        assert process.stderr is not None
-        seen = b""
-        with anyio.fail_after(20):
-            while (match := re.search(rb"listening on 127\.0\.0\.1:(\d+)", seen)) is None:
-                seen += await process.stderr.receive()
-        try:
-            yield int(match.group(1))
-        finally:
-            process.terminate()
-            with anyio.fail_after(10):
-                await process.wait()
 
 
 class Wire:
@@ -67,10 +43,12 @@ class Wire:
         return taken
 
 
-async def test_a_publishing_game_opens_updates_is_acknowledged_reopens_and_clears() -> None:
+async def test_a_publishing_game_opens_updates_is_acknowledged_reopens_and_clears(
+    example_process: Any,
+) -> None:
     token = generate_token()
     wire = Wire()
-    async with publisher_game(token) as port:
+    async with example_process("lib_gab.publisher_example", token) as port:
         stream = await anyio.connect_tcp("127.0.0.1", port)
         async with Connection(stream, on_event=wire.on_event, name="bridge") as conn:
             with anyio.fail_after(30):

@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
@@ -238,11 +238,3 @@ def tool_info_of(function: Any) -> ToolInfo | None:
         return None
     responses: tuple[ToolResponseFieldInfo, ...] = getattr(target, _RESPONSES, ())
     return ToolInfo(**{**info.__dict__, "response_fields": responses}) if responses else info
-
-
-def merge_tags(*groups: Iterable[str] | None) -> tuple[str, ...]:
-    return normalize_tags(tag for group in groups if group for tag in group)
-
-
-def parameter_map(infos: Iterable[ToolParameterInfo]) -> Mapping[str, ToolParameterInfo]:
-    return {info.name: info for info in infos}
