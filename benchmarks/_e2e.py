@@ -353,6 +353,16 @@ class Harness:
                 shutil.rmtree(self.root, ignore_errors=True)
 
 
+async def wait_for_file(path: Path, within: float) -> None:
+    """Until ``path`` exists; TimeoutError after ``within`` seconds."""
+    with anyio.fail_after(within):
+        for _ in range(int(within / 0.05) + 1):
+            if await anyio.Path(path).exists():
+                return
+            await anyio.sleep(0.05)
+    raise TimeoutError(f"{path} did not appear within {within} s")
+
+
 def echo_call(
     game_id: str = "bench", tool: str = ECHO_TOOL, arguments: Any = None
 ) -> dict[str, Any]:

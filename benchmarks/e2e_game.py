@@ -12,6 +12,7 @@ benchmark's direct GABP clients can call the very same game the bridge calls.
 * ``sim``: the simulated RimWorld (``rimbridge_sim.cli.main``) in this process, with the
   arguments after ``--``.
 
+``BENCH_CPROFILE_GAME`` turns on the benchmark's cProfile hook (``_cprofile_hook.py``).
 ``BENCH_WATCH_PID`` names the benchmark's own process: when it is gone, the game exits (a bridge
 may leave its games running, as the real one does, and a benchmark killed half way must not
 leave games behind).
@@ -29,6 +30,7 @@ from typing import Any
 
 INFO_ENV = "BENCH_GAME_INFO"
 WATCH_ENV = "BENCH_WATCH_PID"
+CPROFILE_ENV = "BENCH_CPROFILE_GAME"
 ECHO_TOOL = "bench/echo"
 
 
@@ -122,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tools", type=int, default=0, help="extra tools of the echo game")
     args = parser.parse_args(args_list)
     watch_parent()
+    if os.environ.get(CPROFILE_ENV):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from _cprofile_hook import install
+
+        install(os.environ[CPROFILE_ENV])
     if args.kind == "sim":
         return run_sim(sim_args)
     import anyio
