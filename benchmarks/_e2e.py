@@ -191,6 +191,16 @@ class ClientProcess:
             )
         return answer
 
+    async def once(
+        self, calls: Sequence[dict[str, Any]], concurrency: int = 1, within: float = 600
+    ) -> dict[str, Any]:
+        """Each call once (``concurrency`` at a time); raises if any failed."""
+        await self.send({"op": "once", "calls": list(calls), "concurrency": concurrency})
+        answer = await self.receive(within)
+        if answer.get("errors"):
+            raise RuntimeError(f"{self.name}: {answer['errors']} failed: {answer['first_error']}")
+        return answer
+
     async def quit(self, within: float = 60) -> None:
         if self.process.returncode is not None:
             return
@@ -253,16 +263,24 @@ class Harness:
         bridge: BridgeCommand,
         config_dir: Path,
         games: Sequence[GameSpec],
-        probe: dict[str, Any],
+        probe: dict[str, Any] | None,
         *,
         mcp_mode: str = "legacy",
         env: dict[str, str] | None = None,
+        start_concurrency: int = 1,
     ) -> ClientProcess:
-        """An MCP client launching ``bridge`` over stdio, with ``games`` started."""
+        """An MCP client launching ``bridge`` over stdio, with ``games`` started.
+
+        ``probe`` (a call that must succeed before the client reports ready) may be None; the
+        games' pids are read from their info files (when started here).
+        """
         assert bridge.stdio is not None
         command = bridge.argv(bridge.stdio, config_dir=config_dir)
         argv = ["mcp-stdio", "--command", json.dumps(command), "--mcp-mode", mcp_mode]
-        argv += ["--probe", json.dumps(probe), "--bridge-log", str(self.root / f"{name}.log")]
+        argv += ["--bridge-log", str(self.root / f"{name}.log")]
+        argv += ["--start-concurrency", str(start_concurrency)]
+        if probe is not None:
+            argv += ["--probe", json.dumps(probe)]
         argv += [arg for game in games for arg in ("--start", game.game_id)]
         client = await self._client(name, argv, {**os.environ, **(env or {})})
         children = psutil.Process(client.pid).children()

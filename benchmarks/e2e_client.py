@@ -19,6 +19,8 @@ Every line on stdin is a JSON command, every answer one JSON line on stdout:
   seconds, worker i starting at ``calls[i % len(calls)]`` and moving on by one each call; CALL
   is ``{"tool", "arguments"}`` (MCP) or ``{"method", "params"}`` (GABP). Answer: ``{"calls",
   "elapsed", "errors", "first_error", "lat_us": [...]}``;
+* ``{"op": "once", "calls": [CALL, ...], "concurrency": K}``: each call once, K at a time;
+  answer ``{"calls", "elapsed", "errors", "first_error"}``;
 * ``{"op": "quit"}``: stop the started games, close, exit.
 
 The first line out is ``{"ready": true, ...}`` (or ``{"ready": false, "error": ...}``).
@@ -96,6 +98,29 @@ async def run_load(call: CallFn, command: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+async def run_once(call: CallFn, calls: list[dict[str, Any]], concurrency: int) -> dict[str, Any]:
+    """Each call once, ``concurrency`` at a time."""
+    errors: list[str] = []
+    limiter = anyio.Semaphore(max(1, concurrency))
+    start = time.perf_counter()
+
+    async def one(spec: dict[str, Any]) -> None:
+        async with limiter:
+            problem = await call(spec)
+        if problem is not None:
+            errors.append(f"{spec}: {problem}"[:1000])
+
+    async with anyio.create_task_group() as tg:
+        for spec in calls:
+            tg.start_soon(one, spec)
+    return {
+        "calls": len(calls),
+        "elapsed": time.perf_counter() - start,
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+    }
+
+
 async def serve_commands(call: CallFn) -> None:
     while True:
         command = await read_command()
@@ -103,6 +128,8 @@ async def serve_commands(call: CallFn) -> None:
             return
         if command.get("op") == "run":
             emit(await run_load(call, command))
+        elif command.get("op") == "once":
+            emit(await run_once(call, command["calls"], int(command.get("concurrency", 1))))
         else:
             emit({"error": f"unknown op {command.get('op')!r}"})
 
@@ -145,20 +172,25 @@ async def mcp_main(args: argparse.Namespace) -> None:
             transport = streamable_http_client(args.url, http_client=http_client)
         async with Client(transport, mode=args.mcp_mode, read_timeout_seconds=timeout) as client:
             await client.list_tools()
-            for game_id in args.start:
-                with anyio.fail_after(args.start_timeout):
-                    result = await client.call_tool("games_start", {"gameId": game_id})
-                if result.is_error:
-                    emit({"ready": False, "error": f"games_start {game_id}: {_mcp_error(result)}"})
-                    return
 
-            async def call(spec: dict[str, Any]) -> str | None:
+            async def call(spec: dict[str, Any], within: float = timeout) -> str | None:
                 try:
-                    with anyio.fail_after(timeout):
-                        result = await client.call_tool(spec["tool"], spec.get("arguments"))
+                    with anyio.fail_after(within):
+                        result = await client.call_tool(
+                            spec["tool"], spec.get("arguments"), read_timeout_seconds=within
+                        )
                 except TimeoutError:
-                    return f"no answer within {timeout} s"
+                    return f"no answer within {within} s"
                 return _mcp_error(result)
+
+            async def start(spec: dict[str, Any]) -> str | None:
+                return await call(spec, args.start_timeout)
+
+            starts = [{"tool": "games_start", "arguments": {"gameId": g}} for g in args.start]
+            started = await run_once(start, starts, args.start_concurrency)
+            if started["errors"]:
+                emit({"ready": False, "error": f"games_start: {started['first_error']}"})
+                return
 
             if args.probe:
                 probe = json.loads(args.probe)
@@ -168,9 +200,9 @@ async def mcp_main(args: argparse.Namespace) -> None:
                     return
             emit({"ready": True, "pid": os.getpid(), "protocol": client.protocol_version})
             await serve_commands(call)
-            for game_id in args.start:
-                with anyio.move_on_after(30):
-                    await client.call_tool("games_stop", {"gameId": game_id})
+            stops = [{"tool": "games_stop", "arguments": {"gameId": g}} for g in args.start]
+            with anyio.move_on_after(60):
+                await run_once(call, stops, 8)
         if http_client is not None:
             await http_client.aclose()
     finally:
@@ -327,6 +359,7 @@ def main() -> None:
     parser.add_argument("--url", help="mcp-http: the bridge's MCP endpoint")
     parser.add_argument("--mcp-mode", default="legacy", help="the SDK Client's mode")
     parser.add_argument("--start", action="append", default=[], help="games_start this game")
+    parser.add_argument("--start-concurrency", type=int, default=1, help="games_start at once")
     parser.add_argument("--probe", help="a call (JSON) that must succeed before 'ready'")
     parser.add_argument("--info", help="gabp/raw: the game's info file")
     parser.add_argument("--bridge-log", help="mcp-stdio: append the bridge's stderr here")
