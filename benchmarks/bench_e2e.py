@@ -20,7 +20,8 @@ or (``--game sim``) the simulated RimWorld with a read-only tool named by ``--to
 Each path is measured with 1, 4, 16 and 64 calls in flight, in rounds that alternate the paths
 (the order rotates every round), a fixed time each; the median rate of the rounds is reported
 with its spread (min-max), p50 and p99 latency over all the rounds' calls, and the CPU time each
-process spent per call. Ratios: gabs / direct-gabp, gabs / the other bridge (same transport).
+process spent per call. Ratios: gabs / direct-gabp, gabs / the other bridge (same transport),
+and the other bridge's CPU time per call / ours (above 1: ours spends less).
 
 Usage: ``uv run python benchmarks/bench_e2e.py [--quick] [--json PATH] [--go-bridge PATH]``;
 the plot goes beside the JSON (``.png``), or to ``--plot PATH``.
@@ -60,6 +61,9 @@ TARGETS: dict[tuple[str, str], dict[int, float]] = {
     ("gabs-stdio", "direct-gabp"): {1: 0.6, 16: 0.6},
     ("gabs-stdio", "go-stdio"): {1: 2.0, 16: 3.0},
 }
+# bridge CPU time per call (psutil, the bridge process only): other / ours, so above 1 means
+# ours spends less CPU per call; steadier than the rates on a loaded machine
+CPU_RATIOS = (("gabs-stdio", "go-stdio"), ("gabs-http", "go-http"))
 RATIOS = (
     ("gabs-stdio", "direct-gabp"),
     ("gabs-http", "direct-gabp"),
@@ -183,6 +187,7 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     calls = sum(r["calls"] for r in rounds)
     roles = sorted({role for r in rounds for role in r["cpu"]})
     cpu = {role: sum(r["cpu"].get(role, 0.0) for r in rounds) / calls * 1e6 for role in roles}
+    bridge_rounds = [r["cpu"].get("bridge", 0.0) / r["calls"] * 1e6 for r in rounds if r["calls"]]
     return {
         "rate_median": statistics.median(rates),
         "rate_min": min(rates),
@@ -192,6 +197,7 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "p99_ms": percentile(latencies, 0.99) / 1000,
         "calls": calls,
         "cpu_us_per_call": {role: round(value, 1) for role, value in cpu.items()},
+        "bridge_cpu_us_per_call_rounds": [round(value, 1) for value in bridge_rounds],
     }
 
 
@@ -216,6 +222,32 @@ def ratio_records(summary: dict[str, dict[int, dict[str, Any]]]) -> list[dict[st
                     "target": TARGETS.get((ours_name, base), {}).get(in_flight),
                 }
             )
+    for ours_name, other in CPU_RATIOS:
+        if ours_name not in summary or other not in summary:
+            continue
+        for in_flight, stats in summary[ours_name].items():
+            mine = stats["cpu_us_per_call"].get("bridge")
+            theirs = summary[other][in_flight]["cpu_us_per_call"].get("bridge")
+            if not mine or not theirs:
+                continue
+            key = "bridge_cpu_us_per_call_rounds"
+            mine_rounds = stats.get(key) or [mine]
+            their_rounds = summary[other][in_flight].get(key) or [theirs]
+            records.append(
+                {
+                    "benchmark": "e2e-cpu",
+                    "metric": f"bridge CPU/call {other} / {ours_name}, {in_flight} in flight",
+                    "ours": round(mine, 1),
+                    "baseline": round(theirs, 1),
+                    "baseline_name": f"{other} bridge CPU us per call",
+                    "ratio": round(theirs / mine, 3),
+                    "ratio_spread": [
+                        round(min(their_rounds) / max(mine_rounds), 3),
+                        round(max(their_rounds) / min(mine_rounds), 3),
+                    ],
+                    "target": None,
+                }
+            )
     return records
 
 
@@ -237,13 +269,13 @@ def print_tables(
                 f"{s['p99_ms']:>8.2f}  {', '.join(parts)}"
             )
     print()
-    print(f"{'ratio':<40} {'median':>7} {'spread':>13} {'target':>7}  status")
+    print(f"{'ratio':<52} {'median':>7} {'spread':>13} {'target':>7}  status")
     for r in records:
         target = r["target"]
         status = "-" if target is None else ("ok" if r["ratio"] >= target else "BELOW TARGET")
         low, high = r["ratio_spread"]
         print(
-            f"{r['metric']:<40} {r['ratio']:>7.2f} {low:>6.2f}-{high:<6.2f} "
+            f"{r['metric']:<52} {r['ratio']:>7.2f} {low:>6.2f}-{high:<6.2f} "
             f"{'' if target is None else target:>7}  {status}"
         )
 
