@@ -22,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 HANDOFF = "SDK stdio transport: worker-thread handoff (anyio.to_thread, self-pipe wakeups)"
+SYNC_HANDOFF = "lib_gab: worker-thread handoff for sync tools (anyio.to_thread, self-pipe)"
+HANDOFF_FRAMES = (
+    r"anyio/to_thread\.py|run_sync_in_worker_thread|/queue\.py|_read_from_self|_write_to_self"
+)
 BRIDGE_OWNERS: list[tuple[str, str]] = [
     ("gabs: ledger", r"gabs/ledger\.py"),
     ("gabs: context assembly", r"gabs/context/"),
@@ -31,10 +35,7 @@ BRIDGE_OWNERS: list[tuple[str, str]] = [
     ("GABP encode/decode (framing, message models)", r"gabp/(framing|messages)\.py"),
     ("GABP Connection (requests, pending table, writer)", r"gabp/"),
     ("gabs: call path (server, games, session glue)", r"gabs/"),
-    (
-        HANDOFF,
-        r"anyio/to_thread\.py|run_sync_in_worker_thread|/queue\.py|_read_from_self|_write_to_self",
-    ),
+    (HANDOFF, HANDOFF_FRAMES),
     ("SDK: stdio transport (main-thread side)", r"mcp/server/stdio\.py"),
     ("SDK: Streamable HTTP transport", r"mcp/server/streamable_http|starlette/|uvicorn/|h11/"),
     ("SDK: dispatch, session, middleware, task groups", r"/mcp/|mcp_types/"),
@@ -43,6 +44,8 @@ GAME_OWNERS: list[tuple[str, str]] = [
     ("lib_gab: argument validation", r"valid.* \(.*lib_gab/tools\.py"),
     ("lib_gab: attention", r"lib_gab/attention\.py"),
     ("the tool itself", r"^echo \(.*e2e_game\.py"),
+    (SYNC_HANDOFF, HANDOFF_FRAMES),
+    ("rimbridge_sim: world, tools, journal, log ring", r"rimbridge_sim/"),
     ("lib_gab: session, dispatch, tool call", r"lib_gab/"),
     ("GABP encode/decode (framing, message models)", r"gabp/(framing|messages)\.py"),
     ("GABP Connection (serving, pending table, writer)", r"gabp/"),
@@ -109,7 +112,7 @@ class Rules:
 
 WORKERS = "SDK stdio transport: worker threads (readline, write, flush)"
 BRIDGE = Rules(BRIDGE_OWNERS, WORKERS)
-GAME = Rules(GAME_OWNERS)
+GAME = Rules(GAME_OWNERS, "worker threads: sync tools run by lib_gab (the tool, the way back)")
 
 
 def categorize(

@@ -321,7 +321,7 @@ def write_plot(summary: dict[str, dict[int, dict[str, Any]]], path: Path, title:
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=90)
     plt.close(fig)
 
 

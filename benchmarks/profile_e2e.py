@@ -41,8 +41,8 @@ WRAPPER = Path(__file__).resolve().parent / "gabs_cprofile.py"
 
 async def profile(args: argparse.Namespace) -> dict[str, Any]:
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-    game = GameSpec("bench")
-    probe = echo_call()
+    game = GameSpec("bench", kind=args.game, sim_args=tuple(args.sim_args.split()))
+    probe = echo_call("bench", args.tool, args.tool_arguments)
     name = f"gabs-{args.transport}"
     env: dict[str, str] = {}
     bridge = ours(args.bridge, args.bridge_http)
@@ -131,6 +131,10 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=200, help="py-spy samples per second")
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "profile")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--game", choices=("echo", "sim"), default="echo")
+    parser.add_argument("--tool", help="the game tool (default bench/echo; sim: get_game_info)")
+    parser.add_argument("--tool-arguments", type=json.loads, help="its arguments (JSON)")
+    parser.add_argument("--sim-args", default="--log-level WARNING", help="with --game sim")
     parser.add_argument("--bridge", help="our bridge's stdio command template")
     parser.add_argument("--bridge-http", help="our bridge's HTTP command template")
     parser.add_argument("--mcp-mode", default="legacy")
@@ -144,6 +148,11 @@ def main() -> None:
     parser.add_argument("--spy-args", default="", help="more py-spy record options (e.g. '--gil')")
     args = parser.parse_args()
     args.spy_args = args.spy_args.split()
+    if args.game == "sim":
+        args.tool = args.tool or "rimworld/get_game_info"
+        args.tool_arguments = {} if args.tool_arguments is None else args.tool_arguments
+    else:
+        args.tool = args.tool or "bench/echo"
     args.out.mkdir(parents=True, exist_ok=True)
     for stale in ("bridge.pstats", "game.pstats"):
         (args.out / stale).unlink(missing_ok=True)
@@ -153,6 +162,8 @@ def main() -> None:
         "command": "uv run python benchmarks/profile_e2e.py " + " ".join(sys.argv[1:]),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "transport": args.transport,
+        "game": args.game,
+        "tool": args.tool,
         "in_flight": args.in_flight,
         "seconds": args.seconds,
         "rate_hz": args.rate,
