@@ -56,8 +56,9 @@ def gabs_executable() -> str:
 class BridgeCommand:
     """How to run one bridge build: command templates for stdio and HTTP (or None).
 
-    Templates are shell-style strings; ``{config_dir}``, ``{port}`` and ``{python}`` are filled
-    in per launch (``{port}`` is a free loopback port picked just before the launch).
+    Templates are shell-style strings (split, never run by a shell); ``{config_dir}``,
+    ``{port}``, ``{python}`` (this interpreter) and ``{gabs}`` (this environment's ``gabs``) are
+    filled in per launch (``{port}`` is a free loopback port picked just before the launch).
     """
 
     name: str
@@ -66,6 +67,8 @@ class BridgeCommand:
 
     def argv(self, template: str, **values: Any) -> list[str]:
         values.setdefault("python", sys.executable)
+        if "{gabs}" in template:
+            values.setdefault("gabs", gabs_executable())
         return [part.format(**values) for part in shlex.split(template)]
 
 
@@ -218,6 +221,7 @@ class Harness:
     clients: list[ClientProcess] = field(default_factory=list)
     bridges: list[Process] = field(default_factory=list)
     logs: list[Any] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
 
     async def __aenter__(self) -> Harness:
         return self
@@ -362,13 +366,24 @@ class Harness:
                     with anyio.move_on_after(10):
                         await process.wait()
             for info in self.root.glob("*/info/*.json"):
-                with contextlib.suppress(ProcessLookupError, ValueError, KeyError, OSError):
+                with contextlib.suppress(ValueError, KeyError, OSError, psutil.Error):
                     pid = int(json.loads(info.read_text(encoding="utf-8"))["pid"])
-                    os.kill(pid, signal.SIGKILL)
+                    if _is_our_game(pid, info, self.started):
+                        os.kill(pid, signal.SIGKILL)
             for handle in self.logs:
                 handle.close()
             if not self.keep:
                 shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _is_our_game(pid: int, info: Path, since: float) -> bool:
+    """Whether ``pid`` is still the game that wrote ``info`` (a pid can be reused)."""
+    process = psutil.Process(pid)
+    if process.create_time() < since - 1:
+        return False
+    return str(GAME_SCRIPT) in process.cmdline() and process.environ().get(
+        "BENCH_GAME_INFO"
+    ) == str(info)
 
 
 async def wait_for_file(path: Path, within: float) -> None:

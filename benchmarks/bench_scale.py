@@ -45,6 +45,8 @@ from _e2e import (
     rss_bytes,
 )
 
+from _common import record as common_record
+
 PARTS = ("games", "discovery", "memory", "sim")
 
 
@@ -91,16 +93,16 @@ def spread(values: list[float]) -> dict[str, Any]:
 def record(
     metric: str, ours: float, baseline: float, baseline_name: str, target: float, **extra: Any
 ) -> dict[str, Any]:
-    return {
-        "benchmark": "scale",
-        "metric": metric,
-        "ours": round(ours, 3),
-        "baseline": round(baseline, 3),
-        "baseline_name": baseline_name,
-        "ratio": round(ours / baseline, 3) if baseline else float("inf"),
-        "target": target,
-        **extra,
-    }
+    """A :func:`_common.record` of this benchmark, with extra keys (spreads, raw figures)."""
+    entry = common_record(
+        benchmark="scale",
+        metric=metric,
+        ours=ours,
+        baseline=baseline,
+        baseline_name=baseline_name,
+        target=target,
+    )
+    return {**entry, **extra}
 
 
 async def part_games(harness: Harness, args: argparse.Namespace) -> list[dict[str, Any]]:

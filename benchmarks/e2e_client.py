@@ -42,6 +42,10 @@ from typing import Any
 
 import anyio
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _loopback import RawFrames
+
 CallFn = Callable[[dict[str, Any]], Awaitable[str | None]]
 """Makes one call; returns an error description, or None when the call succeeded."""
 
@@ -262,7 +266,7 @@ class RawClient(asyncio.Protocol):
     """Pre-encoded requests, Content-Length splitting, responses matched by id."""
 
     def __init__(self) -> None:
-        self.buffer = bytearray()
+        self.frames = RawFrames()
         self.waiting: dict[bytes, asyncio.Future[bytes]] = {}
         self.counter = 0
         self.closed = asyncio.get_running_loop().create_future()
@@ -278,26 +282,12 @@ class RawClient(asyncio.Protocol):
             self.closed.set_result(None)
 
     def data_received(self, data: bytes) -> None:
-        buffer = self.buffer
-        buffer += data
-        start = 0
-        while True:
-            end = buffer.find(b"\r\n\r\n", start)
-            if end < 0:
-                break
-            header = bytes(buffer[start:end])
-            length = int(header.lower().split(b"content-length:", 1)[1].split(b"\r\n", 1)[0])
-            body_start = end + 4
-            if len(buffer) < body_start + length:
-                break
-            body = bytes(buffer[body_start : body_start + length])
-            start = body_start + length
+        for body in self.frames.feed(data):
             at = body.find(b'"id":"')
             if at >= 0:
                 future = self.waiting.pop(body[at + 6 : at + 42], None)
                 if future is not None and not future.done():
                     future.set_result(body)
-        del buffer[:start]
 
     def request(self, template: tuple[bytes, bytes]) -> asyncio.Future[bytes]:
         self.counter += 1

@@ -11,9 +11,10 @@ components of a call and lists the functions with the most samples, by self and 
 Writes, into ``--out`` (default ``bench-results/profile``): ``bridge.txt`` and ``game.txt`` (the
 raw collapsed stacks), ``profile.json`` and ``profile.md`` (the breakdown).
 Usage: ``uv run python benchmarks/profile_e2e.py [--seconds 20] [--in-flight 16]``.
-Needs ptrace permission for py-spy (root, or ``CAP_SYS_PTRACE``); where it is refused, run the
-bridge under pyinstrument instead: ``--bridge "{python} -m pyinstrument -o OUT.html -r html
-$(which gabs) serve --config-dir {config_dir}"`` with ``--no-spy``.
+Needs ptrace permission for py-spy (root, or ``CAP_SYS_PTRACE``); where it is refused, use
+``--cprofile``, or run the bridge under pyinstrument: ``--no-spy --bridge "{python} -m
+pyinstrument -r text -o OUT.txt {gabs} serve --config-dir {config_dir}"`` (written when the
+bridge exits).
 """
 
 from __future__ import annotations
