@@ -12,9 +12,8 @@ Writes, into ``--out`` (default ``bench-results/profile``): ``bridge.txt`` and `
 raw collapsed stacks), ``profile.json`` and ``profile.md`` (the breakdown).
 Usage: ``uv run python benchmarks/profile_e2e.py [--seconds 20] [--in-flight 16]``.
 Needs ptrace permission for py-spy (root, or ``CAP_SYS_PTRACE``); where it is refused, use
-``--cprofile``, or run the bridge under pyinstrument: ``--no-spy --bridge "{python} -m
-pyinstrument -r text -o OUT.txt {gabs} serve --config-dir {config_dir}"`` (written when the
-bridge exits).
+``--cprofile``: it profiles inside the processes (the bridge through ``gabs_cprofile.py``, the
+game through ``BENCH_CPROFILE_GAME``) and needs no permission.
 """
 
 from __future__ import annotations
