@@ -56,22 +56,22 @@ from _e2e import (
 )
 
 IN_FLIGHT = (1, 4, 16, 64)
-# (ours, baseline) -> {in flight: target ratio}; from issue 15's table
+# (ours, baseline) -> {in flight: target ratio}; from issue 15's table (for the Go bridge)
 TARGETS: dict[tuple[str, str], dict[int, float]] = {
     ("gabs-stdio", "direct-gabp"): {1: 0.6, 16: 0.6},
     ("gabs-stdio", "go-stdio"): {1: 2.0, 16: 3.0},
 }
-# bridge CPU time per call (psutil, the bridge process only): other / ours, so above 1 means
-# ours spends less CPU per call; steadier than the rates on a loaded machine
-CPU_RATIOS = (("gabs-stdio", "go-stdio"), ("gabs-http", "go-http"))
 RATIOS = (
     ("gabs-stdio", "direct-gabp"),
     ("gabs-http", "direct-gabp"),
     ("gabs-stdio", "direct-raw"),
     ("direct-gabp", "direct-raw"),
-    ("gabs-stdio", "go-stdio"),
-    ("gabs-http", "go-http"),
 )
+
+
+def other_ratios(other: str) -> tuple[tuple[str, str], ...]:
+    """gabs against the other bridge (``go`` by default), transport by transport."""
+    return (("gabs-stdio", f"{other}-stdio"), ("gabs-http", f"{other}-http"))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -201,9 +201,11 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def ratio_records(summary: dict[str, dict[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+def ratio_records(
+    summary: dict[str, dict[int, dict[str, Any]]], other: str = "go"
+) -> list[dict[str, Any]]:
     records = []
-    for ours_name, base in RATIOS:
+    for ours_name, base in RATIOS + other_ratios(other):
         if ours_name not in summary or base not in summary:
             continue
         for in_flight, stats in summary[ours_name].items():
@@ -222,24 +224,26 @@ def ratio_records(summary: dict[str, dict[int, dict[str, Any]]]) -> list[dict[st
                     "target": TARGETS.get((ours_name, base), {}).get(in_flight),
                 }
             )
-    for ours_name, other in CPU_RATIOS:
-        if ours_name not in summary or other not in summary:
+    # the bridge's CPU time per call (psutil, the bridge process only): other / ours, so above 1
+    # means ours spends less; steadier than the rates on a loaded machine
+    for ours_name, other_name in other_ratios(other):
+        if ours_name not in summary or other_name not in summary:
             continue
         for in_flight, stats in summary[ours_name].items():
             mine = stats["cpu_us_per_call"].get("bridge")
-            theirs = summary[other][in_flight]["cpu_us_per_call"].get("bridge")
+            theirs = summary[other_name][in_flight]["cpu_us_per_call"].get("bridge")
             if not mine or not theirs:
                 continue
             key = "bridge_cpu_us_per_call_rounds"
             mine_rounds = stats.get(key) or [mine]
-            their_rounds = summary[other][in_flight].get(key) or [theirs]
+            their_rounds = summary[other_name][in_flight].get(key) or [theirs]
             records.append(
                 {
                     "benchmark": "e2e-cpu",
-                    "metric": f"bridge CPU/call {other} / {ours_name}, {in_flight} in flight",
+                    "metric": f"bridge CPU/call {other_name} / {ours_name}, {in_flight} in flight",
                     "ours": round(mine, 1),
                     "baseline": round(theirs, 1),
-                    "baseline_name": f"{other} bridge CPU us per call",
+                    "baseline_name": f"{other_name} bridge CPU us per call",
                     "ratio": round(theirs / mine, 3),
                     "ratio_spread": [
                         round(min(their_rounds) / max(mine_rounds), 3),
@@ -334,7 +338,7 @@ def main() -> None:
         name: {n: summarize(rounds) for n, rounds in levels.items()}
         for name, levels in results.items()
     }
-    records = ratio_records(summary)
+    records = ratio_records(summary, bridges(args)[-1][0])
     print_tables(summary, records)
     meta = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
