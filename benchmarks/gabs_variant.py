@@ -1,17 +1,25 @@
-"""An experiment: ``gabs`` with its MCP stdio transport on asyncio pipes instead of threads.
+"""Experiments: ``gabs`` with one part swapped, to measure a fix before anyone writes it.
 
-The SDK's ``stdio_server`` reads every line, writes every message and flushes through
-``anyio.to_thread`` (three worker-thread round trips per call: hot spot 1 of the README). This
-script runs the installed ``gabs`` command line with ``mcp.server.stdio.stdio_server`` replaced,
-in this process only, by a transport on non-blocking pipes (``loop.connect_read_pipe`` /
-``connect_write_pipe``): one read takes every line that has arrived, one write per message, no
-threads. It measures what a fix at that depth would give before anyone writes it:
+Runs the installed ``gabs`` command line with, in this process only:
 
-    uv run python benchmarks/bench_e2e.py --no-http --compare-name pipe \\
-        --compare-stdio "{python} benchmarks/gabs_pipe_stdio.py serve --config-dir {config_dir}"
+* ``--stdio-pipes``: ``mcp.server.stdio.stdio_server`` replaced by a transport on non-blocking
+  pipes (``loop.connect_read_pipe`` / ``connect_write_pipe``): one read takes every line that
+  has arrived, one write per message, no threads. The SDK's transport reads every line, writes
+  every message and flushes through ``anyio.to_thread`` (three worker-thread round trips per
+  call: hot spot 1 of the README). Like the SDK's, it moves fd 0 to the null device and fd 1 to
+  stderr while serving, so children never touch the wire.
+* ``--http-json``: the SDK's Streamable HTTP app built with ``json_response=True``: a POST is
+  answered with one JSON body instead of an SSE stream (hot spot 5; progress notifications of
+  a request are then not streamed).
 
-It is not part of gabs and not a supported way to run it. Like the SDK's transport, it moves
-fd 0 to the null device and fd 1 to stderr while serving, so children never touch the wire.
+Side by side with the stock bridge (``V=benchmarks/gabs_variant.py``)::
+
+    uv run python benchmarks/bench_e2e.py --compare-name variant \\
+        --compare-stdio "{python} $V --stdio-pipes serve --config-dir {config_dir}" \\
+        --compare-http "{python} $V --http-json serve --transport http --host 127.0.0.1 \\
+            --port {port} --config-dir {config_dir}"
+
+Not part of gabs and not a supported way to run it.
 """
 
 from __future__ import annotations
@@ -99,9 +107,30 @@ async def pipe_stdio_server(
         write_transport.close()
 
 
-if __name__ == "__main__":
+def json_responses() -> None:
+    """Make the SDK's Streamable HTTP app answer POSTs with JSON bodies."""
+    from mcp.server.lowlevel.server import Server
+
+    original = Server.streamable_http_app
+
+    def with_json(self: Server[Any], **options: Any) -> Any:
+        return original(self, **{**options, "json_response": True})
+
+    Server.streamable_http_app = with_json  # type: ignore[method-assign]
+
+
+def pipe_stdio() -> None:
     sdk_stdio.stdio_server = pipe_stdio_server  # type: ignore[assignment]
+
+
+VARIANTS = {"--stdio-pipes": pipe_stdio, "--http-json": json_responses}
+
+
+if __name__ == "__main__":
+    arguments = sys.argv[1:]
+    while arguments and arguments[0] in VARIANTS:
+        VARIANTS[arguments.pop(0)]()
     from gabs.cli import main
 
     sys.argv[0] = "gabs"
-    main(sys.argv[1:])
+    main(arguments)
