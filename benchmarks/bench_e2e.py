@@ -69,8 +69,10 @@ RATIOS = (
 )
 
 
-def other_ratios(other: str) -> tuple[tuple[str, str], ...]:
+def other_ratios(other: str | None) -> tuple[tuple[str, str], ...]:
     """gabs against the other bridge (``go`` by default), transport by transport."""
+    if other is None:
+        return ()
     return (("gabs-stdio", f"{other}-stdio"), ("gabs-http", f"{other}-http"))
 
 
@@ -202,7 +204,7 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def ratio_records(
-    summary: dict[str, dict[int, dict[str, Any]]], other: str = "go"
+    summary: dict[str, dict[int, dict[str, Any]]], other: str | None = "go"
 ) -> list[dict[str, Any]]:
     records = []
     for ours_name, base in RATIOS + other_ratios(other):
@@ -338,7 +340,8 @@ def main() -> None:
         name: {n: summarize(rounds) for n, rounds in levels.items()}
         for name, levels in results.items()
     }
-    records = ratio_records(summary, bridges(args)[-1][0])
+    measured = bridges(args)
+    records = ratio_records(summary, measured[1][0] if len(measured) > 1 else None)
     print_tables(summary, records)
     meta = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),

@@ -97,6 +97,7 @@ async def serve_echo(extra_tools: int) -> None:
 
     add_tools(server, extra_tools)
     async with server.running() as address:
+        assert address.port is not None  # TCP, the default transport
         write_info(address.port)
         await anyio.sleep_forever()
 
@@ -109,8 +110,8 @@ def run_sim(sim_args: list[str]) -> int:
         # the sim listens on the handed-off port; the info is written before it binds, and the
         # benchmark only uses it after the bridge has connected
         write_info(port)
-    result = sim_main(sim_args)
-    return int(result or 0)
+    sim_main(sim_args)  # exits the process when the sim stops
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -120,7 +120,7 @@ def json_responses() -> None:
 
 
 def pipe_stdio() -> None:
-    sdk_stdio.stdio_server = pipe_stdio_server  # type: ignore[assignment]
+    sdk_stdio.stdio_server = pipe_stdio_server
 
 
 VARIANTS = {"--stdio-pipes": pipe_stdio, "--http-json": json_responses}

@@ -69,7 +69,9 @@ async def profile(args: argparse.Namespace) -> dict[str, Any]:
                 name, url, pid, config_dir, [game], probe, mcp_mode=args.mcp_mode
             )
         await client.run(args.in_flight, 1.0, [probe])  # warm up
-        targets = {"bridge": client.bridge_pid, "game": client.game_pids["game"]}
+        if client.bridge_pid is None:
+            raise SystemExit("the bridge process was not found under the MCP client")
+        targets: dict[str, int] = {"bridge": client.bridge_pid, "game": client.game_pids["game"]}
         if args.cprofile:
             return await _cprofiled(args, client, targets, probe, env)
         spies = []
@@ -102,17 +104,15 @@ async def profile(args: argparse.Namespace) -> dict[str, Any]:
 async def _cprofiled(
     args: argparse.Namespace,
     client: Any,
-    targets: dict[str, int | None],
+    targets: dict[str, int],
     probe: dict[str, Any],
     env: dict[str, str],
 ) -> dict[str, Any]:
     """One measured run between SIGUSR1 and SIGUSR2 to the bridge and the game."""
     for pid in targets.values():
-        assert pid is not None
         os.kill(pid, signal.SIGUSR1)
     answer = await client.run(args.in_flight, args.seconds, [probe])
     for pid in targets.values():
-        assert pid is not None
         os.kill(pid, signal.SIGUSR2)
     for path in env.values():
         await wait_for_file(Path(path), 60)
