@@ -228,22 +228,22 @@ async def _first_success(call: CallFn, spec: dict[str, Any], within: float) -> s
 # GABP: a gabp.Connection, and a raw socket
 
 
-def read_info(path: str, within: float) -> dict[str, Any]:
-    deadline = time.monotonic() + within
-    while True:
+async def read_info(path: str, within: float) -> dict[str, Any]:
+    """The game's info file, once it is there (checked every 50 ms for ``within`` seconds)."""
+    for _ in range(int(within / 0.05) + 1):
         try:
-            info: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+            text = await anyio.Path(path).read_text(encoding="utf-8")
+            info: dict[str, Any] = json.loads(text)
             return info
         except (FileNotFoundError, json.JSONDecodeError):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no game info in {path} within {within} s") from None
-            time.sleep(0.05)
+            await anyio.sleep(0.05)
+    raise TimeoutError(f"no game info in {path} within {within} s")
 
 
 async def gabp_main(args: argparse.Namespace) -> None:
     from gabp import Connection
 
-    info = read_info(args.info, args.start_timeout)
+    info = await read_info(args.info, args.start_timeout)
     timeout = args.call_timeout
     with anyio.fail_after(args.start_timeout):
         stream = await anyio.connect_tcp("127.0.0.1", info["port"])
@@ -311,7 +311,7 @@ def raw_template(method: str, params: Any) -> tuple[bytes, bytes]:
 
 
 async def raw_main(args: argparse.Namespace) -> None:
-    info = read_info(args.info, args.start_timeout)
+    info = await read_info(args.info, args.start_timeout)
     timeout = args.call_timeout
     loop = asyncio.get_running_loop()
     _, client = await asyncio.wait_for(
