@@ -36,16 +36,16 @@ TARGET = 0.5
 async def _serve_ours() -> None:
     import anyio
 
-    from gabp import Connection, InboundRequest
+    from gabp import Connection, InboundRequest, SocketStream, create_tcp_listener
 
     async def echo(request: InboundRequest) -> object:
         return request.params
 
-    async def handle(stream: anyio.abc.SocketStream) -> None:
+    async def handle(stream: SocketStream) -> None:
         async with Connection(stream, handlers={"bench/echo": echo}, name="game") as conn:
             await conn.wait_closed()
 
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    listener = await create_tcp_listener("127.0.0.1", 0)
     print(listener.extra(anyio.abc.SocketAttribute.local_port), flush=True)
     await listener.serve(handle)
 

@@ -5,6 +5,9 @@
 * :class:`gabp.Connection`: one peer over any byte stream, for both roles.
 * :mod:`gabp.handoff`: the environment and ``bridge.json`` handoff, tokens.
 * :mod:`gabp.errors`: error codes and exceptions.
+* :mod:`gabp.sockets`: TCP streams on asyncio transports (:func:`connect_tcp`,
+  :func:`create_tcp_listener`), the fastest streams to run a connection over.
+* :mod:`gabp.wirejson`: the JSON codec of the wire.
 """
 
 from gabp.connection import NIL_ID, Connection, ConnectionLimits, InboundRequest
@@ -44,7 +47,9 @@ from gabp.messages import (
     parse_params,
     parse_payload,
     parse_result,
+    unique_id,
 )
+from gabp.sockets import SocketStream, TcpListener, connect_tcp, create_tcp_listener
 from gabp.streams import memory_pipe, stdio_stream
 
 __all__ = [
@@ -72,6 +77,10 @@ __all__ = [
     "Request",
     "RequestTimeout",
     "Response",
+    "SocketStream",
+    "TcpListener",
+    "connect_tcp",
+    "create_tcp_listener",
     "dump_message",
     "encode_frame",
     "generate_token",
@@ -85,6 +94,7 @@ __all__ = [
     "read_gabs_environment",
     "stdio_stream",
     "tokens_equal",
+    "unique_id",
     "write_bridge_config",
     "write_secret_file",
 ]

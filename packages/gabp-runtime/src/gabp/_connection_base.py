@@ -7,11 +7,12 @@ inbound messages), and :mod:`gabp.connection` (the public class: lifecycle, requ
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import json
 import logging
 import math
 import re
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from gabp.errors import ConnectionClosed
 from gabp.framing import FrameDecoder, encode_frame
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, SEND_METHOD_PATTERN, UUID_PATTERN, Event
+from gabp.sockets import SocketStream
+from gabp.wirejson import encode
 
 __all__ = [
     "NIL_ID",
@@ -33,7 +36,6 @@ __all__ = [
     "EventHandler",
     "InboundRequest",
     "RequestHandler",
-    "Waiter",
 ]
 
 logger = logging.getLogger("gabp.connection")
@@ -44,7 +46,6 @@ NIL_ID = "00000000-0000-0000-0000-000000000000"
 UUID = re.compile(UUID_PATTERN)
 METHOD = re.compile(METHOD_PATTERN)
 SEND_METHOD = re.compile(SEND_METHOD_PATTERN)
-dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 @dataclass(frozen=True)
@@ -109,24 +110,6 @@ EventHandler = Callable[[Event], Awaitable[None] | None]
 """Receives each inbound event, in arrival order, before later messages are processed."""
 
 
-class Waiter:
-    __slots__ = ("error", "event", "response")
-
-    def __init__(self) -> None:
-        self.event = anyio.Event()
-        self.response: dict[str, Any] | None = None
-        self.error: BaseException | None = None
-
-    def resolve(self, response: dict[str, Any]) -> None:
-        self.response = response
-        self.event.set()
-
-    def fail(self, error: BaseException) -> None:
-        if not self.event.is_set():
-            self.error = error
-            self.event.set()
-
-
 class ConnectionCore:
     """What every layer of a connection shares: configuration, state, and the writer."""
 
@@ -149,18 +132,31 @@ class ConnectionCore:
             max_header_bytes=self.limits.max_header_bytes,
             max_body_bytes=self.limits.max_message_bytes,
         )
-        self._pending: dict[str, Waiter] = {}
-        self._outstanding = anyio.Semaphore(self.limits.max_outstanding_requests)
-        self._serving = anyio.Semaphore(self.limits.max_concurrent_requests)
-        # Outgoing frames: one FIFO buffer, flushed by whichever sender finds no flush running
-        # (it becomes the writer until the buffer is empty), so frames leave in queue order
-        # and frames queued during a write go out together in the next one.
+        # Own requests: the future each caller awaits, by id; how many are outstanding, and
+        # the callers waiting for a slot once ``max_outstanding_requests`` are.
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._outstanding = 0
+        self._slot_waiters: deque[asyncio.Future[None]] = deque()
+        self._send_methods: set[str] = set()
+        # Inbound requests: one task each, counted from the moment it is started; the read
+        # loop waits on ``_read_slot`` while ``max_concurrent_requests`` are being served.
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._serving_now = 0
+        self._read_slot: asyncio.Future[None] | None = None
+        # Outgoing frames: one FIFO buffer. On a gabp.sockets stream, frames go to its
+        # transport without waiting; frames queued while others are served are joined and
+        # written once, at the end of the event loop's turn. On any other stream, whichever
+        # sender finds no flush running becomes the writer until the buffer is empty, so frames
+        # leave in queue order and frames queued during a write go out together in the next.
+        self._direct = stream if isinstance(stream, SocketStream) else None
+        if self._direct is not None:
+            self._direct.set_write_buffer_limits(high=self.limits.max_write_buffer_bytes)
+        self._flush_scheduled = False
         self._out: list[bytes] = []
         self._out_bytes = 0
         self._writing = False
         self._write_done = anyio.Event()
         self._write_done.set()
-        self._serving_now = 0
         self._seq: dict[str, int] = {}
         self._events_send: MemoryObjectSendStream[Event] | None = None
         self._events_receive: MemoryObjectReceiveStream[Event] | None = None
@@ -174,7 +170,6 @@ class ConnectionCore:
         self._started = False
         self._finished = anyio.Event()
         self._reader_scope: anyio.CancelScope | None = None
-        self._handler_group: anyio.abc.TaskGroup | None = None
         self._exit_stack: AsyncExitStack | None = None
 
     def close_soon(self, reason: str = "connection closed locally") -> None:
@@ -191,11 +186,41 @@ class ConnectionCore:
         self._close_reason = reason
         error = ConnectionClosed(reason)
         for waiter in self._pending.values():
-            waiter.fail(error)
+            if not waiter.done():
+                waiter.set_exception(error)
+        for slot in self._slot_waiters:
+            if not slot.done():
+                slot.set_result(None)
         if self._events_send is not None:
             self._events_send.close()
         if self._events_receive is not None and not self._events_taken:
             self._events_receive.close()
+
+    def _release_request_slot(self) -> None:
+        self._outstanding -= 1
+        if self._slot_waiters:
+            self._wake_slot_waiter()
+
+    def _wake_slot_waiter(self) -> None:
+        waiters = self._slot_waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                break
+
+    async def _stop_serving(self) -> None:
+        """Cancel the requests still being served and wait for them (bounded)."""
+        tasks = list(self._tasks)
+        if not tasks:
+            return
+        for task in tasks:
+            task.cancel()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(self.limits.close_timeout):
+            await asyncio.wait(tasks)
+        stuck = sum(1 for task in tasks if not task.done())
+        if stuck:
+            logger.warning("%s: %d handler(s) ignored cancellation at close", self.name, stuck)
 
     async def _close_stream(self) -> None:
         with anyio.move_on_after(self.limits.close_timeout):
@@ -204,28 +229,65 @@ class ConnectionCore:
 
     # -- writing --------------------------------------------------------------------------------
 
+    def _write_blocked(self) -> bool:
+        """True when a frame queued now would first have to wait for the peer to read."""
+        if self._out_bytes >= self.limits.max_write_buffer_bytes:
+            return True
+        return self._direct is not None and self._direct.writing_paused
+
     async def _queue_frame(self, build: Callable[[], bytes], *, closing: bool = False) -> None:
         """Queue one frame for the peer; ``build`` makes its body at the moment it is queued.
 
         Frames leave in the order they were queued, so an event emitted while a request is
         served precedes that request's response, and ``build`` can number events in wire order.
         Senders wait while ``limits.max_write_buffer_bytes`` are queued; a peer that accepts
-        nothing for ``limits.write_timeout`` is taken as gone.
+        nothing for ``limits.write_timeout`` while a sender waits is taken as gone.
         """
-        timeout = self.limits.write_timeout
-        if self._out_bytes >= self.limits.max_write_buffer_bytes:
-            with anyio.move_on_after(timeout) as scope:
-                while self._out_bytes >= self.limits.max_write_buffer_bytes and not self._closed:
-                    await self._write_done.wait()
-            if scope.cancelled_caught:
-                self._lose(f"the peer accepted no data for {timeout:g} s")
+        if self._write_blocked():
+            await self._wait_for_room()
         if self._closed and not closing:
             raise ConnectionClosed(self._close_reason)
         frame = encode_frame(build())
         self._out.append(frame)
         self._out_bytes += len(frame)
-        if not self._writing:
+        if self._direct is not None:
+            if self._serving_now + len(self._pending) <= 1:
+                self._flush_direct()
+            elif not self._flush_scheduled:
+                # others may be about to queue frames: let them, then write all at once
+                self._flush_scheduled = True
+                asyncio.get_running_loop().call_soon(self._flush_direct)
+        elif not self._writing:
             await self._flush()
+
+    async def _wait_for_room(self) -> None:
+        timeout = self.limits.write_timeout
+        with anyio.move_on_after(timeout) as scope:
+            while self._write_blocked() and not self._closed:
+                if self._direct is None:
+                    await self._write_done.wait()
+                    continue
+                self._flush_direct()
+                try:
+                    await self._direct.wait_writable()
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    self._lose("connection lost while writing")
+        if scope.cancelled_caught:
+            self._lose(f"the peer accepted no data for {timeout:g} s")
+
+    def _flush_direct(self) -> None:
+        """Hand every queued frame to the socket stream's transport, joined (no waiting)."""
+        self._flush_scheduled = False
+        out = self._out
+        if not out or self._direct is None:
+            return
+        data = out[0] if len(out) == 1 else b"".join(out)
+        out.clear()
+        self._out_bytes = 0
+        try:
+            self._direct.send_nowait(data)
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            self._lose(f"connection lost while writing: {exc or type(exc).__name__}")
 
     async def _flush(self) -> None:
         """Write until the buffer is empty.
@@ -267,8 +329,6 @@ class ConnectionCore:
         if self._reader_scope is not None:
             self._reader_scope.cancel()
 
-    async def _send_object(self, message: dict[str, Any]) -> None:
-        await self._queue_frame(lambda: dumps(message).encode("utf-8"))
 
     async def _send_error(
         self, request_id: str, code: int, message: str, data: Any = None, *, closing: bool = False
@@ -277,9 +337,9 @@ class ConnectionCore:
         if data is not None:
             error["data"] = data
         try:
-            body = dumps(
+            body = encode(
                 {"v": PROTOCOL_VERSION, "id": request_id, "type": "response", "error": error}
-            ).encode("utf-8")
+            )
             await self._queue_frame(lambda: body, closing=closing)
         except ConnectionClosed:
             logger.debug("%s: could not send error %s (connection closed)", self.name, code)

@@ -7,9 +7,8 @@ the event buffer. Every handler failure becomes a wire error here, in one place.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-import json
-import math
 from typing import Any
 
 import anyio
@@ -21,16 +20,39 @@ from gabp._connection_base import (
     ConnectionCore,
     InboundRequest,
     RequestHandler,
-    dumps,
     logger,
 )
 from gabp.errors import ConnectionClosed, ErrorCode, MessageError, ProtocolError
 from gabp.framing import FramingError
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, new_id, recover_id
+from gabp.wirejson import decode, encode
 
 __all__ = ["ConnectionInbound"]
 
-_loads = json.loads
+
+class _HandlerDeadline:
+    """The handler timeout of one inbound request: cancels its task when it fires."""
+
+    __slots__ = ("fired", "task", "timer")
+
+    def __init__(self) -> None:
+        self.fired = False
+        self.task: asyncio.Task[None] | None = None
+        self.timer: asyncio.TimerHandle | None = None
+
+    def fire(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.fired = True
+            self.task.cancel()
+
+    def settle(self) -> int:
+        """Stop the timer; take back our cancellation if it fired (the count left over)."""
+        if self.timer is not None:
+            self.timer.cancel()
+        if not self.fired or self.task is None:
+            return 0
+        self.fired = False
+        return self.task.uncancel()
 
 
 class ConnectionInbound(ConnectionCore):
@@ -70,7 +92,7 @@ class ConnectionInbound(ConnectionCore):
 
     async def _process(self, body: bytes) -> None:
         try:
-            message = _loads(body)
+            message = decode(body)
         except (ValueError, UnicodeDecodeError) as exc:
             request_id = recover_id(body) or NIL_ID
             logger.warning("%s: message is not valid JSON: %s", self.name, exc)
@@ -117,8 +139,8 @@ class ConnectionInbound(ConnectionCore):
             # never answer a response; fail the waiter it was meant for, if any
             waiter = self._pending.get(message.get("id")) if id_ok else None  # type: ignore[arg-type]
             logger.warning("%s: invalid response: %s", self.name, problem)
-            if waiter is not None:
-                waiter.fail(MessageError(f"invalid response: {problem}"))
+            if waiter is not None and not waiter.done():
+                waiter.set_exception(MessageError(f"invalid response: {problem}"))
             return
         if kind == "event":
             logger.warning("%s: invalid event dropped: %s", self.name, problem)
@@ -148,11 +170,13 @@ class ConnectionInbound(ConnectionCore):
                 "%s: response to an unknown or expired request %s ignored", self.name, message["id"]
             )
             return
+        if waiter.done():
+            return
         if problem is not None:
             logger.warning("%s: invalid response: %s", self.name, problem)
-            waiter.fail(MessageError(f"invalid response: {problem}"))
+            waiter.set_exception(MessageError(f"invalid response: {problem}"))
             return
-        waiter.resolve(message)
+        waiter.set_result(message)
 
     async def _accept_request(self, message: dict[str, Any]) -> None:
         request_id: str = message["id"]
@@ -181,42 +205,68 @@ class ConnectionInbound(ConnectionCore):
         request = InboundRequest(
             id=request_id, method=method, params=params, connection=self, raw=message
         )
-        try:  # the fast path does not yield to the event loop (an iteration saved per request)
-            self._serving.acquire_nowait()
-        except anyio.WouldBlock:
-            await self._serving.acquire()
-        assert self._handler_group is not None
-        self._handler_group.start_soon(self._serve, handler, request)
-
-    async def _serve(self, handler: RequestHandler, request: InboundRequest) -> None:
-        self._serving_now += 1
-        try:
-            body = _encode_response(request.id, await self._run_handler(handler, request))
-            if body is None:
-                error = self._internal_error(request, "its result could not be encoded as JSON")
-                body = _encode_response(request.id, (None, error))
-                assert body is not None
+        while self._serving_now >= self.limits.max_concurrent_requests:
+            slot = asyncio.get_running_loop().create_future()
+            self._read_slot = slot
             try:
-                await self._queue_frame(lambda: body)
-            except ConnectionClosed:
-                logger.debug(
-                    "%s: response to %s not sent: connection closed", self.name, request.id
-                )
-            if request.close_after_response is not None:
-                self.close_soon(request.close_after_response)
-        finally:
-            self._serving_now -= 1
-            self._serving.release()
+                await slot
+            finally:
+                self._read_slot = None
+        self._start_serving(handler, request)
+
+    def _start_serving(self, handler: RequestHandler, request: InboundRequest) -> None:
+        """Serve ``request`` in a task of its own, under the handler timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = _HandlerDeadline()
+        task = loop.create_task(self._serve(handler, request, deadline))
+        deadline.task = task
+        timeout = self.limits.handler_timeout
+        if timeout is not None:
+            deadline.timer = loop.call_later(timeout, deadline.fire)
+        self._serving_now += 1
+        self._tasks.add(task)
+        task.add_done_callback(self._served)
+
+    def _served(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._serving_now -= 1
+        slot = self._read_slot
+        if slot is not None and not slot.done():
+            slot.set_result(None)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("%s: serving a request failed", self.name, exc_info=task.exception())
+
+    async def _serve(
+        self, handler: RequestHandler, request: InboundRequest, deadline: _HandlerDeadline
+    ) -> None:
+        outcome = await self._run_handler(handler, request, deadline)
+        body = _encode_response(request.id, outcome)
+        if body is None:
+            error = self._internal_error(request, "its result could not be encoded as JSON")
+            body = _encode_response(request.id, (None, error))
+            assert body is not None
+        try:
+            await self._queue_frame(lambda: body)
+        except ConnectionClosed:
+            logger.debug("%s: response to %s not sent: connection closed", self.name, request.id)
+        if request.close_after_response is not None:
+            self.close_soon(request.close_after_response)
 
     async def _run_handler(
-        self, handler: RequestHandler, request: InboundRequest
+        self, handler: RequestHandler, request: InboundRequest, deadline: _HandlerDeadline
     ) -> tuple[Any, ProtocolError | None]:
-        """Run one handler: ``(result, None)`` or ``(None, the wire error to answer with)``."""
-        timeout = self.limits.handler_timeout
+        """Run one handler: ``(result, None)`` or ``(None, the wire error to answer with)``.
+
+        The handler timeout cancels the task; that cancellation (and only that one) is taken
+        back here and answered with a timeout error.
+        """
         try:
-            with anyio.move_on_after(math.inf if timeout is None else timeout) as scope:
-                return await handler(request), None
-            assert timeout is not None and scope.cancelled_caught
+            return await handler(request), None
+        except asyncio.CancelledError:
+            if not deadline.fired or deadline.settle() > 0:
+                raise  # cancelled from outside: the connection is closing
+            timeout = self.limits.handler_timeout
+            assert timeout is not None
             return None, ProtocolError(
                 ErrorCode.SERVER_ERROR,
                 f"{request.method} was not answered within {timeout:g} s",
@@ -226,6 +276,8 @@ class ConnectionInbound(ConnectionCore):
             return None, exc
         except Exception as exc:  # the one place a handler failure becomes a wire error
             return None, self._internal_error(request, "the handler failed", exc)
+        finally:
+            deadline.settle()
 
     def _internal_error(
         self, request: InboundRequest, what: str, exc: BaseException | None = None
@@ -290,9 +342,9 @@ def _encode_response(request_id: str, outcome: tuple[Any, ProtocolError | None])
     else:
         message["result"] = result
     try:
-        return dumps(message).encode("utf-8")
+        return encode(message)
     except (TypeError, ValueError):
         if error is not None:
             message["error"] = {"code": error.code, "message": error.message}
-            return dumps(message).encode("utf-8")
+            return encode(message)
         return None

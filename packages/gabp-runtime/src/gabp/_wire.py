@@ -9,7 +9,10 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
+import secrets
 import uuid
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Final, TypeAlias
@@ -57,6 +60,34 @@ _URI = re.compile(URI_PATTERN)
 def new_id() -> str:
     """A fresh message id (a random UUID)."""
     return str(uuid.uuid4())
+
+
+class _UniqueIds:
+    """Version-4-shaped UUIDs: a random prefix per process and a counter (see unique_id)."""
+
+    def __init__(self) -> None:
+        self.reseed()
+        os.register_at_fork(after_in_child=self.reseed)
+
+    def reseed(self) -> None:
+        bits = secrets.token_hex(8)  # 64 random bits: 60 in the prefix, 3 in the variant group
+        variant = "89ab"[int(bits[15], 16) & 3]
+        self.prefix = f"{bits[:8]}-{bits[8:12]}-4{bits[12:15]}-{variant}"
+        self.counter = itertools.count(secrets.randbelow(1 << 20) << 24)
+
+    def __call__(self) -> str:
+        count = next(self.counter)
+        return f"{self.prefix}{(count >> 48) & 0xFFF:03x}-{count & 0xFFFFFFFFFFFF:012x}"
+
+
+unique_id = _UniqueIds()
+"""A message id unique to this process's lifetime, shaped as a random (version 4) UUID.
+
+A random prefix chosen at start (and again in a forked child) and a counter: ten times cheaper
+than :func:`new_id` (no system call), and still unique across processes in practice. Ids are
+predictable from one another, so never use one as a secret (tokens come from
+:func:`gabp.generate_token`). :class:`~gabp.Connection` numbers its requests and events with it.
+"""
 
 
 def peer_mode(info: ValidationInfo) -> bool:

@@ -94,6 +94,7 @@ from gabp._wire import (
     ToolName,
     WireModel,
     new_id,
+    unique_id,
 )
 
 __all__ = [
@@ -160,4 +161,5 @@ __all__ = [
     "parse_payload",
     "parse_result",
     "recover_id",
+    "unique_id",
 ]

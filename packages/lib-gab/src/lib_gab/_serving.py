@@ -14,6 +14,7 @@ import anyio
 import anyio.abc
 
 from gabp import Connection, ConnectionLimits, stdio_stream
+from gabp.sockets import create_tcp_listener
 from lib_gab._method_handlers import MethodHandlers, Session
 from lib_gab._server_config import ServerAddress, ServerConfigError, Transport
 
@@ -84,12 +85,12 @@ class Serving(MethodHandlers):
             listener = await anyio.create_unix_listener(self.unix_path, mode=0o600)
             self._address = ServerAddress("unix", path=str(self.unix_path))
             return listener
-        tcp = await anyio.create_tcp_listener(local_host=self.host, local_port=self.port)
-        for each in tcp.listeners:  # check what was bound, not only what was asked for
-            bound = each.extra(anyio.abc.SocketAttribute.local_address)
-            if not ipaddress.ip_address(bound[0]).is_loopback:
-                await tcp.aclose()
-                raise ServerConfigError(f"refusing to serve on non-loopback address {bound[0]}")
+        # gabp's own TCP streams: asyncio transports without anyio's per-call costs
+        tcp = await create_tcp_listener(self.host, self.port)
+        bound = tcp.extra(anyio.abc.SocketAttribute.local_address)
+        if not ipaddress.ip_address(bound[0]).is_loopback:  # check what was bound, not asked
+            await tcp.aclose()
+            raise ServerConfigError(f"refusing to serve on non-loopback address {bound[0]}")
         port = tcp.extra(anyio.abc.SocketAttribute.local_port)
         self._address = ServerAddress("tcp", host=self.host, port=port)
         return tcp
