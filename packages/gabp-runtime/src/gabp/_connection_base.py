@@ -23,6 +23,7 @@ import anyio.abc
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from gabp._deadlines import DeadlineQueue
 from gabp.errors import ConnectionClosed
 from gabp.framing import FrameDecoder, encode_frame
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, SEND_METHOD_PATTERN, UUID_PATTERN, Event
@@ -141,6 +142,12 @@ class ConnectionCore:
         # Inbound requests: one task each, counted from the moment it is started; the read
         # loop waits on ``_read_slot`` while ``max_concurrent_requests`` are being served.
         self._tasks: set[asyncio.Task[None]] = set()
+        self._deadlines = (
+            None
+            if self.limits.handler_timeout is None
+            else DeadlineQueue(self.limits.handler_timeout, self.limits.max_concurrent_requests)
+        )
+        self._methods_seen: set[str] = set()
         self._serving_now = 0
         self._read_slot: asyncio.Future[None] | None = None
         # Outgoing frames: one FIFO buffer. On a gabp.sockets stream, frames go to its
@@ -211,6 +218,8 @@ class ConnectionCore:
 
     async def _stop_serving(self) -> None:
         """Cancel the requests still being served and wait for them (bounded)."""
+        if self._deadlines is not None:
+            self._deadlines.close()
         tasks = list(self._tasks)
         if not tasks:
             return
@@ -247,18 +256,33 @@ class ConnectionCore:
             await self._wait_for_room()
         if self._closed and not closing:
             raise ConnectionClosed(self._close_reason)
+        if self._direct is not None:
+            self._put_direct(build())
+            return
         frame = encode_frame(build())
         self._out.append(frame)
         self._out_bytes += len(frame)
-        if self._direct is not None:
-            if self._serving_now + len(self._pending) <= 1:
-                self._flush_direct()
-            elif not self._flush_scheduled:
-                # others may be about to queue frames: let them, then write all at once
-                self._flush_scheduled = True
-                asyncio.get_running_loop().call_soon(self._flush_direct)
-        elif not self._writing:
+        if not self._writing:
             await self._flush()
+
+    def _queue_nowait(self, body: bytes) -> bool:
+        """Queue a frame on a gabp.sockets stream when that needs no waiting; False when the
+        caller must use :meth:`_queue_frame` (another stream, a full buffer, closed)."""
+        if self._direct is None or self._closed or self._write_blocked():
+            return False
+        self._put_direct(body)
+        return True
+
+    def _put_direct(self, body: bytes) -> None:
+        frame = encode_frame(body)
+        self._out.append(frame)
+        self._out_bytes += len(frame)
+        if self._serving_now + len(self._pending) <= 1:
+            self._flush_direct()
+        elif not self._flush_scheduled:
+            # others may be about to queue frames: let them, then write all at once
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_direct)
 
     async def _wait_for_room(self) -> None:
         timeout = self.limits.write_timeout
@@ -328,7 +352,6 @@ class ConnectionCore:
         self._mark_closed(reason)
         if self._reader_scope is not None:
             self._reader_scope.cancel()
-
 
     async def _send_error(
         self, request_id: str, code: int, message: str, data: Any = None, *, closing: bool = False

@@ -22,37 +22,13 @@ from gabp._connection_base import (
     RequestHandler,
     logger,
 )
+from gabp._deadlines import HandlerDeadline
 from gabp.errors import ConnectionClosed, ErrorCode, MessageError, ProtocolError
 from gabp.framing import FramingError
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, new_id, recover_id
 from gabp.wirejson import decode, encode
 
 __all__ = ["ConnectionInbound"]
-
-
-class _HandlerDeadline:
-    """The handler timeout of one inbound request: cancels its task when it fires."""
-
-    __slots__ = ("fired", "task", "timer")
-
-    def __init__(self) -> None:
-        self.fired = False
-        self.task: asyncio.Task[None] | None = None
-        self.timer: asyncio.TimerHandle | None = None
-
-    def fire(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.fired = True
-            self.task.cancel()
-
-    def settle(self) -> int:
-        """Stop the timer; take back our cancellation if it fired (the count left over)."""
-        if self.timer is not None:
-            self.timer.cancel()
-        if not self.fired or self.task is None:
-            return 0
-        self.fired = False
-        return self.task.uncancel()
 
 
 class ConnectionInbound(ConnectionCore):
@@ -76,7 +52,13 @@ class ConnectionInbound(ConnectionCore):
                 await self._answer_framing_error(exc)
                 return
             for body in bodies:
-                await self._process(body)
+                try:
+                    message = decode(body)
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    await self._process(body)  # answered there
+                    continue
+                if not self._take_nowait(message):
+                    await self._process_message(message)
             if not data:
                 self._close_reason = "the peer closed the connection"
                 return
@@ -89,6 +71,39 @@ class ConnectionInbound(ConnectionCore):
             await self._send_error(
                 NIL_ID, ErrorCode.PARSE_ERROR, f"framing error: {exc}", closing=True
             )
+
+    def _take_nowait(self, message: Any) -> bool:
+        """Handle a well-formed response, or start serving a well-formed request, without
+        waiting; False when ``message`` needs :meth:`_process_message` (anything else)."""
+        if not isinstance(message, dict) or message.get("v") != PROTOCOL_VERSION:
+            return False
+        message_id = message.get("id")
+        if not isinstance(message_id, str) or UUID.match(message_id) is None:
+            return False
+        kind = message.get("type")
+        if kind == "response":
+            self._accept_response(message)
+            return True
+        if kind != "request" or self._serving_now >= self.limits.max_concurrent_requests:
+            return False
+        method = message.get("method")
+        if method not in self._methods_seen:
+            return False
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif not isinstance(params, dict):
+            return False
+        handler = self._handlers.get(method) or self._fallback_handler
+        if handler is None:
+            return False
+        self._start_serving(
+            handler,
+            InboundRequest(
+                id=message_id, method=method, params=params, connection=self, raw=message
+            ),
+        )
+        return True
 
     async def _process(self, body: bytes) -> None:
         try:
@@ -107,6 +122,9 @@ class ConnectionInbound(ConnectionCore):
                 request_id, ErrorCode.INVALID_REQUEST, "invalid request: message nested too deeply"
             )
             return
+        await self._process_message(message)
+
+    async def _process_message(self, message: Any) -> None:
         if not isinstance(message, dict):
             await self._send_error(
                 NIL_ID,
@@ -181,7 +199,7 @@ class ConnectionInbound(ConnectionCore):
     async def _accept_request(self, message: dict[str, Any]) -> None:
         request_id: str = message["id"]
         method = message.get("method")
-        if not isinstance(method, str) or not METHOD.match(method):
+        if method not in self._methods_seen and not self._check_method(method):
             await self._send_error(
                 request_id,
                 ErrorCode.INVALID_REQUEST,
@@ -214,70 +232,73 @@ class ConnectionInbound(ConnectionCore):
                 self._read_slot = None
         self._start_serving(handler, request)
 
+    def _check_method(self, method: Any) -> bool:
+        """True for a method name a receiver accepts (remembered: a peer uses a handful)."""
+        if not isinstance(method, str) or not METHOD.match(method):
+            return False
+        if len(self._methods_seen) < 1024:
+            self._methods_seen.add(method)
+        return True
+
     def _start_serving(self, handler: RequestHandler, request: InboundRequest) -> None:
         """Serve ``request`` in a task of its own, under the handler timeout."""
         loop = asyncio.get_running_loop()
-        deadline = _HandlerDeadline()
-        task = loop.create_task(self._serve(handler, request, deadline))
-        deadline.task = task
-        timeout = self.limits.handler_timeout
-        if timeout is not None:
-            deadline.timer = loop.call_later(timeout, deadline.fire)
+        deadline = HandlerDeadline()
+        task = deadline.task = loop.create_task(self._serve(handler, request, deadline))
+        if self._deadlines is not None:
+            self._deadlines.add(deadline, loop)
         self._serving_now += 1
         self._tasks.add(task)
-        task.add_done_callback(self._served)
-
-    def _served(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        self._serving_now -= 1
-        slot = self._read_slot
-        if slot is not None and not slot.done():
-            slot.set_result(None)
-        if not task.cancelled() and task.exception() is not None:
-            logger.error("%s: serving a request failed", self.name, exc_info=task.exception())
 
     async def _serve(
-        self, handler: RequestHandler, request: InboundRequest, deadline: _HandlerDeadline
+        self, handler: RequestHandler, request: InboundRequest, deadline: HandlerDeadline
     ) -> None:
-        outcome = await self._run_handler(handler, request, deadline)
-        body = _encode_response(request.id, outcome)
-        if body is None:
-            error = self._internal_error(request, "its result could not be encoded as JSON")
-            body = _encode_response(request.id, (None, error))
-            assert body is not None
         try:
-            await self._queue_frame(lambda: body)
-        except ConnectionClosed:
-            logger.debug("%s: response to %s not sent: connection closed", self.name, request.id)
-        if request.close_after_response is not None:
-            self.close_soon(request.close_after_response)
-
-    async def _run_handler(
-        self, handler: RequestHandler, request: InboundRequest, deadline: _HandlerDeadline
-    ) -> tuple[Any, ProtocolError | None]:
-        """Run one handler: ``(result, None)`` or ``(None, the wire error to answer with)``.
-
-        The handler timeout cancels the task; that cancellation (and only that one) is taken
-        back here and answered with a timeout error.
-        """
-        try:
-            return await handler(request), None
-        except asyncio.CancelledError:
-            if not deadline.fired or deadline.settle() > 0:
-                raise  # cancelled from outside: the connection is closing
-            timeout = self.limits.handler_timeout
-            assert timeout is not None
-            return None, ProtocolError(
-                ErrorCode.SERVER_ERROR,
-                f"{request.method} was not answered within {timeout:g} s",
-                {"timeoutSeconds": timeout},
-            )
-        except ProtocolError as exc:
-            return None, exc
-        except Exception as exc:  # the one place a handler failure becomes a wire error
-            return None, self._internal_error(request, "the handler failed", exc)
+            try:
+                outcome: tuple[Any, ProtocolError | None] = (await handler(request), None)
+            except asyncio.CancelledError:
+                # The handler timeout cancels the task; that cancellation (and only that one)
+                # is taken back here and answered with a timeout error.
+                if not deadline.fired or deadline.settle() > 0:
+                    raise  # cancelled from outside: the connection is closing
+                outcome = None, self._timeout_error(request)
+            except ProtocolError as exc:
+                outcome = None, exc
+            except Exception as exc:  # the one place a handler failure becomes a wire error
+                outcome = None, self._internal_error(request, "the handler failed", exc)
+            finally:
+                deadline.settle()
+            body = _encode_response(request.id, outcome)
+            if body is None:
+                error = self._internal_error(request, "its result could not be encoded as JSON")
+                body = _encode_response(request.id, (None, error))
+                assert body is not None
+            if not self._queue_nowait(body):
+                try:
+                    await self._queue_frame(lambda: body)
+                except ConnectionClosed:
+                    logger.debug(
+                        "%s: response to %s not sent: connection closed", self.name, request.id
+                    )
+            if request.close_after_response is not None:
+                self.close_soon(request.close_after_response)
+        except Exception:
+            logger.exception("%s: serving request %s failed", self.name, request.id)
         finally:
-            deadline.settle()
+            self._tasks.discard(deadline.task)  # type: ignore[arg-type]
+            self._serving_now -= 1
+            slot = self._read_slot
+            if slot is not None and not slot.done():
+                slot.set_result(None)
+
+    def _timeout_error(self, request: InboundRequest) -> ProtocolError:
+        timeout = self.limits.handler_timeout
+        assert timeout is not None
+        return ProtocolError(
+            ErrorCode.SERVER_ERROR,
+            f"{request.method} was not answered within {timeout:g} s",
+            {"timeoutSeconds": timeout},
+        )
 
     def _internal_error(
         self, request: InboundRequest, what: str, exc: BaseException | None = None

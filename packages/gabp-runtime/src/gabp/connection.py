@@ -232,13 +232,14 @@ class Connection(ConnectionInbound):
         self._outstanding += 1
         timer = loop.call_at(deadline, _expire, waiter, method, limit)
         try:
-            if self._write_blocked():
-                with anyio.move_on_after(deadline - loop.time()):
+            if not self._queue_nowait(body):
+                if self._write_blocked():
+                    with anyio.move_on_after(deadline - loop.time()):
+                        await self._queue_frame(lambda: body)
+                    if not waiter.done() and loop.time() >= deadline:
+                        raise RequestTimeout(method, limit)
+                else:
                     await self._queue_frame(lambda: body)
-                if not waiter.done() and loop.time() >= deadline:
-                    raise RequestTimeout(method, limit)
-            else:
-                await self._queue_frame(lambda: body)
             response = await waiter
         finally:
             timer.cancel()
