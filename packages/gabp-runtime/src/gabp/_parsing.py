@@ -39,6 +39,7 @@ from gabp._method_models import (
 )
 from gabp._wire import UUID_PATTERN, WireModel, context_for
 from gabp.errors import ErrorCode, MessageError
+from gabp.wirejson import decode
 
 __all__ = [
     "CHANNEL_PAYLOADS",
@@ -132,7 +133,7 @@ def parse_message(
     if isinstance(data, (bytes, bytearray, str)):
         raw = data.encode() if isinstance(data, str) else bytes(data)
         try:
-            data = json.loads(raw)
+            data = decode(raw)
         except RecursionError:
             raise MessageError(
                 "message nested too deeply", code=ErrorCode.INVALID_REQUEST, message_id=None

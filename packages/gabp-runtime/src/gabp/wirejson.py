@@ -7,9 +7,13 @@
   repeated key keeps its last value), and what ``msgspec`` refuses (``NaN``, a byte order
   mark, a lone surrogate escape, nesting past its limit) gets the standard library's answer
   and its exceptions (``ValueError``, ``UnicodeDecodeError``, ``RecursionError``).
-* :func:`encode` is the standard library's compact encoder (UTF-8, non-ASCII kept, no
-  ``NaN``): faster encoders silently write ``NaN`` as ``null`` and accept values that are not
-  JSON (bytes, dates, sets), which would change what a handler's result means.
+* :func:`encode` writes compact UTF-8 JSON (non-ASCII kept) of exactly what the standard
+  library's encoder accepts, and refuses the rest as it does (``TypeError``, ``ValueError``).
+  ``msgspec`` encodes first, and its output is kept only when it reads back as a value equal
+  to the one given; otherwise the standard library's encoder runs. The check matters:
+  ``msgspec`` alone would write ``NaN`` as ``null`` and encode values that are not JSON (bytes,
+  dates, UUIDs, sets, dataclasses), changing what a handler's result means. Still, with the
+  check it costs under half of the standard library's encoder.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ __all__ = ["decode", "encode"]
 
 _fast_decode = msgspec.json.Decoder().decode
 _slow_decode = json.loads
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_fast_encode = msgspec.json.Encoder().encode
+_slow_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 def decode(data: bytes | bytearray | memoryview | str) -> Any:
@@ -40,4 +45,10 @@ def decode(data: bytes | bytearray | memoryview | str) -> Any:
 def encode(value: Any) -> bytes:
     """Compact UTF-8 JSON of ``value``: ``TypeError`` or ``ValueError`` when it is not JSON
     (a ``NaN``, an object the standard library cannot encode, a lone surrogate)."""
-    return _encode(value).encode("utf-8")
+    try:
+        data = _fast_encode(value)
+        if _fast_decode(data) == value:
+            return data
+    except (msgspec.MsgspecError, TypeError, ValueError, OverflowError, RecursionError):
+        pass
+    return _slow_encode(value).encode("utf-8")
