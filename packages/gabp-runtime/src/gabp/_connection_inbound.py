@@ -87,7 +87,7 @@ class ConnectionInbound(ConnectionCore):
         if kind != "request" or self._serving_now >= self.limits.max_concurrent_requests:
             return False
         method = message.get("method")
-        if method not in self._methods_seen:
+        if type(method) is not str or method not in self._methods_seen:
             return False
         params = message.get("params")
         if params is None:
@@ -199,7 +199,9 @@ class ConnectionInbound(ConnectionCore):
     async def _accept_request(self, message: dict[str, Any]) -> None:
         request_id: str = message["id"]
         method = message.get("method")
-        if method not in self._methods_seen and not self._check_method(method):
+        if not isinstance(method, str) or (
+            method not in self._methods_seen and not self._check_method(method)
+        ):
             await self._send_error(
                 request_id,
                 ErrorCode.INVALID_REQUEST,
@@ -232,9 +234,9 @@ class ConnectionInbound(ConnectionCore):
                 self._read_slot = None
         self._start_serving(handler, request)
 
-    def _check_method(self, method: Any) -> bool:
+    def _check_method(self, method: str) -> bool:
         """True for a method name a receiver accepts (remembered: a peer uses a handful)."""
-        if not isinstance(method, str) or not METHOD.match(method):
+        if not METHOD.match(method):
             return False
         if len(self._methods_seen) < 1024:
             self._methods_seen.add(method)
@@ -285,7 +287,8 @@ class ConnectionInbound(ConnectionCore):
         except Exception:
             logger.exception("%s: serving request %s failed", self.name, request.id)
         finally:
-            self._tasks.discard(deadline.task)  # type: ignore[arg-type]
+            if deadline.task is not None:
+                self._tasks.discard(deadline.task)
             self._serving_now -= 1
             slot = self._read_slot
             if slot is not None and not slot.done():

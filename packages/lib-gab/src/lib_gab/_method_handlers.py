@@ -37,7 +37,7 @@ from gabp.messages import (
 from lib_gab._attention_relay import AttentionRelay
 from lib_gab._server_config import ProtocolOptions, ServerLimits
 from lib_gab.attention import AttentionManager
-from lib_gab.operation import Operation, use_operation
+from lib_gab.operation import Operation, enter_operation, leave_operation
 from lib_gab.resources import ResourceRegistry
 from lib_gab.tools import Tool, ToolContext, ToolNotFound, ToolRegistry
 
@@ -67,6 +67,23 @@ class Session:
 Handler = Callable[["MethodHandlers", Session, InboundRequest], Awaitable[Any]]
 
 
+def _call_target(params: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The tool name and arguments of ``tools/call`` params, read as ``parse_params`` reads
+    them from a peer (``parameters`` before ``arguments``, ``null`` meaning none, other keys
+    ignored) without building the model; None when only the model can say what they mean."""
+    name = params.get("name")
+    if type(name) is not str:
+        return None
+    arguments = params.get("parameters")
+    if arguments is None:
+        arguments = params.get("arguments")
+        if arguments is None:
+            return name, {}
+    if type(arguments) is not dict:
+        return None
+    return name, arguments
+
+
 def parse(request: InboundRequest) -> Any:
     """The request's params as their model; ``-32602`` naming each field when invalid."""
     try:
@@ -92,6 +109,7 @@ class MethodHandlers:
     _attention: AttentionManager | None
     _relay: AttentionRelay
     _tool_threads: anyio.CapacityLimiter
+    inline_sync_tools: bool
     _served: frozenset[str] | None
     _auth_failures: deque[float]
 
@@ -217,16 +235,22 @@ class MethodHandlers:
         }
 
     async def _tools_call(self, session: Session, request: InboundRequest) -> Any:
-        params = parse(request)
-        tool = self.tools.get(params.name)
-        if tool is None:
-            raise ToolNotFound(params.name)
+        target = _call_target(request.params)
+        tool = self.tools.get(target[0]) if target is not None else None
+        if tool is None or target is None:
+            params = parse(request)  # the model names what is wrong, if anything is
+            tool = self.tools.get(params.name)
+            if tool is None:
+                raise ToolNotFound(params.name)
+            arguments: Mapping[str, Any] = params.arguments
+        else:
+            arguments = target[1]
         operation = Operation(
             id=request.id,
             method=tool.name,
             close_connection=lambda reason: setattr(request, "close_after_response", reason),
         )
-        return await self._run_tool(tool, params.arguments, operation)
+        return await self._run_tool(tool, arguments, operation)
 
     async def _run_tool(
         self, tool: Tool, arguments: Mapping[str, Any] | None, operation: Operation
@@ -236,7 +260,8 @@ class MethodHandlers:
         Attention the call raised is sent before this returns (so before the response).
         """
         values = tool.validate_arguments(arguments, unknown=self.options.unknown_arguments)
-        with use_operation(operation):
+        token = enter_operation(operation)
+        try:
             if tool.context_parameter is not None:
                 values[tool.context_parameter] = ToolContext(
                     tool.name,
@@ -250,6 +275,8 @@ class MethodHandlers:
                 kwargs: dict[str, Any] = {} if tool.call_style == "mapping" else values
                 if tool.is_async:
                     result = await function(*args, **kwargs)
+                elif self._runs_inline(tool):
+                    result = function(*args, **kwargs)
                 else:
                     result = await anyio.to_thread.run_sync(
                         lambda: function(*args, **kwargs), limiter=self._tool_threads
@@ -261,7 +288,13 @@ class MethodHandlers:
                 if self._attention is not None:
                     self._attention.flush_pending()
                 await self._relay.flush()
+        finally:
+            leave_operation(token)
         return tool.encode_result(result)
+
+    def _runs_inline(self, tool: Tool) -> bool:
+        """Whether the sync ``tool`` runs on the event loop rather than in a worker thread."""
+        return self.inline_sync_tools if tool.inline is None else tool.inline
 
     # -- events ---------------------------------------------------------------------------------
 

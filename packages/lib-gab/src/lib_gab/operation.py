@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
 __all__ = ["Operation", "current_operation", "use_operation"]
@@ -47,3 +47,13 @@ def use_operation(operation: Operation | None) -> Iterator[Operation | None]:
         yield operation
     finally:
         _current.reset(token)
+
+
+def enter_operation(operation: Operation | None) -> Token[Operation | None]:
+    """:func:`use_operation` without a context manager, for the server's call path; pass the
+    returned token to :func:`leave_operation` (not part of the public API)."""
+    return _current.set(operation)
+
+
+def leave_operation(token: Token[Operation | None]) -> None:
+    _current.reset(token)

@@ -102,6 +102,7 @@ class GabpServer(Serving):
         server_info: Mapping[str, str] | None = None,
         options: ProtocolOptions | None = None,
         bridge_path: str | os.PathLike[str] | None = None,
+        inline_sync_tools: bool = False,
     ) -> None:
         if not app_name or not app_version:
             raise ServerConfigError("app_name and app_version must not be empty")
@@ -130,6 +131,10 @@ class GabpServer(Serving):
         self.options = options or ProtocolOptions()
         self.bridge_path = Path(bridge_path) if bridge_path is not None else None
         """``GABS_BRIDGE_PATH`` when built from a GABS launch: the launch's ``bridge.json``."""
+        self.inline_sync_tools = inline_sync_tools
+        """Run sync tools on the event loop rather than in worker threads, unless a tool says
+        otherwise (:attr:`Tool.inline`). Only for integrations whose sync tools are all quick
+        and never block: a tool running inline holds up every connection."""
         self.server_info = ServerInfo.model_validate(
             dict(server_info or {"name": RUNTIME_NAME, "version": RUNTIME_VERSION})
         )
@@ -252,8 +257,13 @@ class GabpServer(Serving):
         parameter_descriptions: Mapping[str, str] | None = None,
         deprecated: bool = False,
         version: str | None = None,
+        inline: bool | None = None,
     ) -> Callable[[F], F]:
-        """Register the decorated sync or async function as the tool ``name``."""
+        """Register the decorated sync or async function as the tool ``name``.
+
+        ``inline=True`` runs a sync function on the event loop instead of a worker thread
+        (see :attr:`Tool.inline`); ``None`` leaves it to ``inline_sync_tools``.
+        """
 
         def register(function: F) -> F:
             self.add_tool(
@@ -266,6 +276,7 @@ class GabpServer(Serving):
                 parameter_descriptions=parameter_descriptions,
                 deprecated=deprecated,
                 version=version,
+                inline=inline,
             )
             return function
 
@@ -278,20 +289,27 @@ class GabpServer(Serving):
 
         Integrations that keep tool metadata elsewhere (e.g. in annotations) read it and call
         this; ``metadata`` takes title, tags, result_description, parameter_descriptions,
-        deprecated, version, response_fields and requires_auth. A second tool of the same name
-        is refused.
+        deprecated, version, response_fields, requires_auth and inline (see
+        :attr:`Tool.inline`). A second tool of the same name is refused.
         """
         return self.tools.add(build_tool(function, name=name, description=description, **metadata))
 
-    def register_tool(self, name: str, handler: ToolHandler, info: ToolInfo | None = None) -> Tool:
+    def register_tool(
+        self,
+        name: str,
+        handler: ToolHandler,
+        info: ToolInfo | None = None,
+        *,
+        inline: bool | None = None,
+    ) -> Tool:
         """Register a plain handler as the tool ``name``, described by ``info``.
 
         Lib.GAB's ``RegisterTool(name, handler, info)``: ``handler(arguments)`` takes the
         checked arguments as one mapping (with the defaults of parameters left out) and returns
         the result, or an awaitable of it. The schemas are built from ``info`` as Lib.GAB
-        builds them. A tool of the same name is replaced.
+        builds them. A tool of the same name is replaced. ``inline``: see :attr:`Tool.inline`.
         """
-        return self.tools.put(build_handler_tool(name, handler, info))
+        return self.tools.put(build_handler_tool(name, handler, info, inline=inline))
 
     def register_tools_from(self, target: object) -> list[Tool]:
         """Register every tool marked with :func:`lib_gab.tool` on ``target``.

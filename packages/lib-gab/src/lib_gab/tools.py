@@ -118,6 +118,11 @@ class Tool:
     requires_auth: bool = True
     call_style: Literal["keywords", "mapping"] = "keywords"
     """``keywords``: ``function(**arguments)``; ``mapping``: a handler, ``function(arguments)``."""
+    inline: bool | None = None
+    """For a sync function: ``True`` runs it on the server's event loop, ``False`` in a worker
+    thread, ``None`` as the server's ``inline_sync_tools`` says. Inline saves a thread handoff
+    per call (most of a quick tool's cost) but blocks every connection while it runs: only for
+    tools that return quickly and never block. Async functions always run on the loop."""
     _descriptor: dict[bool, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
@@ -278,8 +283,12 @@ def build_tool(
     version: str | None = None,
     response_fields: Iterable[ToolResponseFieldInfo] = (),
     requires_auth: bool = True,
+    inline: bool | None = None,
 ) -> Tool:
-    """Make a :class:`Tool` from a function and its metadata (checked here, not at call time)."""
+    """Make a :class:`Tool` from a function and its metadata (checked here, not at call time).
+
+    ``inline``: see :attr:`Tool.inline`.
+    """
     check_tool_name(name)
     if not description or not description.strip():
         raise ValueError(f"tool {name} needs a non-empty description")
@@ -328,6 +337,7 @@ def build_tool(
         parameters=tuple(infos),
         response_fields=fields_out,
         requires_auth=requires_auth,
+        inline=inline,
     )
 
 
@@ -355,11 +365,14 @@ def _description(info: ToolInfo, function: Any, title: str) -> str:
     return doc.strip().splitlines()[0] if doc else title
 
 
-def build_handler_tool(name: str, handler: ToolHandler, info: ToolInfo | None = None) -> Tool:
+def build_handler_tool(
+    name: str, handler: ToolHandler, info: ToolInfo | None = None, *, inline: bool | None = None
+) -> Tool:
     """A tool from a plain handler and Lib.GAB-style metadata (``RegisterTool``).
 
     The handler takes the arguments as one mapping. The metadata's name is replaced by
     ``name``; a missing description falls back to the title (GABP requires one).
+    ``inline``: see :attr:`Tool.inline`.
     """
     check_tool_name(name)
     if not callable(handler):
@@ -386,6 +399,7 @@ def build_handler_tool(name: str, handler: ToolHandler, info: ToolInfo | None = 
         response_fields=fields,
         requires_auth=info.requires_auth,
         call_style="mapping",
+        inline=inline,
     )
 
 
