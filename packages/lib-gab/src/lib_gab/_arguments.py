@@ -118,7 +118,8 @@ def check_arguments(
             tool,
             [{"path": "$", "message": "arguments must be an object", "rule": "object_type"}],
         )
-    data = dict(arguments or {})
+    # not modified below (a corrected copy is made when needed), so a dict is used as it is
+    data = arguments if type(arguments) is dict else dict(arguments or {})
     if unknown == "ignore":
         data = _ignore_unknown(tool, data, known_names(model))
     try:

@@ -53,6 +53,11 @@ class AttentionRelay:
             with contextlib.suppress(RuntimeError):
                 anyio.from_thread.run_sync(wake.set, token=self._token)
 
+    @property
+    def pending(self) -> bool:
+        """True while notifications wait to be sent."""
+        return bool(self._queue)
+
     async def flush(self) -> None:
         """Send everything queued, oldest first (one sender at a time keeps the order)."""
         if not self._queue:

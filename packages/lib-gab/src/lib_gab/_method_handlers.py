@@ -271,23 +271,24 @@ class MethodHandlers:
                 )
             try:
                 function = tool.function
-                args: tuple[Any, ...] = (values,) if tool.call_style == "mapping" else ()
-                kwargs: dict[str, Any] = {} if tool.call_style == "mapping" else values
+                mapping = tool.call_style == "mapping"
                 if tool.is_async:
-                    result = await function(*args, **kwargs)
+                    result = await (function(values) if mapping else function(**values))
                 elif self._runs_inline(tool):
-                    result = function(*args, **kwargs)
+                    result = function(values) if mapping else function(**values)
                 else:
                     result = await anyio.to_thread.run_sync(
-                        lambda: function(*args, **kwargs), limiter=self._tool_threads
+                        (lambda: function(values)) if mapping else (lambda: function(**values)),
+                        limiter=self._tool_threads,
                     )
-                if tool.call_style == "mapping" and isinstance(result, Awaitable):
+                if mapping and isinstance(result, Awaitable):
                     result = await result
             finally:
                 # attention raised by this call goes out before its response (decision 4)
                 if self._attention is not None:
                     self._attention.flush_pending()
-                await self._relay.flush()
+                if self._relay.pending:
+                    await self._relay.flush()
         finally:
             leave_operation(token)
         return tool.encode_result(result)

@@ -124,6 +124,7 @@ class Tool:
     per call (most of a quick tool's cost) but blocks every connection while it runs: only for
     tools that return quickly and never block. Async functions always run on the loop."""
     _descriptor: dict[bool, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _field_names: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def info(self) -> ToolInfo:
@@ -194,7 +195,10 @@ class Tool:
                 if parameter.name not in values and parameter.default_value is not None:
                     values[parameter.name] = parameter.default_value
             return values
-        return {name: getattr(model, name) for name in type(model).model_fields}
+        names = self._field_names
+        if names is None:
+            names = self._field_names = tuple(self.input_model.model_fields)
+        return {name: getattr(model, name) for name in names}
 
     def encode_result(self, result: Any) -> Any:
         """The JSON form of a result, as the output schema describes it."""
