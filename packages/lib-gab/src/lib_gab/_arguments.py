@@ -113,7 +113,7 @@ def check_arguments(
 ) -> BaseModel:
     """The arguments as an instance of ``model``, or :class:`InvalidArguments` naming each
     problem with its JSON path."""
-    if arguments is not None and not isinstance(arguments, Mapping):
+    if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise InvalidArguments(
             tool,
             [{"path": "$", "message": "arguments must be an object", "rule": "object_type"}],
