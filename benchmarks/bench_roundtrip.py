@@ -30,7 +30,7 @@ from _loopback import RAW_RESULT, compare, measure, serve_raw
 
 from _common import parse_args, report
 
-TARGET = 0.5
+TARGET = 0.7
 
 
 async def _serve_ours() -> None:

@@ -155,6 +155,7 @@ class ConnectionCore:
         # written once, at the end of the event loop's turn. On any other stream, whichever
         # sender finds no flush running becomes the writer until the buffer is empty, so frames
         # leave in queue order and frames queued during a write go out together in the next.
+        self._loop: asyncio.AbstractEventLoop | None = None  # set when it runs
         self._direct = stream if isinstance(stream, SocketStream) else None
         if self._direct is not None:
             self._direct.set_write_buffer_limits(high=self.limits.max_write_buffer_bytes)
@@ -282,7 +283,7 @@ class ConnectionCore:
         elif not self._flush_scheduled:
             # others may be about to queue frames: let them, then write all at once
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush_direct)
+            (self._loop or asyncio.get_running_loop()).call_soon(self._flush_direct)
 
     async def _wait_for_room(self) -> None:
         timeout = self.limits.write_timeout

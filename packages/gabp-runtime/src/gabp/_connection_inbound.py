@@ -244,7 +244,7 @@ class ConnectionInbound(ConnectionCore):
 
     def _start_serving(self, handler: RequestHandler, request: InboundRequest) -> None:
         """Serve ``request`` in a task of its own, under the handler timeout."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         deadline = HandlerDeadline()
         task = deadline.task = loop.create_task(self._serve(handler, request, deadline))
         if self._deadlines is not None:

@@ -139,7 +139,7 @@ class Connection(ConnectionInbound):
         if self._started:
             raise RuntimeError("a Connection runs only once")
         try:
-            asyncio.get_running_loop()
+            self._loop = asyncio.get_running_loop()
         except RuntimeError:
             raise RuntimeError("a gabp Connection runs on anyio's asyncio backend") from None
         self._started = True
@@ -223,7 +223,7 @@ class Connection(ConnectionInbound):
             message["params"] = params.to_wire() if isinstance(params, WireModel) else dict(params)
         body = encode(message)
         limit = self.limits.request_timeout if timeout is None else timeout
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         deadline = loop.time() + limit
         if self._outstanding >= self.limits.max_outstanding_requests:
             await self._wait_for_request_slot(deadline, method, limit)

@@ -55,11 +55,13 @@ class _StreamProtocol(asyncio.Protocol):
         self.writing_paused = False
         self.write_waiters: list[asyncio.Future[None]] = []
         self.closed: asyncio.Future[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        self.closed = asyncio.get_running_loop().create_future()
+        self.loop = asyncio.get_running_loop()
+        self.closed = self.loop.create_future()
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
@@ -124,7 +126,7 @@ class SocketStream(anyio.abc.ByteStream):
                 raise anyio.EndOfStream
             if protocol.eof:
                 raise anyio.EndOfStream
-            waiter = asyncio.get_running_loop().create_future()
+            waiter = (protocol.loop or asyncio.get_running_loop()).create_future()
             protocol.read_waiter = waiter
             try:
                 await waiter
