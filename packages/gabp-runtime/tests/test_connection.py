@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -419,3 +420,106 @@ async def test_a_peer_that_stops_reading_fails_writes_after_the_write_timeout() 
         assert await server.wait_closed(5)
     assert server.close_reason == "the peer accepted no data for 0.1 s"
     await b.aclose()
+
+
+async def test_a_slow_handler_times_out_while_quick_ones_before_and_after_it_are_answered() -> None:
+    release = anyio.Event()
+    answered = {"slow": anyio.Event()}
+
+    async def slow(_: InboundRequest) -> None:
+        await anyio.sleep_forever()
+
+    async def quick(req: InboundRequest) -> Any:
+        return req.params
+
+    async def stubborn(_: InboundRequest) -> str:
+        try:
+            await anyio.sleep_forever()
+        except BaseException:
+            await release.wait()  # swallows the timeout's cancellation and answers anyway
+        return "late"
+
+    limits = ConnectionLimits(handler_timeout=0.2)
+    handlers = {"test/slow": slow, "test/quick": quick, "test/stubborn": stubborn}
+    async with pair(handlers, server_limits=limits) as (server, client):
+        results: dict[str, Any] = {}
+
+        async def call(key: str, method: str, params: Any = None) -> None:
+            try:
+                results[key] = await client.request(method, params)
+            except RemoteError as exc:
+                results[key] = exc.code
+            if key in answered:
+                answered[key].set()
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call, "first", "test/quick", {"n": 1})
+                tg.start_soon(call, "slow", "test/slow")
+                tg.start_soon(call, "stubborn", "test/stubborn")
+                await answered["slow"].wait()
+                tg.start_soon(call, "after", "test/quick", {"n": 2})
+                release.set()
+            assert await client.request("test/quick", {"n": 3}) == {"n": 3}
+        assert results == {"first": {"n": 1}, "slow": -32000, "stubborn": "late", "after": {"n": 2}}
+        assert not server.closed
+
+
+async def test_a_request_whose_method_is_not_a_string_is_answered_with_invalid_request() -> None:
+    async with served_by_raw_peer({"test/echo": echo}) as (server, raw):
+        with anyio.fail_after(5):
+            for method in (["test/echo"], {"a": 1}, 5):
+                message = request("test/echo")
+                message["method"] = method
+                await raw.send(message)
+                answer = await raw.receive()
+                assert answer["id"] == message["id"]
+                assert answer["error"]["code"] == ErrorCode.INVALID_REQUEST
+            await raw.send(request("test/echo", {"still": "serving"}))
+            assert (await raw.receive())["result"] == {"still": "serving"}
+
+
+async def test_requests_beyond_the_outstanding_limit_wait_for_a_slot_and_all_complete() -> None:
+    gate = anyio.Event()
+    arrived = anyio.Event()
+    served: list[int] = []
+
+    async def held(req: InboundRequest) -> Any:
+        served.append(req.params["i"])
+        if len(served) == 2:
+            arrived.set()
+        await gate.wait()
+        return req.params
+
+    limits = ConnectionLimits(max_outstanding_requests=2)
+    async with pair({"test/held": held}, client_limits=limits) as (_, client):
+        results: list[Any] = []
+
+        async def call(index: int) -> None:
+            results.append(await client.request("test/held", {"i": index}))
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                for index in range(5):
+                    tg.start_soon(call, index)
+                await arrived.wait()
+                assert client.pending_requests == 2 and len(served) == 2
+                with pytest.raises(RequestTimeout):  # waits for a slot, in vain
+                    await client.request("test/held", {"i": 9}, timeout=0.1)
+                gate.set()
+        assert sorted(r["i"] for r in results) == [0, 1, 2, 3, 4]
+        assert client.pending_requests == 0
+
+
+async def test_request_ids_are_unique_version_4_uuids() -> None:
+    seen: list[str] = []
+
+    async def record(req: InboundRequest) -> None:
+        seen.append(req.id)
+
+    async with pair({"test/record": record}) as (_, client):
+        with anyio.fail_after(5):
+            for _ in range(50):
+                await client.request("test/record")
+    assert len(set(seen)) == 50
+    assert all(uuid.UUID(each).version == 4 for each in seen)

@@ -348,6 +348,8 @@ class ConnectionCore:
         """The transport failed: drop what is queued, close with ``reason``, stop reading."""
         self._out.clear()
         self._out_bytes = 0
+        if self._direct is not None:
+            self._direct.abort()  # what the transport still holds would never arrive either
         if not self._closed:
             self._close_reason = reason
         self._mark_closed(reason)

@@ -223,6 +223,11 @@ class SocketStream(anyio.abc.ByteStream):
             if not closed.done():
                 transport.abort()
 
+    def abort(self) -> None:
+        """Close at once, dropping whatever is still queued."""
+        self._closing = True
+        self._transport.abort()
+
     # -- attributes -----------------------------------------------------------------------------
 
     @property

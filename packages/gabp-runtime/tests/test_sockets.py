@@ -1,0 +1,116 @@
+"""gabp.sockets: TCP streams on asyncio transports, and a Connection over them."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import anyio
+import anyio.abc
+import pytest
+
+from gabp import (
+    Connection,
+    ConnectionClosed,
+    ConnectionLimits,
+    InboundRequest,
+    SocketStream,
+    connect_tcp,
+    create_tcp_listener,
+)
+from gabp.messages import Event
+
+
+async def echo(request: InboundRequest) -> Any:
+    await request.connection.emit("test/echoed", {"id": request.id})
+    return request.params
+
+
+async def test_a_connection_over_gabp_sockets_answers_many_requests_in_flight_in_order() -> None:
+    listener = await create_tcp_listener("127.0.0.1", 0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    seen: list[str] = []
+
+    async def serve(stream: SocketStream) -> None:
+        async with Connection(stream, handlers={"test/echo": echo}, name="game") as game:
+            await game.wait_closed()
+
+    results: list[Any] = [None] * 64
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, serve)
+        stream = await connect_tcp("127.0.0.1", port)
+
+        def on_event(event: Event) -> None:
+            seen.append(event.payload["id"])
+
+        async with Connection(stream, on_event=on_event, name="bridge") as bridge:
+
+            async def call(index: int) -> None:
+                results[index] = await bridge.request("test/echo", {"i": index, "t": "Ärger 🐛"})
+
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as calls:
+                    for index in range(64):
+                        calls.start_soon(call, index)
+        tg.cancel_scope.cancel()
+    assert results == [{"i": index, "t": "Ärger 🐛"} for index in range(64)]
+    assert len(seen) == 64  # each event arrived before its response
+
+
+async def test_the_listener_binds_the_loopback_address_it_was_given_and_reports_it() -> None:
+    async with await create_tcp_listener("127.0.0.1", 0) as listener:
+        host, port = listener.extra(anyio.abc.SocketAttribute.local_address)
+        assert host == "127.0.0.1"
+        assert port == listener.extra(anyio.abc.SocketAttribute.local_port) > 0
+    with pytest.raises(anyio.ClosedResourceError):
+        await listener.accept()
+
+
+async def test_a_stream_reads_what_arrives_then_end_of_stream_and_refuses_sends_after_close() -> (
+    None
+):
+    async with await create_tcp_listener("127.0.0.1", 0) as listener:
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        client = await connect_tcp("127.0.0.1", port)
+        with anyio.fail_after(5):
+            server = await listener.accept()
+            await client.send(b"x" * 100_000)
+            await client.send_eof()
+            received = bytearray()
+            with pytest.raises(anyio.EndOfStream):
+                while True:
+                    chunk = await server.receive(4096)
+                    assert 0 < len(chunk) <= 4096
+                    received += chunk
+            await server.send(b"bye")  # the other direction stays open after the peer's EOF
+            assert await client.receive() == b"bye"
+        assert bytes(received) == b"x" * 100_000
+        assert server.extra(anyio.abc.SocketAttribute.remote_port) == client.extra(
+            anyio.abc.SocketAttribute.local_port
+        )
+        await server.aclose()
+        with pytest.raises(anyio.ClosedResourceError):
+            await server.send(b"late")
+        with pytest.raises(anyio.ClosedResourceError):
+            await client.send(b"after eof")
+        await client.aclose()
+
+
+async def test_a_peer_that_stops_reading_fails_writes_after_the_write_timeout() -> None:
+    async with await create_tcp_listener("127.0.0.1", 0) as listener:
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        peer = socket.socket()
+        peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        peer.setblocking(False)
+        try:
+            peer.connect_ex(("127.0.0.1", port))
+            stream = await listener.accept()
+            limits = ConnectionLimits(write_timeout=0.2, max_write_buffer_bytes=64 * 1024)
+            async with Connection(stream, limits=limits, name="game") as game:
+                with anyio.fail_after(20), pytest.raises(ConnectionClosed):
+                    for _ in range(5000):
+                        await game.emit("game/tick", "x" * 65536)
+                assert await game.wait_closed(5)
+            assert game.close_reason == "the peer accepted no data for 0.2 s"
+        finally:
+            peer.close()
