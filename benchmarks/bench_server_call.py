@@ -10,7 +10,8 @@ measured alternately in the same run:
 * baseline: the raw asyncio game side that answers every frame with a pre-encoded response
   (see ``_loopback.py``).
 
-Ratio = ours / baseline with 1 and with 64 calls in flight (target 0.5 each; issue 15 asks 0.5 at 64 in flight).
+Ratio = ours / baseline with 1 and with 64 calls in flight (target 0.5 each; issue 15 asks
+0.5 at 64 in flight).
 Usage: ``uv run python benchmarks/bench_server_call.py [--quick] [--json PATH]``.
 """
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import uuid
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -466,7 +466,7 @@ async def test_a_slow_handler_times_out_while_quick_ones_before_and_after_it_are
 
 
 async def test_a_request_whose_method_is_not_a_string_is_answered_with_invalid_request() -> None:
-    async with served_by_raw_peer({"test/echo": echo}) as (server, raw):
+    async with served_by_raw_peer({"test/echo": echo}) as (_, raw):
         with anyio.fail_after(5):
             for method in (["test/echo"], {"a": 1}, 5):
                 message = request("test/echo")

@@ -130,7 +130,8 @@ def test_encoding_refuses_what_the_standard_library_refuses(value: dict[str, Any
         {"x": Level.HIGH},
         {"x": Name("text")},
         {"x": (1, 2)},
-        {1: "int key", None: "none key", 1.5: "float key", True: "bool key"},
+        {1: "int key", None: "none key", 1.5: "float key"},
+        {False: "bool key"},
         {"x": 2**100, "y": -0.0, "z": 1e16, "w": "Ärger 🐛"},
     ],
 )
