@@ -4,7 +4,10 @@
   (only the request id spliced in): no JSON, no tasks, no timeouts, the floor of what any
   Python peer on asyncio can cost;
 * starting a game side in a subprocess (so bridge and game each have a core, as in real use);
-* measuring round trips per second from a ``gabp.Connection`` bridge side, with N in flight;
+* measuring round trips per second from a ``gabp.Connection`` bridge side, with N in flight,
+  over ``anyio.connect_tcp`` (as a bridge connects today), or over ``gabp.connect_tcp`` with
+  ``BENCH_CLIENT_STREAM=gabp`` (a cheaper bridge side, which makes every ratio harder: the
+  baseline's rate is bounded by the bridge side alone);
 * comparing ours with the raw game side in alternating rounds.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -119,7 +123,12 @@ async def measure(
 
     from gabp import Connection
 
-    stream = await anyio.connect_tcp("127.0.0.1", port)
+    if os.environ.get("BENCH_CLIENT_STREAM") == "gabp":
+        from gabp import connect_tcp
+
+        stream: Any = await connect_tcp("127.0.0.1", port)
+    else:
+        stream = await anyio.connect_tcp("127.0.0.1", port)
     count = 0
     async with Connection(stream, name="bridge") as conn:
         if hello is not None:

@@ -4,15 +4,17 @@ The game side runs in a subprocess (so each side has a core of its own, as a bri
 would); the bridge side is a ``Connection`` in this process. Two game sides, measured
 alternately in the same run:
 
-* ours: a ``Connection`` server whose ``bench/echo`` handler returns its params. Every request
-  is decoded, parsed, dispatched to the handler table in a task of its own, answered, encoded
-  and framed.
+* ours: a ``Connection`` server whose ``bench/echo`` handler returns its params, over the
+  streams of ``gabp.create_tcp_listener`` (what ``lib_gab`` serves with). Every request is
+  decoded, parsed, dispatched to the handler table in a task of its own under the handler
+  timeout, answered, encoded and framed.
 * baseline: a raw asyncio protocol with the same framing that answers each request with a
   pre-encoded response frame (only the request id is spliced in): no JSON, no tasks, no
   timeouts. It is the floor of what any Python game side on asyncio can cost.
 
-The ratio is ours / baseline: 1.0 would mean the game side's Connection costs nothing; 0.5
-means a round trip through it takes twice as long as through the floor. Both are measured with
+The bridge side is the same ``Connection`` over ``anyio.connect_tcp`` in both (as a bridge
+connects today; see ``_loopback.py``). The ratio is ours / baseline: 1.0 would mean the game
+side's Connection costs nothing; 0.5 means a round trip through it takes twice as long as through the floor. Both are measured with
 1 and with 64 requests in flight, for a fixed time each, in rounds that alternate ours and
 baseline; the median rate over the rounds is reported.
 Usage: ``uv run python benchmarks/bench_roundtrip.py [--quick] [--json PATH]``.
