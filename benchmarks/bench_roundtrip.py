@@ -14,9 +14,9 @@ alternately in the same run:
 
 The bridge side is the same ``Connection`` over ``anyio.connect_tcp`` in both (as a bridge
 connects today; see ``_loopback.py``). The ratio is ours / baseline: 1.0 would mean the game
-side's Connection costs nothing; 0.5 means a round trip through it takes twice as long as through the floor. Both are measured with
-1 and with 64 requests in flight, for a fixed time each, in rounds that alternate ours and
-baseline; the median rate over the rounds is reported.
+side's Connection costs nothing; 0.5 means a round trip through it takes twice as long as
+through the floor. Both are measured with 1 and with 64 requests in flight, for a fixed time
+each, in rounds that alternate ours and baseline; the median rate over the rounds is reported.
 Usage: ``uv run python benchmarks/bench_roundtrip.py [--quick] [--json PATH]``.
 """
 
