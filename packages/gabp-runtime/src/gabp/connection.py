@@ -213,15 +213,16 @@ class Connection(ConnectionInbound):
             raise ValueError(f"request_id {request_id} is already awaiting an answer")
         if self._closed:
             raise ConnectionClosed(self._close_reason)
-        message: dict[str, Any] = {
-            "v": PROTOCOL_VERSION,
-            "id": request_id,
-            "type": "request",
-            "method": method,
-        }
+        # the envelope spliced around the encoded params (id and method are checked above)
+        parts = [_REQUEST_HEAD, request_id.encode(), _METHOD_KEY, method.encode(), b'"']
         if params is not None:
-            message["params"] = params.to_wire() if isinstance(params, WireModel) else dict(params)
-        body = encode(message)
+            if isinstance(params, WireModel):
+                params = params.to_wire()
+            elif type(params) is not dict:
+                params = dict(params)
+            parts += (b',"params":', encode(params))
+        parts.append(b"}")
+        body = b"".join(parts)
         limit = self.limits.request_timeout if timeout is None else timeout
         loop = self._loop or asyncio.get_running_loop()
         deadline = loop.time() + limit
@@ -310,6 +311,10 @@ class Connection(ConnectionInbound):
             raise RuntimeError("the event stream has one consumer and was already taken")
         self._events_taken = True
         return self._events_receive
+
+
+_REQUEST_HEAD = b'{"v":"' + PROTOCOL_VERSION.encode() + b'","id":"'
+_METHOD_KEY = b'","type":"request","method":"'
 
 
 def _expire(waiter: asyncio.Future[dict[str, Any]], method: str, limit: float) -> None:
