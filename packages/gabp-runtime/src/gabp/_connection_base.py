@@ -141,7 +141,7 @@ class ConnectionCore:
         self._send_methods: set[str] = set()
         # Inbound requests: one task each, counted from the moment it is started; the read
         # loop waits on ``_read_slot`` while ``max_concurrent_requests`` are being served.
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
         self._deadlines = (
             None
             if self.limits.handler_timeout is None
@@ -177,15 +177,33 @@ class ConnectionCore:
         self._close_reason = "connection closed"
         self._started = False
         self._finished = anyio.Event()
-        self._reader_scope: anyio.CancelScope | None = None
+        # Reading: one task at a time is the reader. When a request's handler has to wait, the
+        # reader task goes on serving it and a new task takes over reading (see
+        # gabp._connection_inbound); ``_reading_done`` is set when reading has ended for good.
+        self._reader_task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._reading_done: asyncio.Future[None] | None = None
+        self._batching = False
         self._exit_stack: AsyncExitStack | None = None
 
     def close_soon(self, reason: str = "connection closed locally") -> None:
         """Start closing without waiting: stop reading, then flush (bounded) and close."""
         if not self._closed:
             self._close_reason = reason
-        if self._reader_scope is not None:
-            self._reader_scope.cancel()
+        self._stop_reading()
+
+    def _stop_reading(self) -> None:
+        """Make the reader stop: at once if it waits, else before it reads again."""
+        self._stopping = True
+        reader = self._reader_task
+        if reader is None or reader.done():
+            return
+        try:
+            running = asyncio.current_task()
+        except RuntimeError:  # not on the event loop's thread: nothing runs here
+            running = None
+        if reader is not running:
+            reader.cancel()  # it waits: wake it (it checks _stopping first when it runs)
 
     def _mark_closed(self, reason: str) -> None:
         if self._closed:
@@ -278,6 +296,8 @@ class ConnectionCore:
         frame = encode_frame(body)
         self._out.append(frame)
         self._out_bytes += len(frame)
+        if self._batching:
+            return  # the reader writes its batch's answers together when the batch is done
         if self._serving_now + len(self._pending) <= 1:
             self._flush_direct()
         elif not self._flush_scheduled:
@@ -353,8 +373,7 @@ class ConnectionCore:
         if not self._closed:
             self._close_reason = reason
         self._mark_closed(reason)
-        if self._reader_scope is not None:
-            self._reader_scope.cancel()
+        self._stop_reading()
 
     async def _send_error(
         self, request_id: str, code: int, message: str, data: Any = None, *, closing: bool = False

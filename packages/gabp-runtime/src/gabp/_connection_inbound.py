@@ -1,8 +1,11 @@
-"""The read loop and everything that happens to an inbound message.
+"""The reader and everything that happens to an inbound message.
 
-Requests are served in tasks of their own (at most ``limits.max_concurrent_requests`` at
-once), responses resolve the waiter of the request they answer, events go to ``on_event`` or
-the event buffer. Every handler failure becomes a wire error here, in one place.
+One task at a time reads. It decodes each frame and, in arrival order: resolves the waiter of
+a response, starts serving a request (eagerly, at most ``limits.max_concurrent_requests`` at
+once, see :mod:`gabp._connection_serving`), hands an event to ``on_event`` or the event
+buffer, answers a malformed message. The answers to one read are written together. When a
+request's handler has to wait, the reading task stays with it, and a new task reads on from the
+next frame: so the reader never waits for a handler.
 """
 
 from __future__ import annotations
@@ -17,51 +20,96 @@ from gabp._connection_base import (
     METHOD,
     NIL_ID,
     UUID,
-    ConnectionCore,
     InboundRequest,
     RequestHandler,
     logger,
 )
-from gabp._deadlines import HandlerDeadline
-from gabp.errors import ConnectionClosed, ErrorCode, MessageError, ProtocolError
+from gabp._connection_serving import ConnectionServing, Suspended
+from gabp.errors import ErrorCode, MessageError
 from gabp.framing import FramingError
-from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, new_id, recover_id
-from gabp.wirejson import decode, encode
+from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, recover_id
+from gabp.wirejson import decode
 
 __all__ = ["ConnectionInbound"]
 
 
-class ConnectionInbound(ConnectionCore):
+class ConnectionInbound(ConnectionServing):
     """Reading frames and serving what arrives."""
 
-    async def _read_loop(self) -> None:
+    def _start_reader(self, carried: list[bytes]) -> None:
+        """Make a new task the reader; it first serves ``carried``, the rest of a read."""
+        loop = self._loop or asyncio.get_running_loop()
+        task = loop.create_task(self._reader(carried))
+        self._reader_task = task
+        self._track(task)
+
+    async def _reader(self, carried: list[bytes]) -> None:
+        try:
+            if await self._read_loop(carried):
+                return  # this task served a request that waited; another one reads now
+        except asyncio.CancelledError:
+            if self._reader_task is not asyncio.current_task():
+                raise  # a request this task stayed with: the connection is closing
+            if not self._stopping:
+                self._close_reason = "reading was cancelled"
+        done = self._reading_done
+        if done is not None and not done.done():
+            done.set_result(None)
+
+    async def _read_loop(self, bodies: list[bytes]) -> bool:
+        """Read and serve until the stream ends or reading stops (False), or until this task
+        stays with a request that waited and hands reading on (True)."""
         stream = self._stream
         decoder = self._decoder
         chunk = self.limits.read_chunk_bytes
         while True:
+            if bodies:
+                suspended = await self._serve_read(bodies)
+                if suspended is not None:
+                    await self._finish(suspended)
+                    return True
+            if self._stopping:
+                return False
             try:
                 data = await stream.receive(chunk)
             except anyio.EndOfStream:
                 data = b""
             except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
                 self._close_reason = f"connection lost while reading: {exc or type(exc).__name__}"
-                return
+                return False
             try:
                 bodies = decoder.feed(data)
             except FramingError as exc:
                 await self._answer_framing_error(exc)
-                return
-            for body in bodies:
+                return False
+            if not data:
+                self._close_reason = "the peer closed the connection"
+                return False
+
+    async def _serve_read(self, bodies: list[bytes]) -> Suspended | None:
+        """Process the frames of one read in order, their answers written together at the end;
+        a handler that waited is returned, with reading handed to a new task."""
+        self._batching = True
+        try:
+            for index, body in enumerate(bodies):
                 try:
                     message = decode(body)
                 except (ValueError, UnicodeDecodeError, RecursionError):
                     await self._process(body)  # answered there
                     continue
-                if not self._take_nowait(message):
+                taken = self._take_nowait(message)
+                if taken is None:
                     await self._process_message(message)
-            if not data:
-                self._close_reason = "the peer closed the connection"
-                return
+                elif isinstance(taken, tuple):
+                    suspended = self._serve_eagerly(*taken)
+                    if suspended is not None:
+                        self._start_reader(bodies[index + 1 :])
+                        return suspended
+            return None
+        finally:
+            self._batching = False
+            if self._direct is not None:
+                self._flush_direct()
 
     async def _answer_framing_error(self, exc: FramingError) -> None:
         # A Content-Length stream cannot resynchronise: say why, then close.
@@ -72,38 +120,35 @@ class ConnectionInbound(ConnectionCore):
                 NIL_ID, ErrorCode.PARSE_ERROR, f"framing error: {exc}", closing=True
             )
 
-    def _take_nowait(self, message: Any) -> bool:
-        """Handle a well-formed response, or start serving a well-formed request, without
-        waiting; False when ``message`` needs :meth:`_process_message` (anything else)."""
+    def _take_nowait(self, message: Any) -> tuple[RequestHandler, InboundRequest] | bool | None:
+        """Handle a well-formed response (True), or say how to serve a well-formed request
+        that has a free slot; None when ``message`` needs :meth:`_process_message`."""
         if not isinstance(message, dict) or message.get("v") != PROTOCOL_VERSION:
-            return False
+            return None
         message_id = message.get("id")
         if not isinstance(message_id, str) or UUID.match(message_id) is None:
-            return False
+            return None
         kind = message.get("type")
         if kind == "response":
             self._accept_response(message)
             return True
         if kind != "request" or self._serving_now >= self.limits.max_concurrent_requests:
-            return False
+            return None
         method = message.get("method")
         if type(method) is not str or method not in self._methods_seen:
-            return False
+            return None
         params = message.get("params")
         if params is None:
             params = {}
         elif not isinstance(params, dict):
-            return False
+            return None
         handler = self._handlers.get(method) or self._fallback_handler
         if handler is None:
-            return False
-        self._start_serving(
-            handler,
-            InboundRequest(
-                id=message_id, method=method, params=params, connection=self, raw=message
-            ),
+            return None
+        request = InboundRequest(
+            id=message_id, method=method, params=params, connection=self, raw=message
         )
-        return True
+        return handler, request
 
     async def _process(self, body: bytes) -> None:
         try:
@@ -242,86 +287,6 @@ class ConnectionInbound(ConnectionCore):
             self._methods_seen.add(method)
         return True
 
-    def _start_serving(self, handler: RequestHandler, request: InboundRequest) -> None:
-        """Serve ``request`` in a task of its own, under the handler timeout."""
-        loop = self._loop or asyncio.get_running_loop()
-        deadline = HandlerDeadline()
-        task = deadline.task = loop.create_task(self._serve(handler, request, deadline))
-        if self._deadlines is not None:
-            self._deadlines.add(deadline, loop)
-        self._serving_now += 1
-        self._tasks.add(task)
-
-    async def _serve(
-        self, handler: RequestHandler, request: InboundRequest, deadline: HandlerDeadline
-    ) -> None:
-        try:
-            try:
-                outcome: tuple[Any, ProtocolError | None] = (await handler(request), None)
-            except asyncio.CancelledError:
-                # The handler timeout cancels the task; that cancellation (and only that one)
-                # is taken back here and answered with a timeout error.
-                if not deadline.fired or deadline.settle() > 0:
-                    raise  # cancelled from outside: the connection is closing
-                outcome = None, self._timeout_error(request)
-            except ProtocolError as exc:
-                outcome = None, exc
-            except Exception as exc:  # the one place a handler failure becomes a wire error
-                outcome = None, self._internal_error(request, "the handler failed", exc)
-            finally:
-                deadline.settle()
-            body = _encode_response(request.id, outcome)
-            if body is None:
-                error = self._internal_error(request, "its result could not be encoded as JSON")
-                body = _encode_response(request.id, (None, error))
-                assert body is not None
-            if not self._queue_nowait(body):
-                try:
-                    await self._queue_frame(lambda: body)
-                except ConnectionClosed:
-                    logger.debug(
-                        "%s: response to %s not sent: connection closed", self.name, request.id
-                    )
-            if request.close_after_response is not None:
-                self.close_soon(request.close_after_response)
-        except Exception:
-            logger.exception("%s: serving request %s failed", self.name, request.id)
-        finally:
-            if deadline.task is not None:
-                self._tasks.discard(deadline.task)
-            self._serving_now -= 1
-            slot = self._read_slot
-            if slot is not None and not slot.done():
-                slot.set_result(None)
-
-    def _timeout_error(self, request: InboundRequest) -> ProtocolError:
-        timeout = self.limits.handler_timeout
-        assert timeout is not None
-        return ProtocolError(
-            ErrorCode.SERVER_ERROR,
-            f"{request.method} was not answered within {timeout:g} s",
-            {"timeoutSeconds": timeout},
-        )
-
-    def _internal_error(
-        self, request: InboundRequest, what: str, exc: BaseException | None = None
-    ) -> ProtocolError:
-        error_id = new_id()
-        logger.error(
-            "%s: %s while serving %s (request %s, error id %s)",
-            self.name,
-            what,
-            request.method,
-            request.id,
-            error_id,
-            exc_info=exc,
-        )
-        return ProtocolError(
-            ErrorCode.INTERNAL_ERROR,
-            f"internal error while serving {request.method}",
-            {"errorId": error_id},
-        )
-
     async def _accept_event(self, message: dict[str, Any]) -> None:
         channel, seq = message.get("channel"), message.get("seq")
         if not isinstance(channel, str) or not channel:
@@ -355,27 +320,3 @@ class ConnectionInbound(ConnectionCore):
             await self._events_send.send(event)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("%s: event on %s arrived after the consumer stopped", self.name, channel)
-
-
-def _encode_response(request_id: str, outcome: tuple[Any, ProtocolError | None]) -> bytes | None:
-    """The body of a response, or None when the result is not JSON-encodable."""
-    result, error = outcome
-    if error is None:
-        # the envelope around the encoded result, spliced (the id is a checked UUID)
-        try:
-            return b"".join(
-                (_RESPONSE_HEAD, request_id.encode(), _RESULT_TAIL, encode(result), b"}")
-            )
-        except (TypeError, ValueError):
-            return None
-    message: dict[str, Any] = {"v": PROTOCOL_VERSION, "id": request_id, "type": "response"}
-    message["error"] = error.to_wire()
-    try:
-        return encode(message)
-    except (TypeError, ValueError):
-        message["error"] = {"code": error.code, "message": error.message}
-        return encode(message)
-
-
-_RESPONSE_HEAD = b'{"v":"' + PROTOCOL_VERSION.encode() + b'","id":"'
-_RESULT_TAIL = b'","type":"response","result":'

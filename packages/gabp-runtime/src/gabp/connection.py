@@ -4,9 +4,10 @@ A :class:`Connection` sends requests and awaits their responses, serves inbound 
 through a handler table, emits events and delivers inbound events in arrival order. It owns
 the I/O around the sans-IO codec in :mod:`gabp.framing`:
 
-* one read loop that never awaits a handler: each inbound request runs in its own task,
-  at most ``limits.max_concurrent_requests`` at once (the read loop waits for a free slot,
-  which pushes back on the peer), cancelled when the handler timeout passes;
+* one reader that never waits for a handler: each inbound request is served eagerly up to its
+  handler's first wait, and a handler that waits keeps the task it started in while a new
+  task reads on; at most ``limits.max_concurrent_requests`` at once (the reader waits for a
+  free slot, which pushes back on the peer), cancelled when the handler timeout passes;
 * a table of pending requests, each a future with a timer of its own;
 * one writer: every outgoing frame goes through one bounded write buffer, in the order it was
   queued, so an event emitted while a request is served goes out before that request's
@@ -19,9 +20,10 @@ Inbound events go to ``on_event`` (called inline by the read loop, so a response
 an event is seen only after the event was handled) or, without a callback, to one bounded
 buffer read through :meth:`Connection.events`.
 
-A connection runs on anyio's asyncio backend: per request it uses asyncio's own futures, timers
-and tasks (a fraction of the cost of anyio's portable primitives), and on a
-:class:`gabp.sockets.SocketStream` it writes to the transport without waiting.
+A connection runs on anyio's asyncio backend: per request it uses asyncio's own futures and
+timers (a fraction of the cost of anyio's portable primitives), starts a task only for a
+handler that waits, and on a :class:`gabp.sockets.SocketStream` writes to the transport
+without waiting.
 """
 
 from __future__ import annotations
@@ -143,11 +145,11 @@ class Connection(ConnectionInbound):
         except RuntimeError:
             raise RuntimeError("a gabp Connection runs on anyio's asyncio backend") from None
         self._started = True
+        self._reading_done = self._loop.create_future()
         try:
-            with anyio.CancelScope() as reader_scope:
-                self._reader_scope = reader_scope
-                task_status.started()
-                await self._read_loop()
+            self._start_reader([])
+            task_status.started()
+            await self._reading_done
             await self._shutdown()
         finally:
             self._mark_closed(self._close_reason)
@@ -166,8 +168,7 @@ class Connection(ConnectionInbound):
             return
         if not self._closed:
             self._close_reason = reason
-        if self._reader_scope is not None:
-            self._reader_scope.cancel()
+        self._stop_reading()
         with anyio.CancelScope(shield=True), anyio.move_on_after(self.limits.close_timeout + 1):
             await self._finished.wait()
 
