@@ -22,10 +22,13 @@ __all__ = [
     "spec_of",
 ]
 
-DEFAULT_PAYLOAD_CODES: Final[frozenset[str]] = frozenset({"unknown_id", "stale_id", "invalid_cell"})
+DEFAULT_PAYLOAD_CODES: Final[frozenset[str]] = frozenset(
+    {"unknown_id", "stale_id", "invalid_cell", "refused"}
+)
 """World error codes that a game tool answers as a payload failure (``success: false``): the
 caller pointed at something that is not there (or no longer), or at a cell that cannot take
-the action. Every other refusal is an exception (see the package README)."""
+the action, or the game refused what was asked in its current state (``refused``, as the
+mod answers such cases). Every other refusal is an exception (see the package README)."""
 
 _ATTRIBUTE = "__rimbridge_call__"
 

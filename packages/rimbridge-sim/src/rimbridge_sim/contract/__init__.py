@@ -149,7 +149,7 @@ def _param(raw: Mapping[str, Any], tool: str) -> ParamContract:
         name=raw["name"],
         type=kind,
         required=bool(raw["required"]),
-        default=raw["default"] if "default" in raw else MISSING,
+        default=raw.get("default", MISSING),
         enum=tuple(enum) if enum is not None else None,
         enum_enforced=bool(raw.get("enum_enforced", False)),
         semantic_type=raw.get("semantic_type"),

@@ -91,7 +91,7 @@ class OperationJournal:
         self._listeners: tuple[JournalListener, ...] = ()
         self._stream: deque[OperationEvent] = deque(maxlen=max(1, stream_capacity))
         self._next_sequence = 1
-        self._results: OrderedDict[str, tuple[Any, bool]] = OrderedDict()
+        self._results: OrderedDict[str, Any] = OrderedDict()
         self._result_capacity = max(0, result_capacity)
 
     def __repr__(self) -> str:
@@ -249,15 +249,9 @@ class OperationJournal:
         return event
 
     def _retain(self, operation_id: str, result: Any) -> None:
-        try:
-            text = json.dumps(result, default=str)
-        except (TypeError, ValueError):
-            return
-        truncated = len(text) > _RESULT_CHARS
-        kept: Any = text[:_RESULT_CHARS] if truncated else result
         with self._lock:
             self._results.pop(operation_id, None)
-            self._results[operation_id] = (kept, truncated)
+            self._results[operation_id] = result
             while len(self._results) > self._result_capacity:
                 self._results.popitem(last=False)
 
@@ -360,12 +354,19 @@ class OperationJournal:
             ]
 
     def result_of(self, operation_id: str) -> tuple[bool, Any, bool]:
-        """``(retained, result, truncated)`` for an operation's retained result."""
+        """``(retained, result, truncated)``: a retained result longer than 16,000 characters
+        of JSON comes back as the first 16,000 characters (a string)."""
         with self._lock:
-            found = self._results.get(operation_id)
-        if found is None:
-            return False, None, False
-        return True, found[0], found[1]
+            if operation_id not in self._results:
+                return False, None, False
+            result = self._results[operation_id]
+        try:
+            text = json.dumps(result, default=str)
+        except (TypeError, ValueError):
+            return True, None, True
+        if len(text) > _RESULT_CHARS:
+            return True, text[:_RESULT_CHARS], True
+        return True, result, False
 
     def envelope(self, record: OperationRecord, *, include_result: bool = False) -> dict[str, Any]:
         """``record`` on the wire without its events, with its retained result if asked."""
