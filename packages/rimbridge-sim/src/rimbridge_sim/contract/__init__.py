@@ -43,10 +43,12 @@ __all__ = [
     "Contract",
     "ParamContract",
     "ToolContract",
+    "describe_type",
     "differences",
     "expected_property",
     "load_contract",
     "python_name",
+    "tool_names",
 ]
 
 JsonType: TypeAlias = Literal["string", "integer", "number", "boolean", "array", "object"]

@@ -9,9 +9,21 @@ from typing import Any, Final
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.host import ToolHost
 
-__all__ = ["NOT_AVAILABLE", "ProfilingTools"]
+__all__ = ["NOT_AVAILABLE", "UNAVAILABLE", "ProfilingTools"]
 
 NOT_AVAILABLE: Final = "not_available_in_simulation"
+UNAVAILABLE: Final = frozenset(
+    {
+        "rimworld/dpa_status",
+        "rimworld/dpa_patch_methods",
+        "rimworld/dpa_snapshot",
+        "rimworld/dpa_reset",
+        "rimworld/dpa_stop",
+        "rimworld/dpa_cleanup",
+    }
+)
+"""The real tools the simulation answers as not available (``dpa_status`` reports the
+analyzer as missing; the others refuse with :data:`NOT_AVAILABLE`)."""
 _PRESETS: Final = ("general_tick", "general_update", "general_pawn_ai_methods")
 _WHY = (
     "Dubs Performance Analyzer is not available in the simulation: there are no game methods "
