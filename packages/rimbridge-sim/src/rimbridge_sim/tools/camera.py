@@ -147,7 +147,7 @@ class CameraTools:
         else:
             pawns = [world.resolve_pawn(n, None, what="current-map pawn") for n in names]
             pawns += [world.resolve_pawn(None, i, what="current-map pawn") for i in ids]
-            pawns = list(dict.fromkeys(pawns))
+            pawns = list({p.id: p for p in pawns}.values())
         size = world.camera.frame_pawns(pawns)
         return {
             "success": True,
