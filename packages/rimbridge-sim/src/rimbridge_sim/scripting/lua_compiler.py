@@ -460,6 +460,8 @@ class _Compiler:
             return {"nil": None, "true": True, "false": False}[str(token.value)]
         if self._is("{"):
             return self._table()
+        if token.kind == "keyword" and token.value == "function":
+            self._fail("lua.unsupported", "functions are not supported in this subset")
         if self._is("("):
             self._take()
             value = self._expression()
