@@ -28,7 +28,9 @@ def test_the_reference_documents_every_real_tool_with_its_contract() -> None:
         '`"Normal"` |'
     ) in text
     assert "| `parameters` | object | optional |  |" in text
-    assert "| `minimumLevel` | string (e.g. `info`, `warning`, `error`, `fatal`) | optional |" in text
+    assert (
+        "| `minimumLevel` | string (e.g. `info`, `warning`, `error`, `fatal`) | optional |" in text
+    )
 
 
 def test_the_status_table_lists_each_real_tool_once() -> None:
@@ -36,7 +38,9 @@ def test_the_status_table_lists_each_real_tool_once() -> None:
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     assert len(rows) == 123
     assert "| `rimworld/dpa_snapshot` | profiling | none | not available |" in rows
-    assert "| `rimbridge/list_logs` | diagnostics | `diagnostic`, `read-only` | implemented |" in rows
+    assert (
+        "| `rimbridge/list_logs` | diagnostics | `diagnostic`, `read-only` | implemented |" in rows
+    )
     assert "117 of 123 implemented; 6 not available in the simulation." in table
 
 
