@@ -50,7 +50,7 @@ class DiagnosticsTools:
         "Summarize the current game: whether one is loaded, its tick, map count and selected "
         "colonists, plus the simulation's phase, map, date and speed.",
         title="Get game info",
-        result_description="{status: 'game_loaded' | 'no_game', ticksGame, mapCount, "
+        result_description="{success, status: 'game_loaded' | 'no_game', ticksGame, mapCount, "
         "selectedPawns, phase, mapId, mapWidth, mapHeight, date, timeSpeed, paused, "
         "colonistCount, thingCount, seed, longEvent}.",
     )
@@ -73,8 +73,14 @@ class DiagnosticsTools:
             "longEvent": info.long_event,
         }
         if world.game is None:
-            return {"status": "no_game", "message": "No game is currently loaded", **extra}
+            return {
+                "success": True,
+                "status": "no_game",
+                "message": "No game is currently loaded",
+                **extra,
+            }
         return {
+            "success": True,
             "status": "game_loaded",
             "ticksGame": info.tick,
             "mapCount": 1,
