@@ -25,7 +25,7 @@ from mcp import Client, StdioServerParameters
 from gabp import read_bridge_config
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.server import ToolListNotifier, build_server
+from gabs.mcp import ToolListNotifier, build_server
 from lib_gab import GabpServer
 from lib_gab.server import ServerAddress
 from lib_gab.testing import bridge_session

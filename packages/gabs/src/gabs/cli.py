@@ -9,7 +9,8 @@ Each command is added by one function taking the subparsers object (``add_versio
 ``add_games_show``, ``add_games_add``, ``add_games_remove``, ``add_games_start``,
 ``add_games_stop``, ``add_games_status``). An adder builds its parser and sets
 ``handler=<function(args) -> int>``; :data:`COMMANDS` and :data:`GAMES_COMMANDS` list them in
-help order. Every command accepts ``--config-dir`` (also before the command).
+help order. Every command accepts ``--config-dir`` (or the Go bridge's ``--configDir``), also
+before the command.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def _common_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--config-dir",
+        "--configDir",
         type=Path,
         default=argparse.SUPPRESS,
         metavar="DIR",
@@ -500,11 +502,11 @@ def _print_table(rows: Sequence[Sequence[str]]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# gabs serve: the MCP server (gabs.server), replacing its placeholder in COMMANDS.
+# gabs serve: the MCP server (gabs.serve_cli), replacing its placeholder in COMMANDS.
 
 
 def _add_serve_command(subparsers: Subparsers) -> None:
-    from .server import add_serve_command
+    from .serve_cli import add_serve_command
 
     add_serve_command(subparsers, _add_command)
 

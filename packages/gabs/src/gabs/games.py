@@ -19,11 +19,11 @@ import anyio.abc
 from gabp import GabpError, new_id, read_bridge_config
 from gabs.attention import Gate
 from gabs.config import GabsConfig, GameConfig
-from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles
-from gabs.context._models import Purpose
+from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles, Purpose
+from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.launcher import GameProcess, LaunchError
 from gabs.ledger import CallLedger
-from gabs.session import CallOutcome, GameSession, MirroredTool, SessionError, mcp_tool_name
+from gabs.session import CallOutcome, GameSession, SessionError
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
 

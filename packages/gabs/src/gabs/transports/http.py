@@ -1,0 +1,275 @@
+"""Streamable HTTP for the bridge: the SDK's transport behind a bearer token and an Origin check.
+
+The MCP endpoint is ``http://<host>:<port>/mcp``, served by the SDK's Streamable HTTP session
+manager (real MCP Streamable HTTP: POST for requests, SSE for streams, ``Mcp-Session-Id``).
+In front of it, :class:`GuardMiddleware` answers
+
+* **403** to a request whose ``Origin`` is not loopback (or listed in the config's
+  ``bridge.allowedOrigins``): a web page must not drive a local game bridge;
+* **401** (``WWW-Authenticate: Bearer``) to a request without ``Authorization: Bearer <token>``
+  matching the bridge token (compared in constant time).
+
+The token comes from the ``token`` argument, else ``$GABS_HTTP_TOKEN``, else the token file
+(``bridge.tokenFile`` in the config, default ``<config-dir>/http-token``); when there is none, a
+new one is generated and written there with mode 0600, and only the file's path is printed.
+The bridge binds loopback by default; a non-loopback host is refused unless a token was
+configured (not just generated) and ``allow_remote`` is set.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import socket
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gabp import generate_token, tokens_equal, write_secret_file
+from gabs._version import __version__
+from gabs.config import GabsConfig
+from gabs.games import GameManager
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.transports._manager import open_manager
+
+__all__ = [
+    "DEFAULT_HTTP_PORT",
+    "TOKEN_ENV",
+    "TOKEN_FILE_NAME",
+    "GuardMiddleware",
+    "HttpServeError",
+    "build_http_app",
+    "is_loopback",
+    "resolve_token",
+    "serve_http",
+]
+
+logger = logging.getLogger("gabs.http")
+
+TOKEN_ENV: Final = "GABS_HTTP_TOKEN"
+MCP_PATH: Final = "/mcp"
+DEFAULT_HTTP_PORT: Final = 8765
+TOKEN_FILE_NAME: Final = "http-token"
+LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (a loopback name or address)."""
+    if host.lower() in LOOPBACK_NAMES or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpServeError(Exception):
+    """The HTTP server cannot be started as asked (a refused bind, an unreadable token)."""
+
+
+def origin_allowed(origin: str, extra: Iterable[str] = ()) -> bool:
+    """Loopback origins (any port, http or https) and the explicitly listed ones."""
+    if origin in set(extra):
+        return True
+    try:
+        parts = urlsplit(origin)
+        host = parts.hostname
+        _ = parts.port  # a malformed port raises
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not host:
+        return False
+    if parts.path not in ("", "/") or parts.query or parts.username or parts.password:
+        return False
+    return is_loopback(host)
+
+
+class GuardMiddleware:
+    """ASGI middleware: Origin check (403), then bearer token check (401)."""
+
+    def __init__(self, app: ASGIApp, token: str, *, allowed_origins: Iterable[str] = ()) -> None:
+        self.app = app
+        self._token = token
+        self._origins = tuple(allowed_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        origin = headers.get("origin")
+        if origin is not None and not origin_allowed(origin, self._origins):
+            logger.warning("refused a request from Origin %r", origin[:200])
+            await _respond(send, 403, "Forbidden: this Origin may not use the bridge\n")
+            return
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not tokens_equal(presented.strip(), self._token):
+            await _respond(
+                send,
+                401,
+                "Unauthorized: send Authorization: Bearer <token>\n",
+                extra=[(b"www-authenticate", b'Bearer realm="gabs"')],
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+async def _respond(
+    send: Send, status: int, body: str, *, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    data = body.encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(data)).encode()),
+        *(extra or []),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+def resolve_token(config: GabsConfig, token: str | None = None) -> tuple[str, bool, Path | None]:
+    """The bearer token, whether it was configured (not generated now), and its file."""
+    if token:
+        return token, True, None
+    from_env = os.environ.get(TOKEN_ENV)
+    if from_env:
+        return from_env.strip(), True, None
+    configured = config.bridge.token_file
+    path = Path(configured).expanduser() if configured else config.config_dir / TOKEN_FILE_NAME
+    if not path.is_absolute():
+        path = config.config_dir / path
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        raise HttpServeError(f"cannot read the token file {path}: {exc}") from None
+    if text:
+        return text, True, path
+    fresh = generate_token()
+    write_secret_file(path, (fresh + "\n").encode())
+    print(f"gabs: generated an HTTP bearer token in {path} (mode 0600)", file=sys.stderr)
+    return fresh, False, path
+
+
+def build_http_app(
+    manager: GameManager,
+    *,
+    token: str,
+    host: str = "127.0.0.1",
+    notifier: ToolListNotifier | None = None,
+    allowed_origins: Iterable[str] = (),
+) -> Any:
+    """The ASGI app: the SDK's Streamable HTTP app at ``/mcp`` behind :class:`GuardMiddleware`.
+
+    Run it with its lifespan (uvicorn does): the lifespan runs the session manager.
+    """
+    server = build_server(manager, notifier=notifier)
+    origins = list(allowed_origins)
+    if is_loopback(host):
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[
+                "127.0.0.1",
+                "localhost",
+                "[::1]",
+                "127.0.0.1:*",
+                "localhost:*",
+                "[::1]:*",
+            ],
+            allowed_origins=[
+                f"{scheme}://{name}{port}"
+                for scheme in ("http", "https")
+                for name in ("127.0.0.1", "localhost", "[::1]")
+                for port in ("", ":*")
+            ]
+            + origins,
+        )
+    else:
+        # Remote binds: the Host is whatever name clients use; the guard's Origin check and
+        # the token remain.
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=security, host=host
+    )
+    return GuardMiddleware(app, token, allowed_origins=origins)
+
+
+async def serve_http(
+    config_dir: str | os.PathLike[str] | None = None,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    token: str | None = None,
+    allow_remote: bool = False,
+    show_token: bool = False,
+) -> None:
+    """Serve MCP over Streamable HTTP until cancelled (or interrupted)."""
+    import uvicorn
+
+    config = GabsConfig.load(config_dir)
+    settings = config.bridge
+    host = host or settings.host or "127.0.0.1"
+    if port is None:
+        port = settings.port if settings.port is not None else DEFAULT_HTTP_PORT
+    secret, configured, path = resolve_token(config, token)
+    if not is_loopback(host):
+        if not allow_remote:
+            raise HttpServeError(
+                f"refusing to listen on the non-loopback address {host}: pass --allow-remote "
+                "(with a configured token) to expose the bridge beyond this machine"
+            )
+        if not configured:
+            raise HttpServeError(
+                f"refusing to listen on {host} with a token generated just now: configure one "
+                f"(write it to {path}, or set ${TOKEN_ENV}) and pass --allow-remote again"
+            )
+    if show_token:
+        print(f"gabs: HTTP bearer token: {secret}", file=sys.stderr)
+    notifier = ToolListNotifier()
+    async with open_manager(config, notifier) as manager:
+        app = build_http_app(
+            manager,
+            token=secret,
+            host=host,
+            notifier=notifier,
+            allowed_origins=settings.allowed_origins or (),
+        )
+        uv_config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            server_header=False,
+        )
+        server = uvicorn.Server(uv_config)
+        # bind here, so that port 0 (any free port) is reported as the port actually bound
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+        except OSError as exc:
+            listener.close()
+            raise HttpServeError(f"cannot listen on {host}:{port}: {exc}") from None
+        listener.set_inheritable(True)
+        port = listener.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        where = f"token file {path}" if path else "the given token"
+        print(
+            f"gabs {__version__}: MCP Streamable HTTP on http://{shown}:{port}{MCP_PATH} "
+            f"(bearer token: {where})",
+            file=sys.stderr,
+        )
+        try:
+            await server.serve(sockets=[listener])
+        finally:
+            listener.close()
