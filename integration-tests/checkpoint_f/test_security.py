@@ -296,7 +296,7 @@ async def test_http_guard_and_no_token_in_any_log(tmp_path: Path) -> None:
                     },
                 )
                 blocked = await client.call_tool(
-                    "games_call_tool", {"tool": "rimworld/get_game_info"}
+                    "games_call_tool", {"tool": "rimworld/list_colonists"}
                 )
                 assert data(injected)["executed"] is True
                 await client.call_tool("games_get_attention", {"gameId": "rimworld"})

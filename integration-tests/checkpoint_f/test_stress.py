@@ -7,7 +7,7 @@ paced loop (a few thousand ``error`` lines per call, a few calls per second), so
 the classifier and the attention manager see every line; the same connection subscribes to the
 attention channels and counts every event the game publishes. Meanwhile:
 
-* a *gate agent* calls a game tool (``rimworld/get_game_info``, no allowlist tag) through
+* a *gate agent* calls a game tool (``rimworld/list_colonists``, no allowlist tag) through
   ``games_call_tool`` over and over; whenever it is blocked it checks the allowlisted
   diagnostics still run, acknowledges the item and goes on;
 * an *observer* calls ``games_status``, ``games_get_attention`` and ``rimbridge/ping`` (tag
@@ -174,7 +174,7 @@ async def test_ten_thousand_error_lines_a_second_for_thirty_seconds(tmp_path: Pa
         handoff = read_bridge_config(tmp_path / "rimworld" / "bridge.json")
         address = ServerAddress("tcp", "127.0.0.1", int(handoff.address))
         # nothing open yet: the game tool runs
-        first = await call(client, "games_call_tool", {"tool": "rimworld/get_game_info"})
+        first = await call(client, "games_call_tool", {"tool": "rimworld/list_colonists"})
         assert data(first)["executed"] is True, first
 
         async with bridge_session(address, handoff.token, on_event=on_event) as emitter:
@@ -219,7 +219,7 @@ async def test_ten_thousand_error_lines_a_second_for_thirty_seconds(tmp_path: Pa
                 just_acked: str | None = None
                 while not stop.is_set():
                     result = await call(
-                        client, "games_call_tool", {"tool": "rimworld/get_game_info"}
+                        client, "games_call_tool", {"tool": "rimworld/list_colonists"}
                     )
                     outcome = data(result)
                     if outcome["executed"] is True:
@@ -244,7 +244,7 @@ async def test_ten_thousand_error_lines_a_second_for_thirty_seconds(tmp_path: Pa
                     tally.blocked_ids.add(attention_id)
                     # a retry without an ack is refused under the same id
                     retry = data(
-                        await call(client, "games_call_tool", {"tool": "rimworld/get_game_info"})
+                        await call(client, "games_call_tool", {"tool": "rimworld/list_colonists"})
                     )
                     assert (retry["executed"], retry["attentionId"]) == (False, attention_id)
                     tally.retries_same_id += 1

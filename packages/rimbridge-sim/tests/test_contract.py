@@ -9,7 +9,13 @@ import pytest
 from lib_gab import InvalidArguments
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.config import BridgeConfig
-from rimbridge_sim.contract import differences, expected_property, load_contract, python_name
+from rimbridge_sim.contract import (
+    differences,
+    expected_property,
+    load_contract,
+    python_name,
+    wire_name,
+)
 from rimbridge_sim.integration import RimBridge
 
 TOKEN = "0" * 64
@@ -140,3 +146,9 @@ def test_registration_refuses_invented_tools_and_bodies_that_drift(
             bridge.register(namespace)
     finally:
         bridge.close()
+
+
+def test_every_real_parameter_name_survives_the_round_trip_through_its_keyword() -> None:
+    names = [param.name for tool in load_contract() for param in tool.params]
+    assert len(names) > 200
+    assert [wire_name(python_name(name)) for name in names] == names

@@ -40,6 +40,12 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
         operation = sim.bridge.journal.get(request_id)
         assert operation is not None and operation.status == "completed"
         assert operation.result_summary == "payload failure: unknown colonist id Thing_Nobody"
+        # the arguments as the caller sent them: wire names, defaults filled in
+        assert json.loads(operation.arguments_summary) == {
+            "append": False,
+            "pawnId": "Thing_Nobody",
+            "pawnName": None,
+        }
         assert await sim.attention() is None
         assert sim.attention_events() == []
 

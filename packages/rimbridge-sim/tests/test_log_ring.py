@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 import threading
-from dataclasses import FrozenInstanceError
 
 import pytest
 
@@ -50,10 +50,27 @@ def test_an_empty_ring_has_no_latest_sequence_and_reads_empty(ring: LogRing) -> 
     assert (page.entries, page.next_cursor, page.latest_sequence) == ((), 0, None)
 
 
-def test_entries_are_frozen(ring: LogRing) -> None:
-    entry = ring.append("info", "x", source="world")
-    with pytest.raises(FrozenInstanceError):
-        entry.message = "y"  # type: ignore[misc]
+def test_an_entry_handed_out_never_changes_when_later_lines_collapse_into_its_run(
+    ring: LogRing,
+) -> None:
+    first = ring.append("info", "x", source="world")
+    second = ring.append("info", "x", source="world")
+    assert (first.repeat_count, first.latest_sequence) == (1, 1)
+    assert (second.repeat_count, second.latest_sequence, second.entry_id) == (
+        2,
+        2,
+        first.entry_id,
+    )
+    assert ring.query().entries == (second,)
+
+
+def test_entry_ids_look_like_the_mods_and_differ_between_entries_and_rings(
+    ring: LogRing,
+) -> None:
+    ids = [ring.append("info", f"line {n}", source="world").entry_id for n in range(3)]
+    other = LogRing().append("info", "line 0", source="world").entry_id
+    assert all(re.fullmatch(r"log_[0-9a-f]{32}", i) for i in [*ids, other])
+    assert len({*ids, other}) == 4
 
 
 def test_identical_lines_within_the_window_collapse_and_move_the_wire_sequence(

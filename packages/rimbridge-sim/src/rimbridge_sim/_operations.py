@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_sim._mainloop import MainLoop
 from rimbridge_sim.calls import MainLoopTimeout, payload_failure, spec_of
+from rimbridge_sim.contract import wire_name
 from rimbridge_sim.diagnostics import OperationJournal, new_operation_id
 from rimbridge_sim.world import WorldError
 
@@ -45,8 +46,9 @@ class OperationRunner:
     def _begin(self, name: str, arguments: Mapping[str, Any], parent_id: str | None) -> str:
         operation = current_operation()
         operation_id = operation.id if operation is not None else new_operation_id()
+        wire = {wire_name(key): value for key, value in arguments.items()}
         self._journal.start(
-            operation_id, name, parent_id=parent_id, arguments_summary=_summary(dict(arguments))
+            operation_id, name, parent_id=parent_id, arguments_summary=_summary(wire)
         )
         return operation_id
 

@@ -135,8 +135,8 @@ async def scenario_spam(agent: DemoAgent) -> None:
             (
                 f"one log entry with repeatCount {count}",
                 lambda r: (
-                    len(r.get("result", "entries") or []) == 1
-                    and r.get("result", "entries", 0, "repeatCount") == count
+                    len(r.get("result", "logs") or []) == 1
+                    and r.get("result", "logs", 0, "repeatCount") == count
                 ),
             ),
         ],
@@ -253,7 +253,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
                     {
                         "gameId": GAME,
                         "tool": "rimbridge/list_operations",
-                        "arguments": {"status": "running"},
+                        "arguments": {"limit": 20},
                     },
                 )
                 if operations_of(operations, "rimworld/list_colonists"):
@@ -265,7 +265,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
             {
                 "gameId": GAME,
                 "tool": "rimbridge/list_operations",
-                "arguments": {"status": "running"},
+                "arguments": {"limit": 20},
             },
             operations,
             [

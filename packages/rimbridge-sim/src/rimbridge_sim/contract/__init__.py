@@ -49,6 +49,7 @@ __all__ = [
     "load_contract",
     "python_name",
     "tool_names",
+    "wire_name",
 ]
 
 JsonType: TypeAlias = Literal["string", "integer", "number", "boolean", "array", "object"]
@@ -188,6 +189,13 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 def python_name(wire_name: str) -> str:
     """``pawnName`` -> ``pawn_name``, ``fromX`` -> ``from_x``: the keyword a tool body takes."""
     return _CAMEL.sub(r"_\1", wire_name).lower()
+
+
+def wire_name(keyword: str) -> str:
+    """``pawn_name`` -> ``pawnName``: the inverse of :func:`python_name` for every real tool's
+    parameters (the contract tests check the round trip)."""
+    head, *rest = keyword.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def expected_property(param: ParamContract) -> dict[str, Any]:

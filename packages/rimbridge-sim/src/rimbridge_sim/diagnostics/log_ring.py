@@ -38,9 +38,14 @@ from rimbridge_sim.diagnostics._common import (
 __all__ = ["LogEntry", "LogListener", "LogPage", "LogRing", "RingStats"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LogEntry:
-    """One log line, or a run of identical consecutive lines collapsed into one entry."""
+    """One log line, or a run of identical consecutive lines collapsed into one entry.
+
+    Treat it as immutable: the ring replaces an entry when a line collapses into it and never
+    changes one it has handed out. (It is not a frozen dataclass because a frozen one costs
+    several times as much to build, and the ring builds one per line.)
+    """
 
     sequence: int
     """The first line's sequence."""
@@ -163,6 +168,9 @@ class LogRing:
         if not 0 <= collapse_window < float("inf"):
             raise ValueError(f"collapse_window must be a number >= 0, got {collapse_window!r}")
         self._capacity = capacity
+        # entry ids: 32 hex digits like the mod's GUIDs, a random prefix per ring and the first
+        # line's sequence (unique within the ring without a GUID per entry)
+        self._id_prefix = uuid.uuid4().hex[:20]
         self._window = float(collapse_window)
         self._clock = clock
         self._lock = threading.Lock()
@@ -273,7 +281,7 @@ class LogRing:
                     wall,
                     capability_id,
                     parent_operation_id,
-                    f"log_{uuid.uuid4().hex}",
+                    f"log_{self._id_prefix}{sequence:012x}",
                 )
                 entries.append(entry)
                 collapsed = False
