@@ -76,8 +76,16 @@ async def test_a_wall_rectangle_is_designated_then_built_under_the_calls_operati
         )
         assert (applied["success"], applied["appliedCellCount"]) == (True, 3)
         assert applied["designatorState"]["hasSelection"] is False
-        info = await sim.call("rimworld/get_cell_info", **cell)
-        assert info["cell"]["blueprintBuildDefs"] == ["Wall"]
+        info = (await sim.call("rimworld/get_cell_info", **cell))["cell"]
+        assert info["blueprintBuildDefs"] == ["Wall"]
+        # the order is a blueprint thing on the cell, not a designation
+        assert (info["designationCount"], info["designations"]) == (0, [])
+        [blueprint] = [t for t in info["things"] if t["isBlueprint"]]
+        assert (blueprint["defName"], blueprint["className"]) == (
+            "Blueprint_Wall",
+            "RimWorld.Blueprint_Build",
+        )
+        assert info["thingCount"] == len(info["things"])
         await sim.call("rimworld/step_game_ticks", ticks=3000)
         built = await sim.call("rimworld/get_cell_info", **cell)
         assert "Wall" in built["cell"]["solidThingDefs"]

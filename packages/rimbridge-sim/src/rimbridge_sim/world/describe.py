@@ -208,9 +208,9 @@ def describe_cell(world: WorldCore, cell: Cell) -> dict[str, Any]:
     things = colony.things_at(cell)
     pawns = colony.pawns_at(cell)
     designations = [d for d in game.designations.values() if d.cell == cell]
-    builds = sorted(
-        {d.build_def or "Wall" for d in designations if d.kind is DesignationKind.BUILD}
-    )
+    # a build order is a blueprint thing on the cell, not a designation (as in the game)
+    blueprints = [d for d in designations if d.kind is DesignationKind.BUILD]
+    builds = sorted({d.build_def or "Wall" for d in blueprints})
     others = [d for d in designations if d.kind is not DesignationKind.BUILD]
     zone = next((z for z in game.zones.values() if cell in z.cells), None)
     areas = sorted(
@@ -225,8 +225,8 @@ def describe_cell(world: WorldCore, cell: Cell) -> dict[str, Any]:
         "roofDefName": _ROOF[game.map.roofed_at(cell)],
         "fogged": fogged(world, cell),
         "walkable": colony.passable(cell),
-        "thingCount": len(things) + len(pawns),
-        "designationCount": len(others) + len(builds),
+        "thingCount": len(things) + len(pawns) + len(blueprints),
+        "designationCount": len(others),
         "blueprintBuildDefs": builds,
         "frameBuildDefs": [],
         "solidThingDefs": sorted({t.def_name for t in things} | {"Human" for _ in pawns}),
@@ -244,7 +244,8 @@ def describe_cell(world: WorldCore, cell: Cell) -> dict[str, Any]:
                 "isFrame": False,
             }
             for p in pawns
-        ],
+        ]
+        + [_blueprint_at_cell(d) for d in blueprints],
         "designations": [_designation_at_cell(world, d) for d in others],
     }
 
@@ -257,6 +258,19 @@ def _thing_at_cell(thing: Thing) -> dict[str, Any]:
         "thingId": thing.id,
         "stackCount": thing.stack_count,
         "isBlueprint": False,
+        "isFrame": False,
+    }
+
+
+def _blueprint_at_cell(designation: Designation) -> dict[str, Any]:
+    build = designation.build_def or "Wall"
+    return {
+        "defName": f"Blueprint_{build}",
+        "label": f"{build} (blueprint)",
+        "className": "RimWorld.Blueprint_Build",
+        "thingId": designation.id,
+        "stackCount": 1,
+        "isBlueprint": True,
         "isFrame": False,
     }
 
