@@ -94,22 +94,8 @@ class OperationRunner:
                         self._loop.observe(operation_id)
             else:
                 result = function(**arguments)
-        except InvalidArguments as error:
-            self._journal.complete(operation_id, f"refused: {error.message}")
-            raise
-        except WorldError as error:
-            if error.code not in spec.payload_codes:
-                raise self._exception(operation_id, name, error, error.code) from None
-            result = payload_failure(error.message, error.code)
-        except MainLoopTimeout as error:
-            raise self._exception(
-                operation_id, name, error, "main_loop_timeout", kind="timed_out"
-            ) from None
-        except ToolError as error:
-            raise self._exception(operation_id, name, error, "tool_error") from None
         except Exception as error:
-            logger.debug("%s crashed", name, exc_info=True)
-            raise self._exception(operation_id, name, error, "internal_error") from None
+            result = self._failed(operation_id, name, spec.payload_codes, error)
         return self._end(operation_id, result)
 
     async def invoke_async(
@@ -125,23 +111,30 @@ class OperationRunner:
         operation_id = self._begin(name, arguments, parent_id)
         try:
             result = await function(**arguments)
-        except InvalidArguments as error:
+        except Exception as error:
+            result = self._failed(operation_id, name, spec.payload_codes, error)
+        return self._end(operation_id, result)
+
+    def _failed(
+        self, operation_id: str, name: str, payload_codes: frozenset[str], error: Exception
+    ) -> dict[str, Any]:
+        """What a tool body's exception becomes (see :meth:`invoke`): the payload failure to
+        answer with, or a raised :class:`ToolError` (``InvalidArguments`` passes through)."""
+        if isinstance(error, InvalidArguments):
             self._journal.complete(operation_id, f"refused: {error.message}")
-            raise
-        except WorldError as error:
-            if error.code not in spec.payload_codes:
-                raise self._exception(operation_id, name, error, error.code) from None
-            result = payload_failure(error.message, error.code)
-        except MainLoopTimeout as error:
+            raise error
+        if isinstance(error, WorldError):
+            if error.code in payload_codes:
+                return payload_failure(error.message, error.code)
+            raise self._exception(operation_id, name, error, error.code) from None
+        if isinstance(error, MainLoopTimeout):
             raise self._exception(
                 operation_id, name, error, "main_loop_timeout", kind="timed_out"
             ) from None
-        except ToolError as error:
+        if isinstance(error, ToolError):
             raise self._exception(operation_id, name, error, "tool_error") from None
-        except Exception as error:
-            logger.debug("%s crashed", name, exc_info=True)
-            raise self._exception(operation_id, name, error, "internal_error") from None
-        return self._end(operation_id, result)
+        logger.debug("%s crashed", name, exc_info=error)
+        raise self._exception(operation_id, name, error, "internal_error") from None
 
     def _exception(
         self,

@@ -7,7 +7,8 @@ so the game keeps running (and, without a tick loop, they run the frames they wa
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from lib_gab import current_operation
 from rimbridge_annotations import parameter, tool
@@ -31,7 +32,29 @@ _READY = (
     "wait (the readiness wait: satisfied, targetReadiness, blockingReason, elapsedMs, "
     "attempts, probeFailureCount, state)}."
 )
+F = TypeVar("F", bound=Callable[..., Any])
+
 _READINESS_DOC = "Readiness to reach: gameData, mapData, currentMap, playable or visual."
+
+
+def _readiness_parameters(timeout_doc: str) -> Callable[[F], F]:
+    """The descriptions of the readiness-wait parameters the mod's waits share."""
+
+    def describe(function: F) -> F:
+        for name, text in reversed(
+            [
+                ("timeout_ms", timeout_doc),
+                ("poll_interval_ms", "How often to look, in milliseconds."),
+                ("readiness", _READINESS_DOC),
+                ("pause_if_needed", "Pause the game once it is ready, if it is running."),
+                ("target_readiness", "Same as readiness; wins over it when given."),
+                ("wait_for_visual_ready", "Shortcut for readiness visual."),
+            ]
+        ):
+            function = parameter(name, text)(function)
+        return function
+
+    return describe
 
 
 def _start(world: World) -> dict[str, Any]:
@@ -66,12 +89,7 @@ class LifecycleTools:
         result_description="{success, satisfied, message, targetReadiness, blockingReason, "
         "elapsedMs, attempts, probeFailureCount, lastProbeError, state}.",
     )
-    @parameter("timeout_ms", "How long to wait, in milliseconds.")
-    @parameter("poll_interval_ms", "How often to look, in milliseconds.")
-    @parameter("readiness", _READINESS_DOC)
-    @parameter("pause_if_needed", "Pause the game before answering if it is running.")
-    @parameter("target_readiness", "Same as readiness; wins over it when given.")
-    @parameter("wait_for_visual_ready", "Shortcut for readiness visual.")
+    @_readiness_parameters("How long to wait, in milliseconds.")
     async def wait_for_game_loaded(
         self,
         timeout_ms: int = 30000,
@@ -166,12 +184,7 @@ class LifecycleTools:
         title="Start debug game (ready)",
         result_description=_READY,
     )
-    @parameter("timeout_ms", "Time for the whole call, in milliseconds.")
-    @parameter("poll_interval_ms", "How often to look, in milliseconds.")
-    @parameter("readiness", _READINESS_DOC)
-    @parameter("pause_if_needed", "Pause the game once it is ready.")
-    @parameter("target_readiness", "Same as readiness; wins over it when given.")
-    @parameter("wait_for_visual_ready", "Shortcut for readiness visual.")
+    @_readiness_parameters("Time for the whole call, in milliseconds.")
     async def start_debug_game_ready(
         self,
         timeout_ms: int = 120000,
@@ -330,12 +343,7 @@ class LifecycleTools:
         "wait (the readiness wait)}.",
     )
     @parameter("save_name", "The save's name, without extension.")
-    @parameter("timeout_ms", "Time for the whole call, in milliseconds.")
-    @parameter("poll_interval_ms", "How often to look, in milliseconds.")
-    @parameter("readiness", _READINESS_DOC)
-    @parameter("pause_if_needed", "Pause the game once it is ready.")
-    @parameter("target_readiness", "Same as readiness; wins over it when given.")
-    @parameter("wait_for_visual_ready", "Shortcut for readiness visual.")
+    @_readiness_parameters("Time for the whole call, in milliseconds.")
     async def load_game_ready(
         self,
         save_name: str,
