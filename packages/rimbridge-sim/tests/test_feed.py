@@ -11,6 +11,7 @@ import pytest
 from gabp.messages import Attention, parse_payload
 from lib_gab.attention import AttentionManager
 from lib_gab.operation import Operation, current_operation, use_operation
+from rimbridge_sim.clock import ManualClock
 from rimbridge_sim.diagnostics import LogRing, OperationJournal, log_with_operation
 from rimbridge_sim.feed import AttentionFeed, FeedStats
 from rimbridge_sim.policy import Policy
@@ -21,17 +22,6 @@ except ImportError:  # pragma: no cover - the schema package is optional here
     gabp_schemas = None  # type: ignore[assignment]
 
 INTERVAL = 0.25
-
-
-class FakeClock:
-    def __init__(self, now: float = 100.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Recorder:
@@ -65,7 +55,7 @@ class Sim:
     """A ring, a journal, a manager and a feed sharing one fake clock."""
 
     def __init__(self, policy: str = "recommended", *, capacity: int = 2000, **feed: Any) -> None:
-        self.clock = FakeClock()
+        self.clock = ManualClock(100.0)
         self.recorder = Recorder()
         self.ring = LogRing(capacity, collapse_window=1.0, clock=self.clock)
         self.journal = OperationJournal(clock=self.clock)

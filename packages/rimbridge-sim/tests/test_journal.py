@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from lib_gab.operation import Operation, use_operation
+from rimbridge_sim.clock import ManualClock
 from rimbridge_sim.diagnostics import (
     LogRing,
     OperationJournal,
@@ -16,36 +17,25 @@ from rimbridge_sim.diagnostics import (
 )
 
 
-class FakeClock:
-    def __init__(self, now: float = 50.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def ring(clock: FakeClock) -> LogRing:
+def ring(clock: ManualClock) -> LogRing:
     return LogRing(capacity=10, collapse_window=1.0, clock=clock)
 
 
 @pytest.fixture
-def journal(clock: FakeClock) -> OperationJournal:
+def journal(clock: ManualClock) -> OperationJournal:
     return OperationJournal(capacity=5, event_limit=4, clock=clock)
 
 
 # --- the operation journal -----------------------------------------------------------------------
 
 
-def test_an_operation_runs_then_completes(journal: OperationJournal, clock: FakeClock) -> None:
+def test_an_operation_runs_then_completes(journal: OperationJournal, clock: ManualClock) -> None:
     journal.start("call-1", "rimworld/pause_game", arguments_summary="{}")
     clock.advance(0.25)
     journal.event("call-1", "progress", "pausing")
@@ -279,7 +269,7 @@ def test_the_journal_wide_event_stream_pages_by_sequence_and_filters(
     assert journal.latest_event_sequence == 4
 
 
-def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: FakeClock) -> None:
+def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: ManualClock) -> None:
     journal = OperationJournal(capacity=10, result_capacity=2, clock=clock)
     for index in range(3):
         journal.start(f"op-{index}", "x/y")

@@ -7,27 +7,17 @@ import threading
 
 import pytest
 
+from rimbridge_sim.clock import ManualClock
 from rimbridge_sim.diagnostics import LogRing, RingStats, level_rank, query_rank
 
 
-class FakeClock:
-    def __init__(self, now: float = 50.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def ring(clock: FakeClock) -> LogRing:
+def ring(clock: ManualClock) -> LogRing:
     return LogRing(capacity=10, collapse_window=1.0, clock=clock)
 
 
@@ -74,7 +64,7 @@ def test_entry_ids_look_like_the_mods_and_differ_between_entries_and_rings(
 
 
 def test_identical_lines_within_the_window_collapse_and_move_the_wire_sequence(
-    ring: LogRing, clock: FakeClock
+    ring: LogRing, clock: ManualClock
 ) -> None:
     ring.append("error", "boom", source="job")
     clock.advance(0.5)
@@ -97,7 +87,7 @@ def test_identical_lines_within_the_window_collapse_and_move_the_wire_sequence(
 
 
 def test_an_identical_line_after_the_window_starts_a_new_entry(
-    ring: LogRing, clock: FakeClock
+    ring: LogRing, clock: ManualClock
 ) -> None:
     ring.append("error", "boom", source="job")
     clock.advance(1.5)
@@ -156,7 +146,7 @@ def test_a_cursor_before_a_line_starts_at_the_entry_holding_it(ring: LogRing) ->
 
 
 def test_the_oldest_entries_are_evicted_and_an_old_cursor_says_truncated(
-    clock: FakeClock,
+    clock: ManualClock,
 ) -> None:
     ring = LogRing(capacity=3, clock=clock)
     for index in range(5):
