@@ -29,7 +29,7 @@ from gabs.mcp.envelope import NextAction, cause_class, failure_next_actions, tra
 from gabs.results import attention_brief, outcome_structured, outcome_text
 from gabs.session import CallOutcome
 
-__all__ = ["CALL_META_KEY", "attention_line", "call_meta", "game_call_result"]
+__all__ = ["CALL_META_KEY", "attention_line", "call_meta", "call_view", "game_call_result"]
 
 #: The ``_meta`` key of what the bridge adds to a game call's result.
 CALL_META_KEY: Final = "gabs/call"
@@ -179,6 +179,8 @@ def game_call_result(
     cause = cause_class(code) or ("call" if code == "game_error" else "state")
     data["causeClass"] = cause
     data["trackRecord"] = track_record_line()
+    if context_info:
+        data["context"] = context_info
     text = outcome_text(game_id, outcome, arguments, context=context, gated=gated)
     text += "\nNext: " + "; ".join(action.as_call() for action in actions)
     return types.CallToolResult(
@@ -187,3 +189,18 @@ def game_call_result(
         is_error=True,
         _meta={CALL_META_KEY: meta},
     )
+
+
+def call_view(result: types.CallToolResult) -> dict[str, Any]:
+    """A tool result as one object, for programs that read game calls the older way.
+
+    For a game call the game answered: the bridge's ``_meta`` call info with the game's result
+    under ``result`` (unwrapped when it was not an object); for anything else the structured
+    content as it is.
+    """
+    data = result.structured_content if isinstance(result.structured_content, dict) else {}
+    meta = (result.meta or {}).get(CALL_META_KEY)
+    if result.is_error or not isinstance(meta, dict):
+        return dict(data)
+    value: Any = data.get("value") if meta.get("valueWrapped") else data
+    return {**meta, "result": value}
