@@ -23,6 +23,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gabp import generate_token
+from gabs.mcp.call_results import call_view
 
 GABS = Path(sys.executable).parent / "gabs"
 HERE = Path(__file__).resolve().parent
@@ -62,7 +63,7 @@ async def gabs_stdio(config_dir: Path, *, mode: str = "auto") -> AsyncIterator[C
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 def text(result: types.CallToolResult) -> str:

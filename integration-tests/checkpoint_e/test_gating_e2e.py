@@ -24,6 +24,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gabs.demo import SCENARIOS, Reply, run_demo
+from gabs.mcp.call_results import call_view
 
 BIN = Path(sys.executable).parent
 GABS = BIN / "gabs"
@@ -72,7 +73,7 @@ class Bridge:
     async def call(self, tool: str, /, **arguments: Any) -> Reply:
         result = await self.client.call_tool(tool, arguments)
         text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
-        data = result.structured_content if isinstance(result.structured_content, dict) else {}
+        data = call_view(result)
         return Reply(bool(result.is_error), text, data)
 
     async def game(
