@@ -90,7 +90,7 @@ async def test_start_discover_call_attention_ack_stop(tmp_path: Path, mode: str)
             assert data(started)["status"] == "started_connected"
 
             found = await call(client, "games_tool_names", gameId="example")
-            assert {"example/echo", "example/fail"} <= {t["name"] for t in data(found)["tools"]}
+            assert {"example/echo", "example/fail"} <= {t["gabpName"] for t in data(found)["tools"]}
             detail = await call(client, "games_tool_detail", tool="example/fail")
             assert "blocking" in data(detail)["inputSchema"]["properties"]
 
