@@ -463,7 +463,10 @@ async def test_two_games_one_gated_one_observed(tmp_path: Path) -> None:
             # Without a gameId the tool is ambiguous: refused, not executed, candidates named.
             ambiguous = await bridge.call("games_call_tool", tool="rimworld/get_game_info")
             assert ambiguous.is_error
-            assert (ambiguous.get("executed"), ambiguous.get("code")) == (False, "ambiguous_game_reference")
+            assert (ambiguous.get("executed"), ambiguous.get("code")) == (
+                False,
+                "ambiguous_game_reference",
+            )
             assert sorted(ambiguous.get("candidates")) == ["gated", "watched"]
 
             await bridge.call("games_ack_attention", gameId="gated", attentionId=gated)

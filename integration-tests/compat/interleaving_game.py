@@ -25,6 +25,7 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -91,9 +92,7 @@ class Game:
             "resources": [],
         }
         if self.declared is not None:
-            capabilities["extensions"] = {
-                "concurrency": {"maxConcurrentRequests": self.declared}
-            }
+            capabilities["extensions"] = {"concurrency": {"maxConcurrentRequests": self.declared}}
         return {
             "agentId": self.agent_id,
             "app": {"name": "interleaving game", "version": "1.0.0"},
@@ -139,16 +138,19 @@ class Game:
             try:
                 reply["result"] = await self.call(str(params.get("name")), arguments)
             except LookupError:
-                reply["error"] = {"code": -31002, "message": f"tool not found: {params.get('name')}"}
+                reply["error"] = {
+                    "code": -31002,
+                    "message": f"tool not found: {params.get('name')}",
+                }
         else:
             reply["error"] = {"code": -32601, "message": f"method not found: {method}"}
         return reply
 
     async def write(self, writer: asyncio.StreamWriter, reply: dict[str, Any]) -> None:
         body = json.dumps(reply, separators=(",", ":")).encode("utf-8")
-        header = (
-            f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n"
-        ).encode("ascii")
+        header = (f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n").encode(
+            "ascii"
+        )
         if self.declared is not None:
             async with self.write_lock:  # a game that declares concurrency writes whole frames
                 writer.write(header + body)
@@ -232,7 +234,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())
-    except KeyboardInterrupt:
-        pass

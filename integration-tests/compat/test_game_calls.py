@@ -97,7 +97,9 @@ async def test_a_game_tool_is_called_by_every_name_it_is_known_by(
     with anyio.fail_after(GAME_TIMEOUT):
         async with open_bridge(config_dir) as client:
             await start(client, "compat")
-            names = {entry["gabpName"]: entry for entry in await tool_names(client, gameId="compat")}
+            names = {
+                entry["gabpName"]: entry for entry in await tool_names(client, gameId="compat")
+            }
             echo = names["compat/echo"]
             assert echo["name"] == "compat_compat_echo"
             long_name = names[

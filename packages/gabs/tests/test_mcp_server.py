@@ -16,8 +16,8 @@ from mcp.server.lowlevel import Server
 
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.mcp.call_results import call_view
 from gabs.mcp import BRIDGE_TOOLS, ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 from lib_gab import GabpServer, UrgentEntry
 
 TOKEN = "ab12" * 16

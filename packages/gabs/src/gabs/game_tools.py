@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from gabp import MessageError
 
-__all__ = ["MAX_TOOL_NAME_LENGTH", "mcp_tool_name", "mcp_tool_name_with_suffix", "MirroredTool"]
+__all__ = ["MAX_TOOL_NAME_LENGTH", "MirroredTool", "mcp_tool_name", "mcp_tool_name_with_suffix"]
 
 #: The longest MCP tool name (what strict hosts accept).
 MAX_TOOL_NAME_LENGTH: Final = 64

@@ -78,7 +78,9 @@ class RequestSlots:
         self._semaphore = anyio.Semaphore(limit, max_value=limit, fast_acquire=True)
 
     def __repr__(self) -> str:
-        return f"RequestSlots(limit={self.limit}, in_flight={self.in_flight}, waiting={self.waiting})"
+        return (
+            f"RequestSlots(limit={self.limit}, in_flight={self.in_flight}, waiting={self.waiting})"
+        )
 
     @property
     def in_flight(self) -> int:

@@ -429,9 +429,7 @@ class GameSession:
         self, attention_id: str, *, timeout: float | None = None
     ) -> dict[str, Any]:
         """``attention/ack``; the cache follows the answer (and the cleared event)."""
-        reply = await self._request(
-            "attention/ack", {"attentionId": attention_id}, timeout=timeout
-        )
+        reply = await self._request("attention/ack", {"attentionId": attention_id}, timeout=timeout)
         result = parse_result("attention/ack", reply)
         if result.acknowledged:
             current = self.cache.snapshot()

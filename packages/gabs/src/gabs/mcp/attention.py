@@ -100,9 +100,7 @@ class AttentionTools:
                 f"NOT acknowledged: {args['attentionId']} is not open in game {game_id}; no item "
                 "is open now."
             )
-        return text_result(
-            text, _without_nulls({"status": "not_acknowledged", **data}), error=True
-        )
+        return text_result(text, _without_nulls({"status": "not_acknowledged", **data}), error=True)
 
 
 def _timeout(args: dict[str, Any]) -> float | None:

@@ -99,7 +99,9 @@ def _failure_code(outcome: CallOutcome) -> str:
     return "not_sent"
 
 
-def _next_actions(game_id: str, outcome: CallOutcome, arguments: dict[str, Any] | None) -> list[NextAction]:
+def _next_actions(
+    game_id: str, outcome: CallOutcome, arguments: dict[str, Any] | None
+) -> list[NextAction]:
     item = outcome.attention
     game = {"gameId": game_id}
     if outcome.status == "blocked_by_attention":
@@ -158,7 +160,7 @@ def game_call_result(
         structured, text, wrapped = _passthrough(outcome.result)
         if wrapped:
             meta["valueWrapped"] = True
-        content = [types.TextContent(type="text", text=text)]
+        content: list[Any] = [types.TextContent(type="text", text=text)]
         item = outcome.attention
         if item is not None:
             line = attention_line(
@@ -169,7 +171,7 @@ def game_call_result(
             content=content,
             structured_content=structured,
             is_error=False,
-            meta={CALL_META_KEY: meta},
+            _meta={CALL_META_KEY: meta},
         )
     code = _failure_code(outcome)
     data = outcome_structured(game_id, outcome, arguments)

@@ -46,9 +46,7 @@ def _positive_number(value: Any) -> float | None:
     return None
 
 
-def call_timeout(
-    timeout: Any, tool_arguments: Mapping[str, Any] | None, default: float
-) -> float:
+def call_timeout(timeout: Any, tool_arguments: Mapping[str, Any] | None, default: float) -> float:
     """Seconds to wait for a game call, as the Go bridge derives them (see the module doc)."""
     seconds = _positive_number(timeout) or default
     if tool_arguments:

@@ -1,4 +1,4 @@
-"""The discovery tools: games_tool_names, games_tool_detail and games_tools, as the Go bridge has them.
+"""The discovery tools as the Go bridge has them: games_tool_names, games_tool_detail, games_tools.
 
 They read the tool lists the game sessions hold (never a game) and name each tool as the Go
 bridge does (:mod:`gabs.mcp.tool_names`): ``name`` is the exposed MCP name
@@ -178,7 +178,9 @@ class DiscoveryTools:
         scope = f"game '{data['gameId']}'" if data.get("gameId") else "all games"
         lines = [f"Tool names for {scope} ({len(page)} shown of {data['total']} matching):"]
         lines += [entry.exposed for entry in page]
-        lines.append("\nUse games_tool_detail with one of these names to inspect parameters and output.")
+        lines.append(
+            "\nUse games_tool_detail with one of these names to inspect parameters and output."
+        )
         if data["nextCursor"]:
             lines.append(f"Next cursor: {data['nextCursor']}")
         first = page[0]
@@ -232,7 +234,9 @@ class DiscoveryTools:
         for entry in page:
             summary = brief_description(entry.tool.description)
             lines.append(f"- {entry.exposed} [{entry.game_id}: {entry.gabp_name}] {summary}")
-        lines.append("\nUse games_tool_names for a smaller list and games_tool_detail for one tool.")
+        lines.append(
+            "\nUse games_tool_names for a smaller list and games_tool_detail for one tool."
+        )
         if data["nextCursor"]:
             lines.append(f"Next cursor: {data['nextCursor']}")
         return text_result("\n".join(lines), data)

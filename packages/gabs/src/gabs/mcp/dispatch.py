@@ -64,7 +64,9 @@ class ToolDispatcher:
         }
         assert set(self.handlers) == set(BRIDGE_TOOLS)
         self._core = [self._listed(tool.tool) for tool in BRIDGE_TOOLS.values()]
-        self._core_names = {tool.name: name for tool, name in zip(self._core, BRIDGE_TOOLS)}
+        self._core_names = {
+            tool.name: name for tool, name in zip(self._core, BRIDGE_TOOLS, strict=False)
+        }
 
     def _listed(self, tool: types.Tool) -> types.Tool:
         """A core tool as ``tools/list`` shows it (``toolNormalization``, ``stripOutputSchema``)."""

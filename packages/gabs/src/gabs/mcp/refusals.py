@@ -36,7 +36,9 @@ _CAUSES: Final[dict[str, CauseClass]] = {
 }
 
 
-def _next_actions(code: str, game_id: str | None, details: dict[str, Any]) -> list[NextAction] | None:
+def _next_actions(
+    code: str, game_id: str | None, details: dict[str, Any]
+) -> list[NextAction] | None:
     if code == "tool_not_found":
         arguments: dict[str, Any] = {"brief": True}
         if game_id:
@@ -44,7 +46,9 @@ def _next_actions(code: str, game_id: str | None, details: dict[str, Any]) -> li
         if details.get("requested"):
             arguments["query"] = details["requested"]
         return [
-            NextAction("games_tool_names", arguments, "Discover available game tools before retrying.")
+            NextAction(
+                "games_tool_names", arguments, "Discover available game tools before retrying."
+            )
         ]
     if code in ("not_connected", "no_game"):
         return [

@@ -78,6 +78,8 @@ def _text(description: str) -> dict[str, Any]:
 def _timeout(description: str) -> dict[str, Any]:
     """A timeout in whole seconds, as the Go bridge takes it (0 or less: the default)."""
     return {"type": "integer", "description": description}
+
+
 _STATUS_OUT: Final = _out(
     {
         "gameId": {"type": "string"},

@@ -3,10 +3,11 @@
 Every tool of a connected game has one **exposed name** (:func:`~gabs.game_tools.mcp_tool_name`:
 ``rimworld_rimworld_get_game_info``; a name another game's tool already took gets the hash
 suffix) and is found by each of its **aliases**: the exposed name, its GABP name
-(``rimworld/get_game_info``), that name dotted (``rimworld.get_game_info``), qualified with the
-game id dotted (``rimworld.rimworld.get_game_info``) or slashed (``rimworld/rimworld/get_game_info``),
-and the name as the game spelled it. With a game id given, the aliases with that game's prefix
-removed count too. On top of Go's aliases, a unique last part (``get_game_info``) is accepted.
+(``rimworld/get_game_info``), that name dotted (``rimworld.get_game_info``), qualified with
+the game id dotted (``rimworld.rimworld.get_game_info``) or slashed
+(``rimworld/rimworld/get_game_info``), and the name as the game spelled it. With a game id
+given, the aliases with that game's prefix removed count too. On top of Go's aliases, a
+unique last part (``get_game_info``) is accepted.
 
 :class:`ToolIndex` holds these for the games connected now; :func:`tool_index` builds it (and
 keeps it while the games' tool lists stay the same objects, so a call costs a dictionary

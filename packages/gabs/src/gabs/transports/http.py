@@ -181,9 +181,7 @@ class GuardMiddleware:
 def _json_scope(scope: Scope, headers: dict[str, str]) -> Scope:
     """The request as a JSON-only client's: ``Accept: application/json`` (and a JSON
     ``Content-Type`` when none was given), whatever it sent."""
-    kept = [
-        (k, v) for k, v in scope["headers"] if k.lower() not in (b"accept", b"content-type")
-    ]
+    kept = [(k, v) for k, v in scope["headers"] if k.lower() not in (b"accept", b"content-type")]
     kept.append((b"accept", b"application/json"))
     content_type = headers.get("content-type") or "application/json"
     kept.append((b"content-type", content_type.encode("latin-1")))
@@ -329,7 +327,7 @@ def _server_class(uvicorn: Any) -> Any:
     with 143 on SIGTERM; here a signal only asks for the shutdown (a second one forces it).
     """
 
-    class CleanExitServer(uvicorn.Server):  # type: ignore[misc,name-defined]
+    class CleanExitServer(uvicorn.Server):  # type: ignore[misc]
         @contextlib.contextmanager
         def capture_signals(self) -> Any:
             import threading
@@ -338,10 +336,12 @@ def _server_class(uvicorn: Any) -> Any:
                 yield
                 return
 
+            server: Any = self
+
             def stop(signum: int, frame: Any) -> None:
-                if self.should_exit:
-                    self.force_exit = True
-                self.should_exit = True
+                if server.should_exit:
+                    server.force_exit = True
+                server.should_exit = True
 
             handled = (signal.SIGINT, signal.SIGTERM)
             original = {signum: signal.signal(signum, stop) for signum in handled}

@@ -60,7 +60,10 @@ def _restore_fds(saved_in: int, saved_out: int) -> None:
 async def framed_stdio(
     wire_in: int | None = None, wire_out: int | None = None
 ) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    tuple[
+        MemoryObjectReceiveStream[SessionMessage | Exception],
+        MemoryObjectSendStream[SessionMessage],
+    ]
 ]:
     """The read and write streams of an MCP server on stdin/stdout (or the given fds)."""
     saved: tuple[int, int] | None = None

@@ -62,7 +62,7 @@ class StdioFrameDecoder:
             del self._buffer[: len(self._buffer) - len(stripped)]
             if not self._buffer:
                 return
-            self.mode = "headers" if self._buffer[:1] in (b"C", b"c") else "lines"
+            self.mode = "headers" if bytes(self._buffer[:1]) in (b"C", b"c") else "lines"
         if self.mode == "lines":
             self._lines()
         else:
