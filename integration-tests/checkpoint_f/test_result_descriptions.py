@@ -137,7 +137,7 @@ async def test_every_result_description_reaches_output_schema_tool_detail_and_re
             address = ServerAddress("tcp", "127.0.0.1", int(handoff.address))
             async with bridge_session(address, handoff.token) as raw:
                 listed = await raw.request("tools/list")
-            wire = {entry["gabpName"]: entry for entry in listed["tools"]}
+            wire = {entry["name"]: entry for entry in listed["tools"]}
             assert set(wire) == set(annotations)
 
             for name, description in described.items():
@@ -257,7 +257,7 @@ async def test_a_tool_without_a_result_description_works_everywhere(tmp_path: Pa
             # over raw GABP: no description key at the root of the bare tool's outputSchema
             async with bridge_session(address, TOKEN) as raw:
                 listed = await raw.request("tools/list")
-            wire = {entry["gabpName"]: entry for entry in listed["tools"]}
+            wire = {entry["name"]: entry for entry in listed["tools"]}
             assert "description" not in wire["colony/ring_bell"].get("outputSchema", {})
 
             detail = data(await client.call_tool("games_tool_detail", {"tool": "colony/ring_bell"}))
