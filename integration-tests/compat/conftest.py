@@ -16,6 +16,14 @@ import pytest
 from .harness import ConfigDir, OpenBridge, bridge_session
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "beyond_go: a case where our bridge goes further than the Go bridge 1.1.0, which is "
+        "expected to fail it (deselect with -m 'not beyond_go' for the shared contract)",
+    )
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--bridge",

@@ -13,10 +13,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 HERE = Path(__file__).resolve().parent
 GAME_SCRIPT = HERE / "compat_game.py"
+#: The game that interleaves overlapping replies as the C# runtime 1.0.3 does.
+INTERLEAVING_GAME = HERE / "interleaving_game.py"
 #: Seconds a bridge may take to answer one MCP request (a start included).
 REQUEST_TIMEOUT = 60.0
 
@@ -30,17 +34,29 @@ class ConfigDir:
         self.games_dir = path.parent / f"{path.name}-games"
         self.games_dir.mkdir(parents=True, exist_ok=True)
         self.games: dict[str, dict[str, Any]] = {}
+        self.top: dict[str, Any] = {}
+        """Top-level keys of ``config.json`` besides ``version`` and ``games`` (``apiKey``,
+        ``toolNormalization``, ...)."""
 
-    def game(self, game_id: str, *, name: str | None = None, **extra: Any) -> dict[str, Any]:
-        """Add the compat game as ``game_id`` (``CustomCommand``: this Python, the script)."""
+    def game(
+        self,
+        game_id: str,
+        *,
+        name: str | None = None,
+        script: Path = GAME_SCRIPT,
+        env: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Add a game as ``game_id`` (``CustomCommand``: this Python, the script; by default
+        the compat game)."""
         entry: dict[str, Any] = {
             "id": game_id,
             "name": name or f"Compat game {game_id}",
             "launchMode": "CustomCommand",
             "target": sys.executable,
-            "args": [str(GAME_SCRIPT)],
+            "args": [str(script)],
             "description": "A small GABP game of the compatibility suite.",
-            "env": {"COMPAT_GAME_DIR": str(self.games_dir)},
+            "env": {"COMPAT_GAME_DIR": str(self.games_dir), **(env or {})},
             **extra,
         }
         self.games[game_id] = entry
@@ -52,6 +68,7 @@ class ConfigDir:
             "version": "1.0",
             "timeouts": {"startup": {"processStartSeconds": 20, "gabpConnectSeconds": 30}},
             "games": self.games,
+            **self.top,
         }
         self.path.mkdir(parents=True, exist_ok=True)
         (self.path / "config.json").write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -99,3 +116,30 @@ def bridge_session(command: list[str], home: Path) -> OpenBridge:
             yield client
 
     return session
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def structured(result: types.CallToolResult) -> dict[str, Any]:
+    assert isinstance(result.structured_content, dict), result
+    return result.structured_content
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def wait_gone(pid: int) -> None:
+    """Wait for a process to end; it is not our child, so its exit sends no event: poll."""
+    while True:
+        if not process_alive(pid):
+            return
+        await anyio.sleep(0.05)

@@ -210,6 +210,9 @@ class GameConfig(_Model):
     expose_game_tools: bool = False
     timeouts: GameTimeouts = Field(default_factory=GameTimeouts)
     gabp_port: int | None = Field(default=None, ge=1, le=65535)
+    max_concurrent_requests: int | None = Field(default=None, ge=1, le=1024)
+    """Requests the bridge sends this game at once; replaces what the game declares
+    (``capabilities.extensions.concurrency.maxConcurrentRequests``, else 1)."""
     required_context: dict[str, Any] | None = None
     # The Go bridge's, accepted and kept, not used.
     stop_process_name: str | None = None

@@ -296,6 +296,7 @@ class GameManager:
             liveness_interval=self._liveness_interval,
             process_alive=(lambda: process.running) if process is not None else None,
             on_change=lambda what: self._session_changed(runtime, what),
+            max_concurrent_requests=runtime.config.max_concurrent_requests,
         )
         assert self._tg is not None
         try:
@@ -325,7 +326,13 @@ class GameManager:
     async def _session_changed(self, runtime: GameRuntime, what: str) -> None:
         runtime.history.append(what)
         del runtime.history[:-20]
-        if what in ("connected", "disconnected"):
+        if what == "disconnected" or (
+            # a reconnect of the game's session; the first connect is announced once by
+            # _open_session, when the session is in place
+            what == "connected"
+            and runtime.session is not None
+            and runtime.session.state != "closed"
+        ):
             await self._tools_changed()
 
     async def _tools_changed(self) -> None:
@@ -527,7 +534,7 @@ class GameManager:
         )
 
     async def get_attention(
-        self, game_id: str | None = None, *, refresh: bool = False
+        self, game_id: str | None = None, *, refresh: bool = False, timeout: float | None = None
     ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
@@ -536,7 +543,7 @@ class GameManager:
         if session.gate.mode == "off":
             return {"gameId": runtime.id, "supported": True, "mode": "off", "attention": None}
         if refresh or not session.subscribed:
-            await session.refresh_attention()
+            await session.refresh_attention(timeout=timeout)
         item = session.attention
         return {
             "gameId": runtime.id,
@@ -545,12 +552,19 @@ class GameManager:
             "attention": item.to_wire() if item else None,
         }
 
-    async def ack_attention(self, attention_id: str, game_id: str | None = None) -> dict[str, Any]:
+    async def ack_attention(
+        self, attention_id: str, game_id: str | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
         if not session.supports_attention:
-            raise GameError("unsupported", f"game {runtime.id} does not support attention")
-        reply = await session.ack_attention(attention_id)
+            return {
+                "gameId": runtime.id,
+                "supported": False,
+                "acknowledged": False,
+                "attentionId": attention_id,
+            }
+        reply = await session.ack_attention(attention_id, timeout=timeout)
         self.ledger.record(
             "ack",
             session_id=self.session_id,
@@ -558,7 +572,7 @@ class GameManager:
             attention_id=attention_id,
             summary="acknowledged" if reply.get("acknowledged") else "refused: not the open item",
         )
-        return {"gameId": runtime.id, **reply}
+        return {"gameId": runtime.id, "supported": True, **reply}
 
 
 def _outcome(status: dict[str, Any], outcome: str) -> dict[str, Any]:

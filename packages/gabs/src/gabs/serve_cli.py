@@ -45,9 +45,30 @@ def log_level(name: str) -> str:
     return level
 
 
+def parse_addr(text: str) -> tuple[str, int]:
+    """``host:port`` as the Go bridge's ``--addr`` takes it (``:8080`` is loopback here)."""
+    host, sep, port = text.strip().rpartition(":")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"--addr {text!r}: use host:port, e.g. 127.0.0.1:8080")
+    try:
+        number = int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--addr {text!r}: the port must be a number") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"--addr {text!r}: the port must be 0 to 65535")
+    return (host.strip("[]") or "127.0.0.1"), number
+
+
 def _serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="HTTP: the address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help=f"HTTP: the port (default {DEFAULT_HTTP_PORT})")
+    parser.add_argument(
+        "--addr",
+        type=parse_addr,
+        metavar="HOST:PORT",
+        help="HTTP: the address as the Go bridge takes it (host:port; an empty host is "
+        "127.0.0.1); sets --host and --port",
+    )
     parser.add_argument(
         "--allow-remote",
         action="store_true",
@@ -90,6 +111,13 @@ def add_serve_command(subparsers: Any, add_command: Callable[..., argparse.Argum
     server.add_argument(
         "transport", nargs="?", choices=("stdio", "http"), default="stdio", metavar="stdio|http"
     )
+    server.add_argument(
+        "--http",
+        type=parse_addr,
+        metavar="HOST:PORT",
+        dest="http_addr",
+        help="serve Streamable HTTP on HOST:PORT (the Go bridge's `server --http ADDR`)",
+    )
     _serve_options(server)
 
 
@@ -111,6 +139,12 @@ def _serve_command(args: argparse.Namespace) -> int:
     setup_logging(args.log_level)
     config_dir = getattr(args, "config_dir", None)
     GabsConfig.load(config_dir)  # config errors now, as usage errors, before serving
+    addr = getattr(args, "http_addr", None)
+    if addr is not None:
+        args.transport = "http"
+    addr = addr or args.addr
+    if addr is not None:
+        args.host, args.port = addr
     try:
         if args.transport == "stdio":
             anyio.run(serve_stdio, config_dir)
