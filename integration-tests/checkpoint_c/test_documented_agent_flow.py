@@ -24,6 +24,8 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from gabs.mcp.call_results import call_view
+
 BIN = Path(sys.executable).parent
 GABS = BIN / "gabs"
 RIMBRIDGE_SIM = BIN / "rimbridge-sim"
@@ -44,7 +46,7 @@ class Agent:
         text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
         assert not result.is_error, f"{tool} {arguments}: {text}"
         assert isinstance(result.structured_content, dict), text
-        return result.structured_content
+        return call_view(result)
 
     async def game(self, tool: str, **arguments: Any) -> dict[str, Any]:
         self.last = reply = await self.bridge(
@@ -101,7 +103,7 @@ async def test_the_documented_flow_runs_through_gabs_without_an_argument_error(
             names = await agent.bridge(
                 "games_tool_names", {"gameId": "rimworld", "prefix": "rimworld/", "limit": 500}
             )
-            listed = {tool["name"] for tool in names["tools"]}
+            listed = {tool["gabpName"] for tool in names["tools"]}
             assert {"rimworld/start_debug_game_ready", "rimworld/load_game_ready"} <= listed
             assert not listed & {"rimworld/get_pawn", "rimworld/order_move"}
 
