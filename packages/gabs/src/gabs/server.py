@@ -27,8 +27,6 @@ token. Logging goes to stderr only; stdout belongs to the protocol.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import ipaddress
 import json
 import logging
@@ -54,9 +52,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gabp.messages import Attention
 from gabs._version import __version__
-from gabs.config import GAME_ID_PATTERN, GabsConfig
+from gabs.config import GabsConfig
 from gabs.context import trace_json
 from gabs.games import GameError, GameManager
+from gabs.lifecycle_tools import LIFECYCLE_SCHEMAS, LifecycleTools, with_progress
 from gabs.results import attention_text, outcome_structured, outcome_text
 
 __all__ = [
@@ -86,7 +85,7 @@ INSTRUCTIONS: Final = (
 
 _GAME_ID: Final[dict[str, Any]] = {
     "type": "string",
-    "pattern": GAME_ID_PATTERN,
+    "minLength": 1,
     "description": "The game's id as configured (see games_list).",
 }
 _GAME_ID_OPTIONAL: Final[dict[str, Any]] = {
@@ -180,78 +179,23 @@ class BridgeTool:
         )
 
 
+_LIFECYCLE_TOOLS: Final = [
+    BridgeTool(
+        name,
+        title,
+        description,
+        schema,
+        {"type": "object"},
+        read_only=name in ("games_list", "games_show", "games_status"),
+        destructive=name in ("games_stop", "games_kill"),
+    )
+    for name, (title, description, schema) in LIFECYCLE_SCHEMAS.items()
+]
+
 BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
     tool.name: tool
     for tool in [
-        BridgeTool(
-            "games_list",
-            "List games",
-            "List every configured game with its launch mode and current status (stopped, "
-            "connected, exited, ...). Start here to learn the gameId values other tools take.",
-            _schema({}),
-            _out({"games": {"type": "array", "items": _ANY_OBJECT}}, ("games",)),
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_show",
-            "Show a game",
-            "Show one game's configuration (launch mode, target, attention mode, timeouts; "
-            "environment values hidden) and its runtime status.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"config": _ANY_OBJECT, "runtime": _ANY_OBJECT}, ("config", "runtime")),
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_start",
-            "Start a game",
-            "Launch a configured game with a fresh loopback port and token, wait for its GABP "
-            "server and connect. Returns started_connected (or already_connected) with the "
-            "status, or an error with the exit code and the tail of the game's output. Can "
-            "take a while; progress is reported when the client asks for it.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _STATUS_OUT,
-        ),
-        BridgeTool(
-            "games_stop",
-            "Stop a game",
-            "Disconnect and stop a game gracefully (forced after its grace period).",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"status": {"type": "string"}, "exitCode": {"type": ["integer", "null"]}}),
-            destructive=True,
-        ),
-        BridgeTool(
-            "games_kill",
-            "Kill a game",
-            "Disconnect and kill a game's process immediately. Use when games_stop hangs.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"status": {"type": "string"}, "exitCode": {"type": ["integer", "null"]}}),
-            destructive=True,
-        ),
-        BridgeTool(
-            "games_status",
-            "Game status",
-            "Process, connection, tool count and the current attention summary of one game, "
-            "or of every configured game when gameId is omitted. Cheap; never blocked.",
-            _schema({"gameId": _GAME_ID}),
-            _STATUS_OUT,
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_connect",
-            "Connect to a running game",
-            "Attach to a game that is already running (started outside this bridge, or before "
-            "a bridge restart), with its GABP port and token, or from the bridge.json the "
-            "bridge wrote when it last started the game.",
-            _schema(
-                {
-                    "gameId": _GAME_ID,
-                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
-                    "token": {"type": "string", "minLength": 1, "maxLength": 1024},
-                },
-                ("gameId",),
-            ),
-            _STATUS_OUT,
-        ),
+        *_LIFECYCLE_TOOLS,
         BridgeTool(
             "games_tool_names",
             "Find game tools",
@@ -647,14 +591,10 @@ class _Bridge:
     def __init__(self, manager: GameManager, notifier: ToolListNotifier) -> None:
         self.manager = manager
         self.notifier = notifier
+        self.lifecycle = LifecycleTools(manager)
         self.handlers: dict[str, ToolHandler] = {
-            "games_list": self.games_list,
-            "games_show": self.games_show,
+            **self.lifecycle.handlers(),
             "games_start": self.games_start,
-            "games_stop": self.games_stop,
-            "games_kill": self.games_kill,
-            "games_status": self.games_status,
-            "games_connect": self.games_connect,
             "games_tool_names": self.games_tool_names,
             "games_tool_detail": self.games_tool_detail,
             "games_tools": self.games_tools,
@@ -781,90 +721,18 @@ class _Bridge:
             outcome,
             arguments,
             context=context,
-            gated=runtime.config.attention.mode == "gate",
+            gated=runtime.config is None or runtime.config.attention.mode == "gate",
         )
         return _text_result(text, data, error=outcome.status != "ok")
 
     # -- the tools --
 
-    async def games_list(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        games = self.manager.list_games()
-        lines = [
-            f"{g['id']} ({g['name']}, {g['launchMode']}): {g['status']}"
-            + (f" - {g['description']}" if g.get("description") else "")
-            for g in games
-        ]
-        text = "\n".join(lines) if lines else "No games configured (add one with `gabs games add`)."
-        return _text_result(text, {"games": games})
-
-    async def games_show(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = self.manager.show(args["gameId"])
-        config = dict(data["config"])
-        if "env" in config:
-            config["env"] = dict.fromkeys(config["env"], "<hidden>")
-        data = {"config": config, "runtime": data["runtime"]}
-        return _text_result(_compact(data), data)
-
     async def games_start(
         self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]
     ) -> types.CallToolResult:
-        game_id = args["gameId"]
-        send, receive = anyio.create_memory_object_stream[str](64)
-
-        async def pump() -> None:
-            count = 0
-            async with receive:
-                async for message in receive:
-                    count += 1
-                    try:
-                        await ctx.session.report_progress(count, None, message)
-                    except Exception:  # best effort: the client may be gone
-                        logger.debug("progress not delivered", exc_info=True)
-
-        def progress(message: str) -> None:
-            logger.info("%s", message)
-            with contextlib.suppress(
-                anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError
-            ):
-                send.send_nowait(message)
-
-        failure: GameError | None = None
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(pump)
-            try:
-                data = await self.manager.start(game_id, progress=progress)
-            except GameError as exc:  # raised after the group, not as an exception group
-                failure = exc
-            finally:
-                send.close()
-        if failure is not None:
-            raise failure
-        return _text_result(f"{data['status']}. {_status_line(data)}", data)
-
-    async def games_stop(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.stop(args["gameId"])
-        return _text_result(f"{args['gameId']} stopped (exit code {data['exitCode']}).", data)
-
-    async def games_kill(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.kill(args["gameId"])
-        return _text_result(f"{args['gameId']} killed (exit code {data['exitCode']}).", data)
-
-    async def games_status(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        game_id = args.get("gameId")
-        if game_id:
-            status = self.manager.status(game_id)
-            return _text_result(_status_line(status), status)
-        games = self.manager.all_status()
-        text = "\n".join(_status_line(s) for s in games) or "No games configured."
-        return _text_result(text, {"games": games})
-
-    async def games_connect(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.connect(
-            args["gameId"],
-            port=int(args["port"]) if "port" in args else None,
-            token=args.get("token"),
+        return await with_progress(
+            ctx, lambda progress: self.lifecycle.games_start(ctx, args, progress)
         )
-        return _text_result(f"{data['status']}. {_status_line(data)}", data)
 
     async def games_tool_names(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         data = self.manager.tool_names(
@@ -1072,79 +940,3 @@ async def serve_http(
         allow_remote=allow_remote,
         show_token=show_token,
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# The `gabs serve` command (registered by gabs.cli)
-
-
-def add_serve_command(subparsers: Any, add_command: Callable[..., argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        subparsers,
-        "serve",
-        _serve_command,
-        "run the MCP server (stdio or Streamable HTTP)",
-        "Run the GABS MCP server. stdio (the default) is what MCP hosts launch; "
-        "--transport http serves Streamable HTTP on loopback with a bearer token (read from "
-        "<config-dir>/http-token, generated there with mode 0600 when missing).",
-    )
-    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    parser.add_argument("--host", help="HTTP: the address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help=f"HTTP: the port (default {DEFAULT_HTTP_PORT})")
-    parser.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="HTTP: allow a non-loopback --host (requires a configured token)",
-    )
-    parser.add_argument(
-        "--show-token", action="store_true", help="HTTP: print the bearer token to stderr"
-    )
-    parser.add_argument(
-        "--log-level",
-        default=os.environ.get("GABS_LOG_LEVEL", "INFO"),
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="stderr log level (default INFO, or $GABS_LOG_LEVEL)",
-    )
-
-
-def setup_logging(level: str = "INFO") -> None:
-    """Log to stderr only (stdout carries the protocol on stdio)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    for existing in list(root.handlers):
-        root.removeHandler(existing)
-    root.addHandler(handler)
-    root.setLevel(level)
-    if level != "DEBUG":
-        for noisy in ("mcp", "httpx", "httpx2", "uvicorn.access"):
-            logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-def _serve_command(args: argparse.Namespace) -> int:
-    setup_logging(args.log_level)
-    config_dir = getattr(args, "config_dir", None)
-    GabsConfig.load(config_dir)  # config errors now, as usage errors, before serving
-    try:
-        if args.transport == "stdio":
-            anyio.run(serve_stdio, config_dir)
-        else:
-            from gabs.http import HttpServeError
-            from gabs.http import serve_http as _serve_http
-
-            try:
-                anyio.run(
-                    lambda: _serve_http(
-                        config_dir,
-                        host=args.host,
-                        port=args.port,
-                        allow_remote=args.allow_remote,
-                        show_token=args.show_token,
-                    )
-                )
-            except HttpServeError as exc:
-                print(f"gabs serve: {exc}", file=sys.stderr)
-                return 2
-    except KeyboardInterrupt:
-        return 0
-    return 0
