@@ -47,7 +47,6 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from gabp import read_bridge_config
 from gabs.attention import Gate
 from gabs.session import GameSession
 
@@ -104,6 +103,9 @@ def find_executable(name: str) -> Path:
         f"cannot find the {name!r} executable next to {sys.executable} or on PATH; install "
         f"the workspace (uv sync) and run the demo with its Python (uv run gabs demo)"
     )
+
+
+_GONE = ("stopped", "stale-runtime-cleaned")
 
 
 def demo_config(scenarios: Sequence[str]) -> dict[str, Any]:
@@ -377,7 +379,7 @@ class DemoAgent:
             {"gameId": game_id},
             [
                 ("not isError", lambda r: not r.is_error),
-                ("status started_connected", lambda r: r.get("status") == "started_connected"),
+                ("code started_connected", lambda r: r.get("code") == "started_connected"),
                 *checks,
             ],
         )
@@ -389,7 +391,7 @@ class DemoAgent:
             f"stop {game_id}",
             "games_stop",
             {"gameId": game_id},
-            [("status stopped", lambda r: r.get("status") == "stopped")],
+            [("code terminated", lambda r: r.get("code") == "terminated")],
         )
         self.started.discard(game_id)
         return reply
@@ -467,7 +469,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
             (
                 "rimworld is listed, stopped",
                 lambda r: any(
-                    g.get("id") == GAME and g.get("status") == "stopped"
+                    g.get("gameId") == GAME and g.get("status") == "stopped"
                     for g in r.get("games") or []
                 ),
             ),
@@ -788,11 +790,12 @@ async def scenario_invalidated(agent: DemoAgent) -> None:
 @contextlib.asynccontextmanager
 async def _observer(config_dir: Path, game_id: str) -> AsyncIterator[GameSession]:
     """A second GABP session that only observes attention events (never gates, never calls)."""
-    bridge = read_bridge_config(config_dir / game_id / "bridge.json")
+    # bridge.json has the Go bridge's shape: {"port", "token", "gameId", ...}
+    bridge = json.loads((config_dir / game_id / "bridge.json").read_text(encoding="utf-8"))
     session = GameSession(
         f"{game_id}-observer",
-        port=int(bridge.address),
-        token=bridge.token,
+        port=int(bridge["port"]),
+        token=str(bridge["token"]),
         gate=Gate(mode="observe"),
         liveness_interval=3600,
     )
@@ -1060,7 +1063,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
     with anyio.move_on_after(agent.step_timeout):
         while True:
             status = await agent.raw_call("games_status", {"gameId": GAME})
-            if status.get("status") == "exited":
+            if status.get("status") in _GONE:
                 break
             await anyio.sleep(0.05)
     agent.record(
@@ -1069,7 +1072,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
         {"gameId": GAME},
         status,
         [
-            ("status exited", lambda r: r.get("status") == "exited"),
+            ("status stopped", lambda r: r.get("status") in _GONE),
             (
                 "the exit code says it was killed",
                 lambda r: (r.get("process", "exitCode") or 0) != 0,

@@ -18,7 +18,7 @@ import anyio
 from gabs.config import MODE_INCOMPATIBLE, GameConfig
 from gabs.games_runtime import GameRuntime
 from gabs.games_status import StatusMixin
-from gabs.games_views import validation_warnings
+from gabs.games_views import status_next_actions, validation_warnings
 from gabs.launch import ResolveError, check_resolvable, resolve
 from gabs.lifecycle import (
     LifecycleError,
@@ -113,6 +113,18 @@ class LifecycleMixin(StatusMixin):
         total = float(
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
+        if runtime.connected:
+            session = runtime.session
+            assert session is not None
+            status = "running" if runtime.spawned is not None else "connected"
+            raise LifecycleError(
+                "already_running",
+                f"Game '{game_id}' is already running and connected via GABP in this session; "
+                "use it as it is, or stop it first.",
+                data={"status": status, "toolCount": len(session.tools), "activeProfile": ""},
+                next_actions=status_next_actions(game_id, status, len(session.tools)),
+                is_error=False,
+            )
         if progress:
             progress(f"starting {game_id}")
         await self._close_session(runtime)
@@ -173,6 +185,7 @@ class LifecycleMixin(StatusMixin):
             return {
                 "code": "started_connected",
                 **base,
+                **self._ours(runtime, started.claim),
                 "status": "running",
                 "gabpConnected": True,
                 "gameStillRunning": True,

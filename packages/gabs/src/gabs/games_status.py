@@ -34,6 +34,10 @@ from gabs.runtime import ClaimError, list_claims
 __all__ = ["StatusMixin"]
 
 
+def _open(runtime: GameRuntime) -> bool:
+    return runtime.session is not None and runtime.session.state != "closed"
+
+
 class StatusMixin(ConnectMixin):
     """Status, list and show (part of :class:`~gabs.games.GameManager`)."""
 
@@ -110,12 +114,12 @@ class StatusMixin(ConnectMixin):
         if status == "running":
             if bound:
                 status = "running" if runtime.spawned is not None else "connected"
-            elif runtime.session is not None and not runtime.connected:
+            elif _open(runtime) and not runtime.connected:
                 status = "running-disconnected"
             elif runtime.spawned is None or runtime.spawned.exited:
                 status = "shared-running"
-        elif status in ("stopped", "stale-runtime-cleaned") and runtime.session is not None:
-            status = "connected" if runtime.connected else "disconnected"
+        elif status in ("stopped", "stale-runtime-cleaned") and runtime.connected:
+            status = "connected"
         session = runtime.session
         tools = len(session.tools) if session is not None and session.connected else 0
         item: dict[str, Any] = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import socket
 from collections.abc import Sequence
@@ -73,6 +74,9 @@ class Endpoint:
 def port_is_free(port: int) -> bool:
     """Whether 127.0.0.1:``port`` can be bound right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        if os.name == "posix":
+            # As a listener would: a port whose old connections linger in TIME_WAIT is free.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
