@@ -166,7 +166,7 @@ async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path)
         ("games_call_tool", {"tool": "x", "timeout": 0}, "$.timeout", "exclusiveMinimum"),
         ("games_tool_names", {"limit": 0}, "$.limit", "minimum"),
         ("games_connect", {"gameId": "sim", "port": 70000}, "$.port", "maximum"),
-        ("games_status", {"gameId": "bad id!"}, "$.gameId", "pattern"),
+        ("games_status", {"gameId": ""}, "$.gameId", "minLength"),
     ],
 )
 async def test_invalid_arguments_are_refused_naming_the_field_and_rule(
@@ -299,7 +299,7 @@ async def test_ambiguous_game_references_are_refused_with_candidates(tmp_path: P
     assert data["candidates"] == ["alpha", "beta"]
     assert "alpha" in _text(result) and "beta" in _text(result)
     assert attention.is_error and _data(attention)["code"] == "ambiguous_game"
-    assert unknown.is_error and _data(unknown)["code"] == "unknown_game"
+    assert unknown.is_error and _data(unknown)["code"] == "game_not_found"
     assert _data(named)["gameId"] == "beta" and games["beta"].calls["draft"] == 1
     assert {(t["gameId"], t["name"]) for t in _data(names)["tools"]} == {
         ("alpha", "colony/draft"),
@@ -440,11 +440,11 @@ async def test_games_start_reports_progress(tmp_path: Path) -> None:
                     "games_start", {"gameId": "sim"}, progress_callback=on_progress
                 )
                 assert not started.is_error, _text(started)
-                assert _data(started)["status"] == "started_connected"
+                assert _data(started)["code"] == "started_connected"
                 echo = await client.call_tool(
                     "games_call_tool", {"tool": "example/echo", "arguments": {"text": "ß"}}
                 )
                 assert _data(echo)["result"] == {"text": "ß"}
                 stopped = await client.call_tool("games_stop", {"gameId": "sim"})
-                assert _data(stopped)["status"] == "stopped"
-    assert progress and any("GABP server is up" in line for line in progress)
+                assert _data(stopped)["code"] == "terminated"
+    assert progress and any("waiting for its GABP server" in line for line in progress)
