@@ -28,13 +28,28 @@ __all__ = [
     "LAUNCH_LOG",
     "SpawnError",
     "SpawnedGame",
+    "describe_exit",
     "opener_command",
+    "read_tail",
+    "reap_finished",
     "spawn",
     "store_uri",
 ]
 
 LAUNCH_LOG: Final = "launch.log"
 TAIL_BYTES: Final = 16 * 1024
+
+
+#: Every game this process started and has not yet seen end. Kept so that a handle dropped
+#: while its game runs (the game is meant to outlive it) is never finalised as "still
+#: running", and so that :func:`reap_finished` can collect the ones that ended.
+_LIVE: set[SpawnedGame] = set()
+
+
+def reap_finished() -> None:
+    """Collect the exit status of every game this process started that has ended."""
+    for game in list(_LIVE):
+        game.poll()
 
 
 class SpawnError(OSError):
@@ -57,7 +72,7 @@ def opener_command(uri: str) -> list[str]:
     return ["xdg-open", uri]
 
 
-@dataclass
+@dataclass(eq=False)
 class SpawnedGame:
     """A process the bridge started (its direct child)."""
 
@@ -72,7 +87,10 @@ class SpawnedGame:
 
     def poll(self) -> int | None:
         """The exit code once it ended (negative: killed by that signal), reaping it."""
-        return self.popen.poll()
+        code = self.popen.poll()
+        if code is not None:
+            _LIVE.discard(self)
+        return code
 
     @property
     def exited(self) -> bool:
@@ -129,6 +147,8 @@ def spawn(
         raise SpawnError(
             exc.errno, f"cannot open the launch log {log_path}: {exc.strerror}"
         ) from None
+    if hasattr(os, "fchmod"):
+        os.fchmod(log_fd, 0o600)  # a log left by an older launch may be readable by others
     try:
         popen = subprocess.Popen(
             list(argv),
@@ -152,7 +172,9 @@ def spawn(
         raise SpawnError(exc.errno, message) from None
     finally:
         os.close(log_fd)
-    return SpawnedGame(popen=popen, argv=tuple(argv), log_path=log_path, started_at=time.time())
+    game = SpawnedGame(popen=popen, argv=tuple(argv), log_path=log_path, started_at=time.time())
+    _LIVE.add(game)
+    return game
 
 
 def describe_exit(code: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gabs.launch.spawn import reap_finished
 from gabs.runtime import ActionResult, ClaimError, Evidence, RuntimeState, evaluate
 
 from .core import Lifecycle, Superseded, now
@@ -30,6 +31,7 @@ class Observation:
 
 async def observe(lc: Lifecycle, game_id: str, *, gabp_live: bool = False) -> Observation:
     """The game's status from its claim (``stopped`` when there is none)."""
+    reap_finished()
     for _ in range(4):
         try:
             claim = await lc.load(game_id)

@@ -21,6 +21,7 @@ import anyio
 
 from gabs.launch.hooks import HookResult, run_action_hook, run_status_hook
 from gabs.launch.resolve import ResolvedHook
+from gabs.launch.spawn import reap_finished
 from gabs.runtime import (
     ActionResult,
     ClaimError,
@@ -256,6 +257,7 @@ class _Round:
 async def _evidence(
     lc: Lifecycle, claim: RuntimeState, gabp_live: Callable[[], bool] | None, remaining: float
 ) -> _Round:
+    reap_finished()
     found = _Round()
     if claim.pid_role == "workload" and claim.game_pid > 0:
         found.sources += 1
