@@ -2,7 +2,10 @@
 
 Every session installs the workspace from ``uv.lock`` (``uv sync --locked``) into the
 session's own virtual environment, so what runs here is exactly what the lock pins.
-``checkpoint-X`` runs every checkpoint up to and including X.
+``checkpoint-X`` runs every checkpoint up to and including X; from F on, also the
+bridge-agnostic compatibility suite (``integration-tests/compat``) against our ``gabs``.
+``compat`` runs that suite alone: ``nox -s compat -- --bridge "<command>"`` tests another
+GABS build (the Go bridge, for example).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ CHECKPOINTS = sorted(
     if p.is_dir()
 )
 PYTEST_PARALLEL = ["-n", os.environ.get("GABP_TEST_WORKERS", "auto")]
+COMPAT = "integration-tests/compat"
+#: The first checkpoint whose session also runs the compatibility suite.
+COMPAT_FROM = "f"
 
 
 def _sync(session: nox.Session) -> None:
@@ -47,13 +53,24 @@ def _checkpoint_session(letter: str) -> None:
     def session(session: nox.Session) -> None:
         _sync(session)
         paths = _unit_test_paths() + [f"integration-tests/checkpoint_{c}" for c in upto]
+        if letter >= COMPAT_FROM:
+            paths.append(COMPAT)
         session.run("pytest", *PYTEST_PARALLEL, *paths, *session.posargs)
 
-    session.__doc__ = f"Unit tests and checkpoints {', '.join(c.upper() for c in upto)}."
+    session.__doc__ = f"Unit tests and checkpoints {', '.join(c.upper() for c in upto)}" + (
+        ", and the compatibility suite." if letter >= COMPAT_FROM else "."
+    )
 
 
 for _letter in CHECKPOINTS:
     _checkpoint_session(_letter)
+
+
+@nox.session
+def compat(session: nox.Session) -> None:
+    """The compatibility suite; pass ``-- --bridge "<command>"`` to test another GABS build."""
+    _sync(session)
+    session.run("pytest", *PYTEST_PARALLEL, COMPAT, *session.posargs)
 
 
 @nox.session

@@ -89,7 +89,7 @@ async def _compare(
 
     from gabs.config import GabsConfig
     from gabs.games import GameManager
-    from gabs.server import ToolListNotifier, build_server
+    from gabs.mcp import ToolListNotifier, build_server
 
     records = []
     params = {"name": "bench/echo", "arguments": ARGUMENTS}

@@ -45,9 +45,9 @@ from gabs.context import (
     InMemoryDiagnostics,
     InMemoryRegistry,
 )
+from gabs.game_tools import MirroredTool
 from gabs.ledger import CallLedger
 from gabs.results import attention_text
-from gabs.session import MirroredTool
 
 LOG_LINES = 100_000
 LEDGER_ENTRIES = 10_000

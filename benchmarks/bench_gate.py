@@ -106,7 +106,7 @@ async def _compare(ports: dict[str, int], *, rounds: int, seconds: float) -> lis
 
     from gabs.config import GabsConfig
     from gabs.games import GameManager
-    from gabs.server import ToolListNotifier, build_server
+    from gabs.mcp import ToolListNotifier, build_server
 
     def entry(game_id: str, mode: str) -> dict[str, Any]:
         return {

@@ -250,3 +250,32 @@ async def test_three_games_at_once_over_http(tmp_path: Path) -> None:
             )
             for game_id in ("one", "two", "three"):
                 await client.call_tool("games_stop", {"gameId": game_id})
+
+
+async def test_tool_list_changes_reach_a_legacy_client_over_http(tmp_path: Path) -> None:
+    token = generate_token()
+    write_config(tmp_path, {"sim": {**example(), "exposeGameTools": True}})
+    (tmp_path / "http-token").write_text(token)
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    with anyio.fail_after(40):
+        async with gabs_http(tmp_path) as (url, _):
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            transport = streamable_http_client(url, http_client=http)
+            async with (
+                http,
+                Client(transport, mode="legacy", message_handler=on_message) as client,  # type: ignore[arg-type]
+            ):
+                tools = client.server_capabilities.tools
+                assert tools is not None and tools.list_changed is True
+                assert len((await client.list_tools()).tools) == 13
+                started = await client.call_tool("games_start", {"gameId": "sim"})
+                assert data(started)["code"] == "started_connected"
+                await changed.wait()
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                assert "sim_example_echo" in names
+                await client.call_tool("games_stop", {"gameId": "sim"})

@@ -47,7 +47,7 @@ from gabp.messages import (
 from gabs.attention import Gate
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.server import BRIDGE_TOOLS, ToolListNotifier, build_server
+from gabs.mcp import BRIDGE_TOOLS, ToolListNotifier, build_server
 from gabs.session import GameSession
 from lib_gab import GabpServer, ToolError, UrgentEntry
 from lib_gab.testing import bridge_session, hello_params

@@ -24,7 +24,7 @@ from mcp import Client, StdioServerParameters
 
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.server import ToolListNotifier, build_server
+from gabs.mcp import ToolListNotifier, build_server
 from lib_gab import GabpServer
 from lib_gab.server import ServerAddress
 from lib_gab.testing import bridge_session
@@ -131,7 +131,9 @@ async def test_every_result_description_reaches_output_schema_tool_detail_and_re
 
     with anyio.fail_after(60):
         async with gabs_with_sim(tmp_path) as client:
-            handoff = json.loads((tmp_path / "rimworld" / "bridge.json").read_text(encoding="utf-8"))
+            handoff = json.loads(
+                (tmp_path / "rimworld" / "bridge.json").read_text(encoding="utf-8")
+            )
             address = ServerAddress("tcp", "127.0.0.1", int(handoff["port"]))
             async with bridge_session(address, handoff["token"]) as raw:
                 listed = await raw.request("tools/list")

@@ -37,8 +37,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from gabp import Connection, RemoteError, generate_token, write_secret_file
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.http import resolve_token
-from gabs.server import ToolListNotifier, build_server
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.transports.http import resolve_token
 from lib_gab import GabpServer, ServerConfigError
 from lib_gab.server import ServerAddress
 from lib_gab.testing import hello_params

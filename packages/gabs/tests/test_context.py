@@ -31,8 +31,8 @@ from gabs.context import (
     estimate_tokens,
     trace_json,
 )
+from gabs.game_tools import MirroredTool
 from gabs.ledger import CallLedger
-from gabs.session import MirroredTool
 
 LEVELS = ("debug", "info", "warning", "error", "fatal")
 

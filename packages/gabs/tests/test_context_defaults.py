@@ -27,8 +27,9 @@ from gabs.context import (
     template_json_schema,
     trace_json,
 )
+from gabs.game_tools import MirroredTool
 from gabs.ledger import CallLedger
-from gabs.session import CallOutcome, MirroredTool
+from gabs.session import CallOutcome
 
 LEVELS = ("debug", "info", "warning", "error", "fatal")
 DIAGNOSTIC = ("diagnostic", "read-only")

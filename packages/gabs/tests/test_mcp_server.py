@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.server import BRIDGE_TOOLS, ToolListNotifier, build_server
+from gabs.mcp import BRIDGE_TOOLS, ToolListNotifier, build_server
 from lib_gab import GabpServer, UrgentEntry
 
 TOKEN = "ab12" * 16
@@ -161,7 +161,7 @@ async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path)
     ("tool", "arguments", "field", "rule"),
     [
         ("games_show", {}, "$.gameId", "required"),
-        ("games_show", {"gameId": "sim", "extra": 1}, "$.extra", "additionalProperties"),
+        ("games_tools", {"gameId": "sim", "extra": 1}, "$.extra", "additionalProperties"),
         ("games_call_tool", {"tool": 5}, "$.tool", "type"),
         ("games_call_tool", {"tool": "x", "timeout": 0}, "$.timeout", "exclusiveMinimum"),
         ("games_tool_names", {"limit": 0}, "$.limit", "minimum"),
@@ -401,6 +401,81 @@ async def test_tool_list_changes_reach_legacy_clients(tmp_path: Path) -> None:
         assert "sim_colony_draft" in names
 
 
+async def test_each_tool_list_change_reaches_every_client_exactly_once(tmp_path: Path) -> None:
+    counts = [0, 0]
+    arrived = [anyio.Event(), anyio.Event()]
+    changes = 3
+
+    def counter(index: int) -> Any:
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                counts[index] += 1
+                if counts[index] == changes:
+                    arrived[index].set()
+
+        return on_message
+
+    async with (
+        bridge_for(tmp_path, {}) as bridge,
+        Client(bridge.server, mode="legacy", message_handler=counter(0)) as first,
+        Client(bridge.server, mode="legacy", message_handler=counter(1)) as second,
+        Client(bridge.server) as modern,
+    ):
+        await first.list_tools()
+        await second.list_tools()
+        await first.list_tools()  # a second message on a connection registers nothing new
+        assert bridge.notifier.legacy_connections == 2
+        events: list[str] = []
+        with anyio.fail_after(10):
+            async with modern.listen(tools_list_changed=True) as subscription:
+                for _ in range(changes):  # the client folds events that arrive together
+                    await bridge.notifier()
+                    events.append(type(await subscription.__anext__()).__name__)
+            for event in arrived:
+                await event.wait()
+            # a round trip on each connection: anything sent before it has arrived by now
+            await first.list_tools()
+            await second.list_tools()
+        assert counts == [changes, changes]
+        assert events == ["ToolsListChanged"] * changes
+
+
+async def test_the_notifier_keeps_only_the_most_recently_active_legacy_connections(
+    tmp_path: Path,
+) -> None:
+    notifier = ToolListNotifier(max_legacy=2)
+    seen: list[int] = [0, 0, 0]
+
+    def counter(index: int) -> Any:
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                seen[index] += 1
+
+        return on_message
+
+    async with GameManager(_config(tmp_path), liveness_interval=60) as manager:
+        server = build_server(manager, notifier=notifier)
+        async with AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(
+                    Client(server, mode="legacy", message_handler=counter(index))
+                )
+                for index in range(3)
+            ]
+            for client in (clients[0], clients[1], clients[2], clients[0]):
+                await client.list_tools()
+            assert notifier.legacy_connections == 2
+            with anyio.fail_after(10):
+                await notifier()
+                for client in clients:
+                    await client.list_tools()
+            assert seen == [1, 0, 1]
+        with anyio.fail_after(10):
+            await notifier()  # the clients are gone: dropped quietly, no error, no wait
+    with pytest.raises(ValueError, match="max_legacy"):
+        ToolListNotifier(max_legacy=0)
+
+
 async def test_tool_list_changes_reach_subscriptions_listen(tmp_path: Path) -> None:
     game = Game()
     async with (
@@ -448,3 +523,28 @@ async def test_games_start_reports_progress(tmp_path: Path) -> None:
                 stopped = await client.call_tool("games_stop", {"gameId": "sim"})
                 assert _data(stopped)["code"] == "terminated"
     assert progress and any("waiting for its GABP server" in line for line in progress)
+
+
+async def test_a_lifecycle_tool_refuses_an_undeclared_argument_as_the_go_bridge_does(
+    tmp_path: Path,
+) -> None:
+    async with bridge_for(tmp_path, {"sim": Game()}) as bridge, Client(bridge.server) as client:
+        result = await client.call_tool("games_start", {"gameId": "sim", "speed": 2, "area": 1})
+    assert result.is_error
+    assert _data(result) == {
+        "code": "unknown_argument",
+        "path": "/area",
+        "unknown": ["area", "speed"],
+        "allowed": ["gameId", "launchInputs", "profile", "resetEndpoint", "timeout"],
+        "causeClass": "call",
+        "trackRecord": "no successful starts recorded for this context",
+        "nextActions": [
+            {
+                "tool": "games_show",
+                "arguments": {"gameId": "sim"},
+                "reason": "Check the accepted profiles and declared inputs, then reissue the "
+                "call correctly.",
+            }
+        ],
+    }
+    assert _text(result).startswith('Unknown argument "area". Allowed arguments: gameId, ')

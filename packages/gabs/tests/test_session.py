@@ -10,7 +10,8 @@ import anyio
 import pytest
 
 from gabs.attention import Gate
-from gabs.session import GameSession, MirroredTool, mcp_tool_name
+from gabs.game_tools import MirroredTool, mcp_tool_name
+from gabs.session import GameSession
 from lib_gab import GabpServer, ToolError, UrgentEntry
 
 TOKEN = "c0ffee" * 11

@@ -21,14 +21,14 @@ import anyio.abc
 
 from gabp import new_id
 from gabs.config import ConfigStore, GabsConfig
-from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles
-from gabs.context._models import Purpose
+from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles, Purpose
+from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.games_lifecycle import LifecycleMixin
 from gabs.games_runtime import GameError, GameRuntime
 from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
-from gabs.session import CallOutcome, GameSession, MirroredTool, mcp_tool_name
+from gabs.session import CallOutcome, GameSession
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
 

@@ -40,12 +40,12 @@ def serve(
         )
     try:
         if transport == "stdio":
-            from .server import serve_stdio
+            from .transports.stdio import serve_stdio
 
             anyio.run(serve_stdio, str(config.config_dir))
             return 0
-        from .http import HttpServeError
-        from .http import serve_http as _serve_http
+        from .transports.http import HttpServeError
+        from .transports.http import serve_http as _serve_http
 
         token = None
         if config.settings.api_key and not os.environ.get("GABS_HTTP_TOKEN"):

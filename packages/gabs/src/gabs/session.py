@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import platform
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -39,19 +38,18 @@ from gabp import (
 from gabp.messages import Attention, Capabilities, Event, parse_result
 from gabs._version import __version__
 from gabs.attention import AttentionCache, Gate, GateDecision
+from gabs.game_tools import MirroredTool
 
 __all__ = [
     "ATTENTION_CHANNELS",
     "CallOutcome",
     "GameSession",
-    "MirroredTool",
     "SessionError",
 ]
 
 logger = logging.getLogger("gabs.session")
 
 ATTENTION_CHANNELS = ("attention/opened", "attention/updated", "attention/cleared")
-_TOOL_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 # Errors that mean the game refused the call before running it.
 NOT_RUN_CODES = frozenset(
@@ -84,91 +82,6 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
 def _platform() -> str:
     system = platform.system().lower()
     return {"darwin": "macos", "windows": "windows"}.get(system, "linux")
-
-
-def mcp_tool_name(game_id: str, tool: str) -> str:
-    """The MCP name of a mirrored game tool: ``<gameId>_<tool with other chars as _>``."""
-    return _TOOL_NAME_CHARS.sub("_", f"{game_id}_{tool}")[:64]
-
-
-@dataclass(frozen=True)
-class MirroredTool:
-    """A game tool as the bridge knows it."""
-
-    name: str
-    title: str
-    description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any]
-    tags: tuple[str, ...] = ()
-    deprecated: bool = False
-    version: str | None = None
-
-    @property
-    def result_description(self) -> str | None:
-        description = self.output_schema.get("description")
-        return description if isinstance(description, str) else None
-
-    @classmethod
-    def from_descriptor(cls, raw: dict[str, Any]) -> MirroredTool:
-        """Read a tools/list entry leniently (the C# runtime's older shape included)."""
-        name = raw.get("name")
-        if not isinstance(name, str) or not name:
-            raise MessageError("a tool descriptor without a name")
-        input_schema = raw.get("inputSchema")
-        if not isinstance(input_schema, dict):
-            input_schema = _schema_from_parameters(raw.get("parameters"))
-        output_schema = raw.get("outputSchema")
-        tags = raw.get("tags") or []
-        return cls(
-            name=name,
-            title=str(raw.get("title") or name),
-            description=str(raw.get("description") or ""),
-            input_schema=input_schema,
-            output_schema=output_schema if isinstance(output_schema, dict) else {},
-            tags=tuple(str(tag) for tag in tags if isinstance(tag, str)),
-            deprecated=bool(raw.get("deprecated", False)),
-            version=raw.get("version") if isinstance(raw.get("version"), str) else None,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "outputSchema": self.output_schema,
-            "tags": list(self.tags),
-        }
-        if self.result_description:
-            data["resultDescription"] = self.result_description
-        if self.deprecated:
-            data["deprecated"] = True
-        if self.version:
-            data["version"] = self.version
-        return data
-
-
-def _schema_from_parameters(parameters: Any) -> dict[str, Any]:
-    """An input schema from the older ``parameters: [{name, type, description, required}]``."""
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    if isinstance(parameters, list):
-        for parameter in parameters:
-            if not isinstance(parameter, dict) or not isinstance(parameter.get("name"), str):
-                continue
-            schema: dict[str, Any] = {}
-            kind = parameter.get("type")
-            if isinstance(kind, str):
-                schema["type"] = {"int": "integer", "float": "number", "bool": "boolean"}.get(
-                    kind.lower(), kind.lower()
-                )
-            if isinstance(parameter.get("description"), str):
-                schema["description"] = parameter["description"]
-            properties[parameter["name"]] = schema
-            if parameter.get("required"):
-                required.append(parameter["name"])
-    return {"type": "object", "properties": properties, "required": required}
 
 
 @dataclass

@@ -28,9 +28,12 @@ from gabs.context._models import (
     ContextError,
     ContextFragment,
     ContextRequest,
+    Purpose,
     StageResult,
     estimate_tokens,
 )
+from gabs.context._pipeline import CustomHandler
+from gabs.context._resolution import TemplateSet, merge_required_context
 from gabs.context._scoring import KeywordScorer, Scorer
 from gabs.context._sources import (
     DIAGNOSTIC_TAGS,
@@ -40,6 +43,7 @@ from gabs.context._sources import (
     FileContent,
     FileSource,
     GameDiagnostics,
+    GameDirectory,
     GameRegistry,
     InMemoryDiagnostics,
     InMemoryFiles,
@@ -49,14 +53,11 @@ from gabs.context._sources import (
     RegistrySource,
     check_diagnostic_tool,
 )
-from gabs.context._stages import CustomHandler
 from gabs.context._template import (
     TEMPLATE_SCHEMA_PATH,
     ContextTemplate,
     RequiredContext,
     TemplateError,
-    TemplateSet,
-    merge_required_context,
     parse_required_context,
     parse_template,
     template_json_schema,
@@ -83,6 +84,7 @@ __all__ = [
     "FileContent",
     "FileSource",
     "GameDiagnostics",
+    "GameDirectory",
     "GameRegistry",
     "InMemoryDiagnostics",
     "InMemoryFiles",
@@ -90,6 +92,7 @@ __all__ = [
     "KeywordScorer",
     "LedgerSource",
     "LocalFiles",
+    "Purpose",
     "RegistrySource",
     "RequiredContext",
     "Scorer",

@@ -12,7 +12,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gabs.context._models import (
     AssembledContext,
@@ -23,26 +23,23 @@ from gabs.context._models import (
     StageResult,
     estimate_tokens,
 )
+from gabs.context._pipeline import CustomHandler, PipelineRun, Sources
+from gabs.context._resolution import TemplateSet, merge_required_context
 from gabs.context._scoring import KeywordScorer, Scorer
 from gabs.context._sources import (
     DiagnosticsSource,
     FileSource,
     GameDiagnostics,
+    GameDirectory,
     GameRegistry,
     LedgerSource,
     RegistrySource,
 )
-from gabs.context._stages import CustomHandler, PipelineRun, Sources
 from gabs.context._template import (
     ContextTemplate,
     TemplateError,
-    TemplateSet,
-    merge_required_context,
     parse_required_context,
 )
-
-if TYPE_CHECKING:
-    from gabs.games import GameManager
 
 __all__ = ["ContextAssembler", "trace_json"]
 
@@ -90,7 +87,7 @@ class ContextAssembler:
     @classmethod
     def for_games(
         cls,
-        manager: GameManager,
+        manager: GameDirectory,
         *,
         templates: TemplateSet | Sequence[Mapping[str, Any]] | None = None,
         ledger: LedgerSource | None = None,

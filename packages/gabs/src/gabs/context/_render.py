@@ -12,8 +12,8 @@ from typing import Any
 
 from gabp.messages import Attention
 from gabs.context._models import ContextRequest
+from gabs.game_tools import MirroredTool
 from gabs.ledger import LedgerEntry
-from gabs.session import MirroredTool
 
 __all__ = [
     "attention_lines",

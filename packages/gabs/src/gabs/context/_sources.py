@@ -19,16 +19,14 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import anyio.to_thread
 
 from gabs.context._models import ContextError
+from gabs.game_tools import MirroredTool
 from gabs.ledger import LedgerEntry
-from gabs.session import MirroredTool
-
-if TYPE_CHECKING:
-    from gabs.games import GameManager
+from gabs.session import GameSession
 
 __all__ = [
     "DIAGNOSTIC_TAGS",
@@ -38,6 +36,7 @@ __all__ = [
     "FileContent",
     "FileSource",
     "GameDiagnostics",
+    "GameDirectory",
     "GameRegistry",
     "InMemoryDiagnostics",
     "InMemoryFiles",
@@ -237,7 +236,20 @@ class InMemoryDiagnostics:
 # -- over the bridge's games -------------------------------------------------------------------
 
 
-def _live_session(manager: GameManager, game_id: str) -> Any:
+class GameEntry(Protocol):
+    """One game of a :class:`GameDirectory`: its GABP session, when it has one."""
+
+    session: GameSession | None
+
+
+class GameDirectory(Protocol):
+    """What the bridge's sources need from a registry of games (:class:`gabs.games.GameManager`
+    provides it): a game by id, or an exception for an unknown id."""
+
+    def runtime(self, game_id: str) -> GameEntry: ...
+
+
+def _live_session(manager: GameDirectory, game_id: str) -> GameSession:
     try:
         runtime = manager.runtime(game_id)
     except Exception as exc:  # GameError: unknown game
@@ -251,7 +263,7 @@ def _live_session(manager: GameManager, game_id: str) -> Any:
 class GameRegistry:
     """Tools and capabilities of the bridge's connected games (no I/O: the mirrored list)."""
 
-    def __init__(self, manager: GameManager) -> None:
+    def __init__(self, manager: GameDirectory) -> None:
         self._manager = manager
 
     def tools(self, game_id: str) -> Sequence[MirroredTool]:
@@ -278,7 +290,7 @@ class GameDiagnostics:
 
     def __init__(
         self,
-        manager: GameManager,
+        manager: GameDirectory,
         *,
         allowed_tags: frozenset[str] = DIAGNOSTIC_TAGS,
         timeout: float | None = None,

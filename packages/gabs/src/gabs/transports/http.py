@@ -18,6 +18,7 @@ configured (not just generated) and ``allow_remote`` is set.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import socket
@@ -34,20 +35,17 @@ from gabp import generate_token, tokens_equal, write_secret_file
 from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.server import (
-    DEFAULT_HTTP_PORT,
-    TOKEN_FILE_NAME,
-    ToolListNotifier,
-    _bridge_path,
-    build_server,
-    is_loopback,
-)
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.transports._manager import open_manager
 
 __all__ = [
+    "DEFAULT_HTTP_PORT",
     "TOKEN_ENV",
+    "TOKEN_FILE_NAME",
     "GuardMiddleware",
     "HttpServeError",
     "build_http_app",
+    "is_loopback",
     "resolve_token",
     "serve_http",
 ]
@@ -56,6 +54,19 @@ logger = logging.getLogger("gabs.http")
 
 TOKEN_ENV: Final = "GABS_HTTP_TOKEN"
 MCP_PATH: Final = "/mcp"
+DEFAULT_HTTP_PORT: Final = 8765
+TOKEN_FILE_NAME: Final = "http-token"
+LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (a loopback name or address)."""
+    if host.lower() in LOOPBACK_NAMES or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class HttpServeError(Exception):
@@ -222,9 +233,7 @@ async def serve_http(
     if show_token:
         print(f"gabs: HTTP bearer token: {secret}", file=sys.stderr)
     notifier = ToolListNotifier()
-    async with GameManager(
-        config, bridge_path=_bridge_path(), on_tools_changed=notifier
-    ) as manager:
+    async with open_manager(config, notifier) as manager:
         app = build_http_app(
             manager,
             token=secret,

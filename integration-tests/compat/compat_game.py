@@ -1,0 +1,68 @@
+"""A small GABP game for the compatibility suite, built on ``lib_gab``.
+
+A bridge launches it (``CustomCommand``: this Python, this file) with ``GABP_SERVER_PORT``,
+``GABP_TOKEN`` and ``GABS_GAME_ID`` in its environment, as every GABS bridge does. Tools:
+
+* ``compat/echo {text}``: returns ``{"text": text}``.
+* ``compat/add {a, b}``: returns ``{"sum": a + b}``.
+* ``compat/status``: returns ``{"status": "ok"}`` (read-only).
+
+When ``COMPAT_GAME_DIR`` is set (the suite puts it in the game's ``env``), the game writes its
+process id to ``<dir>/<gameId>.pid`` once it listens, so a test can see it end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+
+from lib_gab import GabpServer, ServerConfigError
+
+
+def make_server() -> GabpServer:
+    server = GabpServer.from_gabs_environment(app_name="compat game", app_version="1.0.0")
+
+    @server.tool(
+        "compat/echo",
+        description="Return the given text unchanged.",
+        result_description="The text, as {text}.",
+    )
+    def echo(text: str) -> dict[str, str]:
+        return {"text": text}
+
+    @server.tool("compat/add", description="Add two integers.", result_description="{sum}.")
+    def add(a: int, b: int) -> dict[str, int]:
+        return {"sum": a + b}
+
+    @server.tool(
+        "compat/status", description="Report that the game is up.", tags=["status", "read-only"]
+    )
+    def status() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return server
+
+
+async def serve(server: GabpServer) -> None:
+    async with server.running() as address:
+        print(f"compat game listening on {address}", file=sys.stderr, flush=True)
+        folder = os.environ.get("COMPAT_GAME_DIR")
+        if folder:
+            game_id = os.environ.get("GABS_GAME_ID", "compat").replace("/", "_")
+            (Path(folder) / f"{game_id}.pid").write_text(str(os.getpid()), encoding="utf-8")
+        await anyio.sleep_forever()
+
+
+def main() -> None:
+    try:
+        server = make_server()
+    except ServerConfigError as exc:
+        sys.exit(f"compat game: {exc}")
+    anyio.run(serve, server)
+
+
+if __name__ == "__main__":
+    main()

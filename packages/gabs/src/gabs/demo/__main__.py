@@ -1,0 +1,5 @@
+"""``python -m gabs.demo``: the same as ``gabs demo``."""
+
+from gabs.demo._runner import main
+
+main()

@@ -1,0 +1,139 @@
+"""Checking a core tool's arguments against its input schema before anything runs.
+
+:func:`schema_problems` lists what is wrong (``field``, ``rule``, ``message`` per problem; an
+empty list means valid). A fast path covers the bridge's own flat schemas; anything it does not
+know goes to the full Draft 2020-12 validator, which also words the problems.
+:func:`invalid_arguments` is the refusal a client gets for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import mcp_types as types
+from jsonschema.exceptions import ValidationError as SchemaError
+
+from gabs.mcp.rendering import text_result
+from gabs.mcp.schemas import BridgeTool
+
+__all__ = ["invalid_arguments", "schema_problems"]
+
+
+_QUICK_TYPES: Final[dict[str, Callable[[Any], bool]]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+}
+_QUICK_KEYWORDS: Final = frozenset(
+    {
+        "type",
+        "description",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+    }
+)
+
+
+def _quick_valid(tool: BridgeTool, arguments: Any) -> bool:
+    """A fast check of the bridge's own (flat) schemas; False means "ask jsonschema".
+
+    Never more lenient than the schema: any keyword it does not know sends the arguments to
+    the full validator, which also words the problems."""
+    if not isinstance(arguments, dict):
+        return False
+    properties: dict[str, Any] = tool.input_schema["properties"]
+    for name in tool.input_schema.get("required", ()):
+        if name not in arguments:
+            return False
+    for name, value in arguments.items():
+        schema = properties.get(name)
+        if schema is None or not _QUICK_KEYWORDS.issuperset(schema):
+            return False
+        check = _QUICK_TYPES.get(schema.get("type", ""))
+        if check is None or not check(value):
+            return False
+        if isinstance(value, str):
+            if len(value) < schema.get("minLength", 0):
+                return False
+            if "maxLength" in schema and len(value) > schema["maxLength"]:
+                return False
+            if "pattern" in schema and tool.patterns[name].search(value) is None:
+                return False
+        elif not isinstance(value, bool | dict):
+            if "minimum" in schema and value < schema["minimum"]:
+                return False
+            if "maximum" in schema and value > schema["maximum"]:
+                return False
+            if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+                return False
+    return True
+
+
+def schema_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
+    if _quick_valid(tool, arguments):
+        return []
+    validator = tool.validator
+    problems = []
+    errors: list[SchemaError] = sorted(
+        validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path))
+    )
+    for err in errors:
+        base = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in err.absolute_path
+        )
+        if err.validator == "required" and isinstance(err.instance, dict):
+            required = err.validator_value if isinstance(err.validator_value, list) else []
+            for name in required:
+                if name not in err.instance:
+                    problems.append(
+                        {
+                            "field": f"${base}.{name}",
+                            "rule": "required",
+                            "message": f"{name} is required",
+                        }
+                    )
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            schema = err.schema if isinstance(err.schema, Mapping) else {}
+            known = set(schema.get("properties", {}))
+            for name in err.instance:
+                if name not in known:
+                    problems.append(
+                        {
+                            "field": f"${base}.{name}",
+                            "rule": "additionalProperties",
+                            "message": f"{name} is not a known argument"
+                            + (f" (known: {', '.join(sorted(known))})" if known else " (none)"),
+                        }
+                    )
+        else:
+            problems.append(
+                {
+                    "field": f"${base}" if base else "$",
+                    "rule": str(err.validator),
+                    "message": err.message,
+                }
+            )
+    return problems
+
+
+def invalid_arguments(
+    tool: str, problems: list[dict[str, str]], *, call: bool
+) -> types.CallToolResult:
+    data: dict[str, Any] = {
+        "status": "invalid_arguments",
+        "code": "invalid_arguments",
+        "tool": tool,
+        "errors": problems,
+    }
+    if call:
+        data = {"executed": False, **data}
+    lines = [f"Invalid arguments for {tool} (nothing was run):"]
+    lines += [f"  {p['field']}: {p['message']} (rule: {p['rule']})" for p in problems]
+    return text_result("\n".join(lines), data, error=True)

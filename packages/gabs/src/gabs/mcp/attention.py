@@ -1,0 +1,82 @@
+"""The attention tools: games_get_attention and games_ack_attention.
+
+:class:`AttentionTools` binds their handlers to one :class:`~gabs.games.GameManager`. They are
+never blocked by the gate; ``games_get_attention`` words the open item through the context
+pipeline (:mod:`gabs.context`), ``games_ack_attention`` clears it by its id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+
+from gabs.context import trace_json
+from gabs.games import GameManager
+from gabs.mcp.rendering import attention_from_wire, text_result
+from gabs.mcp.schemas import ToolHandler
+from gabs.results import attention_text
+
+__all__ = ["AttentionTools"]
+
+
+class AttentionTools:
+    """The attention tools' handlers, bound to one manager."""
+
+    def __init__(self, manager: GameManager) -> None:
+        self.manager = manager
+        self.handlers: dict[str, ToolHandler] = {
+            "games_get_attention": self.games_get_attention,
+            "games_ack_attention": self.games_ack_attention,
+        }
+
+    async def games_get_attention(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        data = await self.manager.get_attention(
+            args.get("gameId"), refresh=args.get("refresh", False)
+        )
+        game_id = data["gameId"]
+        if not data["supported"]:
+            text = f"Game {game_id} does not support attention (supported: false); nothing to ack."
+        else:
+            item = attention_from_wire(data.get("attention"))
+            if item is None:
+                text = f"No attention item is open in game {game_id} (mode {data.get('mode')})."
+            else:
+                runtime = self.manager.runtime(game_id)
+                assembled = await self.manager.assemble(runtime, "inspection", attention=item)
+                if assembled.ok and assembled.context_text:
+                    text = assembled.context_text
+                else:
+                    text = attention_text(item, game_id=game_id)
+                if args.get("detail") == "trace":
+                    data["trace"] = trace_json(assembled)
+                if item.blocking and data.get("mode") == "gate":
+                    text += (
+                        "\nGame calls are refused until you acknowledge it: games_ack_attention "
+                        f'{{"gameId": "{game_id}", "attentionId": "{item.attention_id}"}}'
+                    )
+        return text_result(text, data)
+
+    async def games_ack_attention(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        data = await self.manager.ack_attention(args["attentionId"], args.get("gameId"))
+        game_id = data["gameId"]
+        current = attention_from_wire(data.get("currentAttention"))
+        if data.get("acknowledged"):
+            text = f"Acknowledged {args['attentionId']} in game {game_id}."
+            if current is not None:
+                text += "\nStill open:\n" + attention_text(current, game_id=game_id)
+            else:
+                text += " No attention item is open now; game calls go through again."
+            return text_result(text, {"status": "acknowledged", **data})
+        if current is not None:
+            text = (
+                f"NOT acknowledged: {args['attentionId']} is not the open item of game {game_id}. "
+                f"The open item is {current.attention_id}:\n"
+                + attention_text(current, game_id=game_id)
+            )
+        else:
+            text = (
+                f"NOT acknowledged: {args['attentionId']} is not open in game {game_id}; no item "
+                "is open now."
+            )
+        return text_result(text, {"status": "not_acknowledged", **data}, error=True)
