@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -30,9 +31,19 @@ class ConfigDir:
         self.games_dir = path.parent / f"{path.name}-games"
         self.games_dir.mkdir(parents=True, exist_ok=True)
         self.games: dict[str, dict[str, Any]] = {}
+        self.top: dict[str, Any] = {}
+        """More top-level keys of ``config.json``."""
 
-    def game(self, game_id: str, *, name: str | None = None, **extra: Any) -> dict[str, Any]:
-        """Add the compat game as ``game_id`` (``CustomCommand``: this Python, the script)."""
+    def game(
+        self,
+        game_id: str,
+        *,
+        name: str | None = None,
+        env: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Add the compat game as ``game_id`` (``CustomCommand``: this Python, the script);
+        ``env`` adds to its environment, ``extra`` keys replace the entry's."""
         entry: dict[str, Any] = {
             "id": game_id,
             "name": name or f"Compat game {game_id}",
@@ -40,7 +51,7 @@ class ConfigDir:
             "target": sys.executable,
             "args": [str(GAME_SCRIPT)],
             "description": "A small GABP game of the compatibility suite.",
-            "env": {"COMPAT_GAME_DIR": str(self.games_dir)},
+            "env": {"COMPAT_GAME_DIR": str(self.games_dir), **(env or {})},
             **extra,
         }
         self.games[game_id] = entry
@@ -52,10 +63,21 @@ class ConfigDir:
             "version": "1.0",
             "timeouts": {"startup": {"processStartSeconds": 20, "gabpConnectSeconds": 30}},
             "games": self.games,
+            **self.top,
         }
         self.path.mkdir(parents=True, exist_ok=True)
         (self.path / "config.json").write_text(json.dumps(document, indent=2), encoding="utf-8")
         return self.path
+
+    def launch_report(self, game_id: str) -> dict[str, Any] | None:
+        """What the game reported it was handed (arguments, cwd, the bridge's variables)."""
+        try:
+            data: dict[str, Any] = json.loads(
+                (self.games_dir / f"{game_id}.launch.json").read_text(encoding="utf-8")
+            )
+        except (FileNotFoundError, ValueError):
+            return None
+        return data
 
     def game_pid(self, game_id: str) -> int | None:
         """The process id the game reported, if it started."""
@@ -65,22 +87,26 @@ class ConfigDir:
             return None
 
 
-def bridge_environment(home: Path) -> dict[str, str]:
-    """The environment a host gives the bridge: no GABS_/GABP_ leftovers, a private home."""
+def bridge_environment(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a host gives the bridge: no GABS_/GABP_ leftovers, a private home (and
+    ``extra``)."""
     keep = {
         name: value for name, value in os.environ.items() if not name.startswith(("GABS_", "GABP_"))
     }
-    return {**keep, "HOME": str(home), "USERPROFILE": str(home)}
+    return {**keep, "HOME": str(home), "USERPROFILE": str(home), **(extra or {})}
 
 
-OpenBridge = Callable[[ConfigDir], AbstractAsyncContextManager[Client]]
+OpenBridge = Callable[..., AbstractAsyncContextManager[Client]]
 
 
 def bridge_session(command: list[str], home: Path) -> OpenBridge:
-    """A function that opens an MCP session with the bridge ``command`` for a config."""
+    """A function that opens an MCP session with the bridge ``command`` for a config
+    (``open_bridge(config_dir, env={...})`` adds to the bridge's environment)."""
 
     @asynccontextmanager
-    async def session(config: ConfigDir) -> AsyncIterator[Client]:
+    async def session(
+        config: ConfigDir, env: dict[str, str] | None = None
+    ) -> AsyncIterator[Client]:
         directory = config.write()
         params = StdioServerParameters(
             command=command[0],
@@ -93,9 +119,30 @@ def bridge_session(command: list[str], home: Path) -> OpenBridge:
                 "--log-level",
                 "warn",
             ],
-            env=bridge_environment(home),
+            env=bridge_environment(home, env),
         )
         async with Client(params, mode="legacy", read_timeout_seconds=REQUEST_TIMEOUT) as client:
             yield client
 
     return session
+
+
+def run_cli(
+    command: list[str],
+    home: Path,
+    config: ConfigDir,
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    timeout: float = REQUEST_TIMEOUT,
+) -> subprocess.CompletedProcess[str]:
+    """``<bridge> <arguments> --configDir DIR`` as a shell user runs it (stdin closed)."""
+    directory = config.write()
+    return subprocess.run(
+        [*command, *arguments, "--configDir", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=bridge_environment(home, env),
+    )

@@ -225,10 +225,19 @@ def build_parser() -> argparse.ArgumentParser:
     version = _command(subparsers, "version", _version, "print version information")
     _json(version)
     version.add_argument("extra", nargs="*", help=argparse.SUPPRESS)
-    from .demo import add_demo_command
-
-    add_demo_command(subparsers, _command)
+    demo = subparsers.add_parser(
+        "demo", help="run a scripted agent against rimbridge-sim (gabs demo --help)", add_help=False
+    )
+    demo.add_argument("rest", nargs=argparse.REMAINDER)
+    demo.set_defaults(handler=_demo)
     return parser
+
+
+def _demo(args: argparse.Namespace) -> int:
+    # Imported here: the demo pulls in the MCP client, which the other commands do not need.
+    from .demo import run as run_demo
+
+    return run_demo(args.rest)
 
 
 def _version(args: argparse.Namespace) -> int:
@@ -286,6 +295,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not rest or rest[0] in ("help",):
             build_parser().print_help(sys.stderr)
             return EXIT_OK if rest else EXIT_USAGE
+        if rest[0] == "demo":
+            return _demo(argparse.Namespace(rest=rest[1:]))
         args = build_parser().parse_args(rest)
         _apply_flags(args, flags, rest[0])
         handler: Handler = args.handler
