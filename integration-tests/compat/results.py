@@ -48,7 +48,7 @@ def process_alive(pid: int) -> bool:
 
 async def wait_gone(pid: int) -> None:
     """Wait for a process (not our child: no exit event) to end; the caller bounds the wait."""
-    while process_alive(pid):
+    while process_alive(pid):  # noqa: ASYNC110 - not our child: no exit event to wait on
         await anyio.sleep(0.05)
 
 

@@ -121,7 +121,7 @@ async def test_a_slow_game_is_bridge_pending_then_connected(
                 False,
             )
             assert {"games_status", "games_connect"} <= set(next_tools(pending))
-            while config_dir.game_pid("slow") is None:  # the game is up once it wrote its pid
+            while config_dir.game_pid("slow") is None:  # noqa: ASYNC110 - up once it wrote its pid
                 await anyio.sleep(0.1)
             connected = await client.call_tool("games_connect", {"gameId": "slow"})
             assert not connected.is_error, text_of(connected)
