@@ -261,7 +261,6 @@ async def test_the_endpoint_file_is_private(open_bridge: OpenBridge, config_dir:
     assert mode == 0o600
 
 
-@pytest.mark.beyond_go
 async def test_a_config_edit_is_seen_without_a_restart_and_a_bad_edit_keeps_the_last_good(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:

@@ -54,7 +54,7 @@ def test_durations_and_the_backoff_window_read_like_go() -> None:
     assert parse_duration("250ms") == 0.25
     assert parse_backoff(None) == (0.1, 1.0)
     assert parse_backoff("1s..inf") == (1.0, 86400.0)
-    with pytest.raises(ValueError, match="expected 'min..max'"):
+    with pytest.raises(ValueError, match=r"expected 'min\.\.max'"):
         parse_backoff("5s")
     with pytest.raises(ValueError, match="cannot be greater"):
         parse_backoff("2s..1s")
@@ -117,7 +117,7 @@ def test_games_list_prints_one_id_per_line_wherever_the_flag_is(
         ["games", "list", "--config-dir", str(tmp_path)],
     ):
         assert run(argv, capsys)[:2] == (0, "a.paper\nb\n")
-    code, out, _ = run(["games", "list", "--json", "--configDir", str(tmp_path)], capsys)
+    _, out, _ = run(["games", "list", "--json", "--configDir", str(tmp_path)], capsys)
     assert [entry["id"] for entry in json.loads(out)] == ["a.paper", "b"]
     empty = tmp_path / "empty"
     assert run(["games", "list", "--configDir", str(empty)], capsys)[1] == (

@@ -234,7 +234,8 @@ def test_one_broken_game_leaves_the_others_usable(tmp_path: Path) -> None:
     )
     assert sorted(config.games) == ["good"]
     assert [str(p) for p in config.broken["bad"]] == [
-        "/games/bad/launchMode: must be one of DirectPath, CustomCommand, SteamManaged, SteamAppId, EpicAppId",
+        "/games/bad/launchMode: must be one of DirectPath, CustomCommand, "
+        "SteamManaged, SteamAppId, EpicAppId",
         "/games/bad/args: must be an array of strings, not a string",
     ]
     assert config.game_ids == ["bad", "good"]
@@ -303,18 +304,25 @@ def test_the_launch_context_rules_name_their_pointer() -> None:
         )
     )["g"]
     assert found == [
-        "/games/g/env/GABS_X: environment keys with the reserved prefixes GABS_/GABP_ are not allowed",
-        "/games/g/env/bad-name: environment key 'bad-name' must match the portable identifier grammar ^[A-Za-z_][A-Za-z0-9_]*$",
+        "/games/g/env/GABS_X: environment keys with the reserved "
+        "prefixes GABS_/GABP_ are not allowed",
+        "/games/g/env/bad-name: environment key 'bad-name' must match the "
+        "portable identifier grammar ^[A-Za-z_][A-Za-z0-9_]*$",
         "/games/g/unsetEnv/1: duplicate unsetEnv entry 'OK'",
         "/games/g/profiles/dev/workingDir: working directory must be an absolute path",
         "/games/g/defaultProfile: defaultProfile is required when profiles are configured",
         "/games/g/launchInputs/level/description: description is required",
-        "/games/g/launchInputs/level: integer inputs must use ${value} at least once in their bindings",
+        "/games/g/launchInputs/level: integer inputs must use "
+        "${value} at least once in their bindings",
         "/games/g/launchInputs/level: minimum must not exceed maximum",
-        "/games/g/launchInputs/name/enum/0: enum value 'Ab' does not match the declared pattern; every start would reject it",
-        "/games/g/lifecycle/status/timeoutSeconds: timeoutSeconds must be between 1 and 60 for status hooks",
-        "/games/g/lifecycle/status: runningExitCodes and stoppedExitCodes must be disjoint (both contain 2)",
-        "/games/g/lifecycle/kill/workingDir: working directory must be an absolute path (after placeholder substitution)",
+        "/games/g/launchInputs/name/enum/0: enum value 'Ab' does not match the "
+        "declared pattern; every start would reject it",
+        "/games/g/lifecycle/status/timeoutSeconds: timeoutSeconds must "
+        "be between 1 and 60 for status hooks",
+        "/games/g/lifecycle/status: runningExitCodes and "
+        "stoppedExitCodes must be disjoint (both contain 2)",
+        "/games/g/lifecycle/kill/workingDir: working directory must be an "
+        "absolute path (after placeholder substitution)",
         "/games/g/lifecycle/kill/args/0: unknown placeholder ${nope}",
     ]
     assert broken(one_game(lifecycle={"kill": {"command": "/k", "args": ["${profile}"]}})) == {
@@ -335,7 +343,8 @@ def test_a_store_mode_with_hooks_needs_a_status_and_a_stop_or_kill_hook() -> Non
     lifecycle = {"stop": {"command": "/stop"}}
     assert broken(one_game(launchMode="EpicAppId", lifecycle=lifecycle)) == {
         "g": [
-            "/games/g: EpicAppId games must declare stopProcessName, or a game-level status hook plus a stop or kill hook"
+            "/games/g: EpicAppId games must declare stopProcessName, or a "
+            "game-level status hook plus a stop or kill hook"
         ]
     }
     lifecycle["status"] = {"command": "/status"}
@@ -409,7 +418,8 @@ def test_a_wrong_top_level_value_makes_the_whole_file_invalid(tmp_path: Path) ->
     [
         (
             b'{"games": {',
-            "is not valid JSON: Expecting property name enclosed in double quotes (line 1, column 12)",
+            "is not valid JSON: Expecting property name enclosed in "
+            "double quotes (line 1, column 12)",
         ),
         (b"\xff\xfe{}", "is not UTF-8 (byte 0)"),
         (b"[]", "invalid configuration"),

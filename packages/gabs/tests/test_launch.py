@@ -283,7 +283,8 @@ def test_static_checks_name_the_pointer_and_the_path(tmp_path: Path) -> None:
     assert [str(issue) for issue in found] == [
         f"target is not executable (/games/g/target -> {script})",
         f"working directory does not exist (/games/g/workingDir -> {tmp_path / 'missing'})",
-        "hook command is not resolvable via PATH (/games/g/lifecycle/status/command -> no-such-hook-command)",
+        "hook command is not resolvable via PATH "
+        "(/games/g/lifecycle/status/command -> no-such-hook-command)",
     ]
     empty = game(target="")
     assert [i.message for i in check_resolvable(empty, resolve(empty, inherited={}))] == [
@@ -340,7 +341,7 @@ async def test_a_hook_that_times_out_is_killed_with_its_children(tmp_path: Path)
     assert (result.timed_out, result.exit_code, result.tree_kill_warning) == (True, -1, True)
     child = int(marker.read_text(encoding="utf-8"))
     with anyio.fail_after(10):
-        while _alive(child):
+        while _alive(child):  # noqa: ASYNC110 - not our child: no exit event
             await anyio.sleep(0.05)
 
 

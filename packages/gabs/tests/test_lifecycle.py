@@ -22,7 +22,10 @@ from gabs.runtime.procs import verify_pid
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
-SLEEPER = "import os, json, sys, time; json.dump(dict(os.environ), open(sys.argv[1], 'w')); time.sleep(120)"
+SLEEPER = (
+    "import os, json, sys, time; json.dump(dict(os.environ), open(sys.argv[1], 'w')); "
+    "time.sleep(120)"
+)
 
 
 def setup(tmp_path: Path, **entry: Any) -> tuple[Lifecycle, GameConfig]:
@@ -264,7 +267,7 @@ async def test_a_status_hook_finds_an_external_instance_and_records_it(tmp_path:
 
 
 async def test_a_claim_without_a_way_to_stop_is_stop_unsupported(tmp_path: Path) -> None:
-    lc, game = setup(
+    lc, _game = setup(
         tmp_path, launchMode="EpicAppId", target="Game", stopProcessName="nothing-runs-by-this-name"
     )
     claim_dir = tmp_path / "g"

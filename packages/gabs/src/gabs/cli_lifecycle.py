@@ -202,7 +202,7 @@ def games_status(args: argparse.Namespace) -> int:
         ids = sorted({*config.game_ids, *list_claims(config.config_dir)})
     entries = []
     for game_id in ids:
-        observation = anyio.run(lambda: observe(lc, game_id))
+        observation = anyio.run(observe, lc, game_id)
         if observation.error:
             print(f"{game_id}: cannot read runtime claim: {observation.error}", file=sys.stderr)
             code = 1

@@ -357,7 +357,8 @@ class ConnectMixin:
                     next_action(
                         "games_connect",
                         {"gameId": game_id, "forceTakeover": True},
-                        "Use only when intentionally moving control to this GABS session immediately.",
+                        "Use only when intentionally moving control to this "
+                        "GABS session immediately.",
                     ),
                 ],
             }
@@ -370,11 +371,8 @@ class ConnectMixin:
                 claim = await self.lc.update(
                     game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
                 )
-        alive = (
-            (lambda: not runtime.spawned.exited)
-            if runtime.spawned is not None
-            else _alive_from_claim(claim)
-        )
+        spawned = runtime.spawned
+        alive = (lambda: not spawned.exited) if spawned is not None else _alive_from_claim(claim)
         error = await self._try_connect(
             runtime, port, token, until=time.monotonic() + timeout, alive=alive
         )

@@ -139,7 +139,8 @@ class LifecycleMixin(StatusMixin):
         runtime.spawned = started.spawned
         if progress:
             progress(
-                f"started {game_id} (pid {started.spawned.pid}); waiting for its GABP server on port {started.port}"
+                f"started {game_id} (pid {started.spawned.pid}); waiting for its "
+                f"GABP server on port {started.port}"
             )
         return await self._connect_after_start(runtime, game, started, total, progress)
 
@@ -190,7 +191,8 @@ class LifecycleMixin(StatusMixin):
                 "gabpConnected": True,
                 "gameStillRunning": True,
                 "toolCount": tools,
-                "message": f"Game '{game.id}' ({game.display_name}) started successfully and connected via GABP.",
+                "message": f"Game '{game.id}' ({game.display_name}) started successfully and "
+                "connected via GABP.",
                 "nextActions": [
                     next_action(
                         "games_tool_names",
@@ -297,11 +299,13 @@ class LifecycleMixin(StatusMixin):
                     "gameId": game_id,
                     "action": action,
                     "claimRemoved": False,
-                    "message": f"Disconnected from '{game_id}'; no runtime claim exists, so no process was signalled.",
+                    "message": f"Disconnected from '{game_id}'; no runtime claim exists, so no "
+                    "process was signalled.",
                 }
             raise LifecycleError(
                 "not_running",
-                f"Failed to {action} {game_id}: game {game_id} is not running (no runtime claim, no "
+                f"Failed to {action} {game_id}: game {game_id} is not "
+                "running (no runtime claim, no "
                 "process tracked)",
                 data={"action": action},
                 next_actions=[
@@ -330,7 +334,8 @@ class LifecycleMixin(StatusMixin):
             message = f"Game '{game_id}' ({name}) was {past} and its termination verified."
         elif outcome.code == "action_succeeded_running":
             message = (
-                f"The {verb} action for '{game_id}' succeeded, but the game is still running at the "
+                f"The {verb} action for '{game_id}' succeeded, but the "
+                "game is still running at the "
                 f"end of the verification window ({outcome.detail})."
             )
             if verb == "stop":
@@ -346,8 +351,10 @@ class LifecycleMixin(StatusMixin):
             )
         elif outcome.code == "termination_unverified":
             message = (
-                f"The {verb} action for '{game_id}' succeeded, but termination could not be verified "
-                f"({outcome.detail}). The runtime claim is kept; a later observation that finds the "
+                f"The {verb} action for '{game_id}' succeeded, but "
+                "termination could not be verified "
+                f"({outcome.detail}). The runtime claim is kept; a later "
+                "observation that finds the "
                 "game stopped will clear it."
             )
             actions.append(next_action("games_status", arg, "Re-check for definitive evidence."))

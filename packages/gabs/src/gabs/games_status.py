@@ -149,7 +149,8 @@ class StatusMixin(ConnectMixin):
                 next_action(
                     "games_stop",
                     {"gameId": game_id},
-                    "Stop this launch; its config entry was removed but the runtime claim persists.",
+                    "Stop this launch; its config entry was removed but "
+                    "the runtime claim persists.",
                 ),
                 next_action(
                     "games_kill", {"gameId": game_id}, "Force terminate if stop does not end it."

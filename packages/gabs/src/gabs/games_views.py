@@ -31,7 +31,9 @@ def status_description(status: str, game: GameConfig | None) -> str:
     mode = game.launch_mode if game is not None else ""
     return {
         "starting": "starting (another GABS session is launching the game)",
-        "shared-running": "running (another GABS session owns the process; use games_connect to attach)",
+        "shared-running": (
+            "running (another GABS session owns the process; use games_connect to attach)"
+        ),
         "running-disconnected": "running, but the GABP bridge disconnected",
         "running": "running (GABS controls the process)",
         "connected": "running (connected via GABP; process not managed by this GABS instance)",

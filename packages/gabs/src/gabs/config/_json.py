@@ -50,7 +50,9 @@ def decode_document(raw: bytes) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise DecodeError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+        raise DecodeError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
     except ValueError as exc:
         raise DecodeError(f"not valid JSON: {exc}") from None
 

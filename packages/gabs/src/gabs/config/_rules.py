@@ -176,7 +176,7 @@ class _Check:
                     f"{path}/verifyTimeoutSeconds",
                     f"verifyTimeoutSeconds must be between 1 and {VERIFY_TIMEOUT_MAX}",
                 )
-        sets = {}
+        sets: dict[str, set[int]] = {}
         for name, codes in (
             ("runningExitCodes", hook.running_exit_codes),
             ("stoppedExitCodes", hook.stopped_exit_codes),
@@ -290,7 +290,8 @@ class _Check:
                 if len(value) > limit:
                     self.add(
                         item,
-                        f"enum value {value!r} exceeds maxLength {limit}; every start would reject it",
+                        f"enum value {value!r} exceeds maxLength {limit}; "
+                        "every start would reject it",
                     )
                 if spec.pattern and pattern_ok and not full_match(spec.pattern, value):
                     self.add(
@@ -324,7 +325,8 @@ class _Check:
                         if fold(key) == fold(other):
                             self.add(
                                 f"{base}/launchInputs",
-                                f"inputs {first!r} and {second!r} can both set environment key {key!r}",
+                                f"inputs {first!r} and {second!r} can both set "
+                                f"environment key {key!r}",
                             )
 
 

@@ -47,7 +47,7 @@ def game_environment(
     if resolved.profile:
         managed["GABS_PROFILE"] = resolved.profile
     if os.name == "nt":
-        root = os.environ.get("SystemRoot") or "C:\\Windows"
+        root = os.environ.get("SYSTEMROOT") or "C:\\Windows"
         managed["SystemRoot"] = root
         managed["WINDIR"] = os.environ.get("WINDIR") or root
     absent = [

@@ -12,6 +12,7 @@ URI: ``xdg-open`` on Linux, ``open`` on macOS, ``cmd /c start`` on Windows.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -115,10 +116,8 @@ class SpawnedGame:
     def kill_direct_child(self) -> None:
         """Kill the process this handle started, if it still runs (never its group)."""
         if self.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 self.popen.kill()
-            except OSError:
-                pass
 
     def tail(self, limit: int = TAIL_BYTES) -> str:
         """The last ``limit`` bytes of this launch's output."""

@@ -10,6 +10,7 @@ restart it through the client and the bridge's environment survives.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -211,10 +212,8 @@ def _score(path: Path, install: Path, name: str, install_dir: str) -> int:
         score += 65
     elif base and folder and folder in base:
         score += 60
-    try:
+    with contextlib.suppress(ValueError):
         score -= (len(path.relative_to(install).parts) - 1) * 5
-    except ValueError:
-        pass
     if "launcher" in path.name.lower():
         score -= 20
     return score

@@ -249,12 +249,12 @@ async def claim_for_start(
             continue
         found = await _probe_external(game, warnings)
         if found is not None:
-            refusal, snapshot = found
+            external, snapshot = found
             if snapshot is not None:
                 async with transition_lock(folder):
                     if load_claim(folder) is None:
                         save_claim(folder, snapshot)
-            raise refusal
+            raise external
         moment = now()
         claim = RuntimeState(
             game_id=game.id,

@@ -74,12 +74,12 @@ def summary_line(entry: dict[str, Any] | None) -> str:
                 f"no successful starts recorded for this context ({failures} consecutive failures)"
             )
         return "no successful starts recorded for this context"
-    parts = f"started {entry['workloadStarts']}×"
+    parts = f"started {entry['workloadStarts']}\u00d7"
     if entry.get("lastSuccessAt"):
         parts += f", last {_ago(entry['lastSuccessAt'])} ago"
-    parts += f"; bridge connected {entry.get('bridgeConnects', 0)}×"
+    parts += f"; bridge connected {entry.get('bridgeConnects', 0)}\u00d7"
     if entry.get("cleanStops"):
-        parts += f", clean stops {entry['cleanStops']}×"
+        parts += f", clean stops {entry['cleanStops']}\u00d7"
     if not entry.get("bridgeConnects"):
         parts += (
             " — the workload starts but the bridge has never connected (points game-side, not at "

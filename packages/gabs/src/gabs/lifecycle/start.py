@@ -10,6 +10,7 @@ start is released, except ``unobserved`` (a store launcher may still be showing 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Callable
@@ -117,15 +118,13 @@ async def start_game(
         keep_claim = failure.code == "unobserved"
         if keep_claim:
             with anyio.CancelScope(shield=True):
-                try:
+                with contextlib.suppress(Superseded):
                     await lc.update(
                         game.id,
                         launch_id,
                         lambda state: setattr(state, "operation", None),
                         operation_id=operation_id,
                     )
-                except Superseded:
-                    pass
         if failure.code in (
             "exited_during_start",
             "unobserved",

@@ -221,7 +221,8 @@ async def _builtin(claim: RuntimeState, action: str, warnings: list[str]) -> str
         return f"process scan for {claim.stop_process_name!r} failed: {exc}"
     if len(pids) > 1:
         warnings.append(
-            f"{len(pids)} processes named {claim.stop_process_name!r} matched; signaling all of them"
+            f"{len(pids)} processes named {claim.stop_process_name!r} "
+            "matched; signaling all of them"
         )
     failures = 0
     for pid in pids:
@@ -303,7 +304,8 @@ async def _evidence(
         if verdict == "running":
             found.bridge_live = True
             found.details.append(
-                f"another process (pid {attachment.owner_pid}) holds a fresh bridge attachment lease"
+                f"another process (pid {attachment.owner_pid}) holds a "
+                "fresh bridge attachment lease"
             )
         elif verdict == "unknown":
             found.unknown = True
@@ -382,7 +384,10 @@ async def stop_game(
         outcome.code = "action_succeeded_running"
     elif last.no_sources:
         outcome.code = "terminated"
-        detail = "no independent evidence source exists; the successful action stands as termination evidence"
+        detail = (
+            "no independent evidence source exists; the successful action stands as "
+            "termination evidence"
+        )
     elif last.all_stopped:
         outcome.code = "terminated"
     elif last.running:
@@ -412,7 +417,8 @@ async def _complete(
                 or claim.operation.operation_id != operation_id
             ):
                 outcome.warnings.append(
-                    f"the {outcome.action} completion was superseded and left the current claim untouched"
+                    f"the {outcome.action} completion was superseded and left "
+                    "the current claim untouched"
                 )
                 return
             if outcome.code == "terminated":

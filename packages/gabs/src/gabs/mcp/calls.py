@@ -94,7 +94,7 @@ class CallTools:
             outcome,
             arguments,
             context=context,
-            gated=runtime.config.attention.mode == "gate",
+            gated=runtime.config is None or runtime.config.attention.mode == "gate",
         )
         return text_result(text, data, error=outcome.status != "ok")
 

@@ -70,7 +70,8 @@ LIFECYCLE_SCHEMAS: Final[dict[str, tuple[str, str, dict[str, Any]]]] = {
                 },
                 "resetEndpoint": {
                     "type": "boolean",
-                    "description": "Rotate the cached endpoint (a new port) before launch. Use only "
+                    "description": "Rotate the cached endpoint (a new port) before launch. Use "
+                    "only "
                     "after confirming the cached port is not an already-running game's bridge.",
                 },
                 "profile": {

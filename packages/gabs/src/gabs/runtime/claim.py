@@ -82,6 +82,10 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -301,10 +305,8 @@ class RuntimeState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RuntimeState:
-        endpoint = data.get("endpoint") if isinstance(data.get("endpoint"), dict) else {}
-        fallback = (
-            data.get("builtinFallback") if isinstance(data.get("builtinFallback"), dict) else {}
-        )
+        endpoint = _dict(data.get("endpoint"))
+        fallback = _dict(data.get("builtinFallback"))
         known = {
             "gameId", "status", "ownerPid", "ownerInstanceId", "ownerLeaseUntil",
             "ownerLastActive", "gamePid", "stopProcessName", "updatedAt", "schemaVersion",

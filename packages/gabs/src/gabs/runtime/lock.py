@@ -61,8 +61,8 @@ def _unlock(fd: int) -> None:
 @contextlib.asynccontextmanager
 async def transition_lock(game_dir: Path, timeout: float = LOCK_TIMEOUT) -> AsyncIterator[None]:
     """Hold the game's transition lock; :class:`LockBusy` after ``timeout`` seconds."""
-    game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(game_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    os.makedirs(game_dir, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(game_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout
         while not _try_lock(fd):
