@@ -91,10 +91,22 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Every benchmark; pass --quick for a short run. Results go to bench-results/."""
+    """Every benchmark; pass --quick for a short run. Results go to bench-results/.
+
+    ``bench_e2e`` also writes ``bench-results/bench_e2e.png``; with ``GABS_GO_BRIDGE`` set to a
+    Go bridge executable it measures that bridge beside ours. Run one script with
+    ``-- --scripts bench_e2e`` (names without ``.py``, comma-separated).
+    """
     _sync(session)
     out = ROOT / "bench-results"
     out.mkdir(exist_ok=True)
     extra = list(session.posargs)
+    only: set[str] = set()
+    if "--scripts" in extra:
+        at = extra.index("--scripts")
+        only = set(extra[at + 1].split(","))
+        del extra[at : at + 2]
     for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
+        if only and script.stem not in only:
+            continue
         session.run("python", str(script), "--json", str(out / f"{script.stem}.json"), *extra)

@@ -16,6 +16,8 @@ EXAMPLE_FILES = [f.path for f in gabp_schemas.examples()] + [
 ]
 VALID_FIXTURES = [f.path for f in gabp_schemas.fixtures() if f.expected_valid]
 INVALID_FIXTURES = [f.path for f in gabp_schemas.fixtures() if not f.expected_valid]
+EXT_VALID = [f.path for f in gabp_schemas.fixtures() if f.verdicts["ext"]]
+EXT_INVALID = [f.path for f in gabp_schemas.fixtures() if not f.verdicts["ext"]]
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -52,7 +54,7 @@ def test_every_invalid_fixture_is_reported_invalid_in_one_run() -> None:
         "hello-token-shorter-than-32.json",
         "response-with-both-result-and-error.json",
         "capabilities-with-tools-key.json",
-        "attention-cleared-event-still-blocking.json",
+        "request-custom-method-with-digits.json",
     ],
 )
 def test_a_single_invalid_fixture_exits_1(name: str) -> None:
@@ -60,6 +62,16 @@ def test_a_single_invalid_fixture_exits_1(name: str) -> None:
     done = run(path)
     assert done.returncode == 1
     assert done.stdout.startswith(f"invalid  {path}: ")
+
+
+def test_with_the_extension_set_its_fixtures_pass_or_fail_as_recorded() -> None:
+    accepted = run("--set", "ext", *EXAMPLE_FILES, *EXT_VALID)
+    assert (accepted.returncode, accepted.stderr) == (0, "")
+    rejected = run("--set", "ext", *EXT_INVALID)
+    assert (rejected.returncode, rejected.stderr) == (1, "")
+    assert [line.split()[0] for line in rejected.stdout.splitlines()] == ["invalid"] * len(
+        EXT_INVALID
+    )
 
 
 def test_a_mix_of_valid_and_invalid_files_exits_1() -> None:

@@ -8,9 +8,6 @@ the bridge receives is also checked against the JSON Schemas.
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -24,27 +21,6 @@ from gabp.messages import Event
 from gabp_schemas import validate
 
 ATTENTION = ["attention/opened", "attention/updated", "attention/cleared"]
-
-
-@asynccontextmanager
-async def example_process(module: str, token: str) -> AsyncIterator[int]:
-    """Run ``python -m <module> --port 0`` with the GABS environment; yield its port."""
-    env = {**os.environ, "GABP_TOKEN": token, "GABS_GAME_ID": "checkpoint-b"}
-    env.pop("GABP_SERVER_PORT", None)
-    async with await anyio.open_process(
-        [sys.executable, "-m", module, "--port", "0"], env=env, stdout=None
-    ) as process:
-        assert process.stderr is not None
-        seen = b""
-        with anyio.fail_after(20):
-            while (match := re.search(rb"listening on 127\.0\.0\.1:(\d+)", seen)) is None:
-                seen += await process.stderr.receive()
-        try:
-            yield int(match.group(1))
-        finally:
-            process.terminate()
-            with anyio.fail_after(10):
-                await process.wait()
 
 
 class Recorder:
@@ -99,7 +75,9 @@ async def attention_bridge(port: int, token: str, recorder: Recorder) -> AsyncIt
         yield conn
 
 
-async def test_attention_opens_before_the_response_updates_clears_and_reopens() -> None:
+async def test_attention_opens_before_the_response_updates_clears_and_reopens(
+    example_process: Any,
+) -> None:
     token = generate_token()
     recorder = Recorder()
     async with (
@@ -171,7 +149,9 @@ async def test_attention_opens_before_the_response_updates_clears_and_reopens() 
             assert (reopened["blocking"], reopened["severity"]) == (False, "warning")
 
 
-async def test_echo_over_the_example_keeps_non_ascii_and_accepts_parameters() -> None:
+async def test_echo_over_the_example_keeps_non_ascii_and_accepts_parameters(
+    example_process: Any,
+) -> None:
     token = generate_token()
     recorder = Recorder()
     async with (
@@ -188,7 +168,7 @@ async def test_echo_over_the_example_keeps_non_ascii_and_accepts_parameters() ->
             ) == {"text": text}
 
 
-async def test_the_example_refuses_wrong_tokens_and_early_calls() -> None:
+async def test_the_example_refuses_wrong_tokens_and_early_calls(example_process: Any) -> None:
     token = generate_token()
     async with example_process("lib_gab.example", token) as port:
         stream = await anyio.connect_tcp("127.0.0.1", port)
@@ -211,7 +191,9 @@ async def test_the_example_refuses_wrong_tokens_and_early_calls() -> None:
     assert wrong.value.code == -31000
 
 
-async def test_the_legacy_example_serves_tools_and_events_and_knows_no_attention() -> None:
+async def test_the_legacy_example_serves_tools_and_events_and_knows_no_attention(
+    example_process: Any,
+) -> None:
     token = generate_token()
     events: list[Event] = []
     async with example_process("lib_gab.legacy_example", token) as port:

@@ -157,8 +157,30 @@ def test_tools_call_accepts_parameters_from_peers_and_sends_arguments() -> None:
     assert params.to_wire() == {"name": "colony/rename", "arguments": {"name": "x"}}
     with pytest.raises(MessageError):
         parse_params("tools/call", {"name": "colony/rename", "parameters": {}}, strict=True)
-    with pytest.raises(MessageError, match="differ"):
-        parse_params("tools/call", {"name": "a/b", "parameters": {"x": 1}, "arguments": {"x": 2}})
+
+
+@pytest.mark.parametrize(
+    ("params", "arguments"),
+    [
+        ({"parameters": {"x": 1}, "arguments": {"x": 2}}, {"x": 1}),
+        ({"parameters": None, "arguments": {"x": 2}}, {"x": 2}),
+        ({"parameters": None}, {}),
+        ({"arguments": None}, {}),
+        ({"parameters": None, "arguments": None}, {}),
+        ({}, {}),
+    ],
+)
+def test_tools_call_from_peers_prefers_parameters_and_reads_null_as_no_arguments(
+    params: dict[str, Any], arguments: dict[str, Any]
+) -> None:
+    parsed = parse_params("tools/call", {"name": "colony/rename", **params})
+    assert parsed.to_wire() == {"name": "colony/rename", "arguments": arguments}
+
+
+@pytest.mark.parametrize("params", [{"arguments": None}, {"parameters": {}}])
+def test_tools_call_sent_by_us_has_an_arguments_object(params: dict[str, Any]) -> None:
+    with pytest.raises(MessageError):
+        parse_params("tools/call", {"name": "colony/rename", **params}, strict=True)
 
 
 def test_hello_reads_darwin_as_macos_and_never_shows_the_token() -> None:

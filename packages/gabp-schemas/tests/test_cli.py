@@ -134,3 +134,22 @@ def test_an_unknown_method_is_a_usage_error(
     path = write(tmp_path, "hello.json", HELLO)
     assert main(["--method", "tools/lst", str(path)]) == 2
     assert "no schema for method 'tools/lst'" in capsys.readouterr().err
+
+
+def test_the_set_option_judges_by_the_extension_set_and_gabps_is_the_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cleared = CONFORMANCE / "ext-invalid" / "attention-cleared-event-still-blocking.json"
+    assert main([str(cleared)]) == 0
+    assert main(["--set", "gabp", str(cleared)]) == 0
+    assert main(["--set", "ext", str(cleared)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [f"ok  {cleared}", f"ok  {cleared}"]
+    assert lines[2] == f"invalid  {cleared}: $.payload.blocking: False was expected"
+
+
+def test_an_unknown_set_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["--set", "strict", "x.json"])
+    assert caught.value.code == 2
+    assert "invalid choice: 'strict'" in capsys.readouterr().err

@@ -41,9 +41,10 @@ def test_every_attention_channel_and_a_plain_channel_have_an_event_example() -> 
 
 
 @pytest.mark.parametrize("example", MESSAGES, ids=lambda f: f.path.name)
-def test_every_example_message_is_valid(example: Fixture) -> None:
+def test_every_example_message_is_valid_under_both_schema_sets(example: Fixture) -> None:
     assert example.expected_valid
     validate(example.document, method=example.method)
+    validate(example.document, method=example.method, schema_set="ext")
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda d: d.path.name)
@@ -53,7 +54,7 @@ def test_every_bridge_document_example_is_valid(document: Document) -> None:
 
 def test_the_bridge_blocked_call_example_is_listed_with_its_schema() -> None:
     assert [(d.path.name, d.schema) for d in DOCUMENTS] == [
-        ("070_blocked-call.result.json", "bridge/blocked-call.result")
+        ("070_blocked-call.result.json", "ext/bridge/blocked-call.result")
     ]
 
 

@@ -10,9 +10,11 @@ import pytest
 
 import gabp_schemas
 from gabp_schemas import (
+    Check,
     SchemaValidationError,
     UnknownSchemaError,
     ValidationIssue,
+    checks_for,
     load_schema,
     schema_ids,
     schema_name_for,
@@ -127,12 +129,21 @@ def test_a_body_that_is_not_json_is_a_validation_error_at_the_root() -> None:
 
 def test_requests_are_routed_by_their_own_method() -> None:
     assert schema_name_for(hello()) == "methods/session.hello.request"
-    custom = {"v": "gabp/1", "id": UUID, "type": "request", "method": "rimbridge/list_logs"}
+    custom = {"v": "gabp/1", "id": UUID, "type": "request", "method": "rimbridge/logs"}
     assert schema_name_for(custom) == "envelope"
     validate(custom)
 
 
-def test_events_are_routed_by_channel_and_attention_channels_get_the_attention_schema() -> None:
+def test_a_custom_method_with_digits_or_underscores_breaks_gabps_sender_pattern() -> None:
+    custom = {"v": "gabp/1", "id": UUID, "type": "request", "method": "rimbridge/list_logs"}
+    assert errors_of(custom) == [
+        "$.method: 'rimbridge/list_logs' does not match '^[a-z]+(/[a-z]+)+$'"
+    ]
+
+
+def test_events_are_judged_by_the_event_schema_and_attention_payloads_by_the_payload_schema() -> (
+    None
+):
     event = {
         "v": "gabp/1",
         "id": UUID,
@@ -141,10 +152,50 @@ def test_events_are_routed_by_channel_and_attention_channels_get_the_attention_s
         "seq": 0,
         "payload": {},
     }
-    assert schema_name_for(event) == "events/attention.payload"
+    assert checks_for(event) == [
+        Check("events/event.message"),
+        Check("events/attention.payload", "payload"),
+    ]
+    assert schema_name_for(event) == "events/event.message"
+    assert schema_name_for(event, schema_set="ext") == "ext/events/attention.event"
     assert schema_name_for({**event, "channel": "colony/raid"}) == "events/event.message"
-    assert any(line.startswith("$.payload:") for line in errors_of(event))
+    assert all(line.startswith("$.payload:") for line in errors_of(event))
     validate({**event, "channel": "colony/raid"})
+
+
+def test_an_event_may_carry_a_date_time_timestamp_as_gabps_event_schema_allows() -> None:
+    event = {"v": "gabp/1", "id": UUID, "type": "event", "channel": "colony/raid", "seq": 1}
+    validate({**event, "payload": None, "timestamp": "2026-03-01T10:00:00.5+01:00"})
+    assert errors_of({**event, "payload": None, "timestamp": "2026-02-30T10:00:00Z"}) == [
+        "$.timestamp: '2026-02-30T10:00:00Z' is not a 'date-time'"
+    ]
+
+
+def test_the_extension_set_adds_the_attention_lifecycle_rules() -> None:
+    payload = {
+        "attentionId": "att-1",
+        "state": "open",
+        "severity": "error",
+        "blocking": True,
+        "stateInvalidated": False,
+        "summary": "a job failed",
+        "openedAtSequence": 3,
+        "latestSequence": 3,
+        "totalUrgentEntries": 1,
+    }
+    event = {
+        "v": "gabp/1",
+        "id": UUID,
+        "type": "event",
+        "channel": "attention/cleared",
+        "seq": 0,
+        "payload": payload,
+    }
+    validate(event)
+    assert errors_of(event, schema_set="ext") == [
+        "$.payload.blocking: False was expected",
+        "$.payload.state: 'cleared' was expected",
+    ]
 
 
 def test_responses_are_type_checked_only_when_the_method_is_given() -> None:
@@ -152,8 +203,39 @@ def test_responses_are_type_checked_only_when_the_method_is_given() -> None:
     assert schema_name_for(message) == "envelope"
     validate(message)
     assert errors_of(message, method="attention/current") == [
-        "$.result.attention: 'not an item' is not of type 'object', 'null'"
+        "$.result.attention: 'not an item' is not of type 'null', 'object'"
     ]
+
+
+def test_subscribe_responses_have_a_schema_only_in_the_extension_set() -> None:
+    message = response({"subscribed": "colony/raid"})
+    assert schema_name_for(message, method="events/subscribe") == "envelope"
+    validate(message, method="events/subscribe")
+    assert errors_of(message, method="events/subscribe", schema_set="ext") == [
+        "$.result.subscribed: 'colony/raid' is not of type 'array'"
+    ]
+
+
+def test_the_welcome_is_judged_by_gabps_welcome_schema() -> None:
+    welcome = response(
+        {
+            "agentId": "rimworld",
+            "app": {"name": "RimWorld", "version": "1.6"},
+            "capabilities": {"extensions": {"concurrency": {"maxConcurrentRequests": 0}}},
+            "schemaVersion": "1.0",
+        }
+    )
+    assert schema_name_for(welcome, method="session/hello") == "methods/session.welcome.response"
+    validate(welcome, method="session/hello")
+    assert errors_of(welcome, method="session/hello", schema_set="ext") == [
+        "$.result.capabilities.extensions.concurrency.maxConcurrentRequests: "
+        "0 is less than the minimum of 1"
+    ]
+
+
+def test_an_unknown_schema_set_is_a_usage_error() -> None:
+    with pytest.raises(UnknownSchemaError, match="no schema set 'strict'"):
+        validate(hello(), schema_set="strict")  # type: ignore[arg-type]
 
 
 def test_an_error_response_is_checked_in_full_with_or_without_the_method() -> None:
@@ -178,9 +260,9 @@ def test_result_may_be_null_or_false() -> None:
 def test_a_response_with_both_result_and_error_names_the_rule() -> None:
     message = response(None)
     message["error"] = {"code": 1, "message": "x"}
-    assert errors_of(message) == [
-        "$.error: not allowed together with 'result' (a response has exactly one of the two)"
-    ]
+    expected = ["$: a response carries exactly one of result and error, not both"]
+    assert errors_of(message) == expected
+    assert errors_of(message, method="attention/current") == expected
 
 
 def test_a_response_with_neither_result_nor_error_names_the_rule() -> None:
@@ -198,6 +280,23 @@ def test_a_message_that_is_not_an_object_is_rejected_by_the_envelope() -> None:
     assert errors_of([1, 2]) == ["$: [1, 2] is not of type 'object'"]
 
 
+def test_a_message_without_a_known_type_is_told_so() -> None:
+    assert errors_of({"v": "gabp/1", "id": UUID}) == ["$: 'type' is a required property"]
+    assert errors_of({"v": "gabp/1", "id": UUID, "type": "notification"}) == [
+        "$.type: 'notification' is not a message type (request, response or event)"
+    ]
+
+
+def test_each_unexpected_member_is_reported_at_its_own_path() -> None:
+    message = hello()
+    message["channel"] = "x"
+    message["params"]["extra"] = 1
+    assert errors_of(message) == [
+        "$.channel: not allowed in a request",
+        "$.params.extra: not allowed here (no such member)",
+    ]
+
+
 def test_validate_document_checks_the_bridge_blocked_call_result() -> None:
     (example,) = gabp_schemas.documents()
     validate_document(example.document)
@@ -205,7 +304,7 @@ def test_validate_document_checks_the_bridge_blocked_call_result() -> None:
     broken["executed"] = True
     broken["attention"]["blocking"] = False
     with pytest.raises(SchemaValidationError) as caught:
-        validate_document(broken, schema="bridge/blocked-call.result")
+        validate_document(broken, schema="ext/bridge/blocked-call.result")
     assert caught.value.errors == [
         "$.attention.blocking: True was expected",
         "$.executed: False was expected",
@@ -225,8 +324,24 @@ def test_load_schema_accepts_a_short_name_or_an_id_and_returns_a_copy() -> None:
     assert load_schema("common/attention")["title"] != "changed"
 
 
-def test_schema_ids_cover_the_whole_tree_under_the_public_base() -> None:
-    ids = schema_ids()
-    assert len(ids) == len(gabp_schemas.schema_names()) == 30
-    assert all(i.startswith("https://gabp.dev/schema/1.0/") for i in ids)
-    assert "https://gabp.dev/schema/1.0/envelope.schema.json" in ids
+def test_schema_ids_cover_both_sets_each_under_its_own_base() -> None:
+    normative, extension = schema_ids("gabp"), schema_ids("ext")
+    assert len(normative) == len(gabp_schemas.schema_names("gabp")) == 27
+    assert len(extension) == len(gabp_schemas.schema_names("ext")) == 8
+    assert sorted(normative + extension) == schema_ids()
+    assert all(i.startswith("https://gabp.dev/schema/1.0/") for i in normative)
+    assert all(i.startswith("https://gabp.dev/schema/ext/1.0/") for i in extension)
+    assert "https://gabp.dev/schema/1.0/envelope.schema.json" in normative
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("methods/session.hello.response", "methods/session.welcome.response"),
+        ("bridge/blocked-call.result", "ext/bridge/blocked-call.result"),
+        ("methods/events.subscribe.response", "ext/methods/events.subscribe.response"),
+        ("https://gabp.dev/schema/1.0/events/attention.payload.json", "ext/events/attention.event"),
+    ],
+)
+def test_earlier_schema_names_and_ids_still_resolve(old: str, new: str) -> None:
+    assert load_schema(old) == load_schema(new)

@@ -16,6 +16,7 @@ from gabp.framing import FrameDecoder
 from gabp.messages import Event, parse_result
 from lib_gab import (
     GabpServer,
+    ProtocolOptions,
     ServerConfigError,
     ServerLimits,
     ToolContext,
@@ -75,10 +76,45 @@ async def test_the_hello_reply_describes_the_server_and_has_no_tools_key() -> No
         ],
         "events": ["game/tick"],
         "resources": ["gabp://test/colony"],
-        "extensions": {},
+        "extensions": {"concurrency": {"maxConcurrentRequests": 64}},
         "limits": {"maxMessageSize": 4194304, "maxConcurrentRequests": 64, "requestTimeout": 60},
     }
     assert parsed.capabilities.supports_attention is False
+    assert parsed.capabilities.max_concurrent_requests == 64
+
+
+async def test_the_concurrency_extension_declares_the_real_in_flight_limit() -> None:
+    server = make_server(limits=ServerLimits(max_concurrent_requests=3))
+    started: list[int] = []
+    release = anyio.Event()
+
+    @server.tool("test/hold", description="Wait until released.")
+    async def hold(n: int) -> int:
+        started.append(n)
+        await release.wait()
+        return n
+
+    async with server.running() as address, bridge(address, hello=False) as conn:
+        with anyio.fail_after(5):
+            reply = await conn.request("session/hello", hello_params())
+            declared = reply["capabilities"]["extensions"]["concurrency"]["maxConcurrentRequests"]
+            results: list[int] = []
+
+            async def call(n: int) -> None:
+                results.append(
+                    await conn.request("tools/call", {"name": "test/hold", "arguments": {"n": n}})
+                )
+
+            async with anyio.create_task_group() as tg:
+                for n in range(declared + 1):
+                    tg.start_soon(call, n)
+                while len(started) < declared:
+                    await anyio.wait_all_tasks_blocked()
+                await anyio.wait_all_tasks_blocked()
+                in_flight = len(started)
+                release.set()
+    assert (declared, in_flight) == (3, 3)
+    assert sorted(results) == [0, 1, 2, 3]
 
 
 async def test_a_wrong_token_is_refused_and_the_connection_closes() -> None:
@@ -140,11 +176,33 @@ async def test_a_missing_or_short_token_fails_authentication_too() -> None:
                 assert await conn.wait_closed(5)
 
 
-async def test_a_second_hello_is_not_allowed() -> None:
-    async with echo_server().running() as address, bridge(address) as conn:
+async def test_a_second_hello_is_answered_with_the_welcome_again_as_lib_gab_does() -> None:
+    async with echo_server().running() as address, bridge(address, hello=False) as conn:
+        with anyio.fail_after(5):
+            first = await conn.request("session/hello", hello_params())
+            second = await conn.request("session/hello", hello_params())
+            echoed = await conn.request(
+                "tools/call", {"name": "test/echo", "arguments": {"text": "x"}}
+            )
+    assert second == first
+    assert echoed == {"text": "x"}
+
+
+async def test_a_second_hello_can_be_refused_as_not_allowed() -> None:
+    server = echo_server(options=ProtocolOptions(repeated_hello="refuse"))
+    async with server.running() as address, bridge(address) as conn:
         with anyio.fail_after(5), pytest.raises(RemoteError) as info:
             await conn.request("session/hello", hello_params())
     assert info.value.code == -31005
+
+
+async def test_a_second_hello_with_a_wrong_token_is_refused_and_closes_the_connection() -> None:
+    async with echo_server().running() as address, bridge(address) as conn:
+        with anyio.fail_after(5):
+            with pytest.raises(RemoteError) as info:
+                await conn.request("session/hello", hello_params("0" * 64))
+            assert await conn.wait_closed(5)
+    assert info.value.code == -31000
 
 
 async def test_echo_keeps_non_ascii_text_and_accepts_parameters_or_arguments() -> None:
@@ -179,7 +237,7 @@ async def test_arguments_are_validated_against_the_schema_before_the_tool_runs()
     assert {(p["path"], p["message"]) for p in error.data["errors"]} == {
         ("$.pawn", "required argument is missing"),
         ("$.x", "Input should be a valid integer"),
-        ("$.speed", "unknown argument"),
+        ("$.speed", "unknown argument (this tool takes: pawn, x, y)"),
     }
     assert calls == []
 

@@ -14,6 +14,7 @@ from gabp.errors import (
     GabpError,
     MessageError,
     ProtocolError,
+    RegistryCode,
     RemoteError,
     RequestTimeout,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "InboundRequest",
     "MessageError",
     "ProtocolError",
+    "RegistryCode",
     "RemoteError",
     "Request",
     "RequestTimeout",

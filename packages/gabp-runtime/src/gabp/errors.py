@@ -23,13 +23,20 @@ __all__ = [
     "GabpError",
     "MessageError",
     "ProtocolError",
+    "RegistryCode",
     "RemoteError",
     "RequestTimeout",
 ]
 
 
 class ErrorCode(IntEnum):
-    """Error codes used on the wire (JSON-RPC codes plus the GABP server codes)."""
+    """The codes this runtime answers with.
+
+    The first five and ``-32000 .. -32099`` are JSON-RPC's, as GABP's registry adopts them.
+    ``-31000 .. -31005`` are the server runtime's own codes (Lib.GAB's, kept by ``lib_gab``),
+    in the range GABP's registry leaves to implementations (``-31999 .. -30000``); they are
+    not GABP registry codes. GABP's own registry codes are :class:`RegistryCode`.
+    """
 
     PARSE_ERROR = -32700
     INVALID_REQUEST = -32600
@@ -39,11 +46,46 @@ class ErrorCode(IntEnum):
     SERVER_ERROR = -32000
     """Start of the implementation-defined range ``-32000 .. -32099``."""
     AUTHENTICATION_FAILED = -31000
+    """Runtime code: the hello's token is wrong."""
     SESSION_NOT_ESTABLISHED = -31001
+    """Runtime code: a request other than session/hello before a successful hello."""
     TOOL_NOT_FOUND = -31002
+    """Runtime code: tools/call names no registered tool."""
     CHANNEL_NOT_FOUND = -31003
+    """Runtime code: events/subscribe or events/unsubscribe names no offered channel."""
     RESOURCE_NOT_FOUND = -31004
+    """Runtime code: resources/read names no offered resource."""
     METHOD_NOT_ALLOWED = -31005
+    """Runtime code: the method exists but is not allowed in the session's state."""
+
+
+class RegistryCode(IntEnum):
+    """GABP 1.0's registry of its own error codes (``-32100 .. -32599``).
+
+    GABP defines them; this runtime does not send them (it answers with :class:`ErrorCode`, as
+    the deployed server runtime does), but a receiver should understand them from other peers.
+    """
+
+    AUTHENTICATION_REQUIRED = -32100
+    AUTHENTICATION_FAILED = -32101
+    SESSION_EXPIRED = -32102
+    ACCESS_DENIED = -32103
+    PROTOCOL_VERSION_MISMATCH = -32200
+    INVALID_MESSAGE_TYPE = -32201
+    MISSING_REQUIRED_FIELD = -32202
+    INVALID_FIELD_VALUE = -32203
+    RESOURCE_NOT_FOUND = -32300
+    RESOURCE_ACCESS_DENIED = -32301
+    RESOURCE_LOCKED = -32302
+    RESOURCE_MODIFIED = -32303
+    TOOL_NOT_FOUND = -32400
+    TOOL_UNAVAILABLE = -32401
+    TOOL_EXECUTION_FAILED = -32402
+    TOOL_TIMEOUT = -32403
+    CHANNEL_NOT_FOUND = -32500
+    SUBSCRIPTION_FAILED = -32501
+    EVENT_DELIVERY_FAILED = -32502
+    CHANNEL_OVERFLOW = -32503
 
 
 class GabpError(Exception):

@@ -4,8 +4,9 @@ Two handoffs exist:
 
 * **Environment (GABS).** The GABS bridge launches the game with ``GABP_SERVER_PORT`` (the
   loopback port the game listens on), ``GABP_TOKEN`` (a fresh 64-hex-char secret per launch),
-  ``GABS_GAME_ID`` and ``GABS_BRIDGE_PATH``. :func:`read_gabs_environment` reads and checks
-  them.
+  ``GABS_GAME_ID`` and ``GABS_BRIDGE_PATH`` (the path of the launch's ``bridge.json``, a file
+  the bridge keeps for diagnostics; never a source of port or token).
+  :func:`read_gabs_environment` reads and checks them.
 * **bridge.json (the spec's file for other bridges).** ``{"token", "transport": {"type",
   "address"}, "metadata"?}`` in a per-user config directory, written atomically with mode 0600:
   :func:`default_bridge_config_path`, :func:`read_bridge_config`, :func:`write_bridge_config`.
@@ -74,6 +75,7 @@ class GabsEnvironment:
     token: str = field(repr=False)
     game_id: str | None = None
     bridge_path: str | None = None
+    """``GABS_BRIDGE_PATH``: the path of this launch's ``bridge.json`` (diagnostics only)."""
 
 
 def _check_env_token(token: str, name: str) -> None:

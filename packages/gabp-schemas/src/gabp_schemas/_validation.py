@@ -1,107 +1,77 @@
-"""Schema selection (routing), cached validators, and readable error reports."""
+"""Cached validators, readable error reports, and the public ``validate`` functions."""
 
 from __future__ import annotations
 
 import copy
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
 from gabp_schemas._errors import SchemaValidationError, UnknownSchemaError, ValidationIssue
-from gabp_schemas._schema_tree import BASE_URI, registry, schema_documents
+from gabp_schemas._formats import format_checker
+from gabp_schemas._routing import ENVELOPE, checks_for
+from gabp_schemas._schema_tree import ALIASES, EXT_PREFIX, SchemaSet, registry, schema_documents
 
-METHODS: tuple[str, ...] = (
-    "session/hello",
-    "tools/list",
-    "tools/call",
-    "events/subscribe",
-    "events/unsubscribe",
-    "resources/list",
-    "resources/read",
-    "state/get",
-    "state/set",
-    "attention/current",
-    "attention/ack",
-)
-ATTENTION_CHANNELS: tuple[str, ...] = ("attention/opened", "attention/updated", "attention/cleared")
-
-ENVELOPE = "envelope"
-GENERIC_EVENT = "events/event.message"
-ATTENTION_EVENT = "events/attention.payload"
+__all__ = [
+    "json_path",
+    "load_schema",
+    "schema_ids",
+    "schema_names",
+    "validate",
+    "validate_document",
+]
 
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SIZE_KEYWORDS = frozenset({"minLength", "maxLength", "minItems", "maxItems"})
 _MAX_MESSAGE = 240
 
 
-def _stem(method: str) -> str:
-    return "methods/" + method.replace("/", ".")
+def schema_names(schema_set: SchemaSet | None = None) -> list[str]:
+    """Short names of the schemas of one set, or of both (``ext/...`` for extension ones)."""
+    names = list(schema_documents())
+    if schema_set is None:
+        return names
+    wanted = schema_set == "ext"
+    return [name for name in names if name.startswith(EXT_PREFIX) == wanted]
 
 
-def schema_name_for(message: Any, *, method: str | None = None) -> str:
-    """The short name of the schema ``validate`` applies to ``message``.
-
-    Requests go by their own ``method`` (or ``method=``); events by their ``channel`` (or
-    ``method=``), the attention channels to the attention event schema and any other channel
-    to the generic event schema. A response does not name its method, so only ``method=``
-    selects a typed result schema; without it the envelope alone applies (which still checks
-    an ``error`` member in full). Anything else gets the envelope, which reports what is wrong.
-
-    Raises ``UnknownSchemaError`` when ``method=`` names no known method for a request or
-    response.
-    """
-    if not isinstance(message, Mapping):
-        return ENVELOPE
-    kind = message.get("type")
-    if kind == "event":
-        channel = method if method is not None else message.get("channel")
-        return ATTENTION_EVENT if channel in ATTENTION_CHANNELS else GENERIC_EVENT
-    if kind not in ("request", "response"):
-        return ENVELOPE
-    if method is not None and method not in METHODS:
-        known = ", ".join(METHODS)
-        raise UnknownSchemaError(f"no schema for method {method!r}; known methods: {known}")
-    if kind == "request":
-        routed = method if method is not None else message.get("method")
-        return f"{_stem(routed)}.request" if routed in METHODS else ENVELOPE
-    return f"{_stem(method)}.response" if method is not None else ENVELOPE
+def schema_ids(schema_set: SchemaSet | None = None) -> list[str]:
+    """The ``$id`` of every schema of one set (or both), sorted."""
+    documents = schema_documents()
+    return sorted(documents[name]["$id"] for name in schema_names(schema_set))
 
 
-def schema_names() -> list[str]:
-    """Short names of every schema in the tree, e.g. ``methods/tools.call.request``."""
-    return list(schema_documents())
-
-
-def schema_ids() -> list[str]:
-    """The ``$id`` of every schema in the tree, sorted."""
-    return sorted(doc["$id"] for doc in schema_documents().values())
-
-
-def _resolve_name(name: str) -> str:
-    key = name.removeprefix(BASE_URI).removesuffix(".json").removesuffix(".schema")
-    if key in schema_documents():
-        return key
-    raise UnknownSchemaError(f"no schema named {name!r}; known: {', '.join(schema_documents())}")
+def resolve_name(name: str) -> str:
+    """The short name for a short name, an ``$id`` or an earlier name (see ``ALIASES``)."""
+    if name in ALIASES:
+        return ALIASES[name]
+    documents = schema_documents()
+    if name in documents:
+        return name
+    for short, document in documents.items():
+        if document["$id"] == name:
+            return short
+    raise UnknownSchemaError(f"no schema named {name!r}; known: {', '.join(documents)}")
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """A copy of one schema, by short name (``common/attention``) or by ``$id``."""
-    return copy.deepcopy(schema_documents()[_resolve_name(name)])
+    """A copy of one schema, by short name (``common/attention``, ``ext/bridge/...``) or ``$id``."""
+    return copy.deepcopy(schema_documents()[resolve_name(name)])
 
 
 @cache
-def _validator(name: str) -> Draft202012Validator:
+def _validator(name: str) -> Draft7Validator:
     schema = schema_documents()[name]
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(
-        schema,
-        registry=registry(),
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    Draft7Validator.check_schema(schema)
+    # Enter through a reference to the schema's $id, so that relative references resolve
+    # against it even where draft-07 ignores $id (beside a root $ref).
+    return Draft7Validator(
+        {"$ref": schema["$id"]}, registry=registry(), format_checker=format_checker()
     )
 
 
@@ -118,19 +88,98 @@ def json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
-def _describe(error: ValidationError, root: Any) -> str:
-    keyword = error.validator
-    if keyword == "not" and error.validator_value == {}:  # the member is forbidden here
-        key = error.absolute_path[-1] if error.absolute_path else None
-        if key == "error" and isinstance(root, Mapping) and "result" in root:
-            return "not allowed together with 'result' (a response has exactly one of the two)"
-        return "not allowed in this message"
+def _ruled_out(errors: list[ValidationError]) -> bool:
+    """True when a ``oneOf`` branch fails on the kind of value (its type, or the ``type`` key)."""
+    for error in errors:
+        where = list(error.relative_path)
+        if error.validator == "type" and not where:
+            return True
+        if error.validator == "const" and where == ["type"]:
+            return True
+    return False
+
+
+_Issue = tuple[tuple[str | int, ...], str, str]
+"""Where (path parts), what, and which keyword."""
+
+
+def _leaves(error: ValidationError, instance: Any) -> Iterator[_Issue]:
+    """The problems worth reporting for one error, each as path, message and keyword.
+
+    A ``oneOf``/``anyOf`` whose only plausible branch is known reports that branch's own
+    problems; ``additionalProperties`` reports each unexpected member at its own path.
+    """
+    where = tuple(error.absolute_path)
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[Any, list[ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.schema_path[0] if sub.schema_path else None, []).append(sub)
+        plausible = [errors for errors in branches.values() if not _ruled_out(errors)]
+        if len(plausible) == 1:
+            for sub in plausible[0]:
+                yield from _leaves(sub, instance)
+            return
+        types = [
+            sub.validator_value
+            for errors in branches.values()
+            for sub in errors
+            if sub.validator == "type" and not sub.relative_path
+        ]
+        if not plausible and len(types) == len(branches):
+            wanted = ", ".join(repr(t) for t in dict.fromkeys(types))
+            yield where, f"{error.instance!r} is not of type {wanted}", "type"
+            return
+        if not where and isinstance(error.instance, Mapping) and "type" not in error.instance:
+            yield where, "'type' is a required property", "required"
+            return
+        kind = error.instance.get("type") if isinstance(error.instance, Mapping) else None
+        if not plausible and not where and kind is not None:
+            yield (
+                ("type",),
+                f"{kind!r} is not a message type (request, response or event)",
+                "const",
+            )
+            return
+    schema = error.schema
     if (
-        keyword == "required"
-        and error.validator_value == ["error"]
-        and "else" in list(error.schema_path)
+        error.validator == "additionalProperties"
+        and isinstance(error.instance, Mapping)
+        and isinstance(schema, Mapping)
     ):
+        known = set(schema.get("properties", {}))
+        patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+        extra = [
+            key
+            for key in error.instance
+            if key not in known and not any(p.search(key) for p in patterns)
+        ]
+        if extra:
+            for key in extra:
+                yield (*where, key), _not_allowed(key, error.instance), "additionalProperties"
+            return
+    yield where, _describe(error), str(error.validator)
+
+
+def _not_allowed(key: str, instance: Mapping[str, Any]) -> str:
+    if key in ("result", "error") and "result" in instance and "error" in instance:
+        return "not allowed together with the other of result and error (a response has one)"
+    kind = instance.get("type")
+    if kind in ("request", "response", "event") and isinstance(instance.get("v"), str):
+        return f"not allowed in a {kind}"
+    return "not allowed here (no such member)"
+
+
+def _describe(error: ValidationError) -> str:
+    keyword = error.validator
+    if keyword == "not" and error.validator_value == {"required": ["result", "error"]}:
+        return "a response carries exactly one of result and error, not both"
+    if keyword == "anyOf" and error.validator_value == [
+        {"required": ["result"]},
+        {"required": ["error"]},
+    ]:
         return "a response needs either 'result' or 'error'"
+    if keyword == "oneOf" and not error.absolute_path and isinstance(error.instance, Mapping):
+        return "not a GABP message: a request, a response or an event, each with its own members"
     message = str(error.message)
     if keyword in _SIZE_KEYWORDS:
         message = f"{message} ({keyword} {error.validator_value})"
@@ -139,15 +188,15 @@ def _describe(error: ValidationError, root: Any) -> str:
     return message
 
 
-def _issues(name: str, instance: Any) -> list[ValidationIssue]:
+def issues_for(
+    name: str, instance: Any, prefix: tuple[str | int, ...] = ()
+) -> list[ValidationIssue]:
+    """Every broken rule of ``instance`` under the schema ``name``, each once, sorted."""
     found: dict[tuple[str, str], ValidationIssue] = {}
     for error in _validator(name).iter_errors(instance):
-        issue = ValidationIssue(
-            path=json_path(error.absolute_path),
-            message=_describe(error, instance),
-            keyword=str(error.validator),
-        )
-        found.setdefault((issue.path, issue.message), issue)
+        for where, message, keyword in _leaves(error, instance):
+            issue = ValidationIssue(json_path((*prefix, *where)), message, keyword)
+            found.setdefault((issue.path, issue.message), issue)
     return sorted(found.values(), key=lambda issue: (issue.path, issue.message))
 
 
@@ -159,12 +208,19 @@ def _parse(message: Any) -> Any:
     return message
 
 
-def validate(message: dict[str, Any] | bytes | str, *, method: str | None = None) -> None:
-    """Check a GABP message: its envelope and, where one applies, its method's schema.
+def validate(
+    message: dict[str, Any] | bytes | str,
+    *,
+    method: str | None = None,
+    schema_set: SchemaSet = "gabp",
+) -> None:
+    """Check a GABP message against the schemas of ``schema_set`` (GABP's own by default).
 
-    ``message`` may be a parsed object or the JSON body as ``bytes``/``str``. See
-    ``schema_name_for`` for which schema applies. Raises ``SchemaValidationError`` listing
-    every broken rule with its JSON path, or ``UnknownSchemaError`` for an unknown ``method=``.
+    ``message`` may be a parsed object or the JSON body as ``bytes``/``str``. ``method`` names
+    the method a response answers (a response does not say), or overrides a request's method
+    or an event's channel. ``schema_set="ext"`` adds the extension set's rules. See
+    ``checks_for`` for which schemas apply. Raises ``SchemaValidationError`` listing every broken
+    rule with its JSON path, or ``UnknownSchemaError`` for an unknown ``method`` or set.
     """
     try:
         instance = _parse(message)
@@ -172,15 +228,44 @@ def validate(message: dict[str, Any] | bytes | str, *, method: str | None = None
         raise SchemaValidationError(
             [ValidationIssue("$", f"not a JSON document: {exc}", "json")], schema=ENVELOPE
         ) from exc
-    name = schema_name_for(instance, method=method)
-    issues = _issues(name, instance)
+    failed: list[str] = []
+    issues: dict[tuple[str, str], ValidationIssue] = {}
+    for check in checks_for(instance, method=method, schema_set=schema_set):
+        prefix: tuple[str, ...] = (check.at,) if check.at else ()
+        part = instance[check.at] if check.at else instance
+        found = issues_for(check.schema, part, prefix)
+        if found:
+            failed.append(check.schema)
+        for issue in found:
+            issues.setdefault((issue.path, issue.message), issue)
+    if issues:
+        ordered = sorted(issues.values(), key=lambda issue: (issue.path, issue.message))
+        raise SchemaValidationError(ordered, schema=" + ".join(failed))
+
+
+def validate_document(document: Any, schema: str = "ext/bridge/blocked-call.result") -> None:
+    """Check any JSON document against one named schema (short name, ``$id`` or earlier name)."""
+    name = resolve_name(schema)
+    issues = issues_for(name, document)
     if issues:
         raise SchemaValidationError(issues, schema=name)
 
 
-def validate_document(document: Any, schema: str = "bridge/blocked-call.result") -> None:
-    """Check any JSON document against one named schema (short name or ``$id``)."""
-    name = _resolve_name(schema)
-    issues = _issues(name, document)
-    if issues:
-        raise SchemaValidationError(issues, schema=name)
+def verdict(message: Any, *, method: str | None = None, schema_set: SchemaSet = "gabp") -> bool:
+    """True when ``validate`` accepts the message (a convenience for tables and tests)."""
+    try:
+        validate(message, method=method, schema_set=schema_set)
+    except SchemaValidationError:
+        return False
+    return True
+
+
+def judged_by(
+    message: Any, *, method: str | None = None, schema_set: SchemaSet = "gabp"
+) -> Mapping[str, bool]:
+    """Each schema that judges ``message`` and its verdict, e.g. ``{"envelope": False}``."""
+    verdicts: dict[str, bool] = {}
+    for check in checks_for(message, method=method, schema_set=schema_set):
+        part = message[check.at] if check.at else message
+        verdicts[check.schema] = not issues_for(check.schema, part)
+    return verdicts

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gabp_schemas._errors import SchemaValidationError, UnknownSchemaError
+from gabp_schemas._schema_tree import SCHEMA_SETS
 from gabp_schemas._validation import validate, validate_document
 
 EXIT_OK = 0
@@ -30,7 +31,8 @@ class _Unusable(Exception):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gabp-validate",
-        description="Validate GABP 1.x messages against the JSON Schemas.",
+        description="Validate GABP 1.x messages against the JSON Schemas: GABP's own set "
+        "(the default) or this repository's extension set on top of it.",
         epilog=(
             "Without --method or --schema, a file listed in a manifest.json (in its directory "
             "or up to three levels above, as in the shipped examples and conformance "
@@ -48,8 +50,16 @@ def _parser() -> argparse.ArgumentParser:
     target.add_argument(
         "--schema",
         metavar="NAME",
-        help="check each file as a plain document against this schema, "
-        "e.g. bridge/blocked-call.result",
+        help="check each file as a plain document against this schema (short name or $id), "
+        "e.g. ext/bridge/blocked-call.result",
+    )
+    parser.add_argument(
+        "--set",
+        dest="schema_set",
+        choices=SCHEMA_SETS,
+        default="gabp",
+        help="which schema set judges messages: gabp (GABP 1.1.0's normative schemas, the "
+        "default) or ext (those plus the extension set's rules)",
     )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="list every error, not just the first"
@@ -88,13 +98,14 @@ def _check(document: Any, path: Path, args: argparse.Namespace) -> None:
         validate_document(document, args.schema)
         return
     if args.method is not None:
-        validate(document, method=args.method)
+        validate(document, method=args.method, schema_set=args.schema_set)
         return
     entry = _manifest_entry(path)
     if entry is not None and "schema" in entry:
         validate_document(document, entry["schema"])
     else:
-        validate(document, method=entry.get("method") if entry else None)
+        method = entry.get("method") if entry else None
+        validate(document, method=method, schema_set=args.schema_set)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,6 +19,12 @@ them right after its own, and the call returns without waiting for it (waiting c
 a listener that hands events to the very thread that is reporting). Keep the listener short
 and non-blocking: it runs on whichever thread reported.
 
+Integrations that summarize attention themselves (as RimBridgeServer does with Lib.GAB's
+``PublishAsync`` and ``ClearAsync``) publish whole items instead: :meth:`AttentionManager.publish`
+opens or replaces the item with one they built, keeping its id, summary and sample as given,
+and :meth:`AttentionManager.clear` clears it. Both go through the same listener, and entries
+reported later coalesce into a published item as into any other.
+
 Reporting an entry that only updates the open item is cheap (no pydantic, no formatting): wire
 objects are built only when a notification goes out or :meth:`AttentionManager.current` /
 :meth:`AttentionManager.ack` asks for one.
@@ -26,23 +32,43 @@ objects are built only when a notification goes out or :meth:`AttentionManager.c
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
-import os
-import secrets
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeAlias
 
-from gabp.messages import Attention, AttentionAckResult, AttentionSample, ClearedAttention
+from gabp.messages import Attention, ClearedAttention
+from lib_gab._attention_delivery import Outbox
+from lib_gab._attention_item import (
+    ELLIPSIS,
+    EMPTY_MESSAGE,
+    RANK,
+    SUMMARY_EXTRA,
+    Item,
+    Level,
+    Sample,
+    build,
+    capture,
+    item_from_published,
+    new_attention_id,
+)
+from lib_gab._attention_publish import normalize_cleared, normalize_published, read_item
+from lib_gab._attention_types import (
+    AckOutcome,
+    AttentionPolicy,
+    AttentionStats,
+    Classification,
+    DefaultAttentionPolicy,
+    UrgentEntry,
+)
 
 __all__ = [
     "CHANNEL_CLEARED",
     "CHANNEL_OPENED",
     "CHANNEL_UPDATED",
+    "SUMMARY_EXTRA",
     "AckOutcome",
     "AttentionListener",
     "AttentionManager",
@@ -57,9 +83,6 @@ __all__ = [
 
 logger = logging.getLogger("lib_gab.attention")
 
-Level: TypeAlias = Literal["info", "warning", "error", "fatal"]
-"""Severity of an urgent entry and of an item, ordered ``info < warning < error < fatal``."""
-
 CHANNEL_OPENED: Final = "attention/opened"
 CHANNEL_UPDATED: Final = "attention/updated"
 CHANNEL_CLEARED: Final = "attention/cleared"
@@ -70,273 +93,7 @@ AttentionListener: TypeAlias = Callable[[str, Attention], None]
 OperationProvider: TypeAlias = Callable[[], tuple[str, str] | None]
 """Returns ``(operation_id, method)`` of the operation running in the calling context, if any."""
 
-_LEVELS: Final[tuple[Level, ...]] = ("info", "warning", "error", "fatal")
-_RANK: Final[dict[str, int]] = {level: rank for rank, level in enumerate(_LEVELS)}
-_ELLIPSIS: Final = "…"
-_EMPTY_MESSAGE: Final = "(empty message)"  # the wire wants non-empty sample messages
-_DISTINCT_TRACK_LIMIT: Final = 10_000
-"""Distinct signatures remembered per item; past this the summary says ``10000+ distinct``."""
-
-
-# --- attention ids ------------------------------------------------------------------------------
-
-_id_lock = threading.Lock()
-_id_counter = itertools.count(1)
-_id_prefix = secrets.token_hex(3)
-
-
-def _reseed_id_prefix() -> None:  # pragma: no cover - runs in forked children
-    global _id_prefix
-    _id_prefix = secrets.token_hex(3)
-
-
-if hasattr(os, "register_at_fork"):  # a forked child must not repeat its parent's ids
-    os.register_at_fork(after_in_child=_reseed_id_prefix)
-
-
-def _new_attention_id() -> str:
-    """A process-wide unique id, ``att-<random prefix>-<n>``, shared by every manager."""
-    with _id_lock:
-        number = next(_id_counter)
-        prefix = _id_prefix
-    return f"att-{prefix}-{number}"
-
-
-# --- what integrations report and how it is classified ----------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class UrgentEntry:
-    """One urgent diagnostics-plane entry an integration reports.
-
-    ``signature`` is the identity used for coalescing (default: the message after truncation).
-    ``sequence`` is the diagnostics-plane sequence, e.g. the log ring index (default: the
-    manager's own counter). ``blocking`` and ``state_invalidated`` override the policy when not
-    ``None``. ``causal_operation_id`` / ``causal_method`` default to the manager's operation
-    provider. Negative sequences and cursors and unknown levels raise :class:`ValueError`.
-    """
-
-    level: Level
-    message: str
-    signature: str | None = None
-    sequence: int | None = None
-    blocking: bool | None = None
-    state_invalidated: bool | None = None
-    causal_operation_id: str | None = None
-    causal_method: str | None = None
-    diagnostics_cursor: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.level not in _RANK:
-            raise ValueError(f"level must be one of {', '.join(_LEVELS)}, got {self.level!r}")
-        if type(self.message) is not str:
-            raise TypeError(f"message must be a str, got {type(self.message).__name__}")
-        if self.sequence is not None and self.sequence < 0:
-            raise ValueError(f"sequence must be >= 0, got {self.sequence}")
-        if self.diagnostics_cursor is not None and self.diagnostics_cursor < 0:
-            raise ValueError(f"diagnostics_cursor must be >= 0, got {self.diagnostics_cursor}")
-
-
-@dataclass(frozen=True, slots=True)
-class Classification:
-    """How a policy rates an attention-worthy entry."""
-
-    blocking: bool
-    state_invalidated: bool = False
-
-
-class AttentionPolicy(Protocol):
-    """Decides whether an entry deserves attention, and whether it blocks."""
-
-    def classify(self, entry: UrgentEntry) -> Classification | None:
-        """The classification of ``entry``, or ``None`` when it is not attention-worthy."""
-        ...
-
-
-_CLASSIFICATIONS: Final = (
-    (Classification(False, False), Classification(False, True)),
-    (Classification(True, False), Classification(True, True)),
-)
-
-
-class DefaultAttentionPolicy:
-    """``error`` and ``fatal`` block, ``warning`` is advisory, ``info`` is ignored.
-
-    An entry's own ``blocking`` / ``state_invalidated``, when not ``None``, override the level's
-    default; setting either makes even an ``info`` entry attention-worthy.
-    """
-
-    __slots__ = ()
-
-    def classify(self, entry: UrgentEntry) -> Classification | None:
-        level = entry.level
-        blocking = entry.blocking
-        invalidated = entry.state_invalidated
-        if blocking is None:
-            if level == "info" and invalidated is None:
-                return None
-            blocking = level == "error" or level == "fatal"
-        return _CLASSIFICATIONS[blocking][invalidated is True]
-
-    def __repr__(self) -> str:
-        return "DefaultAttentionPolicy()"
-
-
-# --- results -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class AckOutcome:
-    """The answer to ``attention/ack``."""
-
-    acknowledged: bool
-    attention_id: str
-    current: Attention | None
-    """The item still open after the ack (``None`` when nothing is open)."""
-
-    def to_wire(self) -> dict[str, Any]:
-        """``{"acknowledged", "attentionId", "currentAttention"}``, the ``attention/ack`` result."""
-        return AttentionAckResult(
-            acknowledged=self.acknowledged,
-            attention_id=self.attention_id,
-            current_attention=self.current,
-        ).to_wire()
-
-
-@dataclass(frozen=True, slots=True)
-class AttentionStats:
-    """Counters since the manager was built."""
-
-    entries_seen: int
-    """Every entry reported, attention-worthy or not."""
-    entries_ignored: int
-    """Entries the policy did not classify."""
-    items_opened: int
-    events_emitted: dict[str, int] = field(default_factory=dict)
-    """Notifications produced per kind: ``opened``, ``updated``, ``cleared``."""
-
-
-# --- internal state (plain objects: the hot path never touches pydantic) ------------------------
-
-
-class _Sample:
-    __slots__ = ("latest", "message", "rank", "repeat")
-
-    def __init__(self, rank: int, message: str, latest: int) -> None:
-        self.rank = rank
-        self.message = message
-        self.repeat = 1
-        self.latest = latest
-
-
-class _Item:
-    __slots__ = (
-        "attention_id",
-        "blocking",
-        "causal_method",
-        "causal_operation_id",
-        "cursor",
-        "distinct",
-        "distinct_saturated",
-        "last_notified",
-        "latest",
-        "opened_at",
-        "pending",
-        "rank",
-        "root",
-        "samples",
-        "state_invalidated",
-        "summary_limit",
-        "total",
-        "worst_message",
-    )
-
-    def __init__(
-        self,
-        attention_id: str,
-        rank: int,
-        blocking: bool,
-        state_invalidated: bool,
-        sequence: int,
-        signature: str,
-        root: _Sample,
-        causal_operation_id: str | None,
-        causal_method: str | None,
-        cursor: int | None,
-        now: float,
-    ) -> None:
-        self.attention_id = attention_id
-        self.rank = rank
-        self.blocking = blocking
-        self.state_invalidated = state_invalidated
-        self.opened_at = sequence
-        self.latest = sequence
-        self.total = 1
-        self.causal_operation_id = causal_operation_id
-        self.causal_method = causal_method
-        self.cursor = cursor
-        self.root = root
-        self.samples: dict[str, _Sample] = {signature: root}  # root first, then LRU order
-        self.distinct: set[str] = {signature}
-        self.distinct_saturated = False
-        self.last_notified = now
-        self.pending = False
-        self.worst_message: str | None = None
-        """The message that raised the severity above the root cause's, if one did."""
-        self.summary_limit = 10_000
-
-
-SUMMARY_EXTRA = 80
-"""A summary is at most ``message_limit + SUMMARY_EXTRA`` characters."""
-
-_Capture: TypeAlias = dict[str, Any]
-"""Plain-data copy of an item, taken under the lock, turned into a wire model outside it."""
-
-
-def _capture(item: _Item, *, cleared: bool = False) -> _Capture:
-    root = item.root
-    level = _LEVELS[root.rank]
-    if item.worst_message is not None and item.rank > root.rank:
-        # the summary describes the worst thing in the item, and still names how it began
-        summary = f"{_LEVELS[item.rank]}: {item.worst_message} (opened by {level}: {root.message})"
-    else:
-        summary = f"{level}: {root.message}"
-    if item.total > 1:
-        distinct = f"{len(item.distinct)}{'+' if item.distinct_saturated else ''}"
-        summary += f" ({item.total} entries, {distinct} distinct)"
-    if len(summary) > item.summary_limit:
-        summary = summary[: item.summary_limit - 1] + _ELLIPSIS
-    data: _Capture = {
-        "attention_id": item.attention_id,
-        "state": "cleared" if cleared else "open",
-        "severity": _LEVELS[item.rank],
-        "blocking": False if cleared else item.blocking,
-        "state_invalidated": item.state_invalidated,
-        "summary": summary,
-        "opened_at_sequence": item.opened_at,
-        "latest_sequence": item.latest,
-        "total_urgent_entries": item.total,
-        "sample": [(s.rank, s.message, s.repeat, s.latest) for s in item.samples.values()],
-    }
-    if item.causal_operation_id is not None:
-        data["causal_operation_id"] = item.causal_operation_id
-        if item.causal_method is not None:
-            data["causal_method"] = item.causal_method
-    if item.cursor is not None:
-        data["diagnostics_cursor"] = item.cursor
-    return data
-
-
-def _build(data: _Capture) -> Attention:
-    fields = dict(data)
-    fields["sample"] = [
-        AttentionSample(
-            level=_LEVELS[rank], message=message, repeat_count=repeat, latest_sequence=latest
-        )
-        for rank, message, repeat, latest in data["sample"]
-    ]
-    model = ClearedAttention if data["state"] == "cleared" else Attention
-    return model(**fields)
+_RANK = RANK
 
 
 # --- the manager ---------------------------------------------------------------------------------
@@ -388,14 +145,11 @@ class AttentionManager:
         self._interval = float(update_interval)
         self._operation_provider = operation_provider
         self._clock = clock
-        self._listener = listener
 
         self._lock = threading.Lock()
-        self._item: _Item | None = None
+        self._item: Item | None = None
         self._next_sequence = 0
-        # notifications waiting for the listener: (channel, capture)
-        self._outbox: list[tuple[str, _Capture]] = []
-        self._deliverer: int | None = None  # thread id of the one delivering, if any
+        self._outbox = Outbox(self._lock, listener)
 
         self._entries_seen = 0
         self._entries_ignored = 0
@@ -424,7 +178,7 @@ class AttentionManager:
     def set_listener(self, listener: AttentionListener | None) -> None:
         """Replace the listener (``None``: notifications are counted but not built)."""
         with self._lock:
-            self._listener = listener
+            self._outbox.listener = listener
 
     # -- reporting
 
@@ -463,9 +217,9 @@ class AttentionManager:
         message = entry.message
         length = len(message)
         if length > self._message_limit:
-            message = message[: self._message_limit - 1] + _ELLIPSIS
+            message = message[: self._message_limit - 1] + ELLIPSIS
         elif length == 0:
-            message = _EMPTY_MESSAGE
+            message = EMPTY_MESSAGE
         signature = entry.signature
         if signature is None:
             signature = message
@@ -481,7 +235,25 @@ class AttentionManager:
                 self._next_sequence = sequence + 1
             item = self._item
             if item is None:
-                item = self._open(
+                item = Item(
+                    new_attention_id(),
+                    rank,
+                    blocking,
+                    invalidated,
+                    sequence,
+                    signature,
+                    Sample(rank, message, sequence),
+                    operation_id,
+                    method if operation_id is not None else None,
+                    cursor,
+                    self._clock(),
+                )
+                item.summary_limit = self._message_limit + SUMMARY_EXTRA
+                self._item = item
+                self._items_opened += 1
+                notify = self._notify(CHANNEL_OPENED, "opened", item)
+            else:
+                escalated = item.absorb(
                     rank,
                     message,
                     signature,
@@ -491,43 +263,8 @@ class AttentionManager:
                     operation_id,
                     method,
                     cursor,
+                    self._sample_limit,
                 )
-                notify = self._notify(CHANNEL_OPENED, "opened", item)
-            else:
-                item.total += 1
-                if sequence > item.latest:
-                    item.latest = sequence
-                # an escalation (worse severity, now blocking, now invalidating) is not held
-                # back by the rate limit: a bridge gating on a stale item would let calls through
-                escalated = False
-                if rank > item.rank:
-                    item.rank = rank
-                    item.worst_message = message
-                    escalated = True
-                if blocking and not item.blocking:
-                    item.blocking = True
-                    escalated = True
-                if invalidated and not item.state_invalidated:
-                    item.state_invalidated = True
-                    escalated = True
-                if item.causal_operation_id is None and operation_id is not None:
-                    item.causal_operation_id = operation_id
-                    item.causal_method = method
-                if cursor is not None:
-                    item.cursor = cursor
-                samples = item.samples
-                sample = samples.get(signature)
-                if sample is not None:
-                    sample.repeat += 1
-                    if sequence > sample.latest:
-                        sample.latest = sequence
-                    if rank > sample.rank:
-                        sample.rank = rank
-                    if sample is not item.root:  # most recently seen goes last
-                        del samples[signature]
-                        samples[signature] = sample
-                else:
-                    self._add_distinct(item, signature, rank, message, sequence)
                 now = self._clock()
                 if escalated or now - item.last_notified >= self._interval:
                     item.last_notified = now
@@ -576,99 +313,90 @@ class AttentionManager:
             logger.exception("attention operation provider failed; entry has no cause")
             return None
 
-    def _open(
-        self,
-        rank: int,
-        message: str,
-        signature: str,
-        sequence: int,
-        blocking: bool,
-        invalidated: bool,
-        operation_id: str | None,
-        method: str | None,
-        cursor: int | None,
-    ) -> _Item:
-        item = _Item(
-            _new_attention_id(),
-            rank,
-            blocking,
-            invalidated,
-            sequence,
-            signature,
-            _Sample(rank, message, sequence),
-            operation_id,
-            method if operation_id is not None else None,
-            cursor,
-            self._clock(),
-        )
-        item.summary_limit = self._message_limit + SUMMARY_EXTRA
-        self._item = item
-        self._items_opened += 1
-        return item
-
-    def _add_distinct(
-        self, item: _Item, signature: str, rank: int, message: str, sequence: int
-    ) -> None:
-        distinct = item.distinct
-        if signature not in distinct:
-            if len(distinct) < _DISTINCT_TRACK_LIMIT:
-                distinct.add(signature)
-            else:
-                item.distinct_saturated = True
-        samples = item.samples
-        if len(samples) < self._sample_limit:
-            samples[signature] = _Sample(rank, message, sequence)
-        elif self._sample_limit > 1:  # evict the least recently seen one after the root
-            keys = iter(samples)
-            next(keys)
-            sample = samples.pop(next(keys))
-            sample.rank = rank
-            sample.message = message
-            sample.repeat = 1
-            sample.latest = sequence
-            samples[signature] = sample
-
     # -- notifications (lock held while queueing, never while calling the listener)
 
-    def _notify(self, channel: str, kind: str, item: _Item, *, cleared: bool = False) -> bool:
+    def _notify(self, channel: str, kind: str, item: Item, *, cleared: bool = False) -> bool:
         """Count a notification and queue it for the listener; False when there is none."""
         self._events[kind] += 1
-        if self._listener is None:
+        if self._outbox.listener is None:
             return False
-        self._outbox.append((channel, _capture(item, cleared=cleared)))
+        self._outbox.put(channel, capture(item, cleared=cleared))
         return True
 
     def _deliver(self) -> None:
-        """Hand queued notifications to the listener, one at a time and in order.
+        self._outbox.deliver()
 
-        Only one thread delivers at a time. A thread that finds another one delivering (or
-        itself, re-entered from the listener) leaves its notifications to that thread and
-        returns at once: it never waits for a listener that may be waiting for it.
+    # -- whole items (Lib.GAB's PublishAsync and ClearAsync)
+
+    def publish(self, item: Attention | Mapping[str, Any]) -> Attention:
+        """Open or update the attention item with one the integration built whole.
+
+        ``item`` is an :class:`Attention` or a mapping (camelCase or snake_case keys; Lib.GAB's
+        defaults for what it leaves out). The item is held open as given: its id, summary and
+        sample are kept. Publishing the open item's id notifies ``attention/updated`` (a zero
+        ``openedAtSequence``, ``latestSequence`` or ``totalUrgentEntries`` keeps the open item's
+        value); any other id replaces the open item and notifies ``attention/opened``, as in
+        Lib.GAB. Without a ``causalOperationId`` the item gets the operation running in the
+        calling context, if any. Updates are not rate-limited. Returns the item now open.
+
+        Raises ``ValueError`` (nothing changes) when the item breaks the wire contract, for
+        instance an empty summary.
         """
+        incoming = read_item(item)
+        if not incoming.get("causalOperationId") and self._operation_provider is not None:
+            operation = self._current_operation()
+            if operation is not None:
+                incoming["causalOperationId"] = operation[0]
+                incoming.setdefault("causalMethod", operation[1])
         with self._lock:
-            if self._deliverer is not None:
-                return
-            self._deliverer = threading.get_ident()
-        try:
-            while True:
-                with self._lock:
-                    if not self._outbox:
-                        self._deliverer = None
-                        return
-                    batch = self._outbox
-                    self._outbox = []
-                    listener = self._listener
-                for channel, data in batch:
-                    if listener is None:
-                        continue
-                    try:
-                        listener(channel, _build(data))
-                    except Exception:
-                        logger.exception("attention listener failed on %s", channel)
-        except BaseException:
-            with self._lock:
-                self._deliverer = None
-            raise
+            current = self._item
+            facts = None
+            if current is not None:
+                facts = {
+                    "attentionId": current.attention_id,
+                    "openedAtSequence": current.opened_at,
+                    "latestSequence": current.latest,
+                    "totalUrgentEntries": current.total,
+                }
+            published = normalize_published(incoming, facts)
+            same = current is not None and current.attention_id == published.attention_id
+            self._item = item_from_published(
+                published,
+                now=self._clock(),
+                summary_limit=self._message_limit + SUMMARY_EXTRA,
+            )
+            if not same:
+                self._items_opened += 1
+            if same:
+                notify = self._notify(CHANNEL_UPDATED, "updated", self._item)
+            else:
+                notify = self._notify(CHANNEL_OPENED, "opened", self._item)
+        if notify:
+            self._deliver()
+        return published
+
+    def clear(self, item: Attention | Mapping[str, Any] | None = None) -> Attention | None:
+        """Clear the open item whatever its id; ``None`` when nothing is open.
+
+        ``attention/cleared`` carries ``item`` when given (what it leaves empty or zero is taken
+        from the open item), else the open item; either way ``state`` is ``cleared`` and
+        ``blocking`` false, as in Lib.GAB's ``ClearAsync``. Returns that cleared item.
+        """
+        given = read_item(item) if item is not None else None
+        notify = False
+        with self._lock:
+            current = self._item
+            if current is None:
+                return None
+            cleared = normalize_cleared(given, build(capture(current)).to_wire())
+            self._item = None
+            self._events["cleared"] += 1
+            if self._outbox.listener is not None:
+                self._outbox.put(CHANNEL_CLEARED, {"wire": cleared.to_wire()})
+                notify = True
+        if notify:
+            self._deliver()
+        return ClearedAttention.model_validate(cleared.to_wire())
 
     # -- attention/current, attention/ack and the timer
 
@@ -676,8 +404,8 @@ class AttentionManager:
         """A snapshot of the open item (``attention/current``), or ``None``."""
         with self._lock:
             item = self._item
-            data = _capture(item) if item is not None else None
-        return _build(data) if data is not None else None
+            data = capture(item) if item is not None else None
+        return build(data) if data is not None else None
 
     def ack(self, attention_id: str) -> AckOutcome:
         """Acknowledge the open item if ``attention_id`` is its id (``attention/ack``).
@@ -692,13 +420,13 @@ class AttentionManager:
             if item is None:
                 return AckOutcome(False, attention_id, None)
             if item.attention_id != attention_id:
-                data = _capture(item)
+                data = capture(item)
             else:
                 self._item = None
                 notify = self._notify(CHANNEL_CLEARED, "cleared", item, cleared=True)
                 data = None
         if data is not None:
-            return AckOutcome(False, attention_id, _build(data))
+            return AckOutcome(False, attention_id, build(data))
         if notify:
             self._deliver()
         return AckOutcome(True, attention_id, None)

@@ -3,62 +3,62 @@
 The server listens on loopback (TCP by default; also a Unix socket or stdio), authenticates
 each bridge connection with the shared token, and serves the protocol methods from its tool
 registry, event channels, resources, optional state providers and, when enabled, the
-attention manager. Every connection is a :class:`gabp.Connection`; this module only decides
-what each method means.
+attention manager. Every connection is a :class:`gabp.Connection`; what each method means is
+in ``lib_gab._method_handlers``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
 import logging
 import os
-import threading
-import time
+import secrets
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
-import anyio.from_thread
-import anyio.lowlevel
-import anyio.to_thread
 
 from gabp import (
-    Connection,
     ConnectionClosed,
     ConnectionLimits,
-    ErrorCode,
-    InboundRequest,
-    MessageError,
-    ProtocolError,
-    parse_params,
     read_gabs_environment,
-    stdio_stream,
-    tokens_equal,
 )
 from gabp.handoff import HandoffError
-from gabp.messages import (
-    SCHEMA_VERSION,
-    AppInfo,
-    Attention,
-    Capabilities,
-    HelloResult,
-    Limits,
-    ServerInfo,
+from gabp.messages import AppInfo, Attention, ServerInfo, new_id
+from lib_gab._attention_relay import AttentionRelay
+from lib_gab._method_handlers import ATTENTION_CHANNELS, Channel, Session
+from lib_gab._server_config import (
+    LOOPBACK_HOSTS,
+    RUNTIME_NAME,
+    RUNTIME_VERSION,
+    ProtocolOptions,
+    ServerAddress,
+    ServerConfigError,
+    ServerLimits,
+    Transport,
 )
-from lib_gab.attention import AttentionManager, AttentionPolicy
-from lib_gab.operation import Operation, current_operation, use_operation
+from lib_gab._serving import Serving
+from lib_gab.attention import AckOutcome, AttentionManager, AttentionPolicy
+from lib_gab.discovery import gabs_launch
+from lib_gab.operation import Operation, current_operation
 from lib_gab.resources import Resource, ResourceRegistry
-from lib_gab.tools import Tool, ToolContext, ToolRegistry, build_tool
+from lib_gab.tool_info import ToolInfo
+from lib_gab.tools import (
+    Tool,
+    ToolHandler,
+    ToolNotFound,
+    ToolRegistry,
+    build_handler_tool,
+    build_tool,
+    marked_tools,
+)
 
 __all__ = [
     "ATTENTION_CHANNELS",
     "GabpServer",
+    "ProtocolOptions",
     "ServerAddress",
     "ServerConfigError",
     "ServerLimits",
@@ -66,86 +66,12 @@ __all__ = [
 
 logger = logging.getLogger("lib_gab.server")
 
-ATTENTION_CHANNELS = ("attention/opened", "attention/updated", "attention/cleared")
-LOOPBACK_HOSTS = ("127.0.0.1", "::1")
-RUNTIME_NAME = "lib-gab"
-RUNTIME_VERSION = "0.1.0"
-
 F = TypeVar("F", bound=Callable[..., Any])
-Transport = Literal["tcp", "unix", "stdio"]
+DEFAULT_AGENT_ID = "gabp-server"
+"""Lib.GAB's agent id when neither the caller nor GABS names one."""
 
 
-class ServerConfigError(ValueError):
-    """The server was configured in a way it cannot run (a bad host, token or port)."""
-
-
-@dataclass(frozen=True)
-class ServerLimits:
-    """Bounds the server keeps and advertises in ``capabilities.limits``."""
-
-    max_connections: int = 16
-    """Bridge connections at once; further ones are closed as soon as they are accepted."""
-    max_message_bytes: int = 4 * 1024 * 1024
-    max_concurrent_requests: int = 64
-    """Requests served at once per connection."""
-    request_timeout: int = 60
-    """Seconds a request may take before it is answered with a timeout error."""
-    hello_timeout: float = 10.0
-    """Seconds a new connection has to send a valid session/hello before it is closed."""
-    max_tool_threads: int = 8
-    auth_failures_before_delay: int = 5
-    """Failed hellos within ``auth_failure_window`` seconds before further failures are slowed."""
-    auth_failure_window: float = 10.0
-    auth_failure_delay: float = 1.0
-    """Seconds a failed hello waits before its answer once the failure rate is exceeded."""
-    """Sync tools run in worker threads, at most this many at once."""
-
-    def __post_init__(self) -> None:
-        if self.max_connections < 1:
-            raise ServerConfigError("ServerLimits.max_connections must be at least 1")
-        if self.max_message_bytes < 1024:
-            raise ServerConfigError("ServerLimits.max_message_bytes must be at least 1024")
-        if self.max_concurrent_requests < 1 or self.max_tool_threads < 1:
-            raise ServerConfigError("ServerLimits concurrency limits must be at least 1")
-        if self.request_timeout < 1 or not self.hello_timeout > 0:
-            raise ServerConfigError("ServerLimits timeouts must be positive")
-
-
-@dataclass(frozen=True)
-class ServerAddress:
-    """Where a running server can be reached."""
-
-    transport: Transport
-    host: str | None = None
-    port: int | None = None
-    path: str | None = None
-
-    def __str__(self) -> str:
-        if self.transport == "tcp":
-            host = f"[{self.host}]" if self.host and ":" in self.host else self.host
-            return f"{host}:{self.port}"
-        if self.transport == "unix":
-            return f"unix:{self.path}"
-        return "stdio"
-
-
-@dataclass
-class _Channel:
-    name: str
-    description: str | None = None
-
-
-@dataclass(eq=False)
-class _Session:
-    """One bridge connection and what it asked for."""
-
-    connection: Connection
-    established: bool = False
-    subscriptions: set[str] = field(default_factory=set)
-    client: str = ""
-
-
-class GabpServer:
+class GabpServer(Serving):
     """A GABP server for one game.
 
     ::
@@ -174,6 +100,8 @@ class GabpServer:
         unix_path: str | os.PathLike[str] | None = None,
         limits: ServerLimits | None = None,
         server_info: Mapping[str, str] | None = None,
+        options: ProtocolOptions | None = None,
+        bridge_path: str | os.PathLike[str] | None = None,
     ) -> None:
         if not app_name or not app_version:
             raise ServerConfigError("app_name and app_version must not be empty")
@@ -199,20 +127,20 @@ class GabpServer:
         self.transport: Transport = transport
         self.unix_path = Path(unix_path) if unix_path is not None else None
         self.limits = limits or ServerLimits()
+        self.options = options or ProtocolOptions()
+        self.bridge_path = Path(bridge_path) if bridge_path is not None else None
+        """``GABS_BRIDGE_PATH`` when built from a GABS launch: the launch's ``bridge.json``."""
         self.server_info = ServerInfo.model_validate(
             dict(server_info or {"name": RUNTIME_NAME, "version": RUNTIME_VERSION})
         )
         self.tools = ToolRegistry()
         self.resources = ResourceRegistry()
-        self._channels: dict[str, _Channel] = {}
+        self._channels: dict[str, Channel] = {}
         self._state_get: Callable[..., Any] | None = None
         self._state_set: Callable[..., Any] | None = None
-        self._sessions: set[_Session] = set()
+        self._sessions: set[Session] = set()
         self._attention: AttentionManager | None = None
-        self._attention_outbox: deque[tuple[str, Attention]] = deque()
-        self._attention_wake: anyio.Event | None = None
-        self._loop_thread: int | None = None
-        self._token_loop: anyio.lowlevel.EventLoopToken | None = None
+        self._relay = AttentionRelay(self.emit)
         self._tool_threads = anyio.CapacityLimiter(self.limits.max_tool_threads)
         self._connection_limits = ConnectionLimits(
             max_message_bytes=self.limits.max_message_bytes,
@@ -239,12 +167,13 @@ class GabpServer:
         port: int | None = None,
         **options: Any,
     ) -> GabpServer:
-        """A TCP server configured the way a GABS bridge launches a game.
+        """A TCP server configured strictly from a GABS launch.
 
         Port, token and agent id come from ``GABP_SERVER_PORT``, ``GABP_TOKEN`` and
         ``GABS_GAME_ID``; ``agent_id`` stands in for a missing ``GABS_GAME_ID`` and ``port``
         (0 for an OS-assigned one) overrides ``GABP_SERVER_PORT``. Missing or malformed values
-        raise :class:`ServerConfigError` naming the variable.
+        raise :class:`ServerConfigError` naming the variable. :meth:`gabs_aware` falls back
+        instead, as Lib.GAB does.
         """
         source = dict(os.environ if env is None else env)
         if port is not None:
@@ -253,6 +182,7 @@ class GabpServer:
             handoff = read_gabs_environment(source, require_game_id=agent_id is None)
         except HandoffError as exc:
             raise ServerConfigError(str(exc)) from None
+        options.setdefault("bridge_path", handoff.bridge_path)
         return cls(
             app_name=app_name,
             app_version=app_version,
@@ -262,7 +192,54 @@ class GabpServer:
             **options,
         )
 
-    # -- registration ---------------------------------------------------------------------------
+    @classmethod
+    def gabs_aware(
+        cls,
+        *,
+        app_name: str,
+        app_version: str,
+        fallback_port: int = 0,
+        agent_id: str | None = None,
+        token: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> GabpServer:
+        """A server that uses the GABS launch when there is one and stands alone otherwise.
+
+        Lib.GAB's ``CreateGabsAwareServer``: under GABS (``GABP_SERVER_PORT`` and
+        ``GABP_TOKEN`` set, see :func:`lib_gab.is_running_under_gabs`) port, token and (if set)
+        ``GABS_GAME_ID`` come from there; otherwise the server listens on ``fallback_port``
+        (0: any free port) with ``token`` or a fresh random one (read it from
+        :attr:`token`), and the agent id is ``agent_id`` or ``gabp-server``. A GABS token
+        shorter than 32 characters is refused (:class:`ServerConfigError`), where Lib.GAB would
+        accept it.
+        """
+        launch = gabs_launch(env)
+        if launch is None:
+            return cls(
+                app_name=app_name,
+                app_version=app_version,
+                agent_id=agent_id or DEFAULT_AGENT_ID,
+                token=token or secrets.token_hex(32),
+                port=fallback_port,
+                **options,
+            )
+        options.setdefault("bridge_path", launch.bridge_path)
+        return cls(
+            app_name=app_name,
+            app_version=app_version,
+            agent_id=launch.game_id or agent_id or DEFAULT_AGENT_ID,
+            token=launch.token,
+            port=launch.port,
+            **options,
+        )
+
+    @property
+    def token(self) -> str:
+        """The token a bridge must send (to show it when running standalone; never log it)."""
+        return self._token
+
+    # -- tools ----------------------------------------------------------------------------------
 
     def tool(
         self,
@@ -301,9 +278,53 @@ class GabpServer:
 
         Integrations that keep tool metadata elsewhere (e.g. in annotations) read it and call
         this; ``metadata`` takes title, tags, result_description, parameter_descriptions,
-        deprecated and version.
+        deprecated, version, response_fields and requires_auth. A second tool of the same name
+        is refused.
         """
         return self.tools.add(build_tool(function, name=name, description=description, **metadata))
+
+    def register_tool(self, name: str, handler: ToolHandler, info: ToolInfo | None = None) -> Tool:
+        """Register a plain handler as the tool ``name``, described by ``info``.
+
+        Lib.GAB's ``RegisterTool(name, handler, info)``: ``handler(arguments)`` takes the
+        checked arguments as one mapping (with the defaults of parameters left out) and returns
+        the result, or an awaitable of it. The schemas are built from ``info`` as Lib.GAB
+        builds them. A tool of the same name is replaced.
+        """
+        return self.tools.put(build_handler_tool(name, handler, info))
+
+    def register_tools_from(self, target: object) -> list[Tool]:
+        """Register every tool marked with :func:`lib_gab.tool` on ``target``.
+
+        An instance: its methods (Lib.GAB's ``RegisterToolsFromInstance``); a class: its static
+        and class methods; a module: its functions. Tools of the same names are replaced.
+        """
+        found = marked_tools(target)
+        for tool in found:
+            self.tools.put(tool)
+        return found
+
+    def unregister_tool(self, name: str) -> bool:
+        """Remove the tool ``name``; False when there was none."""
+        return self.tools.remove(name)
+
+    def has_tool(self, name: str) -> bool:
+        return name in self.tools
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        """Run a tool in process, exactly as a bridge's tools/call would, and return its result.
+
+        The call is an operation of its own (a fresh id), so attention it raises names it.
+        Raises :class:`ToolNotFound`, :class:`InvalidArguments`, or what the tool raises.
+        """
+        tool = self.tools.get(name)
+        if tool is None:
+            raise ToolNotFound(name)
+        outer = current_operation()
+        operation = Operation(id=new_id(), method=name) if outer is None else outer
+        return await self._run_tool(tool, arguments, operation)
+
+    # -- channels, resources, state -------------------------------------------------------------
 
     def channel(self, name: str, *, description: str | None = None) -> None:
         """Offer the event channel ``name`` (bridges subscribe to it with events/subscribe)."""
@@ -311,7 +332,7 @@ class GabpServer:
             raise ValueError("a channel name must not be empty")
         if name in ATTENTION_CHANNELS:
             raise ValueError(f"{name} is an attention channel: use enable_attention()")
-        self._channels.setdefault(name, _Channel(name, description))
+        self._channels.setdefault(name, Channel(name, description))
 
     def resource(
         self,
@@ -346,6 +367,8 @@ class GabpServer:
         self._state_set = set
         self._served = None
 
+    # -- attention ------------------------------------------------------------------------------
+
     def enable_attention(
         self,
         *,
@@ -355,8 +378,9 @@ class GabpServer:
     ) -> AttentionManager:
         """Serve attention/current, attention/ack and the three lifecycle channels.
 
-        Returns the :class:`AttentionManager` the integration reports urgent entries to.
-        Without this call those methods are answered -32601, exactly as a legacy server would.
+        Returns the :class:`AttentionManager` the integration reports urgent entries to (or
+        publishes whole items with). Without this call those methods are answered -32601,
+        exactly as a legacy server would.
         """
         if self._attention is not None:
             raise RuntimeError("attention is already enabled")
@@ -364,338 +388,45 @@ class GabpServer:
             manager = AttentionManager(
                 policy=policy, operation_provider=_operation_for_attention, **manager_options
             )
-        manager.set_listener(self._on_attention)
+        manager.set_listener(self._relay.on_attention)
         self._attention = manager
         self._served = None
         return manager
 
     @property
     def attention(self) -> AttentionManager | None:
+        """The attention manager, once :meth:`enable_attention` was called."""
         return self._attention
 
-    @property
-    def address(self) -> ServerAddress | None:
-        """Where the server listens, once it runs."""
-        return self._address
+    def _manager(self) -> AttentionManager:
+        if self._attention is None:
+            raise RuntimeError("attention is not enabled: call enable_attention() first")
+        return self._attention
 
-    @property
-    def connection_count(self) -> int:
-        return len(self._sessions)
+    async def publish_attention(self, item: Attention | Mapping[str, Any]) -> Attention:
+        """Publish a whole item (Lib.GAB's ``PublishAsync``) and wait until it is sent.
 
-    # -- capabilities ---------------------------------------------------------------------------
+        See :meth:`AttentionManager.publish`; raises ``RuntimeError`` without attention.
+        """
+        published = self._manager().publish(item)
+        await self._relay.flush()
+        return published
 
-    def methods(self) -> list[str]:
-        """The protocol methods this server serves (as advertised in the hello reply)."""
-        methods = [
-            "session/hello",
-            "tools/list",
-            "tools/call",
-            "events/subscribe",
-            "events/unsubscribe",
-            "resources/list",
-            "resources/read",
-        ]
-        if self._state_get is not None:
-            methods.append("state/get")
-        if self._state_set is not None:
-            methods.append("state/set")
-        if self._attention is not None:
-            methods += ["attention/current", "attention/ack"]
-        return methods
+    async def clear_attention(
+        self, item: Attention | Mapping[str, Any] | None = None
+    ) -> Attention | None:
+        """Clear the open item (Lib.GAB's ``ClearAsync``) and wait until that is sent."""
+        cleared = self._manager().clear(item)
+        await self._relay.flush()
+        return cleared
 
-    def channels(self) -> list[str]:
-        names = list(self._channels)
-        if self._attention is not None:
-            names += list(ATTENTION_CHANNELS)
-        return names
-
-    def capabilities(self) -> Capabilities:
-        return Capabilities(
-            methods=self.methods(),
-            events=self.channels(),
-            resources=self.resources.uris(),
-            limits=Limits(
-                max_message_size=self.limits.max_message_bytes,
-                max_concurrent_requests=self.limits.max_concurrent_requests,
-                request_timeout=self.limits.request_timeout,
-            ),
-        )
-
-    # -- running --------------------------------------------------------------------------------
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[ServerAddress]:
-        """Serve in the background for the duration of the block; yields the bound address."""
-        async with anyio.create_task_group() as tg:
-            address: ServerAddress = await tg.start(self.serve)
-            try:
-                yield address
-            finally:
-                tg.cancel_scope.cancel()
-
-    def run(self) -> None:
-        """Serve until interrupted (blocking). Ctrl-C stops the server cleanly."""
-        with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(self.serve)
-
-    async def serve(
-        self, *, task_status: anyio.abc.TaskStatus[ServerAddress] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Listen and serve until cancelled; reports the bound address through ``task_status``."""
-        self._loop_thread = threading.get_ident()
-        self._token_loop = anyio.lowlevel.current_token()
-        self._attention_wake = anyio.Event()
-        async with anyio.create_task_group() as tg:
-            if self._attention is not None:
-                tg.start_soon(self._attention_pump)
-            if self.transport == "stdio":
-                self._address = ServerAddress("stdio")
-                task_status.started(self._address)
-                await self._serve_connection(stdio_stream())
-                tg.cancel_scope.cancel()
-                return
-            listener = await self._listen()
-            async with listener:
-                task_status.started(self._address)  # type: ignore[arg-type]
-                await listener.serve(self._accept)
-
-    async def _listen(self) -> anyio.abc.Listener[Any]:
-        if self.transport == "unix":
-            assert self.unix_path is not None
-            if self.unix_path.exists():
-                raise ServerConfigError(f"{self.unix_path} already exists")
-            listener = await anyio.create_unix_listener(self.unix_path, mode=0o600)
-            self._address = ServerAddress("unix", path=str(self.unix_path))
-            return listener
-        tcp = await anyio.create_tcp_listener(local_host=self.host, local_port=self.port)
-        for each in tcp.listeners:  # check what was bound, not only what was asked for
-            bound = each.extra(anyio.abc.SocketAttribute.local_address)
-            if not ipaddress.ip_address(bound[0]).is_loopback:
-                await tcp.aclose()
-                raise ServerConfigError(f"refusing to serve on non-loopback address {bound[0]}")
-        port = tcp.extra(anyio.abc.SocketAttribute.local_port)
-        self._address = ServerAddress("tcp", host=self.host, port=port)
-        return tcp
-
-    async def _accept(self, stream: anyio.abc.ByteStream) -> None:
-        if len(self._sessions) >= self.limits.max_connections:
-            logger.warning(
-                "refusing a bridge connection: %d connections already open",
-                self.limits.max_connections,
-            )
-            await stream.aclose()
-            return
-        await self._serve_connection(stream)
-
-    async def _serve_connection(self, stream: anyio.abc.ByteStream) -> None:
-        connection = Connection(stream, limits=self._connection_limits, name=self.agent_id)
-        session = _Session(connection)
-        connection.set_fallback_handler(lambda request: self._dispatch(session, request))
-        self._sessions.add(session)
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._expire_without_hello, session)
-                await connection.run()
-                tg.cancel_scope.cancel()
-        finally:
-            self._sessions.discard(session)
-            logger.info("bridge connection closed: %s", connection.close_reason)
-
-    async def _expire_without_hello(self, session: _Session) -> None:
-        await anyio.sleep(self.limits.hello_timeout)
-        if not session.established:
-            logger.warning("closing a connection that sent no valid session/hello in time")
-            session.connection.close_soon(
-                f"no session/hello within {self.limits.hello_timeout:g} s"
-            )
-
-    # -- dispatch -------------------------------------------------------------------------------
-
-    async def _dispatch(self, session: _Session, request: InboundRequest) -> Any:
-        method = request.method
-        if not session.established:
-            if method != "session/hello":
-                raise ProtocolError(
-                    ErrorCode.SESSION_NOT_ESTABLISHED,
-                    f"session not established: send session/hello before {method}",
-                )
-            return await self._hello(session, request)
-        if self._served is None:
-            self._served = frozenset(self.methods())
-        handler = self._handlers.get(method)
-        if handler is None or method not in self._served:
-            raise ProtocolError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
-        return await handler(self, session, request)
-
-    async def _hello(self, session: _Session, request: InboundRequest) -> dict[str, Any]:
-        token = request.params.get("token")
-        if not (isinstance(token, str) and len(token) >= 32 and tokens_equal(token, self._token)):
-            logger.warning("refusing a bridge: authentication failed")
-            request.close_after_response = "authentication failed"
-            await self._slow_down_guessing()
-            raise ProtocolError(ErrorCode.AUTHENTICATION_FAILED, "authentication failed")
-        params = _parse(request)
-        session.established = True
-        session.client = (
-            f"{params.client_info.name if params.client_info else 'bridge'} {params.bridge_version}"
-        )
-        logger.info("bridge session established (%s, %s)", session.client, params.platform)
-        return HelloResult(
-            agent_id=self.agent_id,
-            app=self.app,
-            capabilities=self.capabilities(),
-            schema_version=SCHEMA_VERSION,
-            server_info=self.server_info,
-        ).to_wire()
-
-    async def _slow_down_guessing(self) -> None:
-        """Delay the answer to a failed hello once failures come too fast (token guessing)."""
-        now = time.monotonic()
-        failures = self._auth_failures
-        failures.append(now)
-        window = self.limits.auth_failure_window
-        while failures and failures[0] < now - window:
-            failures.popleft()
-        if len(failures) > self.limits.auth_failures_before_delay:
-            await anyio.sleep(self.limits.auth_failure_delay)
-
-    async def _session_hello_again(self, session: _Session, request: InboundRequest) -> Any:
-        raise ProtocolError(ErrorCode.METHOD_NOT_ALLOWED, "the session is already established")
-
-    async def _tools_list(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        selected = params.filter
-        return {
-            "tools": self.tools.list(
-                tags=selected.tags if selected else None,
-                name_pattern=selected.name_pattern if selected else None,
-            )
-        }
-
-    async def _tools_call(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        tool = self.tools.get(params.name)
-        if tool is None:
-            raise ProtocolError(
-                ErrorCode.TOOL_NOT_FOUND, f"tool not found: {params.name}", {"tool": params.name}
-            )
-        arguments = tool.validate_arguments(params.arguments)
-        operation = Operation(
-            id=request.id,
-            method=tool.name,
-            close_connection=lambda reason: setattr(request, "close_after_response", reason),
-        )
-        with use_operation(operation):
-            if tool.context_parameter is not None:
-                arguments[tool.context_parameter] = ToolContext(
-                    tool.name,
-                    operation,
-                    self.emit,
-                    close_after_response=operation.close_connection or (lambda reason: None),
-                )
-            try:
-                if tool.is_async:
-                    result = await tool.function(**arguments)
-                else:
-                    result = await anyio.to_thread.run_sync(
-                        lambda: tool.function(**arguments), limiter=self._tool_threads
-                    )
-            finally:
-                # attention raised by this call goes out before its response (decision 4)
-                if self._attention is not None:
-                    self._attention.flush_pending()
-                await self._flush_attention()
-        return tool.encode_result(result)
-
-    async def _events_subscribe(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        self._check_channels(params.channels)
-        session.subscriptions.update(params.channels)
-        return {"subscribed": list(params.channels)}
-
-    def _check_channels(self, channels: list[str]) -> None:
-        """Refuse (``-31003``) a request naming any channel this server does not offer."""
-        known = set(self.channels())
-        unknown = [name for name in channels if name not in known]
-        if unknown:
-            raise ProtocolError(
-                ErrorCode.CHANNEL_NOT_FOUND,
-                f"event channel not found: {', '.join(unknown)}",
-                {"channels": unknown, "available": sorted(known)},
-            )
-
-    async def _events_unsubscribe(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        self._check_channels(params.channels)
-        removed = [name for name in params.channels if name in session.subscriptions]
-        session.subscriptions.difference_update(removed)
-        return {"unsubscribed": removed}
-
-    async def _resources_list(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        return {
-            "resources": self.resources.list(pattern=params.pattern, namespace=params.namespace)
-        }
-
-    async def _resources_read(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        resource = self.resources.get(params.uri)
-        if resource is None:
-            raise ProtocolError(
-                ErrorCode.RESOURCE_NOT_FOUND,
-                f"resource not found: {params.uri}",
-                {"uri": params.uri},
-            )
-        return await resource.read()
-
-    async def _state_get_handler(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        assert self._state_get is not None
-        getter = self._state_get
-        state = await anyio.to_thread.run_sync(
-            lambda: getter(params.components, params.player_id), limiter=self._tool_threads
-        )
-        return {"state": dict(state), "timestamp": int(time.time())}
-
-    async def _state_set_handler(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        assert self._state_set is not None
-        setter = self._state_set
-        validate = True if params.validate_ is None else params.validate_
-        return dict(
-            await anyio.to_thread.run_sync(
-                lambda: setter(params.updates, params.player_id, validate),
-                limiter=self._tool_threads,
-            )
-        )
-
-    async def _attention_current(self, session: _Session, request: InboundRequest) -> Any:
-        if request.params:
-            raise ProtocolError(ErrorCode.INVALID_PARAMS, "attention/current takes no parameters")
-        assert self._attention is not None
-        item = self._attention.current()
-        return {"attention": item.to_wire() if item is not None else None}
-
-    async def _attention_ack(self, session: _Session, request: InboundRequest) -> Any:
-        params = _parse(request)
-        assert self._attention is not None
-        outcome = self._attention.ack(params.attention_id)
-        await self._flush_attention()  # attention/cleared goes out before the ack's answer
-        return outcome.to_wire()
-
-    _handlers: dict[str, Callable[[GabpServer, _Session, InboundRequest], Awaitable[Any]]] = {
-        "session/hello": _session_hello_again,
-        "tools/list": _tools_list,
-        "tools/call": _tools_call,
-        "events/subscribe": _events_subscribe,
-        "events/unsubscribe": _events_unsubscribe,
-        "resources/list": _resources_list,
-        "resources/read": _resources_read,
-        "state/get": _state_get_handler,
-        "state/set": _state_set_handler,
-        "attention/current": _attention_current,
-        "attention/ack": _attention_ack,
-    }
+    async def acknowledge_attention(self, attention_id: str) -> AckOutcome:
+        """Acknowledge as a bridge would (Lib.GAB's ``AcknowledgeAsync``), in process."""
+        if not attention_id or not attention_id.strip():
+            raise ValueError("acknowledging needs a non-empty attention id")
+        outcome = self._manager().ack(attention_id)
+        await self._relay.flush()
+        return outcome
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -708,7 +439,7 @@ class GabpServer:
         targets = [s for s in self._sessions if channel in s.subscriptions and s.established]
         delivered = 0
 
-        async def send(session: _Session) -> None:
+        async def send(session: Session) -> None:
             nonlocal delivered
             try:
                 await session.connection.emit(channel, payload)
@@ -724,47 +455,7 @@ class GabpServer:
                     tg.start_soon(send, session)
         return delivered
 
-    # -- attention plumbing ---------------------------------------------------------------------
-
-    def _on_attention(self, channel: str, item: Attention) -> None:
-        """The manager's listener: queue the event and wake the pump (from any thread)."""
-        self._attention_outbox.append((channel, item))
-        wake = self._attention_wake
-        if wake is None:
-            return
-        if threading.get_ident() == self._loop_thread:
-            wake.set()
-        elif self._token_loop is not None:
-            with contextlib.suppress(RuntimeError):
-                anyio.from_thread.run_sync(wake.set, token=self._token_loop)
-
-    async def _flush_attention(self) -> None:
-        outbox = self._attention_outbox
-        while outbox:
-            channel, item = outbox.popleft()
-            await self.emit(channel, item.to_wire())
-
-    async def _attention_pump(self) -> None:
-        """Send queued attention events, and deferred (rate-limited) updates when they are due."""
-        assert self._attention is not None
-        manager = self._attention
-        while True:
-            due = manager.flush_due()
-            await self._flush_attention()
-            assert self._attention_wake is not None
-            with anyio.move_on_after(1.0 if due is None else max(due, 0.0)):
-                await self._attention_wake.wait()
-            self._attention_wake = anyio.Event()
-
 
 def _operation_for_attention() -> tuple[str, str] | None:
     operation = current_operation()
     return (operation.id, operation.method) if operation is not None else None
-
-
-def _parse(request: InboundRequest) -> Any:
-    """The request's params as their model; ``-32602`` naming each field when invalid."""
-    try:
-        return parse_params(request.method, request.params)
-    except MessageError as exc:
-        raise ProtocolError(ErrorCode.INVALID_PARAMS, str(exc)) from None

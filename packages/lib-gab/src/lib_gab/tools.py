@@ -1,41 +1,65 @@
-"""Tool registration: plain functions in, validated GABP tools out.
+"""Tool registration: functions or plain handlers in, validated GABP tools out.
 
-A tool is a sync or async function. Its parameters' type hints become the ``inputSchema``
-(a pydantic model with ``additionalProperties: false``), its return annotation the
-``outputSchema`` (with the result description as the schema's root ``description``).
-Arguments are validated against that model before the function runs, with the same rules the
-schema states, so a bridge's view of a tool and the tool's behaviour never drift apart.
+A tool is a sync or async function, registered with its metadata. Its parameters' type hints
+become the ``inputSchema`` (a pydantic model with ``additionalProperties: false``), its return
+annotation the ``outputSchema`` (with the result description as the schema's root
+``description``). Arguments are validated against that model before the function runs, with the
+same rules the schema states, so a bridge's view of a tool and the tool's behaviour never drift
+apart. A parameter annotated with :class:`ToolContext` is not an argument: it receives the
+call's context (the operation, the tool's name, a way to emit events).
 
-A parameter annotated with :class:`ToolContext` is not an argument: it receives the call's
-context (the operation, the tool's name, a way to emit events).
+A tool can also be a plain handler that takes the arguments as one mapping, registered with a
+:class:`~lib_gab.tool_info.ToolInfo` (Lib.GAB's ``RegisterTool(name, handler, info)``); its
+schemas are built from that metadata the way Lib.GAB builds them.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import inspect
-import json
-import re
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
 from gabp import ErrorCode, ProtocolError
-from gabp.messages import TOOL_NAME_PATTERN, ToolDescriptor
+from gabp.messages import ToolDescriptor
+from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments
+from lib_gab._tool_schemas import (
+    described,
+    input_schema_from_infos,
+    model_from_infos,
+    model_name,
+    object_output_schema,
+    output_schema_from_fields,
+)
 from lib_gab.operation import Operation
+from lib_gab.tool_info import (
+    ToolInfo,
+    ToolParameter,
+    ToolParameterInfo,
+    ToolResponseFieldInfo,
+    check_tool_name,
+    json_type_of,
+    tool_info_of,
+    tool_title,
+)
 
 __all__ = [
     "InvalidArguments",
     "Tool",
     "ToolContext",
     "ToolError",
+    "ToolNotFound",
     "ToolRegistry",
+    "build_handler_tool",
+    "build_tool",
 ]
 
-_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+ToolHandler = Callable[[dict[str, Any]], Any]
+"""A plain handler: takes the arguments as one mapping, returns the result (or an awaitable)."""
 
 
 class ToolError(ProtocolError):
@@ -49,16 +73,12 @@ class ToolError(ProtocolError):
         super().__init__(code, message, data)
 
 
-class InvalidArguments(ProtocolError):
-    """The arguments of a tools/call do not match the tool's input schema (``-32602``)."""
+class ToolNotFound(ProtocolError, LookupError):
+    """No tool of that name is registered (``-31002``)."""
 
-    def __init__(self, tool: str, problems: list[dict[str, str]]) -> None:
-        listed = "; ".join(f"{p['path']}: {p['message']}" for p in problems)
-        super().__init__(
-            ErrorCode.INVALID_PARAMS,
-            f"invalid arguments for {tool}: {listed}",
-            {"tool": tool, "errors": problems},
-        )
+    def __init__(self, name: str) -> None:
+        super().__init__(ErrorCode.TOOL_NOT_FOUND, f"tool not found: {name}", {"tool": name})
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -92,11 +112,38 @@ class Tool:
     context_parameter: str | None
     deprecated: bool = False
     version: str | None = None
-    _descriptor: dict[str, Any] = field(default_factory=dict, repr=False)
+    parameters: tuple[ToolParameterInfo, ...] = ()
+    """Each parameter: name, type, description, whether required, default."""
+    response_fields: tuple[ToolResponseFieldInfo, ...] = ()
+    requires_auth: bool = True
+    call_style: Literal["keywords", "mapping"] = "keywords"
+    """``keywords``: ``function(**arguments)``; ``mapping``: a handler, ``function(arguments)``."""
+    _descriptor: dict[bool, dict[str, Any]] = field(default_factory=dict, repr=False)
 
-    def descriptor(self) -> dict[str, Any]:
-        """The ``tools/list`` entry of this tool."""
-        if not self._descriptor:
+    @property
+    def info(self) -> ToolInfo:
+        """The tool's metadata, as Lib.GAB's ``ToolInfo``."""
+        return ToolInfo(
+            name=self.name,
+            description=self.description,
+            title=self.title,
+            result_description=self.result_description,
+            tags=self.tags,
+            parameters=self.parameters,
+            response_fields=self.response_fields,
+            requires_auth=self.requires_auth,
+            deprecated=self.deprecated,
+            version=self.version,
+        )
+
+    def descriptor(self, *, extras: bool = False) -> dict[str, Any]:
+        """The ``tools/list`` entry of this tool.
+
+        ``extras`` adds what Lib.GAB puts beside GABP's members (``parameters``,
+        ``requiresAuth``), which GABP's tool schema does not admit.
+        """
+        cached = self._descriptor.get(extras)
+        if cached is None:
             optional: dict[str, Any] = {}
             if self.tags:
                 optional["tags"] = list(self.tags)
@@ -104,23 +151,44 @@ class Tool:
                 optional["deprecated"] = True
             if self.version is not None:
                 optional["version"] = self.version
-            descriptor = ToolDescriptor(
+            cached = ToolDescriptor(
                 name=self.name,
                 title=self.title,
                 description=self.description,
                 input_schema=self.input_schema,
                 output_schema=self.output_schema,
                 **optional,
-            )
-            self._descriptor = descriptor.to_wire()
-        return self._descriptor
+            ).to_wire()
+            if extras:
+                cached["parameters"] = [
+                    {
+                        "name": p.name,
+                        "type": json_type_of(p.type),
+                        "description": p.description,
+                        "required": p.required,
+                        "defaultValue": p.default_value,
+                    }
+                    for p in self.parameters
+                ]
+                cached["requiresAuth"] = self.requires_auth
+            self._descriptor[extras] = cached
+        return cached
 
-    def validate_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Check arguments against the input schema; the keyword arguments for the function."""
-        try:
-            model = self.input_model.model_validate_json(json.dumps(arguments), strict=True)
-        except ValidationError as exc:
-            raise InvalidArguments(self.name, _problems(exc)) from None
+    def validate_arguments(
+        self, arguments: Mapping[str, Any] | None, *, unknown: UnknownArguments = "refuse"
+    ) -> dict[str, Any]:
+        """Check arguments against the input schema; what the function is called with.
+
+        For a function: its keyword arguments. For a handler: the arguments mapping, checked,
+        with the defaults of parameters left out.
+        """
+        model = check_arguments(self.name, self.input_model, arguments, unknown=unknown)
+        if self.call_style == "mapping":
+            values = model.model_dump(by_alias=True, exclude_unset=True)
+            for parameter in self.parameters:
+                if parameter.name not in values and parameter.default_value is not None:
+                    values[parameter.name] = parameter.default_value
+            return values
         return {name: getattr(model, name) for name in type(model).model_fields}
 
     def encode_result(self, result: Any) -> Any:
@@ -130,30 +198,71 @@ class Tool:
         return self.output_adapter.dump_python(result, mode="json", by_alias=True)
 
 
-def _problems(exc: ValidationError) -> list[dict[str, str]]:
-    problems = []
-    for error in exc.errors(include_url=False):
-        loc = [str(part) for part in error["loc"]]
-        path = "$" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc)
-        message = error["msg"]
-        if error["type"] == "extra_forbidden":
-            message = "unknown argument"
-        elif error["type"] == "missing":
-            message = "required argument is missing"
-        problems.append({"path": path, "message": message, "rule": error["type"]})
-    return problems
-
-
-def _title_from_name(name: str) -> str:
-    last = name.rsplit("/", 1)[-1]
-    return last.replace("_", " ").replace("-", " ").capitalize()
-
-
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:
     for parameter in signature.parameters.values():
         if hints.get(parameter.name) is ToolContext:
             return parameter.name
     return None
+
+
+def _metadata(annotation: Any) -> ToolParameter | None:
+    for extra in getattr(annotation, "__metadata__", ()):
+        if isinstance(extra, ToolParameter):
+            return extra
+    return None
+
+
+def _parameter(
+    tool_name: str, parameter: inspect.Parameter, hints: Mapping[str, Any], description: str | None
+) -> tuple[Any, Any, ToolParameterInfo]:
+    """The pydantic field and the parameter info of one function parameter."""
+    if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        raise ValueError(f"tool {tool_name}: *args and **kwargs cannot be described as a schema")
+    if parameter.kind is parameter.POSITIONAL_ONLY:
+        raise ValueError(f"tool {tool_name}: positional-only parameters cannot be named arguments")
+    if parameter.name not in hints:
+        raise ValueError(f"tool {tool_name}: parameter {parameter.name!r} needs a type hint")
+    annotation = hints[parameter.name]
+    marked = _metadata(annotation)
+    default = ... if parameter.default is parameter.empty else parameter.default
+    if marked is not None:
+        description = description or marked.description
+        if default is ... and marked.has_default:
+            default = marked.default
+        elif default is ... and not marked.required:
+            default = None
+    info = Field(default=default, description=description)
+    field_info = (annotation, info)
+    wire_name = parameter.name
+    for extra in getattr(annotation, "__metadata__", ()):
+        alias = getattr(extra, "alias", None)
+        if isinstance(alias, str):
+            wire_name = alias
+    return (
+        field_info,
+        default,
+        ToolParameterInfo(
+            name=wire_name,
+            type=annotation,
+            description=description,
+            required=default is ...,
+            default_value=None if default is ... else default,
+        ),
+    )
+
+
+def _function_output(
+    returns: Any, result_description: str | None, fields: Sequence[ToolResponseFieldInfo]
+) -> tuple[TypeAdapter[Any] | None, dict[str, Any]]:
+    adapter: TypeAdapter[Any] | None = None
+    if returns not in (inspect.Signature.empty, Any):
+        adapter = TypeAdapter(type(None) if returns is None else returns)
+    if fields:
+        return adapter, output_schema_from_fields(result_description, fields)
+    if adapter is None:
+        return None, output_schema_from_fields(result_description, ())
+    schema = object_output_schema(adapter.json_schema(mode="serialization"))
+    return adapter, described(schema, result_description)
 
 
 def build_tool(
@@ -167,13 +276,11 @@ def build_tool(
     parameter_descriptions: Mapping[str, str] | None = None,
     deprecated: bool = False,
     version: str | None = None,
+    response_fields: Iterable[ToolResponseFieldInfo] = (),
+    requires_auth: bool = True,
 ) -> Tool:
     """Make a :class:`Tool` from a function and its metadata (checked here, not at call time)."""
-    if not _TOOL_NAME.match(name):
-        raise ValueError(
-            f"tool name {name!r} must match {TOOL_NAME_PATTERN} "
-            "(lowercase segments separated by '/', at least two, no dots)"
-        )
+    check_tool_name(name)
     if not description or not description.strip():
         raise ValueError(f"tool {name} needs a non-empty description")
     signature = inspect.signature(function)
@@ -181,46 +288,32 @@ def build_tool(
     context_parameter = _context_parameter(hints, signature)
     descriptions = dict(parameter_descriptions or {})
     fields: dict[str, Any] = {}
+    infos: list[ToolParameterInfo] = []
     for parameter in signature.parameters.values():
         if parameter.name == context_parameter:
             continue
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise ValueError(f"tool {name}: *args and **kwargs cannot be described as a schema")
-        if parameter.kind is parameter.POSITIONAL_ONLY:
-            raise ValueError(f"tool {name}: positional-only parameters cannot be named arguments")
-        if parameter.name not in hints:
-            raise ValueError(f"tool {name}: parameter {parameter.name!r} needs a type hint")
-        annotation = hints[parameter.name]
-        default = ... if parameter.default is parameter.empty else parameter.default
-        info = Field(default=default, description=descriptions.pop(parameter.name, None))
-        fields[parameter.name] = (annotation, info)
+        field_info, _, info = _parameter(
+            name, parameter, hints, descriptions.pop(parameter.name, None)
+        )
+        fields[parameter.name] = field_info
+        infos.append(info)
     if descriptions:
         raise ValueError(f"tool {name}: descriptions for unknown parameters {sorted(descriptions)}")
-    model_name = "".join(part.capitalize() for part in re.split(r"[/_-]", name)) + "Arguments"
+    title_name = model_name(name)
     input_model = create_model(
-        model_name, __config__=ConfigDict(extra="forbid", title=model_name), **fields
+        title_name, __config__=ConfigDict(extra="forbid", title=title_name), **fields
     )
     input_schema = input_model.model_json_schema()
     input_schema.setdefault("required", [])
     input_schema["additionalProperties"] = False
-
-    returns = hints.get("return", inspect.Signature.empty)
-    output_adapter: TypeAdapter[Any] | None
-    if returns in (inspect.Signature.empty, Any):
-        output_adapter = None
-        output_schema: dict[str, Any] = {}
-    else:
-        output_adapter = TypeAdapter(type(None) if returns is None else returns)
-        output_schema = output_adapter.json_schema(mode="serialization")
-    if result_description:
-        output_schema = {
-            "description": result_description,
-            **{k: v for k, v in output_schema.items() if k != "description"},
-        }
+    fields_out = tuple(response_fields)
+    output_adapter, output_schema = _function_output(
+        hints.get("return", inspect.Signature.empty), result_description, fields_out
+    )
     return Tool(
         name=name,
         function=function,
-        title=title or _title_from_name(name),
+        title=title or tool_title(name),
         description=description.strip(),
         tags=tuple(dict.fromkeys(tags)),
         result_description=result_description,
@@ -232,7 +325,97 @@ def build_tool(
         context_parameter=context_parameter,
         deprecated=deprecated,
         version=version,
+        parameters=tuple(infos),
+        response_fields=fields_out,
+        requires_auth=requires_auth,
     )
+
+
+def build_from_marked(function: Callable[..., Any], info: ToolInfo) -> Tool:
+    """A tool from a function marked with :func:`~lib_gab.tool_info.tool`."""
+    title = info.title or tool_title(info.name)
+    return build_tool(
+        function,
+        name=info.name,
+        description=_description(info, function, title),
+        title=title,
+        tags=info.tags,
+        result_description=info.result_description,
+        deprecated=info.deprecated,
+        version=info.version,
+        response_fields=info.response_fields,
+        requires_auth=info.requires_auth,
+    )
+
+
+def _description(info: ToolInfo, function: Any, title: str) -> str:
+    if info.description and info.description.strip():
+        return info.description
+    doc = inspect.getdoc(function) if function is not None else None
+    return doc.strip().splitlines()[0] if doc else title
+
+
+def build_handler_tool(name: str, handler: ToolHandler, info: ToolInfo | None = None) -> Tool:
+    """A tool from a plain handler and Lib.GAB-style metadata (``RegisterTool``).
+
+    The handler takes the arguments as one mapping. The metadata's name is replaced by
+    ``name``; a missing description falls back to the title (GABP requires one).
+    """
+    check_tool_name(name)
+    if not callable(handler):
+        raise TypeError(f"tool {name}: the handler must be callable")
+    info = (info or ToolInfo()).with_name(name)
+    title = info.title or tool_title(name)
+    fields = tuple(info.response_fields)
+    return Tool(
+        name=name,
+        function=handler,
+        title=title,
+        description=_description(info, None, title),
+        tags=tuple(info.tags),
+        result_description=info.result_description,
+        input_model=model_from_infos(name, info.parameters),
+        output_adapter=None,
+        input_schema=input_schema_from_infos(info.parameters),
+        output_schema=output_schema_from_fields(info.result_description, fields),
+        is_async=inspect.iscoroutinefunction(handler),
+        context_parameter=None,
+        deprecated=info.deprecated,
+        version=info.version,
+        parameters=tuple(info.parameters),
+        response_fields=fields,
+        requires_auth=info.requires_auth,
+        call_style="mapping",
+    )
+
+
+def marked_tools(target: object) -> list[Tool]:
+    """The tools marked with :func:`~lib_gab.tool_info.tool` on ``target``.
+
+    An instance: its bound methods (as Lib.GAB's ``RegisterToolsFromInstance``). A class: its
+    static and class methods. A module: its functions (Lib.GAB scans an assembly's types).
+    """
+    found: list[Tool] = []
+    is_module = inspect.ismodule(target)
+    owner = target if is_module or inspect.isclass(target) else type(target)
+    for attribute in sorted(dir(owner)):
+        raw = inspect.getattr_static(owner, attribute, None)
+        info = tool_info_of(raw)
+        if info is None:
+            continue
+        static_like = isinstance(raw, staticmethod | classmethod)
+        if is_module:
+            function = raw
+        elif inspect.isclass(target):
+            if not static_like:
+                continue  # an instance method needs an instance
+            function = getattr(target, attribute)
+        else:
+            if static_like:
+                continue  # Lib.GAB skips static methods when scanning an instance
+            function = getattr(target, attribute)
+        found.append(build_from_marked(function, info))
+    return found
 
 
 class ToolRegistry:
@@ -247,6 +430,15 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         return tool
 
+    def put(self, tool: Tool) -> Tool:
+        """Register ``tool``, replacing one of the same name (Lib.GAB's ``RegisterTool``)."""
+        self._tools[tool.name] = tool
+        return tool
+
+    def remove(self, name: str) -> bool:
+        """Unregister ``name``; False if no such tool was registered."""
+        return self._tools.pop(name, None) is not None
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
@@ -257,22 +449,30 @@ class ToolRegistry:
         return len(self._tools)
 
     def __iter__(self) -> typing.Iterator[Tool]:
-        return iter(self._tools.values())
+        return iter(list(self._tools.values()))
 
     def names(self) -> list[str]:
         return list(self._tools)
 
+    def infos(self) -> list[ToolInfo]:
+        """Every tool's metadata (Lib.GAB's ``GetTools``)."""
+        return [tool.info for tool in self._tools.values()]
+
     def list(
-        self, *, tags: Sequence[str] | None = None, name_pattern: str | None = None
+        self,
+        *,
+        tags: Sequence[str] | None = None,
+        name_pattern: str | None = None,
+        extras: bool = False,
     ) -> list[dict[str, Any]]:
         """Descriptors of the tools that carry every tag in ``tags`` and whose name matches the
         glob ``name_pattern`` (``*`` and ``?``, e.g. ``rimworld/*``)."""
         wanted = set(tags or ())
         selected = []
-        for tool in self._tools.values():
+        for tool in list(self._tools.values()):
             if wanted and not wanted.issubset(tool.tags):
                 continue
             if name_pattern and not fnmatch.fnmatchcase(tool.name, name_pattern):
                 continue
-            selected.append(tool.descriptor())
+            selected.append(tool.descriptor(extras=extras))
         return selected

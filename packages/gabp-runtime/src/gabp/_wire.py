@@ -1,0 +1,152 @@
+"""The base of every wire model: names, patterns, and the two validation modes.
+
+* **strict** (building a model in Python, or parsing with ``strict=True``): exactly what this
+  repository sends: GABP 1.0's normative schemas plus the extension set's rules.
+* **peer** (parsing with ``strict=False``, the default when receiving): everything GABP's
+  schemas accept, and what real peers send besides. Unknown keys are dropped, and the rules
+  that exist only for sending (the extension set's, the letters-only method names) are waived.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Final, TypeAlias
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+PROTOCOL_VERSION: Final = "gabp/1"
+SCHEMA_VERSION: Final = "1.0"
+METHOD_PATTERN = r"^[a-z][a-z0-9_-]*(/[a-z][a-z0-9_-]*)+$"
+"""Method names a receiver accepts (GABP's registry rule)."""
+SEND_METHOD_PATTERN = r"^[a-z]+(/[a-z]+)+$"
+"""Method names a sender uses (letters only: GABP's envelope schema)."""
+TOOL_NAME_PATTERN = r"^[a-z][a-z0-9_-]*(/[a-z][a-z0-9_-]*)+$"
+EXTENSION_NAME_PATTERN = r"^[a-z][a-z0-9_-]*$"
+"""Keys of ``capabilities.extensions``."""
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+DATE_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+"""RFC 3339 ``date-time`` (the shape; calendar values are checked where it matters)."""
+URI_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*:([^\s<>\"{}|\\^`%\x00-\x1f\x7f]|%[0-9A-Fa-f]{2})*$"
+"""An absolute URI (RFC 3986), as ``format: uri`` is checked by ``gabp_schemas``."""
+
+MessageId = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
+MethodName = Annotated[str, StringConstraints(pattern=METHOD_PATTERN)]
+ToolName = Annotated[str, StringConstraints(pattern=TOOL_NAME_PATTERN)]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+NonNegative = Annotated[int, Field(ge=0, strict=True)]
+Json: TypeAlias = Any
+
+_PEER = "peer"
+_SEND_METHOD = re.compile(SEND_METHOD_PATTERN)
+_URI = re.compile(URI_PATTERN)
+
+
+def new_id() -> str:
+    """A fresh message id (a random UUID)."""
+    return str(uuid.uuid4())
+
+
+def peer_mode(info: ValidationInfo) -> bool:
+    """True while parsing what a peer sent (``strict=False``)."""
+    context = info.context
+    return isinstance(context, Mapping) and bool(context.get(_PEER))
+
+
+def context_for(strict: bool) -> dict[str, bool]:
+    return {_PEER: not strict}
+
+
+def check_send_method(method: str, info: ValidationInfo) -> str:
+    """Outside peer mode a method name is letters-only segments (GABP's envelope pattern)."""
+    if not peer_mode(info) and _SEND_METHOD.match(method) is None:
+        raise ValueError(
+            f"method {method!r} must be letters-only segments joined by '/' "
+            f"({SEND_METHOD_PATTERN}); receivers accept digits, '_' and '-' too"
+        )
+    return method
+
+
+def check_uri(value: str, info: ValidationInfo) -> str:
+    """Outside peer mode a URI is absolute (``format: uri``)."""
+    if not peer_mode(info) and _URI.match(value) is None:
+        raise ValueError(f"{value!r} is not an absolute URI")
+    return value
+
+
+def unique(values: list[Any], info: ValidationInfo) -> list[Any]:
+    """Outside peer mode, reject duplicates (``uniqueItems``)."""
+    if peer_mode(info):
+        return values
+    seen: list[Any] = []
+    for value in values:
+        if value in seen:
+            raise ValueError(f"items must be unique; {value!r} appears more than once")
+        seen.append(value)
+    return values
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: camelCase aliases, no unknown keys (dropped in peer mode)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=False,
+        strict=True,  # JSON types exactly: no "1" for 1, no 1 for true
+    )
+    _wire_keys: ClassVar[frozenset[str]] = frozenset()
+    _required_on_wire: ClassVar[frozenset[str]] = frozenset()
+    """Keys a received message must carry although Python callers may leave them out."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._wire_keys = frozenset(
+            {field.alias or name for name, field in cls.model_fields.items()}
+        )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_unknown_keys_from_peers(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and info.context is not None:  # parsing, not building
+            missing = [key for key in cls._required_on_wire if key not in data]
+            if missing:
+                raise ValueError(f"missing required member(s): {', '.join(sorted(missing))}")
+        if isinstance(data, dict) and peer_mode(info):
+            keys = cls._wire_keys
+            if any(key not in keys for key in data):
+                return {key: value for key, value in data.items() if key in keys}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_nones(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            fields_set = self.model_fields_set
+            for name, field in type(self).model_fields.items():
+                if name in fields_set:
+                    continue
+                key = (field.alias or name) if info.by_alias else name
+                if key in data and data[key] is None:
+                    del data[key]
+        return data
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready wire form (camelCase keys, optional fields left out when not set)."""
+        return self.model_dump(mode="json", by_alias=True)

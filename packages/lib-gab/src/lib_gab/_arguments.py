@@ -1,0 +1,137 @@
+"""Checking a tool call's arguments against the tool's model, leniently where peers need it.
+
+* An integral number (``5.0``) is accepted where an integer is wanted: the advertised JSON
+  Schema calls it an integer, and the Go bridge sends JSON numbers as floats.
+* An argument name the tool does not know is refused by default, with the names it does
+  know (silently ignoring it is how ``{"paused": false}`` pauses a game whose parameter is
+  ``pause``). A server can opt into Lib.GAB's behaviour instead: unknown names are dropped
+  with a warning, and a name that differs from a parameter only in letter case is taken as it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ValidationError
+
+from gabp import ErrorCode, ProtocolError
+
+__all__ = ["InvalidArguments", "UnknownArguments", "check_arguments", "known_names"]
+
+logger = logging.getLogger("lib_gab.tools")
+
+UnknownArguments: TypeAlias = Literal["refuse", "ignore"]
+_MAX_ROUNDS = 8
+
+
+class InvalidArguments(ProtocolError):
+    """The arguments of a tools/call do not match the tool's input schema (``-32602``)."""
+
+    def __init__(self, tool: str, problems: list[dict[str, str]]) -> None:
+        listed = "; ".join(f"{p['path']}: {p['message']}" for p in problems)
+        super().__init__(
+            ErrorCode.INVALID_PARAMS,
+            f"invalid arguments for {tool}: {listed}",
+            {"tool": tool, "errors": problems},
+        )
+
+
+def known_names(model: type[BaseModel]) -> list[str]:
+    """The argument names a model takes (wire aliases where a field has one)."""
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _ignore_unknown(tool: str, data: dict[str, Any], known: list[str]) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    by_case = {name.lower(): name for name in known}
+    for key, value in data.items():
+        if key in known:
+            kept[key] = value
+            continue
+        match = by_case.get(key.lower()) if isinstance(key, str) else None
+        if match is not None and match not in data:
+            logger.warning("%s: argument %r taken as %r (letter case differs)", tool, key, match)
+            kept[match] = value
+        else:
+            logger.warning(
+                "%s: unknown argument %r ignored; known: %s", tool, key, ", ".join(known) or "none"
+            )
+    return kept
+
+
+def _integral_float_at(data: Any, loc: tuple[int | str, ...]) -> bool:
+    """Replace an integral float at ``loc`` by its int; True if one was replaced."""
+    container: Any = data
+    parents: list[tuple[Any, int | str]] = []
+    for part in loc:
+        in_dict = isinstance(container, dict) and part in container
+        in_list = isinstance(container, list) and isinstance(part, int)
+        if in_dict or (in_list and 0 <= int(part) < len(container)):
+            parents.append((container, part))
+            container = container[part]
+        # anything else is a tag pydantic adds (a union member): skip it
+    if not parents or not isinstance(container, float) or not container.is_integer():
+        return False
+    holder, key = parents[-1]
+    holder[key] = int(container)
+    return True
+
+
+def _problems(exc: ValidationError, known: list[str]) -> list[dict[str, str]]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        loc = [str(part) for part in error["loc"]]
+        path = "$" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc)
+        message = error["msg"]
+        if error["type"] == "extra_forbidden":
+            takes = ", ".join(known) if known else "no arguments"
+            message = f"unknown argument (this tool takes: {takes})"
+        elif error["type"] == "missing":
+            message = "required argument is missing"
+        problems.append({"path": path, "message": message, "rule": error["type"]})
+    return problems
+
+
+def check_arguments(
+    tool: str,
+    model: type[BaseModel],
+    arguments: Mapping[str, Any] | None,
+    *,
+    unknown: UnknownArguments = "refuse",
+) -> BaseModel:
+    """The arguments as an instance of ``model``, or :class:`InvalidArguments` naming each
+    problem with its JSON path."""
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise InvalidArguments(
+            tool,
+            [{"path": "$", "message": "arguments must be an object", "rule": "object_type"}],
+        )
+    data = dict(arguments or {})
+    if unknown == "ignore":
+        data = _ignore_unknown(tool, data, known_names(model))
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArguments(
+            tool, [{"path": "$", "message": f"arguments are not JSON: {exc}", "rule": "json"}]
+        ) from None
+    document: Any = None
+    for _ in range(_MAX_ROUNDS):
+        try:
+            return model.model_validate_json(text, strict=True)
+        except ValidationError as exc:
+            if document is None:
+                document = json.loads(text)  # a copy to correct, only when needed
+            patched = False
+            for error in exc.errors(include_url=False):
+                if error["type"] == "int_type" and isinstance(error["input"], float):
+                    patched |= _integral_float_at(document, tuple(error["loc"]))
+            if not patched:
+                raise InvalidArguments(tool, _problems(exc, known_names(model))) from None
+            text = json.dumps(document)
+    raise InvalidArguments(
+        tool, [{"path": "$", "message": "arguments could not be read", "rule": "rounds"}]
+    )

@@ -1,0 +1,113 @@
+"""How a server is configured: its limits, its address, and the protocol choices it makes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from lib_gab._arguments import UnknownArguments
+
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "RUNTIME_NAME",
+    "RUNTIME_VERSION",
+    "ProtocolOptions",
+    "ServerAddress",
+    "ServerConfigError",
+    "ServerLimits",
+    "Transport",
+]
+
+LOOPBACK_HOSTS = ("127.0.0.1", "::1")
+RUNTIME_NAME = "lib-gab"
+RUNTIME_VERSION = "0.1.0"
+
+Transport = Literal["tcp", "unix", "stdio"]
+
+
+class ServerConfigError(ValueError):
+    """The server was configured in a way it cannot run (a bad host, token or port)."""
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Bounds the server keeps and advertises in ``capabilities.limits``."""
+
+    max_connections: int = 16
+    """Bridge connections at once; further ones are closed as soon as they are accepted."""
+    max_message_bytes: int = 4 * 1024 * 1024
+    max_concurrent_requests: int = 64
+    """Requests served at once per connection (also declared as the ``concurrency``
+    extension capability, so a bridge knows it may overlap that many)."""
+    request_timeout: int = 60
+    """Seconds a request may take before it is answered with a timeout error."""
+    hello_timeout: float = 10.0
+    """Seconds a new connection has to send a valid session/hello before it is closed."""
+    max_tool_threads: int = 8
+    """Sync tools run in worker threads, at most this many at once."""
+    auth_failures_before_delay: int = 5
+    """Failed hellos within ``auth_failure_window`` seconds before further failures are slowed."""
+    auth_failure_window: float = 10.0
+    auth_failure_delay: float = 1.0
+    """Seconds a failed hello waits before its answer once the failure rate is exceeded."""
+
+    def __post_init__(self) -> None:
+        if self.max_connections < 1:
+            raise ServerConfigError("ServerLimits.max_connections must be at least 1")
+        if self.max_message_bytes < 1024:
+            raise ServerConfigError("ServerLimits.max_message_bytes must be at least 1024")
+        if self.max_concurrent_requests < 1 or self.max_tool_threads < 1:
+            raise ServerConfigError("ServerLimits concurrency limits must be at least 1")
+        if self.request_timeout < 1 or not self.hello_timeout > 0:
+            raise ServerConfigError("ServerLimits timeouts must be positive")
+
+
+@dataclass(frozen=True)
+class ProtocolOptions:
+    """Where GABP leaves the choice to the server, what this one does.
+
+    The defaults are this runtime's; :meth:`lib_gab` gives Lib.GAB 1.0.3's answers instead.
+    """
+
+    unknown_arguments: UnknownArguments = "refuse"
+    """An argument name the tool does not know: ``refuse`` answers ``-32602`` naming the
+    names it knows; ``ignore`` (Lib.GAB) drops it with a warning and takes a name that differs
+    only in letter case as the parameter's."""
+    repeated_hello: Literal["welcome", "refuse"] = "welcome"
+    """A second ``session/hello`` on an established session: ``welcome`` checks the token again
+    and answers the welcome again (Lib.GAB); ``refuse`` answers ``-31005``."""
+    unknown_channels: Literal["refuse", "skip"] = "refuse"
+    """events/subscribe or events/unsubscribe naming a channel the server does not offer:
+    ``refuse`` answers ``-31003`` listing the unknown and the offered channels; ``skip``
+    (Lib.GAB) leaves it out of the answer's list."""
+    descriptor_extras: bool = False
+    """Add Lib.GAB's ``parameters`` and ``requiresAuth`` to each tools/list entry (GABP's tool
+    schema does not admit them; bridges that read leniently ignore them)."""
+
+    @classmethod
+    def lib_gab(cls) -> ProtocolOptions:
+        """Every choice as Lib.GAB 1.0.3 makes it."""
+        return cls(
+            unknown_arguments="ignore",
+            repeated_hello="welcome",
+            unknown_channels="skip",
+            descriptor_extras=True,
+        )
+
+
+@dataclass(frozen=True)
+class ServerAddress:
+    """Where a running server can be reached."""
+
+    transport: Transport
+    host: str | None = None
+    port: int | None = None
+    path: str | None = None
+
+    def __str__(self) -> str:
+        if self.transport == "tcp":
+            host = f"[{self.host}]" if self.host and ":" in self.host else self.host
+            return f"{host}:{self.port}"
+        if self.transport == "unix":
+            return f"unix:{self.path}"
+        return "stdio"

@@ -1,0 +1,127 @@
+"""Listening, accepting bridge connections and serving each one: the running server."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from gabp import Connection, ConnectionLimits, stdio_stream
+from lib_gab._method_handlers import MethodHandlers, Session
+from lib_gab._server_config import ServerAddress, ServerConfigError, Transport
+
+__all__ = ["Serving"]
+
+logger = logging.getLogger("lib_gab.server")
+
+
+class Serving(MethodHandlers):
+    """The part of the server that owns the listener and the connections."""
+
+    host: str
+    port: int
+    transport: Transport
+    unix_path: Path | None
+    _sessions: set[Session]
+    _address: ServerAddress | None
+    _connection_limits: ConnectionLimits
+
+    @property
+    def address(self) -> ServerAddress | None:
+        """Where the server listens, once it runs."""
+        return self._address
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._sessions)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[ServerAddress]:
+        """Serve in the background for the duration of the block; yields the bound address."""
+        async with anyio.create_task_group() as tg:
+            address: ServerAddress = await tg.start(self.serve)
+            try:
+                yield address
+            finally:
+                tg.cancel_scope.cancel()
+
+    def run(self) -> None:
+        """Serve until interrupted (blocking). Ctrl-C stops the server cleanly."""
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(self.serve)
+
+    async def serve(
+        self, *, task_status: anyio.abc.TaskStatus[ServerAddress] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Listen and serve until cancelled; reports the bound address through ``task_status``."""
+        self._relay.bind_loop()
+        async with anyio.create_task_group() as tg:
+            if self._attention is not None:
+                tg.start_soon(self._relay.pump, self._attention)
+            if self.transport == "stdio":
+                self._address = ServerAddress("stdio")
+                task_status.started(self._address)
+                await self._serve_connection(stdio_stream())
+                tg.cancel_scope.cancel()
+                return
+            listener = await self._listen()
+            async with listener:
+                task_status.started(self._address)  # type: ignore[arg-type]
+                await listener.serve(self._accept)
+
+    async def _listen(self) -> anyio.abc.Listener[Any]:
+        if self.transport == "unix":
+            assert self.unix_path is not None
+            if self.unix_path.exists():
+                raise ServerConfigError(f"{self.unix_path} already exists")
+            listener = await anyio.create_unix_listener(self.unix_path, mode=0o600)
+            self._address = ServerAddress("unix", path=str(self.unix_path))
+            return listener
+        tcp = await anyio.create_tcp_listener(local_host=self.host, local_port=self.port)
+        for each in tcp.listeners:  # check what was bound, not only what was asked for
+            bound = each.extra(anyio.abc.SocketAttribute.local_address)
+            if not ipaddress.ip_address(bound[0]).is_loopback:
+                await tcp.aclose()
+                raise ServerConfigError(f"refusing to serve on non-loopback address {bound[0]}")
+        port = tcp.extra(anyio.abc.SocketAttribute.local_port)
+        self._address = ServerAddress("tcp", host=self.host, port=port)
+        return tcp
+
+    async def _accept(self, stream: anyio.abc.ByteStream) -> None:
+        if len(self._sessions) >= self.limits.max_connections:
+            logger.warning(
+                "refusing a bridge connection: %d connections already open",
+                self.limits.max_connections,
+            )
+            await stream.aclose()
+            return
+        await self._serve_connection(stream)
+
+    async def _serve_connection(self, stream: anyio.abc.ByteStream) -> None:
+        connection = Connection(stream, limits=self._connection_limits, name=self.agent_id)
+        session = Session(connection)
+        connection.set_fallback_handler(lambda request: self._dispatch(session, request))
+        self._sessions.add(session)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._expire_without_hello, session)
+                await connection.run()
+                tg.cancel_scope.cancel()
+        finally:
+            self._sessions.discard(session)
+            logger.info("bridge connection closed: %s", connection.close_reason)
+
+    async def _expire_without_hello(self, session: Session) -> None:
+        await anyio.sleep(self.limits.hello_timeout)
+        if not session.established:
+            logger.warning("closing a connection that sent no valid session/hello in time")
+            session.connection.close_soon(
+                f"no session/hello within {self.limits.hello_timeout:g} s"
+            )

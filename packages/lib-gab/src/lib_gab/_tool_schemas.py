@@ -1,0 +1,148 @@
+"""The ``inputSchema`` and ``outputSchema`` of a tool, and the model arguments are checked with.
+
+Two sources: a function's type hints (pydantic builds the schemas), or Lib.GAB-style metadata
+(:class:`~lib_gab.tool_info.ToolParameterInfo` and ``ToolResponseFieldInfo``), from which the
+schemas are built as Lib.GAB builds them. Either way a result that is not a JSON object is
+described as the ``value`` member of an object, the shape MCP bridges give such a result
+(an MCP ``outputSchema`` must describe an object).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from lib_gab.tool_info import ToolParameterInfo, ToolResponseFieldInfo, json_type_of
+
+__all__ = [
+    "described",
+    "input_schema_from_infos",
+    "model_from_infos",
+    "model_name",
+    "object_output_schema",
+    "output_schema_from_fields",
+]
+
+_PYTHON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list[Any],
+    "object": Any,
+}
+
+
+def model_name(tool_name: str) -> str:
+    return "".join(part.capitalize() for part in re.split(r"[/_-]", tool_name)) + "Arguments"
+
+
+def input_schema_from_infos(parameters: Iterable[ToolParameterInfo]) -> dict[str, Any]:
+    """Lib.GAB's ``inputSchema``: each parameter's JSON type, description and default."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for parameter in parameters:
+        prop: dict[str, Any] = {"type": json_type_of(parameter.type)}
+        if parameter.description and parameter.description.strip():
+            prop["description"] = parameter.description
+        if parameter.default_value is not None:
+            prop["default"] = parameter.default_value
+        properties[parameter.name] = prop
+        if parameter.required:
+            required.append(parameter.name)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def model_from_infos(tool_name: str, parameters: Iterable[ToolParameterInfo]) -> type[BaseModel]:
+    """The model that checks arguments against Lib.GAB-style parameter metadata."""
+    fields: dict[str, Any] = {}
+    for parameter in parameters:
+        kind = parameter.type
+        annotation = _PYTHON_TYPES[kind] if isinstance(kind, str) else kind
+        if annotation is object:
+            annotation = Any
+        if parameter.required:
+            fields[parameter.name] = (annotation, Field(description=parameter.description))
+        else:
+            fields[parameter.name] = (
+                annotation | None,
+                Field(default=parameter.default_value, description=parameter.description),
+            )
+    name = model_name(tool_name)
+    model: type[BaseModel] = create_model(
+        name, __config__=ConfigDict(extra="forbid", title=name), **fields
+    )
+    return model
+
+
+def output_schema_from_fields(
+    result_description: str | None, fields: Iterable[ToolResponseFieldInfo]
+) -> dict[str, Any]:
+    """Lib.GAB's ``outputSchema``: ``{}``, the result description alone, or an object with the
+    documented members (a nullable member's type includes ``null``; Lib.GAB writes
+    ``"nullable": true``, which JSON Schema does not know)."""
+    fields = list(fields)
+    schema: dict[str, Any] = {}
+    if result_description and result_description.strip():
+        schema["description"] = result_description
+    if not fields:
+        return schema
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for member in fields:
+        prop: dict[str, Any] = {"type": [member.type, "null"] if member.nullable else member.type}
+        if member.description:
+            prop["description"] = member.description
+        properties[member.name] = prop
+        if member.always:
+            required.append(member.name)
+    schema["type"] = "object"
+    schema["properties"] = properties
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _is_object(schema: Mapping[str, Any]) -> bool:
+    if schema.get("type") == "object":
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = schema.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+        return isinstance(target, Mapping) and target.get("type") == "object"
+    return False
+
+
+def object_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` if it describes an object, else an object whose ``value`` member it describes."""
+    if _is_object(schema):
+        return schema
+    inner = {key: value for key, value in schema.items() if key != "$defs"}
+    wrapped: dict[str, Any] = {
+        "type": "object",
+        "properties": {"value": inner},
+        "required": ["value"],
+    }
+    if "$defs" in schema:
+        wrapped["$defs"] = schema["$defs"]
+    return wrapped
+
+
+def described(schema: dict[str, Any], result_description: str | None) -> dict[str, Any]:
+    """``schema`` with ``result_description`` as its root ``description`` (first key)."""
+    if not result_description:
+        return schema
+    return {
+        "description": result_description,
+        **{key: value for key, value in schema.items() if key != "description"},
+    }

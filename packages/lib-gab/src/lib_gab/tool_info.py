@@ -1,0 +1,240 @@
+"""Tool metadata the way Lib.GAB describes it, and the decorators that attach it.
+
+* :class:`ToolInfo`, :class:`ToolParameterInfo` and :class:`ToolResponseFieldInfo` are the
+  counterparts of Lib.GAB's ``ToolInfo``, ``ToolParameterInfo`` and ``ToolResponseFieldInfo``:
+  what ``GabpServer.register_tool`` takes beside a plain handler, and what every registered tool
+  reports (``Tool.info``).
+* :func:`tool`, :func:`tool_response` and :class:`ToolParameter` are the counterparts of the
+  ``[Tool]``, ``[ToolResponse]`` and ``[ToolParameter]`` attributes: they only attach metadata;
+  ``GabpServer.register_tools_from(obj)`` finds the decorated methods and registers them.
+
+::
+
+    class ColonyTools:
+        @tool("colony/set_speed", description="Set the game speed.",
+              result_description="The speed now in effect.")
+        @tool_response("speed", type="integer", description="0 paused, 1 to 4 faster")
+        def set_speed(self, speed: Annotated[int, ToolParameter(description="0 to 4")]) -> dict:
+            ...
+
+    server.register_tools_from(ColonyTools())
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+from gabp.messages import TOOL_NAME_PATTERN
+
+__all__ = [
+    "JSON_TYPES",
+    "ToolInfo",
+    "ToolParameter",
+    "ToolParameterInfo",
+    "ToolResponseFieldInfo",
+    "json_type_of",
+    "tool",
+    "tool_info_of",
+    "tool_response",
+    "tool_title",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+JSON_TYPES: Final = ("string", "integer", "number", "boolean", "array", "object")
+_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+_MARK = "__lib_gab_tool__"
+_RESPONSES = "__lib_gab_tool_responses__"
+_NO_DEFAULT: Any = object()
+
+
+def check_tool_name(name: str) -> str:
+    """``name`` if it is a canonical GABP tool name, else a ``ValueError`` that says why."""
+    if not isinstance(name, str) or not _TOOL_NAME.match(name):
+        raise ValueError(
+            f"tool name {name!r} must match {TOOL_NAME_PATTERN} (for example 'inventory/get'): "
+            "lowercase segments joined by '/', at least two; dotted names such as "
+            "'inventory.get' are not GABP tool names"
+        )
+    return name
+
+
+def tool_title(name: str) -> str:
+    """Lib.GAB's title for a tool name: ``inventory/get_all`` -> ``Inventory Get All``."""
+    parts = [part.title() for part in re.split(r"[/_-]+", name) if part]
+    return " ".join(parts) if parts else name
+
+
+def json_type_of(kind: Any) -> str:
+    """The JSON Schema type of a parameter type, as Lib.GAB maps .NET types.
+
+    A JSON type name passes through; ``str`` is ``string``, ``bool`` ``boolean``, ``int``
+    ``integer``, ``float`` and ``Decimal`` ``number``, other collections ``array``, anything else
+    ``object``.
+    """
+    if isinstance(kind, str):
+        if kind not in JSON_TYPES:
+            raise ValueError(f"unknown JSON type {kind!r}; one of {', '.join(JSON_TYPES)}")
+        return kind
+    origin = getattr(kind, "__origin__", None) or kind
+    if origin is str:
+        return "string"
+    if origin is bool:
+        return "boolean"
+    if origin is int:
+        return "integer"
+    if origin is float or getattr(origin, "__name__", "") == "Decimal":
+        return "number"
+    if origin in (list, tuple, set, frozenset) or (
+        isinstance(origin, type) and issubclass(origin, Sequence) and origin is not str
+    ):
+        return "array"
+    return "object"
+
+
+@dataclass(frozen=True)
+class ToolParameterInfo:
+    """One parameter: its name, type, description, whether it is required and its default."""
+
+    name: str
+    type: Any = object
+    """A Python type (``int``, ``list[str]``, a model) or a JSON type name (``"integer"``)."""
+    description: str | None = None
+    required: bool = True
+    default_value: Any = None
+    """Used when the argument is left out (``None``: no default)."""
+
+
+@dataclass(frozen=True)
+class ToolResponseFieldInfo:
+    """One member of a tool's (object) result, for its ``outputSchema``."""
+
+    name: str
+    type: str = "string"
+    """A JSON type name: string, integer, number, boolean, array or object."""
+    description: str | None = None
+    always: bool = True
+    """The member is always present (it is listed as required)."""
+    nullable: bool = False
+    """The member may be null."""
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.strip():
+            raise ValueError("a response field needs a name")
+        json_type_of(self.type)
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """What a tool is, for ``tools/list``: Lib.GAB's ``ToolInfo``."""
+
+    name: str = ""
+    description: str | None = None
+    title: str | None = None
+    """Falls back to :func:`tool_title` of the name."""
+    result_description: str | None = None
+    """What a successful result means or holds; the root ``description`` of ``outputSchema``."""
+    tags: tuple[str, ...] = ()
+    parameters: tuple[ToolParameterInfo, ...] = ()
+    response_fields: tuple[ToolResponseFieldInfo, ...] = ()
+    requires_auth: bool = True
+    """Lib.GAB's flag, kept as metadata (every GABP call is authenticated by the session)."""
+    deprecated: bool = False
+    version: str | None = None
+
+    def with_name(self, name: str) -> ToolInfo:
+        return ToolInfo(**{**self.__dict__, "name": name})
+
+
+def normalize_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    """Lib.GAB's tag rule: blanks dropped, trimmed, duplicates (any letter case) once."""
+    seen: dict[str, str] = {}
+    for tag in tags:
+        if isinstance(tag, str) and tag.strip():
+            seen.setdefault(tag.strip().lower(), tag.strip())
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True)
+class ToolParameter:
+    """Parameter metadata, put in ``Annotated[...]``: Lib.GAB's ``[ToolParameter]``.
+
+    ``required=False`` or a ``default`` makes the parameter optional (as does a Python
+    default); the default is what the tool receives when the argument is left out.
+    """
+
+    description: str | None = None
+    required: bool = True
+    default: Any = field(default=_NO_DEFAULT)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not _NO_DEFAULT
+
+
+def tool(
+    name: str,
+    *,
+    description: str | None = None,
+    title: str | None = None,
+    result_description: str | None = None,
+    tags: Iterable[str] = (),
+    requires_auth: bool = True,
+    deprecated: bool = False,
+    version: str | None = None,
+) -> Callable[[F], F]:
+    """Mark a function or method as the tool ``name`` (metadata only; nothing is registered)."""
+    check_tool_name(name)
+
+    def mark(function: F) -> F:
+        info = ToolInfo(
+            name=name,
+            description=description,
+            title=title,
+            result_description=result_description,
+            tags=normalize_tags(tags),
+            requires_auth=requires_auth,
+            deprecated=deprecated,
+            version=version,
+        )
+        setattr(_target(function), _MARK, info)
+        return function
+
+    return mark
+
+
+def tool_response(
+    name: str,
+    *,
+    type: str = "string",
+    description: str | None = None,
+    always: bool = True,
+    nullable: bool = False,
+) -> Callable[[F], F]:
+    """Document one member of a tool's result (apply once per member, in any order)."""
+    response = ToolResponseFieldInfo(name, type, description, always, nullable)
+
+    def mark(function: F) -> F:
+        target = _target(function)
+        # decorators apply bottom-up: prepend, so the members read in source order
+        setattr(target, _RESPONSES, (response, *getattr(target, _RESPONSES, ())))
+        return function
+
+    return mark
+
+
+def _target(function: Any) -> Any:
+    return getattr(function, "__func__", function)  # staticmethod / classmethod objects
+
+
+def tool_info_of(function: Any) -> ToolInfo | None:
+    """The metadata :func:`tool` and :func:`tool_response` attached, or None if not a tool."""
+    target = _target(function)
+    info: ToolInfo | None = getattr(target, _MARK, None)
+    if info is None:
+        return None
+    responses: tuple[ToolResponseFieldInfo, ...] = getattr(target, _RESPONSES, ())
+    return ToolInfo(**{**info.__dict__, "response_fields": responses}) if responses else info

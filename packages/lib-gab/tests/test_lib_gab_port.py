@@ -1,0 +1,400 @@
+"""Lib.GAB's public surface in lib_gab: handler tools with ToolInfo, marked tools, unregister,
+in-process calls, titles and output schemas, lenient receive, the protocol options."""
+
+from __future__ import annotations
+
+import types
+import uuid
+from typing import Annotated, Any
+
+import anyio
+import pytest
+
+from gabp import RemoteError
+from gabp.messages import new_id
+from gabp_schemas import validate
+from lib_gab import (
+    GabpServer,
+    InvalidArguments,
+    ProtocolOptions,
+    ToolInfo,
+    ToolNotFound,
+    ToolParameter,
+    ToolParameterInfo,
+    ToolResponseFieldInfo,
+    UrgentEntry,
+    current_operation,
+    tool,
+    tool_response,
+    tool_title,
+)
+from lib_gab.testing import bridge_session, hello_params
+
+TOKEN = "c" * 64
+
+
+def make_server(**options: Any) -> GabpServer:
+    return GabpServer(app_name="Port", app_version="1", agent_id="port", token=TOKEN, **options)
+
+
+async def tools_list(server: GabpServer) -> list[dict[str, Any]]:
+    async with server.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            listed = await conn.request("tools/list")
+    validate(
+        {"v": "gabp/1", "id": new_id(), "type": "response", "result": listed}, method="tools/list"
+    )
+    return list(listed["tools"])
+
+
+async def call(server: GabpServer, params: dict[str, Any]) -> Any:
+    """The result of one tools/call, or the RemoteError it was answered with (returned)."""
+    async with server.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            try:
+                return await conn.request("tools/call", params)
+            except RemoteError as exc:
+                return exc
+
+
+# -- titles and schemas ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("inventory/get", "Inventory Get"),
+        ("rimworld/pause_game", "Rimworld Pause Game"),
+        ("game-v2/world/set_chunk", "Game V2 World Set Chunk"),
+        ("rimbridge/list_logs2", "Rimbridge List Logs2"),
+    ],
+)
+def test_titles_are_derived_from_every_segment_as_lib_gab_does(name: str, title: str) -> None:
+    assert tool_title(name) == title
+
+
+async def test_a_handler_tool_is_described_from_its_tool_info_as_lib_gab_builds_it() -> None:
+    server = make_server()
+    info = ToolInfo(
+        description="Find a thing on the map.",
+        result_description="Where the thing is.",
+        tags=("map", "read-only"),
+        parameters=(
+            ToolParameterInfo("def", str, "Thing definition, e.g. Steel"),
+            ToolParameterInfo("limit", int, "At most this many", required=False, default_value=5),
+            ToolParameterInfo("exact", "boolean", required=False),
+        ),
+        response_fields=(
+            ToolResponseFieldInfo("cells", "array", "Cells holding it"),
+            ToolResponseFieldInfo("note", "string", always=False, nullable=True),
+        ),
+    )
+    server.register_tool("map/find_thing", lambda arguments: {"cells": []}, info)
+    (entry,) = await tools_list(server)
+    assert entry == {
+        "name": "map/find_thing",
+        "title": "Map Find Thing",
+        "description": "Find a thing on the map.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "def": {"type": "string", "description": "Thing definition, e.g. Steel"},
+                "limit": {"type": "integer", "description": "At most this many", "default": 5},
+                "exact": {"type": "boolean"},
+            },
+            "additionalProperties": False,
+            "required": ["def"],
+        },
+        "outputSchema": {
+            "description": "Where the thing is.",
+            "type": "object",
+            "properties": {
+                "cells": {"type": "array", "description": "Cells holding it"},
+                "note": {"type": ["string", "null"]},
+            },
+            "required": ["cells"],
+        },
+        "tags": ["map", "read-only"],
+    }
+
+
+async def test_a_result_that_is_not_an_object_is_described_as_an_objects_value() -> None:
+    server = make_server()
+
+    @server.tool("game/name", description="The colony's name.", result_description="The name.")
+    def name() -> str:
+        return "New Hope"
+
+    @server.tool("game/anything", description="Untyped.")
+    def anything():  # type: ignore[no-untyped-def]
+        return 7
+
+    entries = {entry["name"]: entry for entry in await tools_list(server)}
+    assert entries["game/name"]["outputSchema"] == {
+        "description": "The name.",
+        "type": "object",
+        "properties": {"value": {"type": "string"}},
+        "required": ["value"],
+    }
+    assert entries["game/anything"]["outputSchema"] == {}
+    assert await call(server, {"name": "game/name", "arguments": {}}) == "New Hope"
+
+
+async def test_descriptor_extras_add_lib_gabs_parameters_and_requires_auth_on_request() -> None:
+    server = make_server(options=ProtocolOptions(descriptor_extras=True))
+    server.register_tool(
+        "game/speed",
+        lambda arguments: arguments,
+        ToolInfo(
+            description="Set the speed.",
+            parameters=(ToolParameterInfo("speed", int, required=False, default_value=1),),
+            requires_auth=False,
+        ),
+    )
+    async with server.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            (entry,) = (await conn.request("tools/list"))["tools"]
+    assert entry["parameters"] == [
+        {
+            "name": "speed",
+            "type": "integer",
+            "description": None,
+            "required": False,
+            "defaultValue": 1,
+        }
+    ]
+    assert entry["requiresAuth"] is False
+
+
+# -- registration --------------------------------------------------------------------------------
+
+
+async def test_a_handler_gets_the_checked_arguments_with_defaults_and_may_be_async() -> None:
+    server = make_server()
+    seen: list[dict[str, Any]] = []
+
+    async def handler(arguments: dict[str, Any]) -> dict[str, Any]:
+        seen.append(arguments)
+        return {"ok": True}
+
+    server.register_tool(
+        "game/dig",
+        handler,
+        ToolInfo(
+            description="Dig.",
+            parameters=(
+                ToolParameterInfo("x", int),
+                ToolParameterInfo("depth", int, required=False, default_value=2),
+            ),
+        ),
+    )
+    assert await call(server, {"name": "game/dig", "arguments": {"x": 4.0}}) == {"ok": True}
+    assert seen == [{"x": 4, "depth": 2}]
+
+
+def test_registering_a_handler_again_replaces_it_and_unregister_removes_it() -> None:
+    server = make_server()
+    server.register_tool("game/a", lambda a: 1, ToolInfo(description="One."))
+    server.register_tool("game/a", lambda a: 2, ToolInfo(description="Two."))
+    assert server.tools.get("game/a").description == "Two."  # type: ignore[union-attr]
+    assert server.unregister_tool("game/a") is True
+    assert server.unregister_tool("game/a") is False
+    assert not server.has_tool("game/a")
+    with pytest.raises(ValueError, match=r"dotted names"):
+        server.register_tool("game.a", lambda a: 1)
+
+
+class Colony:
+    def __init__(self) -> None:
+        self.speed = 1
+
+    @tool("colony/set_speed", description="Set the game speed.", tags=["control", " control "])
+    @tool_response("speed", type="integer", description="The speed now")
+    @tool_response("paused", type="boolean")
+    def set_speed(
+        self,
+        speed: Annotated[int, ToolParameter(description="0 paused, 1 to 4")],
+        reason: Annotated[str, ToolParameter(description="Why", default="asked")] = "asked",
+    ) -> dict[str, Any]:
+        self.speed = speed
+        return {"speed": speed, "paused": speed == 0, "reason": reason}
+
+    @tool("colony/version")
+    @staticmethod
+    def version() -> str:
+        """The colony format version."""
+        return "3"
+
+    def not_a_tool(self) -> None:
+        raise AssertionError("never registered")
+
+
+async def test_marked_methods_of_an_instance_are_registered_with_their_metadata() -> None:
+    server = make_server()
+    colony = Colony()
+    found = server.register_tools_from(colony)
+    assert [t.name for t in found] == ["colony/set_speed"]
+    (entry,) = await tools_list(server)
+    assert entry["title"] == "Colony Set Speed"
+    assert entry["tags"] == ["control"]
+    assert entry["inputSchema"]["properties"]["speed"]["description"] == "0 paused, 1 to 4"
+    assert entry["inputSchema"]["required"] == ["speed"]
+    assert entry["outputSchema"] == {
+        "type": "object",
+        "properties": {
+            "speed": {"type": "integer", "description": "The speed now"},
+            "paused": {"type": "boolean"},
+        },
+        "required": ["speed", "paused"],
+    }
+    info = found[0].info
+    assert [(p.name, p.required, p.default_value) for p in info.parameters] == [
+        ("speed", True, None),
+        ("reason", False, "asked"),
+    ]
+    assert await call(server, {"name": "colony/set_speed", "arguments": {"speed": 0}}) == {
+        "speed": 0,
+        "paused": True,
+        "reason": "asked",
+    }
+    assert colony.speed == 0
+
+
+def test_static_methods_are_registered_from_the_class_and_functions_from_a_module() -> None:
+    server = make_server()
+    (version,) = server.register_tools_from(Colony)
+    assert (version.name, version.description) == ("colony/version", "The colony format version.")
+    module = types.ModuleType("colony_tools")
+
+    @tool("colony/ping", description="Ping.")
+    def ping() -> dict[str, bool]:
+        return {"pong": True}
+
+    module.ping = ping  # type: ignore[attr-defined]
+    assert [t.name for t in server.register_tools_from(module)] == ["colony/ping"]
+
+
+async def test_a_tool_runs_in_process_as_a_bridge_call_would() -> None:
+    server = make_server()
+    manager = server.enable_attention(update_interval=0)
+    seen: list[str | None] = []
+
+    @server.tool("colony/fail", description="Fail loudly.")
+    def fail(times: int) -> dict[str, int]:
+        operation = current_operation()
+        seen.append(operation.method if operation else None)
+        manager.report(UrgentEntry("error", "it failed"))
+        return {"times": times}
+
+    assert await server.call_tool("colony/fail", {"times": 2.0}) == {"times": 2}
+    item = manager.current()
+    assert item is not None and item.causal_method == "colony/fail"
+    assert item.causal_operation_id is not None and uuid.UUID(item.causal_operation_id)
+    assert seen == ["colony/fail"]
+    with pytest.raises(ToolNotFound):
+        await server.call_tool("colony/missing")
+    with pytest.raises(InvalidArguments):
+        await server.call_tool("colony/fail", {"times": "two"})
+
+
+# -- lenient receive -----------------------------------------------------------------------------
+
+
+def echo_server(**options: Any) -> GabpServer:
+    server = make_server(**options)
+
+    @server.tool("game/repeat", description="Repeat a word.")
+    def repeat(word: str = "hi", count: int = 1) -> dict[str, Any]:
+        return {"text": " ".join([word] * count), "countType": type(count).__name__}
+
+    return server
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"parameters": None}, "hi"),
+        ({"arguments": None}, "hi"),
+        ({"parameters": {"count": 2.0}}, "hi hi"),
+        ({"parameters": {"word": "yo"}, "arguments": {"word": "no"}}, "yo"),
+        ({"parameters": None, "arguments": {"word": "ok"}}, "ok"),
+    ],
+)
+async def test_what_the_go_bridge_sends_is_served_as_lib_gab_serves_it(
+    params: dict[str, Any], expected: str
+) -> None:
+    result = await call(echo_server(), {"name": "game/repeat", **params})
+    assert result == {"text": expected, "countType": "int"}
+
+
+async def test_a_fractional_number_for_an_integer_is_refused() -> None:
+    refused = await call(echo_server(), {"name": "game/repeat", "arguments": {"count": 2.5}})
+    assert isinstance(refused, RemoteError) and refused.code == -32602
+    assert refused.data["errors"][0]["path"] == "$.count"
+
+
+async def test_an_unknown_argument_is_refused_naming_the_known_ones() -> None:
+    refused = await call(
+        echo_server(), {"name": "game/repeat", "arguments": {"Word": "x", "times": 3}}
+    )
+    assert isinstance(refused, RemoteError) and refused.code == -32602
+    assert {(p["path"], p["message"]) for p in refused.data["errors"]} == {
+        ("$.Word", "unknown argument (this tool takes: word, count)"),
+        ("$.times", "unknown argument (this tool takes: word, count)"),
+    }
+
+
+async def test_with_lib_gabs_choice_unknown_arguments_are_ignored_and_case_is_forgiven(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = echo_server(options=ProtocolOptions(unknown_arguments="ignore"))
+    result = await call(server, {"name": "game/repeat", "arguments": {"Word": "x", "times": 3}})
+    assert result == {"text": "x", "countType": "int"}
+    assert "unknown argument 'times' ignored" in caplog.text
+
+
+# -- channels ------------------------------------------------------------------------------------
+
+
+async def test_unknown_channels_are_refused_or_skipped_as_the_server_chooses() -> None:
+    strict = make_server()
+    strict.channel("colony/raid")
+    lenient = make_server(options=ProtocolOptions.lib_gab())
+    lenient.channel("colony/raid")
+    channels = {"channels": ["colony/raid", "colony/nothing"]}
+    async with strict.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+            await conn.request("events/subscribe", channels)
+    assert info.value.code == -31003
+    assert info.value.data == {"channels": ["colony/nothing"], "available": ["colony/raid"]}
+    async with lenient.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            assert await conn.request("events/subscribe", channels) == {
+                "subscribed": ["colony/raid"]
+            }
+            assert await conn.request("events/unsubscribe", channels) == {
+                "unsubscribed": ["colony/raid"]
+            }
+
+
+def test_lib_gabs_choices_are_one_preset() -> None:
+    assert ProtocolOptions.lib_gab() == ProtocolOptions(
+        unknown_arguments="ignore",
+        repeated_hello="welcome",
+        unknown_channels="skip",
+        descriptor_extras=True,
+    )
+    assert ProtocolOptions() == ProtocolOptions(
+        unknown_arguments="refuse",
+        repeated_hello="welcome",
+        unknown_channels="refuse",
+        descriptor_extras=False,
+    )
+
+
+async def test_the_hello_is_answered_for_a_bridge_on_macos_that_says_darwin() -> None:
+    server = make_server()
+    async with server.running() as address, bridge_session(address, TOKEN, hello=False) as conn:
+        with anyio.fail_after(5):
+            reply = await conn.request("session/hello", hello_params(TOKEN, platform="darwin"))
+    assert reply["agentId"] == "port"
