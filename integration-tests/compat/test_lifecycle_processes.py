@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -162,8 +163,19 @@ async def test_a_steam_managed_game_is_found_in_the_library_and_started_directly
     vdf, install = steam_library(tmp_path, "4242001")
     entry = config_dir.game("colony", launchMode="SteamManaged", target="4242001")
     entry.pop("args")
+    # A Steam client that records how it was started (and then is not seen running).
+    client_bin = tmp_path / "client-bin"
+    client_bin.mkdir()
+    steam = client_bin / "steam"
+    steam.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/steam-args"\n', encoding="utf-8")
+    steam.chmod(0o755)
+    client_seen = subprocess.run(["pgrep", "-x", "steam"], capture_output=True).returncode == 0
+    env = {
+        "GABS_STEAM_LIBRARYFOLDERS": str(vdf),
+        "PATH": f"{client_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     with anyio.fail_after(180):
-        async with open_bridge(config_dir, env={"GABS_STEAM_LIBRARYFOLDERS": str(vdf)}) as client:
+        async with open_bridge(config_dir, env=env) as client:
             started = await client.call_tool("games_start", {"gameId": "colony"})
             assert data(started)["code"] == "started_connected", text_of(started)
             launch = config_dir.launch_report("colony")
@@ -173,6 +185,8 @@ async def test_a_steam_managed_game_is_found_in_the_library_and_started_directly
     assert (launch["env"]["SteamAppId"], launch["env"]["SteamGameId"]) == ("4242001", "4242001")
     assert launch["cwd"] == str(install)
     assert (install / "steam_appid.txt").read_text(encoding="utf-8").strip() == "4242001"
+    if not client_seen:  # no Steam client running: the bridge tried to start one first
+        assert (tmp_path / "steam-args").read_text(encoding="utf-8").split() == ["-silent"]
 
 
 def fake_opener(folder: Path, process_name: str, games_dir: Path) -> Path:

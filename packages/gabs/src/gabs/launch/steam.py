@@ -5,7 +5,9 @@ install folder and its most likely game executable.
 ``$GABS_STEAM_LIBRARYFOLDERS`` (a path list) replaces the default ``libraryfolders.vdf``
 locations, as in the Go bridge. The game is then started directly with ``SteamAppId`` and
 ``SteamGameId`` in its environment and a ``steam_appid.txt`` beside it, so Steam does not
-restart it through the client and the bridge's environment survives.
+restart it through the client and the bridge's environment survives. When the Steam client
+cannot be seen, :func:`assist_client` starts it (``steam -silent``, ``open -a Steam``, or
+``steam://open/main`` on Windows) and waits for it within a bounded budget, best effort.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +26,7 @@ from typing import Any, Final
 __all__ = [
     "SteamApp",
     "SteamError",
+    "assist_client",
     "client_running",
     "ensure_appid_file",
     "library_folders",
@@ -31,6 +35,8 @@ __all__ = [
 ]
 
 LIBRARY_FOLDERS_ENV: Final = "GABS_STEAM_LIBRARYFOLDERS"
+#: After a cold start the client needs a while before it launches games (the Go bridge's wait).
+COLD_START_DELAY: Final = 20.0
 _EXCLUDED: Final = (
     "crash",
     "unitycrashhandler",
@@ -344,3 +350,37 @@ def client_running() -> bool:
     if sys.platform == "win32":
         return b"steam.exe" in done.stdout.lower()
     return done.returncode == 0
+
+
+def client_start_command() -> list[str]:
+    """The platform's command that brings the Steam client up in the background."""
+    if sys.platform == "win32":
+        return ["cmd", "/c", "start", "", "steam://open/main"]
+    if sys.platform == "darwin":
+        return ["open", "-a", "Steam"]
+    return ["steam", "-silent"]
+
+
+def assist_client(budget: float) -> str | None:
+    """Start the Steam client and wait until it can be seen, never longer than ``budget``
+    seconds (then a short settling wait, also within the budget). Best effort: returns why it
+    did not complete, or None. Blocking: run it in a worker thread."""
+    if budget <= 0:
+        return "no time left for starting the Steam client"
+    deadline = time.monotonic() + budget
+    try:
+        subprocess.Popen(
+            client_start_command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"cannot start the Steam client: {exc}"
+    while not client_running():
+        if time.monotonic() >= deadline:
+            return f"the Steam client did not become visible within {budget:.0f}s"
+        time.sleep(0.25)
+    time.sleep(max(0.0, min(COLD_START_DELAY, deadline - time.monotonic())))
+    return None

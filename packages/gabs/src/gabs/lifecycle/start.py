@@ -11,6 +11,7 @@ start is released, except ``unobserved`` (a store launcher may still be showing 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 from collections.abc import Callable
@@ -31,7 +32,13 @@ from gabs.launch.spawn import (
     spawn,
     store_uri,
 )
-from gabs.launch.steam import SteamError, client_running, ensure_appid_file, resolve_app
+from gabs.launch.steam import (
+    SteamError,
+    assist_client,
+    client_running,
+    ensure_appid_file,
+    resolve_app,
+)
 from gabs.runtime import (
     EndpointError,
     EndpointInUse,
@@ -50,8 +57,12 @@ from .history import TrackRecord, context_hash
 
 __all__ = ["Started", "start_game"]
 
+logger = logging.getLogger(__name__)
+
 _FIRST_LOOK = 0.5
 _POLL = 0.5
+#: Seconds of the step's deadline kept for the spawn when starting the Steam client first.
+STEAM_ASSIST_RESERVE = 7.0
 STEAM_ADVISORY = (
     "the Steam client does not seem to be running; the game may need it (start Steam if the "
     "game does not come up)"
@@ -81,12 +92,27 @@ def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str, lis
             ensure_appid_file(app)
         except (SteamError, OSError) as exc:
             raise SpawnError(0, f"cannot prepare Steam app {game.target}: {exc}") from None
-        warnings = [] if client_running() else [STEAM_ADVISORY]
-        return [str(app.executable)], working_dir or str(app.working_dir), warnings
+        return [str(app.executable)], working_dir or str(app.working_dir), []
     target = os.path.expanduser(game.target)
     if "/" not in target and os.sep not in target:
         target = shutil.which(target) or target
     return [target], working_dir, []
+
+
+async def _steam_client(game: GameConfig, claim: RuntimeState, warnings: list[str]) -> None:
+    """The store advisory when no Steam client can be seen; for ``SteamManaged`` also a
+    bounded attempt to start the client, within the step's deadline (less a reserve for the
+    spawn), as the Go bridge does."""
+    if await anyio.to_thread.run_sync(client_running):
+        return
+    warnings.append(STEAM_ADVISORY)
+    deadline = claim.process_start_deadline
+    if game.launch_mode != "SteamManaged" or deadline is None:
+        return
+    budget = (deadline - now()).total_seconds() - STEAM_ASSIST_RESERVE
+    problem = await anyio.to_thread.run_sync(assist_client, budget)
+    if problem:
+        logger.debug("Steam client assistance for %s: %s", game.id, problem)
 
 
 async def start_game(
@@ -198,6 +224,8 @@ async def _launch(
     except SpawnError as exc:
         raise _spawn_failed(game, exc) from None
     warnings += more
+    if game.launch_mode in ("SteamManaged", "SteamAppId"):
+        await _steam_client(game, claim, warnings)
     env = game_environment(
         resolved,
         launch_mode=game.launch_mode,
