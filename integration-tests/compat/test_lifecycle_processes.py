@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -169,7 +168,7 @@ async def test_a_steam_managed_game_is_found_in_the_library_and_started_directly
     steam = client_bin / "steam"
     steam.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/steam-args"\n', encoding="utf-8")
     steam.chmod(0o755)
-    client_seen = subprocess.run(["pgrep", "-x", "steam"], capture_output=True).returncode == 0
+    client_seen = (await anyio.run_process(["pgrep", "-x", "steam"], check=False)).returncode == 0
     env = {
         "GABS_STEAM_LIBRARYFOLDERS": str(vdf),
         "PATH": f"{client_bin}{os.pathsep}{os.environ.get('PATH', '')}",

@@ -22,7 +22,7 @@ from gabp.handoff import write_secret_file
 from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
 
-__all__ = ["TrackRecord", "context_hash", "summary_line"]
+__all__ = ["TrackRecord", "age_text", "context_hash", "summary_line"]
 
 RECORD_FILE: Final = "track-record.json"
 
@@ -51,11 +51,8 @@ def _context(game: GameConfig, base: Resolved) -> dict[str, Any]:
     }
 
 
-def _ago(moment: str) -> str:
-    try:
-        seconds = (datetime.now(UTC) - datetime.fromisoformat(moment)).total_seconds()
-    except ValueError:
-        return "a while"
+def age_text(seconds: float) -> str:
+    """How long ago, as the track record words it: ``moments``, ``5m``, ``3h``, ``2d``."""
     if seconds < 60:
         return "moments"
     if seconds < 3600:
@@ -63,6 +60,14 @@ def _ago(moment: str) -> str:
     if seconds < 86400:
         return f"{int(seconds // 3600)}h"
     return f"{int(seconds // 86400)}d"
+
+
+def _ago(moment: str) -> str:
+    try:
+        seconds = (datetime.now(UTC) - datetime.fromisoformat(moment)).total_seconds()
+    except ValueError:
+        return "a while"
+    return age_text(seconds)
 
 
 def summary_line(entry: dict[str, Any] | None) -> str:
