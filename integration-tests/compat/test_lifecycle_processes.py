@@ -251,12 +251,15 @@ async def test_one_broken_game_leaves_the_others_startable(
 ) -> None:
     config_dir.game("good")
     config_dir.game("broken", launchMode="Teleport")
+    # A problem inside a profile: the Go bridge refuses the whole file for this one.
+    config_dir.game("profiled", defaultProfile="dev", profiles={"dev": {"argz": []}})
     with anyio.fail_after(120):
         async with open_bridge(config_dir) as client:
             listed = await client.call_tool("games_list", {})
-            assert {g["gameId"] for g in data(listed)["games"]} == {"good", "broken"}
-            refused = await client.call_tool("games_start", {"gameId": "broken"})
-            assert (refused.is_error, data(refused)["code"]) == (True, "config_invalid")
+            assert {g["gameId"] for g in data(listed)["games"]} == {"good", "broken", "profiled"}
+            for game_id in ("broken", "profiled"):
+                refused = await client.call_tool("games_start", {"gameId": game_id})
+                assert (refused.is_error, data(refused)["code"]) == (True, "config_invalid")
             started = await client.call_tool("games_start", {"gameId": "good"})
             assert data(started)["code"] == "started_connected", text_of(started)
             await client.call_tool("games_kill", {"gameId": "good"})
