@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from gabp import generate_token
+from gabs.mcp.call_results import call_view
 
 GABS = Path(sys.executable).parent / "gabs"
 INIT = {
@@ -124,7 +125,7 @@ async def mcp_client(url: str, token: str, mode: str = "legacy") -> AsyncIterato
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 async def test_http_requires_the_token_and_a_loopback_origin(tmp_path: Path) -> None:

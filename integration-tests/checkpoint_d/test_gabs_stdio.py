@@ -23,6 +23,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gabp import generate_token
+from gabs.mcp.call_results import call_view
 
 GABS = Path(sys.executable).parent / "gabs"
 HERE = Path(__file__).resolve().parent
@@ -62,7 +63,7 @@ async def gabs_stdio(config_dir: Path, *, mode: str = "auto") -> AsyncIterator[C
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 def text(result: types.CallToolResult) -> str:
@@ -89,7 +90,7 @@ async def test_start_discover_call_attention_ack_stop(tmp_path: Path, mode: str)
             assert data(started)["code"] == "started_connected"
 
             found = await call(client, "games_tool_names", gameId="example")
-            assert {"example/echo", "example/fail"} <= {t["name"] for t in data(found)["tools"]}
+            assert {"example/echo", "example/fail"} <= {t["gabpName"] for t in data(found)["tools"]}
             detail = await call(client, "games_tool_detail", tool="example/fail")
             assert "blocking" in data(detail)["inputSchema"]["properties"]
 

@@ -555,7 +555,9 @@ def _arguments(tool: str) -> st.SearchStrategy[dict[str, Any]]:
 
 def _check_result(tool: str, arguments: dict[str, Any], result: types.CallToolResult) -> None:
     text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
-    assert text.strip(), (tool, arguments, result)
+    passed_through = not result.is_error and "gabs/call" in (result.meta or {})
+    # a game's own result passes through as it is (an empty text included)
+    assert text.strip() or passed_through, (tool, arguments, result)
     data = result.structured_content
     assert isinstance(data, dict), (tool, arguments, result)
     assert data.get("status") != "internal_error", (tool, arguments, text)

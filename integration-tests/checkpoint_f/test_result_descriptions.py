@@ -25,6 +25,7 @@ from mcp import Client, StdioServerParameters
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 from lib_gab import GabpServer
 from lib_gab.server import ServerAddress
 from lib_gab.testing import bridge_session
@@ -79,7 +80,7 @@ def returns_of(section: str) -> str | None:
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 def write_config(config_dir: Path, games: dict[str, dict[str, Any]]) -> None:
@@ -263,7 +264,7 @@ async def test_a_tool_without_a_result_description_works_everywhere(tmp_path: Pa
             detail = data(await client.call_tool("games_tool_detail", {"tool": "colony/ring_bell"}))
             assert "resultDescription" not in detail
             assert "description" not in detail.get("outputSchema", {})
-            assert detail["name"] == "colony/ring_bell"
+            assert detail["gabpName"] == "colony/ring_bell"
             assert detail["description"] == "Ring the colony bell."
 
             other = data(

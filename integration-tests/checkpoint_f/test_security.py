@@ -38,6 +38,7 @@ from gabp import Connection, RemoteError, generate_token, write_secret_file
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 from gabs.transports.http import resolve_token
 from lib_gab import GabpServer, ServerConfigError
 from lib_gab.server import ServerAddress
@@ -73,7 +74,7 @@ def free_port() -> int:
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 async def refused_hello(address: ServerAddress, params: dict[str, Any]) -> RemoteError:

@@ -6,6 +6,11 @@ A bridge launches it (``CustomCommand``: this Python, this file) with ``GABP_SER
 * ``compat/echo {text}``: returns ``{"text": text}``.
 * ``compat/add {a, b}``: returns ``{"sum": a + b}``.
 * ``compat/status``: returns ``{"status": "ok"}`` (read-only).
+* ``compat/big {size}``: returns ``{"text": <size characters>, "size": size}``.
+* ``compat/numbers {count}``: returns the list ``[1, ..., count]`` (not an object).
+* ``compat/describe``: returns ``{"game": "compat", "items": [1, 2, 3]}`` (no ``text``).
+* ``compat/a_tool_with_a_name_long_enough_to_pass_the_limit_of_sixty_four``: returns
+  ``{"long": true}`` (its MCP name needs the length limit and hash suffix).
 
 When ``COMPAT_GAME_DIR`` is set (the suite puts it in the game's ``env``), the game writes its
 process id to ``<dir>/<gameId>.pid`` once it listens, so a test can see it end, and what it was
@@ -48,6 +53,30 @@ def make_server() -> GabpServer:
     )
     def status() -> dict[str, str]:
         return {"status": "ok"}
+
+    @server.tool(
+        "compat/big",
+        description="Return a large text result of the given size.",
+        result_description="{text, size}.",
+    )
+    def big(size: int) -> dict[str, object]:
+        text = ("0123456789abcdef" * (size // 16 + 1))[:size]
+        return {"text": text, "size": size}
+
+    @server.tool("compat/numbers", description="Return the numbers 1 to count as a list.")
+    def numbers(count: int) -> list[int]:
+        return list(range(1, count + 1))
+
+    @server.tool("compat/describe", description="Describe the game as an object without text.")
+    def describe() -> dict[str, object]:
+        return {"game": "compat", "items": [1, 2, 3]}
+
+    @server.tool(
+        "compat/a_tool_with_a_name_long_enough_to_pass_the_limit_of_sixty_four",
+        description="A tool whose MCP name is too long without the hash suffix.",
+    )
+    def long_named() -> dict[str, bool]:
+        return {"long": True}
 
     return server
 

@@ -14,10 +14,30 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 from mcp import Client, StdioServerParameters
+
+from .results import process_alive, text_of, wait_gone
+
+__all__ = [
+    "GAME_SCRIPT",
+    "INTERLEAVING_GAME",
+    "REQUEST_TIMEOUT",
+    "ConfigDir",
+    "OpenBridge",
+    "bridge_environment",
+    "bridge_session",
+    "process_alive",
+    "run_cli",
+    "structured",
+    "text_of",
+    "wait_gone",
+]
 
 HERE = Path(__file__).resolve().parent
 GAME_SCRIPT = HERE / "compat_game.py"
+#: The game that interleaves overlapping replies as the C# runtime 1.0.3 does.
+INTERLEAVING_GAME = HERE / "interleaving_game.py"
 #: Seconds a bridge may take to answer one MCP request (a start included).
 REQUEST_TIMEOUT = 60.0
 
@@ -32,24 +52,26 @@ class ConfigDir:
         self.games_dir.mkdir(parents=True, exist_ok=True)
         self.games: dict[str, dict[str, Any]] = {}
         self.top: dict[str, Any] = {}
-        """More top-level keys of ``config.json``."""
+        """Top-level keys of ``config.json`` besides ``version`` and ``games`` (``apiKey``,
+        ``toolNormalization``, ...)."""
 
     def game(
         self,
         game_id: str,
         *,
         name: str | None = None,
+        script: Path = GAME_SCRIPT,
         env: dict[str, str] | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
-        """Add the compat game as ``game_id`` (``CustomCommand``: this Python, the script);
-        ``env`` adds to its environment, ``extra`` keys replace the entry's."""
+        """Add a game as ``game_id`` (``CustomCommand``: this Python, the script; by default
+        the compat game)."""
         entry: dict[str, Any] = {
             "id": game_id,
             "name": name or f"Compat game {game_id}",
             "launchMode": "CustomCommand",
             "target": sys.executable,
-            "args": [str(GAME_SCRIPT)],
+            "args": [str(script)],
             "description": "A small GABP game of the compatibility suite.",
             "env": {"COMPAT_GAME_DIR": str(self.games_dir), **(env or {})},
             **extra,
@@ -146,3 +168,8 @@ def run_cli(
         stdin=subprocess.DEVNULL,
         env=bridge_environment(home, env),
     )
+
+
+def structured(result: types.CallToolResult) -> dict[str, Any]:
+    assert isinstance(result.structured_content, dict), result
+    return result.structured_content

@@ -249,9 +249,9 @@ def _version(args: argparse.Namespace) -> int:
 
 
 def _split_addr(addr: str) -> tuple[str, int]:
-    host, sep, port = addr.rpartition(":")
-    if not sep or not port.isdigit():
-        raise UsageError(f"invalid HTTP address {addr!r}: expected HOST:PORT")
+    host, sep, port = addr.strip().rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise UsageError(f"invalid HTTP address {addr!r}: expected HOST:PORT, port 0 to 65535")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 

@@ -302,7 +302,7 @@ class GameManager(LifecycleMixin):
         )
 
     async def get_attention(
-        self, game_id: str | None = None, *, refresh: bool = False
+        self, game_id: str | None = None, *, refresh: bool = False, timeout: float | None = None
     ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
@@ -311,7 +311,7 @@ class GameManager(LifecycleMixin):
         if session.gate.mode == "off":
             return {"gameId": runtime.id, "supported": True, "mode": "off", "attention": None}
         if refresh or not session.subscribed:
-            await session.refresh_attention()
+            await session.refresh_attention(timeout=timeout)
         item = session.attention
         return {
             "gameId": runtime.id,
@@ -320,12 +320,19 @@ class GameManager(LifecycleMixin):
             "attention": item.to_wire() if item else None,
         }
 
-    async def ack_attention(self, attention_id: str, game_id: str | None = None) -> dict[str, Any]:
+    async def ack_attention(
+        self, attention_id: str, game_id: str | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
         if not session.supports_attention:
-            raise GameError("unsupported", f"game {runtime.id} does not support attention")
-        reply = await session.ack_attention(attention_id)
+            return {
+                "gameId": runtime.id,
+                "supported": False,
+                "acknowledged": False,
+                "attentionId": attention_id,
+            }
+        reply = await session.ack_attention(attention_id, timeout=timeout)
         self.ledger.record(
             "ack",
             session_id=self.session_id,
@@ -333,7 +340,7 @@ class GameManager(LifecycleMixin):
             attention_id=attention_id,
             summary="acknowledged" if reply.get("acknowledged") else "refused: not the open item",
         )
-        return {"gameId": runtime.id, **reply}
+        return {"gameId": runtime.id, "supported": True, **reply}
 
 
 def _first_line(text: str) -> str:

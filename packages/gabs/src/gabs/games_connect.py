@@ -80,6 +80,7 @@ class ConnectMixin:
             liveness_interval=self._liveness_interval,
             process_alive=alive,
             on_change=lambda what: self._session_changed(runtime, session, what),
+            max_concurrent_requests=config.max_concurrent_requests,
         )
         assert self._tg is not None
         await self._tg.start(self._run_session, runtime, session)

@@ -4,7 +4,6 @@ the host closes stdin or the process is interrupted. The games keep running afte
 
 from __future__ import annotations
 
-import os
 import sys
 
 import anyio
@@ -47,16 +46,12 @@ def serve(
         from .transports.http import HttpServeError
         from .transports.http import serve_http as _serve_http
 
-        token = None
-        if config.settings.api_key and not os.environ.get("GABS_HTTP_TOKEN"):
-            token = config.settings.api_key
         try:
             anyio.run(
                 lambda: _serve_http(
                     str(config.config_dir),
                     host=host,
                     port=port,
-                    token=token,
                     allow_remote=allow_remote,
                     show_token=show_token,
                 )

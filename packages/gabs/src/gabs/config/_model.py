@@ -190,6 +190,8 @@ class GameConfig(_Json):
     expose_game_tools: bool = False
     timeouts: GameTimeouts = field(default_factory=GameTimeouts)
     gabp_port: int | None = None
+    max_concurrent_requests: int | None = None
+    """Requests the bridge sends this game at once; replaces what the game declares."""
     required_context: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

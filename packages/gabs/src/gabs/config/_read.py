@@ -58,7 +58,14 @@ GO_GAME_KEYS: Final = (
     "launchInputs",
     "lifecycle",
 )
-OUR_GAME_KEYS: Final = ("attention", "exposeGameTools", "timeouts", "gabpPort", "requiredContext")
+OUR_GAME_KEYS: Final = (
+    "attention",
+    "exposeGameTools",
+    "timeouts",
+    "gabpPort",
+    "maxConcurrentRequests",
+    "requiredContext",
+)
 GAME_KEYS: Final = GO_GAME_KEYS + OUR_GAME_KEYS
 _PROFILE_KEYS: Final = ("description", "args", "env", "unsetEnv", "workingDir", "lifecycle")
 _INPUT_KEYS: Final = (
@@ -232,6 +239,9 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
     working_dir = values.string(found.get("workingDir"), f"{path}/workingDir")
     _nul(values, working_dir, f"{path}/workingDir", "working directory")
     port = values.integer(found.get("gabpPort"), f"{path}/gabpPort", low=1, high=65535)
+    slots = values.integer(
+        found.get("maxConcurrentRequests"), f"{path}/maxConcurrentRequests", low=1, high=1024
+    )
     expose = values.boolean(found.get("exposeGameTools"), f"{path}/exposeGameTools")
     return GameConfig(
         id=game_id,
@@ -256,6 +266,7 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
         expose_game_tools=bool(expose),
         timeouts=_read_timeouts(values, found.get("timeouts"), f"{path}/timeouts"),
         gabp_port=port,
+        max_concurrent_requests=slots,
         required_context=values.obj(found.get("requiredContext"), f"{path}/requiredContext"),
         extra=extra,
     )

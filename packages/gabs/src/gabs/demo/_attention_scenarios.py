@@ -51,7 +51,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
                 "rimworld/set_draft, rimbridge/list_logs and sim/schedule_error are there",
                 lambda r: (
                     {"rimworld/set_draft", "rimbridge/list_logs", "sim/schedule_error"}
-                    <= {t.get("name") for t in r.get("tools") or []}
+                    <= {t.get("gabpName") for t in r.get("tools") or []}
                 ),
             ),
         ],

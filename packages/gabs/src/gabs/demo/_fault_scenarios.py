@@ -175,7 +175,7 @@ async def scenario_no_attention(agent: DemoAgent) -> None:
                 "example/echo and example/count",
                 lambda r: (
                     {"example/echo", "example/count"}
-                    <= {t.get("name") for t in r.get("tools") or []}
+                    <= {t.get("gabpName") for t in r.get("tools") or []}
                 ),
             ),
         ],
