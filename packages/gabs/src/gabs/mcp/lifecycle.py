@@ -5,16 +5,16 @@ games_status and games_connect, with the Go bridge's arguments and results.
 that have a code (start, stop, kill, connect, and every refusal) use the Go bridge's envelope
 (:func:`~gabs.mcp.envelope.core_result`: ``code``, ``gameId``, ``nextActions``, and
 ``causeClass`` with ``trackRecord`` on failures); list, show and status answer with their views.
-Our own fields (process, connection, attention, pid, port) are extra keys. An argument the tool
-does not declare is refused with the Go bridge's ``unknown_argument`` before the schema check
-(:func:`refuse_unknown`).
+Our own fields (process, connection, attention, pid, port) are extra keys. Undeclared
+arguments never get here: the dispatcher refuses them with the Go bridge's
+``unknown_argument``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -23,28 +23,13 @@ from mcp.server.context import ServerRequestContext
 
 from gabs.games import GameManager
 from gabs.lifecycle import LifecycleError, TrackRecord, context_hash, summary_line
-from gabs.mcp.envelope import NextAction, core_result, unknown_argument_result, unknown_arguments
-from gabs.mcp.lifecycle_schemas import LIFECYCLE_SCHEMAS
+from gabs.mcp.envelope import NextAction, core_result
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import ToolHandler
 
-__all__ = ["LifecycleTools", "refuse_unknown"]
+__all__ = ["LifecycleTools"]
 
 logger = logging.getLogger("gabs.mcp.lifecycle")
-
-
-def refuse_unknown(name: str, arguments: Any) -> types.CallToolResult | None:
-    """Go's ``unknown_argument`` refusal when a lifecycle tool gets an undeclared argument."""
-    if name not in LIFECYCLE_SCHEMAS or not isinstance(arguments, Mapping):
-        return None
-    allowed = LIFECYCLE_SCHEMAS[name][2]["properties"]
-    unknown = unknown_arguments(arguments, allowed)
-    if not unknown:
-        return None
-    game_id = arguments.get("gameId")
-    return unknown_argument_result(
-        unknown, allowed, game_id=game_id if isinstance(game_id, str) else None
-    )
 
 
 def _actions(raw: list[dict[str, Any]]) -> list[NextAction]:
