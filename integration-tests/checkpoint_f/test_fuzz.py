@@ -639,8 +639,8 @@ async def test_a_failed_launch_is_refused_not_an_internal_error(tmp_path: Path) 
             result = await client.call_tool("games_start", {"gameId": "other"})
     assert result.is_error
     assert result.structured_content is not None
-    assert result.structured_content["status"] == "refused"
-    assert result.structured_content["code"] == "launch_failed"
+    assert result.structured_content["code"] == "launch_spec_unresolvable"
+    assert result.structured_content["causeClass"] == "config"
 
 
 async def test_connecting_to_a_closed_port_is_refused_not_an_internal_error(
@@ -652,9 +652,8 @@ async def test_connecting_to_a_closed_port_is_refused_not_an_internal_error(
     with anyio.fail_after(20):
         async with _bridge(tmp_path) as (client, _game):
             result = await client.call_tool(
-                "games_connect", {"gameId": "other", "port": dead, "token": "0" * 64}
+                "games_connect", {"gameId": "other", "port": dead, "token": "0" * 64, "timeout": 2}
             )
     assert result.is_error
     assert result.structured_content is not None
-    assert result.structured_content["status"] == "refused"
-    assert result.structured_content["code"] == "connect_failed"
+    assert result.structured_content["code"] == "blocked_unknown_state"

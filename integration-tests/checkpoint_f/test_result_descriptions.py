@@ -22,7 +22,6 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from gabp import read_bridge_config
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
@@ -117,7 +116,7 @@ async def gabs_with_sim(config_dir: Path) -> AsyncIterator[Client]:
     )
     async with Client(params, read_timeout_seconds=30) as client:
         started = await client.call_tool("games_start", {"gameId": "rimworld"})
-        assert data(started)["status"] == "started_connected", started
+        assert data(started)["code"] == "started_connected", started
         try:
             yield client
         finally:
@@ -135,9 +134,11 @@ async def test_every_result_description_reaches_output_schema_tool_detail_and_re
 
     with anyio.fail_after(60):
         async with gabs_with_sim(tmp_path) as client:
-            handoff = read_bridge_config(tmp_path / "rimworld" / "bridge.json")
-            address = ServerAddress("tcp", "127.0.0.1", int(handoff.address))
-            async with bridge_session(address, handoff.token) as raw:
+            handoff = json.loads(
+                (tmp_path / "rimworld" / "bridge.json").read_text(encoding="utf-8")
+            )
+            address = ServerAddress("tcp", "127.0.0.1", int(handoff["port"]))
+            async with bridge_session(address, handoff["token"]) as raw:
                 listed = await raw.request("tools/list")
             wire = {entry["name"]: entry for entry in listed["tools"]}
             assert set(wire) == set(annotations)

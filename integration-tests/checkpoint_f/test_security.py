@@ -34,7 +34,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from gabp import Connection, RemoteError, generate_token, read_bridge_config, write_secret_file
+from gabp import Connection, RemoteError, generate_token, write_secret_file
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
@@ -280,10 +280,10 @@ async def test_http_guard_and_no_token_in_any_log(tmp_path: Path) -> None:
                 Client(streamable_http_client(url, http_client=client_http)) as client,  # type: ignore[arg-type]
             ):
                 started = await client.call_tool("games_start", {"gameId": "rimworld"})
-                assert data(started)["status"] == "started_connected", started
+                assert data(started)["code"] == "started_connected", started
                 bridge_file = tmp_path / "rimworld" / "bridge.json"
                 assert mode(bridge_file) == 0o600
-                launch_token = read_bridge_config(bridge_file).token
+                launch_token = json.loads(bridge_file.read_text(encoding="utf-8"))["token"]
                 injected = await client.call_tool(
                     "games_call_tool",
                     {
@@ -307,13 +307,13 @@ async def test_http_guard_and_no_token_in_any_log(tmp_path: Path) -> None:
                     dumped = result.model_dump_json()
                     assert launch_token not in dumped and http_token not in dumped
                 await client.call_tool("games_stop", {"gameId": "rimworld"})
-        log = (tmp_path / "rimworld" / "game.log").read_text(encoding="utf-8", errors="replace")
+        log = (tmp_path / "rimworld" / "launch.log").read_text(encoding="utf-8", errors="replace")
         assert "DEBUG" in log  # the game logged at DEBUG, into this file
         assert "gabs" in stderr.decode() and "DEBUG" in stderr.decode()
         for secret in (launch_token, http_token):
             assert secret not in stderr.decode(errors="replace")
             assert secret not in log
-        assert mode(tmp_path / "rimworld" / "game.log") == 0o600
+        assert mode(tmp_path / "rimworld" / "launch.log") == 0o600
 
 
 async def test_an_in_process_bridge_never_logs_the_token(
@@ -354,7 +354,7 @@ async def test_an_in_process_bridge_never_logs_the_token(
             connected = await client.call_tool(
                 "games_connect", {"gameId": "sec", "port": address.port, "token": token}
             )
-            assert data(connected)["status"] == "connected"
+            assert data(connected)["connected"] is True
             echoed = await client.call_tool(
                 "games_call_tool", {"tool": "sec/echo", "arguments": {"text": "hi"}}
             )

@@ -36,7 +36,6 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
-from gabp import read_bridge_config
 from gabp.messages import Event, parse_payload
 from gabs.mcp.call_results import call_view
 from lib_gab.server import ServerAddress
@@ -171,16 +170,16 @@ async def test_ten_thousand_error_lines_a_second_for_thirty_seconds(tmp_path: Pa
 
     async with Client(params, read_timeout_seconds=60) as client:
         started = await call(client, "games_start", {"gameId": "rimworld"})
-        assert data(started)["status"] == "started_connected", started
+        assert data(started)["code"] == "started_connected", started
         game_pid = int(data(started)["process"]["pid"])
         gabs_pid = child_pid(str(tmp_path))
-        handoff = read_bridge_config(tmp_path / "rimworld" / "bridge.json")
-        address = ServerAddress("tcp", "127.0.0.1", int(handoff.address))
+        handoff = json.loads((tmp_path / "rimworld" / "bridge.json").read_text(encoding="utf-8"))
+        address = ServerAddress("tcp", "127.0.0.1", int(handoff["port"]))
         # nothing open yet: the game tool runs
         first = await call(client, "games_call_tool", {"tool": "rimworld/list_colonists"})
         assert data(first)["executed"] is True, first
 
-        async with bridge_session(address, handoff.token, on_event=on_event) as emitter:
+        async with bridge_session(address, handoff["token"], on_event=on_event) as emitter:
             await emitter.request("events/subscribe", {"channels": ATTENTION_CHANNELS})
             stop = anyio.Event()
 

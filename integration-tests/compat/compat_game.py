@@ -13,13 +13,19 @@ A bridge launches it (``CustomCommand``: this Python, this file) with ``GABP_SER
   ``{"long": true}`` (its MCP name needs the length limit and hash suffix).
 
 When ``COMPAT_GAME_DIR`` is set (the suite puts it in the game's ``env``), the game writes its
-process id to ``<dir>/<gameId>.pid`` once it listens, so a test can see it end.
+process id to ``<dir>/<gameId>.pid`` once it listens, so a test can see it end, and what it was
+handed (its arguments, working directory and the bridge's variables) to
+``<dir>/<gameId>.launch.json`` as it starts. ``COMPAT_DELAY`` (seconds) delays its GABP server,
+as a game with a long load would; ``COMPAT_EXIT`` (an exit code) makes it print a line and end
+at once, as a game that crashes while starting.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -85,7 +91,29 @@ async def serve(server: GabpServer) -> None:
         await anyio.sleep_forever()
 
 
+def report_launch() -> None:
+    folder = os.environ.get("COMPAT_GAME_DIR")
+    if not folder:
+        return
+    game_id = os.environ.get("GABS_GAME_ID", "compat").replace("/", "_")
+    names = set(os.environ.get("GABS_FORWARD_ENV", "").split(",")) - {""}
+    names |= {key for key in os.environ if key.startswith(("GABS_", "COMPAT_", "Steam"))}
+    names.add("GABP_SERVER_PORT")
+    report = {
+        "argv": sys.argv[1:],
+        "cwd": os.getcwd(),
+        "env": {name: os.environ[name] for name in sorted(names) if name in os.environ},
+        "hasToken": len(os.environ.get("GABP_TOKEN", "")) == 64,
+    }
+    (Path(folder) / f"{game_id}.launch.json").write_text(json.dumps(report), encoding="utf-8")
+
+
 def main() -> None:
+    report_launch()
+    if os.environ.get("COMPAT_EXIT"):
+        print("compat game: cannot load the save, giving up", file=sys.stderr, flush=True)
+        sys.exit(int(os.environ["COMPAT_EXIT"]))
+    time.sleep(float(os.environ.get("COMPAT_DELAY", "0")))
     try:
         server = make_server()
     except ServerConfigError as exc:

@@ -166,7 +166,7 @@ async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path)
         ("games_call_tool", {"tool": "x", "timeout": 1.5}, "$.timeout", "type"),
         ("games_tool_names", {"limit": 0}, "$.limit", "minimum"),
         ("games_connect", {"gameId": "sim", "port": 70000}, "$.port", "maximum"),
-        ("games_status", {"gameId": "bad id!"}, "$.gameId", "pattern"),
+        ("games_start", {"gameId": "sim", "timeout": "soon"}, "$.timeout", "type"),
     ],
 )
 async def test_invalid_arguments_are_refused_naming_the_field_and_rule(
@@ -331,7 +331,7 @@ async def test_ambiguous_game_references_are_refused_with_candidates(tmp_path: P
     assert "alpha" in _text(result) and "beta" in _text(result)
     assert attention.is_error and _data(attention)["code"] == "ambiguous_game_reference"
     assert unknown.is_error and _data(unknown)["code"] == "game_not_found"
-    assert _data(unknown)["nextActions"][0]["tool"] == "games_list"
+    assert _data(unknown)["nextActions"][0]["tool"] == "games_show"  # as the Go bridge
     assert _data(named)["gameId"] == "beta" and games["beta"].calls["draft"] == 1
     assert {(t["gameId"], t["name"], t["gabpName"]) for t in _data(names)["tools"]} == {
         ("alpha", "alpha_colony_draft", "colony/draft"),
@@ -547,11 +547,36 @@ async def test_games_start_reports_progress(tmp_path: Path) -> None:
                     "games_start", {"gameId": "sim"}, progress_callback=on_progress
                 )
                 assert not started.is_error, _text(started)
-                assert _data(started)["status"] == "started_connected"
+                assert _data(started)["code"] == "started_connected"
                 echo = await client.call_tool(
                     "games_call_tool", {"tool": "example/echo", "arguments": {"text": "ß"}}
                 )
                 assert _data(echo)["result"] == {"text": "ß"}
                 stopped = await client.call_tool("games_stop", {"gameId": "sim"})
-                assert _data(stopped)["status"] == "stopped"
-    assert progress and any("GABP server is up" in line for line in progress)
+                assert _data(stopped)["code"] == "terminated"
+    assert progress and any("waiting for its GABP server" in line for line in progress)
+
+
+async def test_a_lifecycle_tool_refuses_an_undeclared_argument_as_the_go_bridge_does(
+    tmp_path: Path,
+) -> None:
+    async with bridge_for(tmp_path, {"sim": Game()}) as bridge, Client(bridge.server) as client:
+        result = await client.call_tool("games_start", {"gameId": "sim", "speed": 2, "area": 1})
+    assert result.is_error
+    assert _data(result) == {
+        "code": "unknown_argument",
+        "path": "/area",
+        "unknown": ["area", "speed"],
+        "allowed": ["gameId", "launchInputs", "profile", "resetEndpoint", "timeout"],
+        "causeClass": "call",
+        "trackRecord": "no successful starts recorded for this context",
+        "nextActions": [
+            {
+                "tool": "games_show",
+                "arguments": {"gameId": "sim"},
+                "reason": "Check the accepted profiles and declared inputs, then reissue the "
+                "call correctly.",
+            }
+        ],
+    }
+    assert _text(result).startswith('Unknown argument "area". Allowed arguments: gameId, ')

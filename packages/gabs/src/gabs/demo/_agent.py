@@ -149,7 +149,7 @@ class DemoAgent:
             {"gameId": game_id},
             [
                 ("not isError", lambda r: not r.is_error),
-                ("status started_connected", lambda r: r.get("status") == "started_connected"),
+                ("code started_connected", lambda r: r.get("code") == "started_connected"),
                 *checks,
             ],
         )
@@ -161,7 +161,7 @@ class DemoAgent:
             f"stop {game_id}",
             "games_stop",
             {"gameId": game_id},
-            [("status stopped", lambda r: r.get("status") == "stopped")],
+            [("code terminated", lambda r: r.get("code") == "terminated")],
         )
         self.started.discard(game_id)
         return reply

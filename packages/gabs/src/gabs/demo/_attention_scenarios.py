@@ -28,7 +28,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
             (
                 "rimworld is listed, stopped",
                 lambda r: any(
-                    g.get("id") == GAME and g.get("status") == "stopped"
+                    g.get("gameId") == GAME and g.get("status") == "stopped"
                     for g in r.get("games") or []
                 ),
             ),

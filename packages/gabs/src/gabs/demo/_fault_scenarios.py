@@ -4,6 +4,7 @@ no-attention (a game without attention) and crash (stalls and a dying game mid-c
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import time
@@ -13,7 +14,6 @@ from typing import Any
 
 import anyio
 
-from gabp import read_bridge_config
 from gabs.attention import Gate
 from gabs.demo._agent import (
     EXECUTED,
@@ -36,11 +36,12 @@ __all__ = ["scenario_crash", "scenario_no_attention", "scenario_spam"]
 @contextlib.asynccontextmanager
 async def _observer(config_dir: Path, game_id: str) -> AsyncIterator[GameSession]:
     """A second GABP session that only observes attention events (never gates, never calls)."""
-    bridge = read_bridge_config(config_dir / game_id / "bridge.json")
+    # bridge.json has the Go bridge's shape: {"port", "token", "gameId", ...}
+    bridge = json.loads((config_dir / game_id / "bridge.json").read_text(encoding="utf-8"))
     session = GameSession(
         f"{game_id}-observer",
-        port=int(bridge.address),
-        token=bridge.token,
+        port=int(bridge["port"]),
+        token=str(bridge["token"]),
         gate=Gate(mode="observe"),
         liveness_interval=3600,
     )
@@ -308,7 +309,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
     with anyio.move_on_after(agent.step_timeout):
         while True:
             status = await agent.raw_call("games_status", {"gameId": GAME})
-            if status.get("status") == "exited":
+            if status.get("status") in ("stopped", "stale-runtime-cleaned"):
                 break
             await anyio.sleep(0.05)
     agent.record(
@@ -317,7 +318,10 @@ async def scenario_crash(agent: DemoAgent) -> None:
         {"gameId": GAME},
         status,
         [
-            ("status exited", lambda r: r.get("status") == "exited"),
+            (
+                "status stopped",
+                lambda r: r.get("status") in ("stopped", "stale-runtime-cleaned"),
+            ),
             (
                 "the exit code says it was killed",
                 lambda r: (r.get("process", "exitCode") or 0) != 0,

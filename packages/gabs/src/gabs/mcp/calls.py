@@ -130,7 +130,11 @@ class CallTools:
         """Mirrored game tools listed in MCP (games with ``exposeGameTools``), by exposed
         name: (gameId, game tool name, MCP tool)."""
         found: dict[str, tuple[str, str, types.Tool]] = {}
-        listed = {r.id: r for r in self.manager.connected_games() if r.config.expose_game_tools}
+        listed = {
+            r.id: r
+            for r in self.manager.connected_games()
+            if r.config is not None and r.config.expose_game_tools
+        }
         if not listed:
             return found
         for entry in self.index().entries:
@@ -171,7 +175,8 @@ class CallTools:
     ) -> types.CallToolResult:
         """Call ``tool`` (any alias) of a game through the gate and render the outcome."""
         runtime, entry = self.resolve(tool, game_id)
-        seconds = call_timeout(timeout, arguments, runtime.config.timeouts.call_seconds)
+        default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
+        seconds = call_timeout(timeout, arguments, default)
         runtime, outcome = await self.manager.call_tool(
             entry.tool.name, game_id=runtime.id, arguments=arguments, timeout=seconds
         )
@@ -201,7 +206,7 @@ class CallTools:
             arguments,
             context=context,
             context_info=context_info,
-            gated=runtime.config.attention.mode == "gate",
+            gated=runtime.config is None or runtime.config.attention.mode == "gate",
         )
 
     async def games_call_tool(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:

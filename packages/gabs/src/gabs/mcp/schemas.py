@@ -17,9 +17,9 @@ import mcp_types as types
 from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server.context import ServerRequestContext
 
-from gabs.config import GAME_ID_PATTERN
+from gabs.mcp.lifecycle_schemas import LIFECYCLE_SCHEMAS
 
-__all__ = ["BRIDGE_TOOLS", "CALL_OUTPUT_SCHEMA", "BridgeTool", "ToolHandler"]
+__all__ = ["BRIDGE_TOOLS", "CALL_OUTPUT_SCHEMA", "LIFECYCLE_TOOLS", "BridgeTool", "ToolHandler"]
 
 ToolHandler = Callable[
     [ServerRequestContext[Any, Any], dict[str, Any]], Awaitable[types.CallToolResult]
@@ -28,7 +28,7 @@ ToolHandler = Callable[
 
 _GAME_ID: Final[dict[str, Any]] = {
     "type": "string",
-    "pattern": GAME_ID_PATTERN,
+    "minLength": 1,
     "description": "The game's id as configured (see games_list).",
 }
 _GAME_ID_OPTIONAL: Final[dict[str, Any]] = {
@@ -140,78 +140,23 @@ class BridgeTool:
         )
 
 
+LIFECYCLE_TOOLS: Final = [
+    BridgeTool(
+        name,
+        title,
+        description,
+        schema,
+        {"type": "object"},
+        read_only=name in ("games_list", "games_show", "games_status"),
+        destructive=name in ("games_stop", "games_kill"),
+    )
+    for name, (title, description, schema) in LIFECYCLE_SCHEMAS.items()
+]
+
 BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
     tool.name: tool
     for tool in [
-        BridgeTool(
-            "games_list",
-            "List games",
-            "List every configured game with its launch mode and current status (stopped, "
-            "connected, exited, ...). Start here to learn the gameId values other tools take.",
-            _schema({}),
-            _out({"games": {"type": "array", "items": _ANY_OBJECT}}, ("games",)),
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_show",
-            "Show a game",
-            "Show one game's configuration (launch mode, target, attention mode, timeouts; "
-            "environment values hidden) and its runtime status.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"config": _ANY_OBJECT, "runtime": _ANY_OBJECT}, ("config", "runtime")),
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_start",
-            "Start a game",
-            "Launch a configured game with a fresh loopback port and token, wait for its GABP "
-            "server and connect. Returns started_connected (or already_connected) with the "
-            "status, or an error with the exit code and the tail of the game's output. Can "
-            "take a while; progress is reported when the client asks for it.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _STATUS_OUT,
-        ),
-        BridgeTool(
-            "games_stop",
-            "Stop a game",
-            "Disconnect and stop a game gracefully (forced after its grace period).",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"status": {"type": "string"}}),
-            destructive=True,
-        ),
-        BridgeTool(
-            "games_kill",
-            "Kill a game",
-            "Disconnect and kill a game's process immediately. Use when games_stop hangs.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"status": {"type": "string"}}),
-            destructive=True,
-        ),
-        BridgeTool(
-            "games_status",
-            "Game status",
-            "Process, connection, tool count and the current attention summary of one game, "
-            "or of every configured game when gameId is omitted. Cheap; never blocked.",
-            _schema({"gameId": _GAME_ID}),
-            _STATUS_OUT,
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_connect",
-            "Connect to a running game",
-            "Attach to a game that is already running (started outside this bridge, or before "
-            "a bridge restart), with its GABP port and token, or from the bridge.json the "
-            "bridge wrote when it last started the game.",
-            _schema(
-                {
-                    "gameId": _GAME_ID,
-                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
-                    "token": {"type": "string", "minLength": 1, "maxLength": 1024},
-                },
-                ("gameId",),
-            ),
-            _STATUS_OUT,
-        ),
+        *LIFECYCLE_TOOLS,
         BridgeTool(
             "games_tool_names",
             "Find game tools",
