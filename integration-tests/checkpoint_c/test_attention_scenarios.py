@@ -9,6 +9,7 @@ failed operation is blocking and state-invalidating, nothing else counts) and ``
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -18,6 +19,11 @@ POLICIES = ["faithful", "recommended"]
 ERROR_INVALIDATES = {"faithful": True, "recommended": False}
 """stateInvalidated of an item opened by an error line or a failed tool: the real mod takes
 every error as state-invalidating; the recommended policy keeps that for loads and map loss."""
+
+
+def plain(result: dict[str, Any]) -> dict[str, Any]:
+    """A tool result without the call's own operation envelope (every result carries one)."""
+    return {key: value for key, value in result.items() if key != "operation"}
 
 
 def expected_item(item: dict[str, Any], **fields: Any) -> dict[str, Any]:
@@ -35,7 +41,7 @@ async def test_1_a_clean_run_of_game_calls_opens_no_attention(launch: Any, polic
     async with launch(policy) as sim:
         bridge = sim.bridge
         _, colonists = await bridge.call("rimworld/list_colonists", {})
-        pawn = colonists["colonists"][0]["id"]
+        pawn = colonists["colonists"][0]["pawnId"]
         results = [
             (await bridge.call(tool, arguments))[1]
             for tool, arguments in [
@@ -43,12 +49,13 @@ async def test_1_a_clean_run_of_game_calls_opens_no_attention(launch: Any, polic
                 ("rimworld/select_pawn", {"pawnId": pawn}),
                 ("rimworld/set_draft", {"pawnId": pawn, "drafted": True}),
                 ("rimworld/get_cell_info", {"x": 3, "z": 3}),
-                ("rimworld/pause_game", {"paused": True}),
-                ("rimworld/take_screenshot", {"width": 32, "height": 24}),
+                ("rimworld/pause_game", {"pause": True}),
+                ("rimworld/take_screenshot", {"fileName": "clean-run"}),
             ]
         ]
         assert [r["success"] for r in results] == [True] * 6
-        assert results[2]["pawn"]["drafted"] is True
+        assert results[2]["drafted"] is True
+        assert all(r["operation"]["status"] == "completed" for r in results)
         png = await anyio.Path(results[5]["path"]).read_bytes()
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
 
@@ -71,7 +78,7 @@ async def test_2_an_error_two_ticks_after_a_successful_call_names_that_call(
         scheduled_id, scheduled = await bridge.call(
             "sim/schedule_error", {"message": "Late failure in JobDriver_Haul", "afterTicks": 2}
         )
-        assert scheduled == {"success": True, "dueTick": 2, "operationId": scheduled_id}
+        assert plain(scheduled) == {"success": True, "dueTick": 2, "operationId": scheduled_id}
         assert bridge.recorder.attention_events() == []  # the call itself was clean
         assert await bridge.attention() is None
 
@@ -108,7 +115,7 @@ async def test_2_an_error_two_ticks_after_a_successful_call_names_that_call(
         assert item["causalOperationId"] != step_id
 
         page = (await bridge.call("rimbridge/list_logs", {"afterSequence": line - 1}))[1]
-        first = page["entries"][0]
+        first = page["logs"][-1]
         assert (first["message"], first["tick"], first["operationId"]) == (
             "Late failure in JobDriver_Haul",
             2,
@@ -126,7 +133,7 @@ async def test_3_an_error_logged_inside_a_successful_call_is_sent_before_its_res
         call_id, result = await bridge.call(
             "sim/inject_log", {"level": "error", "message": "Pawn Lucky lost its path grid"}
         )
-        assert result == {
+        assert plain(result) == {
             "success": True,
             "logged": 1,
             "firstSequence": result["latestSequence"],
@@ -166,29 +173,29 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
     async with launch(policy) as sim:
         bridge = sim.bridge
         # payload failure: the tool ran and refused; its operation completed; no attention
-        lookup_id, lookup = await bridge.call("rimworld/get_pawn", {"pawnId": "Thing_Nobody"})
-        assert lookup == {
+        lookup_id, lookup = await bridge.call("rimworld/select_pawn", {"pawnId": "Thing_Nobody"})
+        assert plain(lookup) == {
             "success": False,
-            "message": "unknown pawn id Thing_Nobody",
+            "message": "unknown colonist id Thing_Nobody",
             "code": "unknown_id",
         }
         operation = (await bridge.call("rimbridge/get_operation", {"operationId": lookup_id}))[1]
-        assert operation["operation"]["status"] == "completed"
+        assert operation["trackedOperation"]["status"] == "completed"
         assert await bridge.attention() is None
         assert bridge.recorder.attention_events() == []
 
         # exception: the operation failed, the caller gets -32000 with data, attention opens
         mark = bridge.recorder.mark()
-        spawn_id, error = await bridge.call_error(
-            "rimworld/spawn_thing", {"defName": "Unobtainium", "x": 1, "z": 1}
-        )
+        spawn_id, error = await bridge.call_error("rimworld/select_pawn", {})
         assert error.code == -32000
-        assert error.message.startswith("rimworld/spawn_thing failed: unknown thing def")
+        assert error.message == (
+            "rimworld/select_pawn failed: a colonist name or id is required (pawnName or pawnId)"
+        )
         assert error.data == {
             "code": "invalid_argument",
             "exception": "InvalidArgumentError",
             "operationId": spawn_id,
-            "tool": "rimworld/spawn_thing",
+            "tool": "rimworld/select_pawn",
         }
         # the exception line opens the item, the failed operation updates it; both first
         assert bridge.recorder.timeline(mark) == [
@@ -199,7 +206,7 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
         item = await bridge.attention()
         assert item is not None
         assert bridge.recorder.attention_events()[-1] == ("attention/updated", item)
-        text = error.message.removeprefix("rimworld/spawn_thing failed: ")
+        text = error.message.removeprefix("rimworld/select_pawn failed: ")
         line = item["openedAtSequence"]
         assert item == expected_item(
             item,
@@ -207,7 +214,7 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
             blocking=True,
             stateInvalidated=ERROR_INVALIDATES[policy],
             causalOperationId=spawn_id,
-            causalMethod="rimworld/spawn_thing",
+            causalMethod="rimworld/select_pawn",
             openedAtSequence=line,
             latestSequence=line,
             diagnosticsCursor=line - 1,
@@ -215,20 +222,20 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
             sample=[
                 {
                     "level": "error",
-                    "message": f"Exception in rimworld/spawn_thing: InvalidArgumentError: {text}",
+                    "message": f"Exception in rimworld/select_pawn: InvalidArgumentError: {text}",
                     "repeatCount": 1,
                     "latestSequence": line,
                 },
                 {
                     "level": "error",
-                    "message": f"rimworld/spawn_thing failed: InvalidArgumentError: {text}",
+                    "message": f"rimworld/select_pawn failed: InvalidArgumentError: {text}",
                     "repeatCount": 1,
                     "latestSequence": line,
                 },
             ],
         )
         operation = (await bridge.call("rimbridge/get_operation", {"operationId": spawn_id}))[1]
-        assert operation["operation"]["status"] == "failed"
+        assert operation["trackedOperation"]["status"] == "failed"
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -281,23 +288,24 @@ async def test_5_five_hundred_identical_errors_in_one_call_are_one_item_and_few_
         page = (
             await bridge.call("rimbridge/list_logs", {"afterSequence": item["diagnosticsCursor"]})
         )[1]
-        [entry] = page["entries"]
+        [entry] = page["logs"]
         assert (entry["message"], entry["repeatCount"], entry["firstSequence"]) == (
             message,
             500,
             first,
         )
-        assert (entry["latestSequence"], page["truncated"]) == (last, False)
+        assert (entry["sequence"], page["truncated"]) == (last, False)
 
 
-def _ab_script(lines: int, offset: int) -> list[dict[str, Any]]:
-    return [
+def _ab_script(lines: int, offset: int) -> str:
+    steps = [
         {
-            "tool": "sim/inject_log",
+            "call": "sim/inject_log",
             "arguments": {"level": "error", "message": "AB"[(offset + i) % 2] + " failed"},
         }
         for i in range(lines)
     ]
+    return json.dumps({"steps": steps}, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -315,9 +323,16 @@ async def test_6_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable
         first_id = None
         for number in range(scripts):
             call_id, result = await bridge.call(
-                "rimbridge/run_script", {"steps": _ab_script(per_script, number * per_script)}
+                "rimbridge/run_script",
+                {
+                    "scriptJson": _ab_script(per_script, number * per_script),
+                    "includeStepResults": False,
+                },
             )
-            assert (result["success"], result["completedSteps"]) == (True, per_script)
+            assert (result["success"], result["script"]["executedStepCount"]) == (
+                True,
+                per_script,
+            )
             first_id = first_id or call_id
         lines = scripts * per_script
         assert lines > capacity
@@ -358,7 +373,7 @@ async def test_6_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable
         page = (
             await bridge.call("rimbridge/list_logs", {"afterSequence": item["diagnosticsCursor"]})
         )[1]
-        assert [(e["sequence"], e["message"]) for e in page["entries"]] == [(last, "B failed")]
+        assert [(e["sequence"], e["message"]) for e in page["logs"]] == [(last, "B failed")]
         assert (page["truncated"], page["hasMore"]) == (False, False)
         # the line that opened the item was evicted: a page from there says so
         evicted = (
@@ -369,7 +384,7 @@ async def test_6_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable
         )[1]
         assert evicted["truncated"] is True
         assert evicted["oldestSequence"] > item["openedAtSequence"]
-        assert evicted["entries"][0]["sequence"] == evicted["oldestSequence"]
+        assert evicted["logs"][-1]["sequence"] == evicted["oldestSequence"]
         assert evicted["hasMore"] is True
         # and paging on from the oldest retained line is clean again
         onward = (
@@ -379,7 +394,7 @@ async def test_6_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable
             )
         )[1]
         assert onward["truncated"] is False
-        assert onward["entries"] == evicted["entries"]
+        assert onward["logs"] == evicted["logs"]
 
 
 @pytest.mark.parametrize("policy", POLICIES)

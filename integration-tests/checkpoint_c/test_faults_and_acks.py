@@ -22,7 +22,7 @@ async def test_11_a_stalled_main_loop_times_game_calls_out_at_the_caller_not_dia
         other = await sim.connect("other")
         # the stall begins on one connection and the call returns as soon as it has begun
         _, stalled = await bridge.call("sim/stall", {"ms": STALL_MS})
-        assert stalled == {"success": True, "stalledMs": STALL_MS}
+        assert (stalled["success"], stalled["stalledMs"]) == (True, STALL_MS)
 
         # a game call from another bridge connection waits for the main loop; the caller's
         # short timeout gives up first (the server keeps the call: the outcome is unknown)
@@ -34,19 +34,19 @@ async def test_11_a_stalled_main_loop_times_game_calls_out_at_the_caller_not_dia
         with anyio.fail_after(1.5):
             _, ping = await other.call("rimbridge/ping", {})
             _, status = await bridge.call("rimbridge/get_bridge_status", {})
-            _, logs = await other.call("rimbridge/list_logs", {"afterSequence": -1})
+            _, logs = await other.call("rimbridge/list_logs", {})
             _, running = await bridge.call("rimbridge/get_operation", {"operationId": waiting_id})
         assert (ping["pong"], ping["stalled"]) == (True, True)
         assert status["mainLoop"]["stalled"] is True
         assert logs["success"] is True
-        assert running["operation"]["status"] == "running"  # still waiting for the main loop
+        assert running["trackedOperation"]["status"] == "running"  # waiting for the main loop
 
         # the stall ends; the abandoned call then runs and completes (no attention: the
         # main loop answered within its own 30 s limit)
         _, waited = await bridge.call(
             "rimbridge/wait_for_operation", {"operationId": waiting_id, "timeoutMs": 10_000}
         )
-        assert (waited["success"], waited["operation"]["status"]) == (True, "completed")
+        assert (waited["success"], waited["trackedOperation"]["status"]) == (True, "completed")
         late = await other.recorder.wait_for(lambda r: r.kind == "response" and r.id == waiting_id)
         assert late.message["result"]["phase"] == "playing"  # answered after the caller left
         _, info = await other.call("rimworld/get_game_info", {}, timeout=5)
@@ -74,7 +74,7 @@ async def test_12_an_open_item_survives_a_dropped_connection_and_is_there_on_rec
         )
 
         _, dropped = await bridge.call("sim/drop_connection", {})
-        assert dropped == {"success": True, "dropping": True}  # the answer came first
+        assert (dropped["success"], dropped["dropping"]) == (True, True)  # the answer came first
         assert await bridge.conn.wait_closed(timeout=5)
         with pytest.raises(ConnectionClosed):
             await bridge.call("rimbridge/ping", {})
@@ -108,8 +108,8 @@ async def test_13_acks_clear_only_the_open_id_and_a_retried_call_is_no_ack(
             "currentAttention": None,
         }
 
-        bad_spawn = {"defName": "Unobtainium", "x": 1, "z": 1}
-        first_id, _ = await bridge.call_error("rimworld/spawn_thing", bad_spawn)
+        no_pawn: dict[str, Any] = {}  # select_pawn without a name or id throws
+        first_id, _ = await bridge.call_error("rimworld/select_pawn", no_pawn)
         item = await bridge.attention()
         assert item is not None
         assert (item["blocking"], item["stateInvalidated"], item["totalUrgentEntries"]) == (
@@ -120,7 +120,7 @@ async def test_13_acks_clear_only_the_open_id_and_a_retried_call_is_no_ack(
 
         # a retry of the same call is not an ack: it fails again and the item stays open,
         # same id, same cause, with the new entries counted
-        retry_id, retried = await bridge.call_error("rimworld/spawn_thing", bad_spawn)
+        retry_id, retried = await bridge.call_error("rimworld/select_pawn", no_pawn)
         assert retried.data["operationId"] == retry_id != first_id
         still = await bridge.attention()
         assert still is not None

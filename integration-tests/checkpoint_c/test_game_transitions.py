@@ -35,25 +35,27 @@ async def test_9_a_load_replaces_the_map_and_old_pawn_ids_go_stale(
     async with launch(policy) as sim:
         bridge = sim.bridge
         _, colonists = await bridge.call("rimworld/list_colonists", {})
-        old_pawn = colonists["colonists"][0]["id"]
-        _, saved = await bridge.call("rimworld/save_game", {"name": "base"})
-        assert saved["save"]["name"] == "base"
-        load_id, loading = await bridge.call("rimworld/load_game", {"name": "base"})
-        assert (loading["success"], loading["loading"], loading["phase"]) == (
+        old_pawn = colonists["colonists"][0]["pawnId"]
+        _, saved = await bridge.call("rimworld/save_game", {"saveName": "base"})
+        assert saved["saveName"] == "base"
+        load_id, loading = await bridge.call("rimworld/load_game", {"saveName": "base"})
+        assert (loading["success"], loading["status"], loading["state"]["longEventPending"]) == (
             True,
+            "queued",
             True,
-            "loading",
         )
-        _, loaded = await bridge.call("rimbridge/wait_for_game_loaded", {"timeoutMs": 5000})
-        assert (loaded["success"], loaded["phase"]) == (True, "playing")
-        new_map = loaded["mapId"]
+        _, loaded = await bridge.call(
+            "rimbridge/wait_for_game_loaded", {"timeoutMs": 5000, "readiness": "playable"}
+        )
+        assert (loaded["success"], loaded["state"]["programState"]) == (True, "Playing")
+        new_map = loaded["state"]["currentMapId"]
         assert new_map != "Map_1"
 
         # the load is follow-up work: a child operation of the load_game call
         _, found = await bridge.call(
-            "rimbridge/get_operation", {"operationId": loading["operationId"]}
+            "rimbridge/get_operation", {"operationId": loading["loadOperationId"]}
         )
-        load_op = found["operation"]
+        load_op = found["trackedOperation"]
         assert (load_op["method"], load_op["parentId"], load_op["rootId"], load_op["status"]) == (
             "long_event/load",
             load_id,
@@ -63,7 +65,7 @@ async def test_9_a_load_replaces_the_map_and_old_pawn_ids_go_stale(
         assert load_op["resultSummary"] == f"loaded base on {new_map}"
 
         # an id from the replaced map: a payload failure, whatever the policy
-        _, stale = await bridge.call("rimworld/get_pawn", {"pawnId": old_pawn})
+        _, stale = await bridge.call("rimworld/select_pawn", {"pawnId": old_pawn})
         assert (stale["success"], stale["code"]) == (False, "stale_id")
         assert f"the current map is {new_map}" in stale["message"]
 
@@ -116,19 +118,20 @@ async def test_9_a_load_replaces_the_map_and_old_pawn_ids_go_stale(
         assert updated == item
         # the lines sit under the load's child operation and are found by the call's id
         _, page = await bridge.call(
-            "rimbridge/list_logs", {"afterSequence": opened_at - 1, "operationId": load_id}
+            "rimbridge/list_logs", {"afterSequence": opened_at - 1, "rootOperationId": load_id}
         )
+        child = loading["loadOperationId"]
         assert [
             (e["message"], e["source"], e["operationId"], e["rootOperationId"])
-            for e in page["entries"]
+            for e in page["logs"]
         ] == [
-            (f"Map replaced: Map_1 -> {new_map}", "load", loading["operationId"], load_id),
-            ("Game loaded: base", "load", loading["operationId"], load_id),
+            ("Game loaded: base", "load", child, load_id),
+            (f"Map replaced: Map_1 -> {new_map}", "load", child, load_id),
         ]
         # advisory: the agent may go on, re-reading the world with the new ids
         _, again = await bridge.call("rimworld/list_colonists", {})
         assert len(again["colonists"]) == len(colonists["colonists"])
-        assert old_pawn not in {c["id"] for c in again["colonists"]}
+        assert old_pawn not in {c["pawnId"] for c in again["colonists"]}
         assert await bridge.attention() == item
 
 
@@ -140,7 +143,11 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         bridge = sim.bridge
         mark = bridge.recorder.mark()
         menu_id, menu = await bridge.call("rimworld/go_to_main_menu", {})
-        assert (menu["success"], menu["phase"], menu["mapId"]) == (True, "main_menu", None)
+        assert (menu["success"], menu["status"], menu["state"]["inEntryScene"]) == (
+            True,
+            "queued",
+            True,
+        )
         if policy == "faithful":
             assert bridge.recorder.timeline(mark) == ["response:tools/call"]
             advisory = await bridge.attention()
@@ -176,18 +183,21 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
                 ],
             }
 
-        # map tools throw at the main menu: -32000, code no_game, and blocking attention
+        # listing answers in the payload at the main menu, as in the mod
+        _, listed = await bridge.call("rimworld/list_colonists", {})
+        assert (listed["success"], listed["code"]) == (False, "no_game")
+        # map lookups throw: -32000, code no_game, and blocking attention
         mark = bridge.recorder.mark()
-        colonists_id, error = await bridge.call_error("rimworld/list_colonists", {})
+        colonists_id, error = await bridge.call_error("rimworld/select_pawn", {"pawnName": "x"})
         assert (error.code, error.message) == (
             -32000,
-            "rimworld/list_colonists failed: no game is loaded (main menu)",
+            "rimworld/select_pawn failed: no game is loaded (main menu)",
         )
         assert error.data == {
             "code": "no_game",
             "exception": "NoGameError",
             "operationId": colonists_id,
-            "tool": "rimworld/list_colonists",
+            "tool": "rimworld/select_pawn",
         }
         # faithful opens the item here; recommended escalates the advisory one at once
         # (an escalation is never held back), then the failed operation follows
@@ -204,11 +214,11 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         assert item is not None
         exceptions = [
             f"Exception in {tool}: NoGameError: no game is loaded (main menu)"
-            for tool in ("rimworld/list_colonists", "rimworld/get_cell_info")
+            for tool in ("rimworld/select_pawn", "rimworld/get_cell_info")
         ]
         failures = [
             f"{tool} failed: NoGameError: no game is loaded (main menu)"
-            for tool in ("rimworld/list_colonists", "rimworld/get_cell_info")
+            for tool in ("rimworld/select_pawn", "rimworld/get_cell_info")
         ]
         assert (item["severity"], item["blocking"], item["stateInvalidated"]) == (
             "error",
@@ -219,7 +229,7 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         if policy == "faithful":
             assert (item["causalOperationId"], item["causalMethod"]) == (
                 colonists_id,
-                "rimworld/list_colonists",
+                "rimworld/select_pawn",
             )
             assert item["totalUrgentEntries"] == 4
             assert messages == [exceptions[0], failures[0], exceptions[1], failures[1]]
@@ -245,7 +255,11 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         _, info = await bridge.call("rimworld/get_game_info", {})
         assert (info["phase"], info["mapId"], info["colonistCount"]) == ("main_menu", None, 0)
         _, unload = await bridge.call("sim/unload_map", {})
-        assert unload == {"success": False, "message": "no map is loaded", "code": "no_game"}
+        assert {k: unload[k] for k in ("success", "message", "code")} == {
+            "success": False,
+            "message": "no map is loaded",
+            "code": "no_game",
+        }
         _, ping = await bridge.call("rimbridge/ping", {})
         assert (ping["pong"], ping["phase"]) == (True, "main_menu")
         assert (await bridge.attention()) == item  # none of those changed the item

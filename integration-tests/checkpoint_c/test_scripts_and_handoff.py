@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -20,34 +21,38 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
 ) -> None:
     async with launch(policy) as sim:
         bridge = sim.bridge
-        steps = [
-            {"tool": "rimworld/spawn_thing", "arguments": {"defName": "Steel", "x": 10, "z": 10}},
-            {
-                "tool": "rimworld/spawn_thing",
-                "arguments": {"defName": "Unobtainium", "x": 1, "z": 1},
-            },
-            {"tool": "rimworld/pause_game", "arguments": {}},
-        ]
+        script = {
+            "name": "two-steps-then-pause",
+            "steps": [
+                {
+                    "id": "spawn",
+                    "call": "rimworld/spawn_thing",
+                    "arguments": {"defName": "Steel", "x": 22, "z": 22},
+                },
+                {"id": "select", "call": "rimworld/select_pawn", "arguments": {}},
+                {"id": "pause", "call": "rimworld/pause_game", "arguments": {}},
+            ],
+        }
         mark = bridge.recorder.mark()
-        script_id, result = await bridge.call("rimbridge/run_script", {"steps": steps})
-        # a throwing step is a failed step, not a failed script: the script answers normally
-        assert (result["success"], result["code"], result["completedSteps"]) == (
+        script_id, result = await bridge.call(
+            "rimbridge/run_script", {"scriptJson": json.dumps(script)}
+        )
+        # a throwing step is a failed step, not a failed call: the script answers normally
+        report = result["script"]
+        assert (result["success"], report["halted"], report["executedStepCount"]) == (
             False,
-            "step_failed",
+            True,
             2,
         )
-        assert result["message"] == "step 1 (rimworld/spawn_thing) failed"
-        spawned, thrown = result["steps"]
-        assert (spawned["success"], spawned["result"]["stacks"][0]["stackCount"]) == (True, 1)
+        assert result["message"].startswith("Step 'select' (rimworld/select_pawn) failed: ")
+        spawned, thrown = report["steps"]
+        assert (spawned["success"], spawned["result"]["stackCount"]) == (True, 1)
         child_id = thrown["operationId"]
         assert thrown["success"] is False
-        assert thrown["error"]["code"] == -32000
-        assert thrown["error"]["data"] == {
-            "code": "invalid_argument",
-            "exception": "InvalidArgumentError",
-            "operationId": child_id,
-            "tool": "rimworld/spawn_thing",
-        }
+        assert (thrown["error"]["code"], thrown["error"]["exceptionType"]) == (
+            "invalid_argument",
+            "InvalidArgumentError",
+        )
         # the step's attention reached the bridge before the script's answer
         assert bridge.recorder.timeline(mark) == [
             "event:attention/opened",
@@ -57,33 +62,34 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
 
         # the journal: the failed step is a child operation of the script's call
         _, found = await bridge.call("rimbridge/get_operation", {"operationId": child_id})
-        child = found["operation"]
+        child = found["trackedOperation"]
         assert (child["method"], child["parentId"], child["rootId"], child["status"]) == (
-            "rimworld/spawn_thing",
+            "rimworld/select_pawn",
             script_id,
             script_id,
             "failed",
         )
-        assert child["error"].startswith("InvalidArgumentError: unknown thing def 'Unobtainium'")
+        assert child["error"]["message"].startswith(
+            "InvalidArgumentError: a colonist name or id is required"
+        )
         _, found = await bridge.call("rimbridge/get_operation", {"operationId": script_id})
-        script = found["operation"]
-        assert (script["method"], script["parentId"], script["rootId"], script["status"]) == (
+        parent = found["trackedOperation"]
+        assert (parent["method"], parent["parentId"], parent["rootId"], parent["status"]) == (
             "rimbridge/run_script",
             None,
             script_id,
             "completed",
         )
-        assert script["children"] == [spawned["operationId"], child_id]
-        _, failed = await bridge.call("rimbridge/list_operations", {"status": "failed"})
-        assert [(o["operationId"], o["parentId"]) for o in failed["operations"]] == [
-            (child_id, script_id)
-        ]
+        assert parent["children"] == [spawned["operationId"], child_id]
+        _, listed = await bridge.call("rimbridge/list_operations", {"limit": 50})
+        failed = [o for o in listed["operations"] if o["status"] == "failed"]
+        assert [(o["operationId"], o["parentId"]) for o in failed] == [(child_id, script_id)]
 
         # attention names the script call, the one the bridge knows (root attribution, the
         # sim's documented choice); the step's own method is in the sample
         item = await bridge.attention()
         assert item is not None
-        text = thrown["error"]["message"].removeprefix("rimworld/spawn_thing failed: ")
+        text = "a colonist name or id is required (pawnName or pawnId)"
         line = item["openedAtSequence"]
         assert item == {
             "attentionId": item["attentionId"],
@@ -101,13 +107,13 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
             "sample": [
                 {
                     "level": "error",
-                    "message": f"Exception in rimworld/spawn_thing: InvalidArgumentError: {text}",
+                    "message": f"Exception in rimworld/select_pawn: InvalidArgumentError: {text}",
                     "repeatCount": 1,
                     "latestSequence": line,
                 },
                 {
                     "level": "error",
-                    "message": f"rimworld/spawn_thing failed: InvalidArgumentError: {text}",
+                    "message": f"rimworld/select_pawn failed: InvalidArgumentError: {text}",
                     "repeatCount": 1,
                     "latestSequence": line,
                 },
@@ -115,31 +121,27 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         }
 
         # the logs of the whole script, by the root operation: both steps' lines
-        _, page = await bridge.call(
-            "rimbridge/list_logs", {"afterSequence": -1, "operationId": script_id}
-        )
+        _, page = await bridge.call("rimbridge/list_logs", {"rootOperationId": script_id})
         assert [
             (e["operationId"], e["rootOperationId"], e["level"], e["source"], e["message"])
-            for e in page["entries"]
+            for e in page["logs"]
         ] == [
-            (spawned["operationId"], script_id, "info", "debug", "Spawned 1 Steel at (10, 10)"),
             (
                 child_id,
                 script_id,
                 "error",
                 "tool",
-                f"Exception in rimworld/spawn_thing: InvalidArgumentError: {text}",
+                f"Exception in rimworld/select_pawn: InvalidArgumentError: {text}",
             ),
+            (spawned["operationId"], script_id, "info", "debug", "Spawned 1 Steel at (22, 22)"),
         ]
         # by the child: only its own line; and the item's cursor starts at it
-        _, own = await bridge.call(
-            "rimbridge/list_logs", {"afterSequence": -1, "operationId": child_id}
-        )
-        assert [e["sequence"] for e in own["entries"]] == [line]
+        _, own = await bridge.call("rimbridge/list_logs", {"operationId": child_id})
+        assert [e["sequence"] for e in own["logs"]] == [line]
         _, from_cursor = await bridge.call(
             "rimbridge/list_logs", {"afterSequence": item["diagnosticsCursor"], "limit": 1}
         )
-        assert from_cursor["entries"] == own["entries"]
+        assert from_cursor["logs"] == own["logs"]
         # step 3 never ran: the game is still as step 1 left it
         _, info = await bridge.call("rimworld/get_game_info", {})
         assert info["paused"] is True
@@ -148,13 +150,15 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
 async def test_tools_call_accepts_parameters_as_the_go_bridge_sends_them(launch: Any) -> None:
     async with launch("recommended") as sim:
         bridge = sim.bridge
-        _, speed = await bridge.call("rimworld/set_time_speed", {"speed": 2}, field="parameters")
-        assert (speed["success"], speed["timeSpeed"]) == (True, 2)
-        _, paused = await bridge.call("rimworld/pause_game", {"paused": True}, field="parameters")
+        _, speed = await bridge.call(
+            "rimworld/set_time_speed", {"speed": "Fast"}, field="parameters"
+        )
+        assert (speed["success"], speed["timeSpeed"]) == (True, "Fast")
+        _, paused = await bridge.call("rimworld/pause_game", {"pause": True}, field="parameters")
         assert paused["paused"] is True
         # the arguments are validated the same way: an unknown argument is refused (-32602)
         with pytest.raises(RemoteError) as refused:
-            await bridge.call("rimworld/set_time_speed", {"sped": 2}, field="parameters")
+            await bridge.call("rimworld/set_time_speed", {"sped": "Fast"}, field="parameters")
         assert refused.value.code == -32602
         # and the call is an operation like any other: attention names it
         call_id, logged = await bridge.call(

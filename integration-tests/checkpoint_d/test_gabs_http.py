@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from gabp import generate_token
+from gabs.mcp.call_results import call_view
 
 GABS = Path(sys.executable).parent / "gabs"
 INIT = {
@@ -124,7 +125,7 @@ async def mcp_client(url: str, token: str, mode: str = "legacy") -> AsyncIterato
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 async def test_http_requires_the_token_and_a_loopback_origin(tmp_path: Path) -> None:
@@ -158,7 +159,7 @@ async def test_http_requires_the_token_and_a_loopback_origin(tmp_path: Path) -> 
                 names = {tool.name for tool in (await client.list_tools()).tools}
                 assert len(names) == 13 and "games_call_tool" in names
                 listed = await client.call_tool("games_list", {})
-                assert data(listed) == {"games": []}
+                assert (data(listed)["count"], data(listed)["games"]) == (0, [])
         assert token not in stderr.decode()
 
 
@@ -215,7 +216,7 @@ async def test_three_games_at_once_over_http(tmp_path: Path) -> None:
             async with anyio.create_task_group() as tg:
                 for game_id in ("one", "two", "three"):
                     tg.start_soon(start, game_id)
-            assert {g: data(r)["status"] for g, r in started.items()} == dict.fromkeys(
+            assert {g: data(r)["code"] for g, r in started.items()} == dict.fromkeys(
                 ("one", "two", "three"), "started_connected"
             )
             ambiguous = await client.call_tool("games_call_tool", {"tool": "example/echo"})
@@ -246,7 +247,7 @@ async def test_three_games_at_once_over_http(tmp_path: Path) -> None:
             assert data(blocked)["executed"] is False and data(free)["executed"] is True
             status = data(await client.call_tool("games_status", {}))
             assert {s["gameId"]: s["status"] for s in status["games"]} == dict.fromkeys(
-                ("one", "two", "three"), "connected"
+                ("one", "two", "three"), "running"
             )
             for game_id in ("one", "two", "three"):
                 await client.call_tool("games_stop", {"gameId": game_id})
@@ -274,7 +275,7 @@ async def test_tool_list_changes_reach_a_legacy_client_over_http(tmp_path: Path)
                 assert tools is not None and tools.list_changed is True
                 assert len((await client.list_tools()).tools) == 13
                 started = await client.call_tool("games_start", {"gameId": "sim"})
-                assert data(started)["status"] == "started_connected"
+                assert data(started)["code"] == "started_connected"
                 await changed.wait()
                 names = {tool.name for tool in (await client.list_tools()).tools}
                 assert "sim_example_echo" in names

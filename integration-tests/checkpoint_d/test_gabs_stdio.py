@@ -23,6 +23,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gabp import generate_token
+from gabs.mcp.call_results import call_view
 
 GABS = Path(sys.executable).parent / "gabs"
 HERE = Path(__file__).resolve().parent
@@ -62,7 +63,7 @@ async def gabs_stdio(config_dir: Path, *, mode: str = "auto") -> AsyncIterator[C
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 def text(result: types.CallToolResult) -> str:
@@ -86,10 +87,10 @@ async def test_start_discover_call_attention_ack_stop(tmp_path: Path, mode: str)
 
             started = await call(client, "games_start", gameId="example")
             assert not started.is_error, text(started)
-            assert data(started)["status"] == "started_connected"
+            assert data(started)["code"] == "started_connected"
 
             found = await call(client, "games_tool_names", gameId="example")
-            assert {"example/echo", "example/fail"} <= {t["name"] for t in data(found)["tools"]}
+            assert {"example/echo", "example/fail"} <= {t["gabpName"] for t in data(found)["tools"]}
             detail = await call(client, "games_tool_detail", tool="example/fail")
             assert "blocking" in data(detail)["inputSchema"]["properties"]
 
@@ -140,10 +141,10 @@ async def test_start_discover_call_attention_ack_stop(tmp_path: Path, mode: str)
             assert not retried.is_error and data(retried)["result"] == {"text": "weiter"}
 
             stopped = await call(client, "games_stop", gameId="example")
-            assert data(stopped)["status"] == "stopped"
+            assert data(stopped)["code"] == "terminated"
             after = await call(client, "games_status", gameId="example")
-            assert data(after)["status"] in ("exited", "stopped")
-    log = tmp_path / "example" / "game.log"
+            assert data(after)["status"] in ("stopped", "stale-runtime-cleaned")
+    log = tmp_path / "example" / "launch.log"
     assert log.exists()
 
 
@@ -188,7 +189,7 @@ async def test_a_game_crashing_mid_call_is_unknown_then_exited(tmp_path: Path) -
             assert "UNKNOWN" in text(crashed)
             while True:
                 status = data(await call(client, "games_status", gameId="crashy"))
-                if status["status"] == "exited":
+                if status["status"] in ("stopped", "stale-runtime-cleaned"):
                     break
                 await anyio.sleep(0.1)
             assert status["process"]["exitCode"] == 3
@@ -202,7 +203,7 @@ async def test_a_game_crashing_mid_call_is_unknown_then_exited(tmp_path: Path) -
             assert refused.is_error and data(refused)["executed"] is False
             # and it can be started again
             again = await call(client, "games_start", gameId="crashy")
-            assert data(again)["status"] == "started_connected", text(again)
+            assert data(again)["code"] == "started_connected", text(again)
             echo = await call(
                 client, "games_call_tool", tool="crashy/echo", arguments={"text": "back"}
             )
@@ -246,7 +247,7 @@ async def test_the_bridge_reconnects_to_a_restarted_game(tmp_path: Path) -> None
                 connected = await call(
                     client, "games_connect", gameId="outside", port=port, token=token
                 )
-                assert data(connected)["status"] == "connected", text(connected)
+                assert data(connected)["connected"] is True, text(connected)
                 first = await call(
                     client, "games_call_tool", tool="example/echo", arguments={"text": "1"}
                 )
@@ -264,4 +265,4 @@ async def test_the_bridge_reconnects_to_a_restarted_game(tmp_path: Path) -> None
                 )
                 assert data(second)["result"] == {"text": "2"}
                 refused = await call(client, "games_start", gameId="outside")
-                assert refused.is_error or data(refused)["status"] == "already_connected"
+                assert data(refused)["code"] == "already_running", text(refused)

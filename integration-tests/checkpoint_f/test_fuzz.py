@@ -555,7 +555,9 @@ def _arguments(tool: str) -> st.SearchStrategy[dict[str, Any]]:
 
 def _check_result(tool: str, arguments: dict[str, Any], result: types.CallToolResult) -> None:
     text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
-    assert text.strip(), (tool, arguments, result)
+    passed_through = not result.is_error and "gabs/call" in (result.meta or {})
+    # a game's own result passes through as it is (an empty text included)
+    assert text.strip() or passed_through, (tool, arguments, result)
     data = result.structured_content
     assert isinstance(data, dict), (tool, arguments, result)
     assert data.get("status") != "internal_error", (tool, arguments, text)
@@ -637,8 +639,8 @@ async def test_a_failed_launch_is_refused_not_an_internal_error(tmp_path: Path) 
             result = await client.call_tool("games_start", {"gameId": "other"})
     assert result.is_error
     assert result.structured_content is not None
-    assert result.structured_content["status"] == "refused"
-    assert result.structured_content["code"] == "launch_failed"
+    assert result.structured_content["code"] == "launch_spec_unresolvable"
+    assert result.structured_content["causeClass"] == "config"
 
 
 async def test_connecting_to_a_closed_port_is_refused_not_an_internal_error(
@@ -650,9 +652,8 @@ async def test_connecting_to_a_closed_port_is_refused_not_an_internal_error(
     with anyio.fail_after(20):
         async with _bridge(tmp_path) as (client, _game):
             result = await client.call_tool(
-                "games_connect", {"gameId": "other", "port": dead, "token": "0" * 64}
+                "games_connect", {"gameId": "other", "port": dead, "token": "0" * 64, "timeout": 2}
             )
     assert result.is_error
     assert result.structured_content is not None
-    assert result.structured_content["status"] == "refused"
-    assert result.structured_content["code"] == "connect_failed"
+    assert result.structured_content["code"] == "blocked_unknown_state"

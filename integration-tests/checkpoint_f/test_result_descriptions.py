@@ -22,16 +22,17 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from gabp import read_bridge_config
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 from lib_gab import GabpServer
 from lib_gab.server import ServerAddress
 from lib_gab.testing import bridge_session
 from rimbridge_annotations import ToolInfo, collect, parameter, tool, tool_info
+from rimbridge_sim import tools as sim_tools
 from rimbridge_sim.reference import render_reference
-from rimbridge_sim.tools import DiagnosticsTools, FaultTools, GameTools
+from rimbridge_sim.tools import DiagnosticsTools
 
 BIN = Path(sys.executable).parent
 GABS = BIN / "gabs"
@@ -44,7 +45,8 @@ TOKEN = "5eed" * 16
 def annotated_tools() -> dict[str, ToolInfo]:
     """Every rimbridge-sim tool's annotation, by tool name (test tools included)."""
     infos: dict[str, ToolInfo] = {}
-    for cls in (DiagnosticsTools, GameTools, FaultTools):
+    groups = [getattr(sim_tools, name) for name in sim_tools.__all__ if name.endswith("Tools")]
+    for cls in groups:
         for name in dir(cls):
             info = tool_info(getattr(cls, name))
             if info is not None:
@@ -80,7 +82,7 @@ def returns_of(section: str) -> str | None:
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 def write_config(config_dir: Path, games: dict[str, dict[str, Any]]) -> None:
@@ -114,7 +116,7 @@ async def gabs_with_sim(config_dir: Path) -> AsyncIterator[Client]:
     )
     async with Client(params, read_timeout_seconds=30) as client:
         started = await client.call_tool("games_start", {"gameId": "rimworld"})
-        assert data(started)["status"] == "started_connected", started
+        assert data(started)["code"] == "started_connected", started
         try:
             yield client
         finally:
@@ -132,9 +134,11 @@ async def test_every_result_description_reaches_output_schema_tool_detail_and_re
 
     with anyio.fail_after(60):
         async with gabs_with_sim(tmp_path) as client:
-            handoff = read_bridge_config(tmp_path / "rimworld" / "bridge.json")
-            address = ServerAddress("tcp", "127.0.0.1", int(handoff.address))
-            async with bridge_session(address, handoff.token) as raw:
+            handoff = json.loads(
+                (tmp_path / "rimworld" / "bridge.json").read_text(encoding="utf-8")
+            )
+            address = ServerAddress("tcp", "127.0.0.1", int(handoff["port"]))
+            async with bridge_session(address, handoff["token"]) as raw:
                 listed = await raw.request("tools/list")
             wire = {entry["name"]: entry for entry in listed["tools"]}
             assert set(wire) == set(annotations)
@@ -160,7 +164,7 @@ async def test_the_same_text_survives_for_one_tool_read_end_to_end(tmp_path: Pat
     info = tool_info(DiagnosticsTools.ping)
     assert info is not None and info.result_description is not None
     text = info.result_description
-    assert text.startswith("{success: true, pong: true")
+    assert text.startswith("{message: 'pong'")
     section = reference_sections(REFERENCE.read_text(encoding="utf-8"))["rimbridge/ping"]
     assert f"**Returns**\n\n{text}\n" in section
     with anyio.fail_after(60):
@@ -262,7 +266,7 @@ async def test_a_tool_without_a_result_description_works_everywhere(tmp_path: Pa
             detail = data(await client.call_tool("games_tool_detail", {"tool": "colony/ring_bell"}))
             assert "resultDescription" not in detail
             assert "description" not in detail.get("outputSchema", {})
-            assert detail["name"] == "colony/ring_bell"
+            assert detail["gabpName"] == "colony/ring_bell"
             assert detail["description"] == "Ring the colony bell."
 
             other = data(

@@ -34,10 +34,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from gabp import Connection, RemoteError, generate_token, read_bridge_config, write_secret_file
+from gabp import Connection, RemoteError, generate_token, write_secret_file
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 from gabs.transports.http import resolve_token
 from lib_gab import GabpServer, ServerConfigError
 from lib_gab.server import ServerAddress
@@ -73,7 +74,7 @@ def free_port() -> int:
 
 def data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result
-    return result.structured_content
+    return call_view(result)
 
 
 async def refused_hello(address: ServerAddress, params: dict[str, Any]) -> RemoteError:
@@ -279,10 +280,10 @@ async def test_http_guard_and_no_token_in_any_log(tmp_path: Path) -> None:
                 Client(streamable_http_client(url, http_client=client_http)) as client,  # type: ignore[arg-type]
             ):
                 started = await client.call_tool("games_start", {"gameId": "rimworld"})
-                assert data(started)["status"] == "started_connected", started
+                assert data(started)["code"] == "started_connected", started
                 bridge_file = tmp_path / "rimworld" / "bridge.json"
                 assert mode(bridge_file) == 0o600
-                launch_token = read_bridge_config(bridge_file).token
+                launch_token = json.loads(bridge_file.read_text(encoding="utf-8"))["token"]
                 injected = await client.call_tool(
                     "games_call_tool",
                     {
@@ -296,7 +297,7 @@ async def test_http_guard_and_no_token_in_any_log(tmp_path: Path) -> None:
                     },
                 )
                 blocked = await client.call_tool(
-                    "games_call_tool", {"tool": "rimworld/get_game_info"}
+                    "games_call_tool", {"tool": "rimworld/list_colonists"}
                 )
                 assert data(injected)["executed"] is True
                 await client.call_tool("games_get_attention", {"gameId": "rimworld"})
@@ -306,13 +307,13 @@ async def test_http_guard_and_no_token_in_any_log(tmp_path: Path) -> None:
                     dumped = result.model_dump_json()
                     assert launch_token not in dumped and http_token not in dumped
                 await client.call_tool("games_stop", {"gameId": "rimworld"})
-        log = (tmp_path / "rimworld" / "game.log").read_text(encoding="utf-8", errors="replace")
+        log = (tmp_path / "rimworld" / "launch.log").read_text(encoding="utf-8", errors="replace")
         assert "DEBUG" in log  # the game logged at DEBUG, into this file
         assert "gabs" in stderr.decode() and "DEBUG" in stderr.decode()
         for secret in (launch_token, http_token):
             assert secret not in stderr.decode(errors="replace")
             assert secret not in log
-        assert mode(tmp_path / "rimworld" / "game.log") == 0o600
+        assert mode(tmp_path / "rimworld" / "launch.log") == 0o600
 
 
 async def test_an_in_process_bridge_never_logs_the_token(
@@ -353,7 +354,7 @@ async def test_an_in_process_bridge_never_logs_the_token(
             connected = await client.call_tool(
                 "games_connect", {"gameId": "sec", "port": address.port, "token": token}
             )
-            assert data(connected)["status"] == "connected"
+            assert data(connected)["connected"] is True
             echoed = await client.call_tool(
                 "games_call_tool", {"tool": "sec/echo", "arguments": {"text": "hi"}}
             )

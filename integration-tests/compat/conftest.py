@@ -10,10 +10,16 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .harness import ConfigDir, OpenBridge, bridge_session
+from .harness import ConfigDir, OpenBridge, bridge_session, run_cli
+
+BEYOND_GO = (
+    "beyond_go: a case where our gabs goes further than the Go bridge 1.1.0 (deselect with "
+    '-m "not beyond_go" when testing another bridge)'
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,6 +28,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help='the GABS bridge to test, as a command line (default: the "gabs" next to this Python)',
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", BEYOND_GO)
 
 
 @pytest.fixture
@@ -53,3 +63,15 @@ def open_bridge(bridge_command: list[str], tmp_path: Path) -> OpenBridge:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     return bridge_session(bridge_command, home)
+
+
+@pytest.fixture
+def gabs_cli(bridge_command: list[str], tmp_path: Path) -> Any:
+    """``gabs_cli(config_dir, "games", "start", "x")``: the bridge's command line, run once."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+
+    def run(config: ConfigDir, *arguments: str, env: dict[str, str] | None = None) -> Any:
+        return run_cli(bridge_command, home, config, *arguments, env=env)
+
+    return run

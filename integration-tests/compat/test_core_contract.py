@@ -6,13 +6,9 @@ These run against the bridge ``--bridge`` names (default: our ``gabs``); see REA
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 import anyio
-import mcp_types as types
 
-from .harness import ConfigDir, OpenBridge
+from .harness import ConfigDir, OpenBridge, process_alive, structured, text_of, wait_gone
 
 CORE_TOOLS = {
     "games_list",
@@ -29,33 +25,6 @@ CORE_TOOLS = {
     "games_get_attention",
     "games_ack_attention",
 }
-
-
-def text_of(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
-
-
-def structured(result: types.CallToolResult) -> dict[str, Any]:
-    assert isinstance(result.structured_content, dict), result
-    return result.structured_content
-
-
-def process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-async def wait_gone(pid: int) -> None:
-    """Wait for a process to end; it is not our child, so its exit sends no event: poll."""
-    while True:
-        if not process_alive(pid):
-            return
-        await anyio.sleep(0.05)
 
 
 async def test_tools_list_shows_the_13_core_tools(

@@ -1,4 +1,4 @@
-"""The gabs command line: output on stdout, diagnostics on stderr, stable exit codes."""
+"""The gabs command line: the Go bridge's commands and global flags, ours beside them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from gabs import __version__
 from gabs.cli import main
-from gabs.config import GabsConfig
+from gabs.cli_args import hoist_global_flags, log_level, parse_backoff, parse_duration
 
 GABS = Path(sys.executable).parent / ("gabs.exe" if sys.platform == "win32" else "gabs")
 
@@ -26,10 +26,10 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
-def add_sim(config_dir: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> None:
-    argv = ["games", "add", "sim", "--name", "Simulated colony", "--launch-mode"]
-    argv += ["CustomCommand", "--target", "rimbridge-sim", "--config-dir", str(config_dir)]
-    assert run([*argv, *extra], capsys)[0] == 0
+def write(config_dir: Path, games: dict[str, Any], **top: Any) -> None:
+    config_dir.mkdir(parents=True, exist_ok=True)
+    document = {"version": "1.0", "games": games, **top}
+    (config_dir / "config.json").write_text(json.dumps(document), encoding="utf-8")
 
 
 def saved(config_dir: Path) -> dict[str, Any]:
@@ -37,345 +37,255 @@ def saved(config_dir: Path) -> dict[str, Any]:
     return document
 
 
-# --- version and usage -----------------------------------------------------------------------
+# --- flags -----------------------------------------------------------------------------------
 
 
-def test_version_prints_the_version_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+def test_global_flags_are_taken_from_any_position_until_a_double_dash() -> None:
+    flags, rest = hoist_global_flags(
+        ["games", "show", "--configDir", "/a", "-log-level=warn", "--", "--grace", "x"]
+    )
+    assert (flags.config_dir, flags.log_level, flags.grace) == ("/a", "warn", None)
+    assert rest == ["games", "show", "--", "--grace", "x"]
+    assert hoist_global_flags(["--config-dir=/b", "server"])[0].config_dir == "/b"
+
+
+def test_durations_and_the_backoff_window_read_like_go() -> None:
+    assert parse_duration("1m30s") == 90.0
+    assert parse_duration("250ms") == 0.25
+    assert parse_backoff(None) == (0.1, 1.0)
+    assert parse_backoff("1s..inf") == (1.0, 86400.0)
+    with pytest.raises(ValueError, match=r"expected 'min\.\.max'"):
+        parse_backoff("5s")
+    with pytest.raises(ValueError, match="cannot be greater"):
+        parse_backoff("2s..1s")
+
+
+def test_log_levels_take_the_go_names_and_fall_back_to_info_with_a_warning() -> None:
+    assert [log_level(n)[0] for n in ("trace", "debug", "info", "warn", "error", "WARNING")] == [
+        10,
+        10,
+        20,
+        30,
+        40,
+        30,
+    ]
+    level, warning = log_level("loud")
+    assert level == 20 and warning is not None and "loud" in warning
+
+
+def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["version"], capsys) == (0, f"gabs {__version__}\n", "")
-    assert run(["version", "--json"], capsys) == (
-        0,
-        json.dumps({"name": "gabs", "version": __version__}) + "\n",
-        "",
+    assert (
+        run(["version", "--json"], capsys)[1]
+        == json.dumps({"name": "gabs", "version": __version__}) + "\n"
     )
 
 
-def test_a_missing_or_unknown_command_is_a_usage_error(
-    capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "usage"),
+        (["fly"], "invalid choice: 'fly'"),
+        (["games", "list", "extra"], "unrecognized arguments: extra"),
+        (["games", "list", "--configDir"], "flag --configDir requires a value"),
+        (["games", "list", "--reconnectBackoff", "5s"], "invalid --reconnectBackoff"),
+        (["games", "list", "--grace", "soon"], 'invalid value "soon" for flag -grace'),
+        (["games", "start", "x", "--bogus"], "unknown start flag: --bogus"),
+    ],
+)
+def test_bad_usage_exits_2_with_a_message(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    code, out, err = run([], capsys)
+    write(tmp_path, {"x": {"target": "/bin/true"}})
+    appended = argv and argv[-1] != "--configDir"
+    code, out, err = run([*argv, "--configDir", str(tmp_path)] if appended else argv, capsys)
     assert (code, out) == (2, "")
-    assert "the following arguments are required: COMMAND" in err
-    code, out, err = run(["games", "fly"], capsys)
-    assert (code, out) == (2, "")
-    assert "invalid choice: 'fly'" in err
+    assert message in err
+
+
+# --- games list / show / add / remove --------------------------------------------------------
+
+
+def test_games_list_prints_one_id_per_line_wherever_the_flag_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {"b": {"target": "/b"}, "a.paper": {"target": "/a"}})
+    for argv in (
+        ["games", "list", "--configDir", str(tmp_path)],
+        ["--configDir", str(tmp_path), "games", "list"],
+        ["games", "-configDir", str(tmp_path), "list", "--log-level", "bogus"],
+        ["games", "list", "--config-dir", str(tmp_path)],
+    ):
+        assert run(argv, capsys)[:2] == (0, "a.paper\nb\n")
+    _, out, _ = run(["games", "list", "--json", "--configDir", str(tmp_path)], capsys)
+    assert [entry["id"] for entry in json.loads(out)] == ["a.paper", "b"]
+    empty = tmp_path / "empty"
+    assert run(["games", "list", "--configDir", str(empty)], capsys)[1] == (
+        "No games configured. Use 'gabs games add <id>' to add games.\n"
+    )
+
+
+def test_games_show_prints_the_entry_with_env_values_hidden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        tmp_path,
+        {
+            "g": {
+                "name": "Game",
+                "launchMode": "CustomCommand",
+                "target": "/bin/game",
+                "args": ["-x"],
+                "env": {"SECRET_KEY": "hunter2"},
+                "defaultProfile": "fast",
+                "profiles": {"fast": {"description": "Quick", "args": ["--fast"]}},
+            }
+        },
+    )
+    code, out, _ = run(["games", "show", "g", "--configDir", str(tmp_path)], capsys)
+    assert code == 0 and "hunter2" not in out
+    for line in (
+        "Game Configuration: g",
+        "  Launch Mode: CustomCommand",
+        "  Base Arguments (a profile appends to these): -x",
+        "  Environment: SECRET_KEY=<hidden>",
+        "  fast (default) - Quick",
+    ):
+        assert line in out
+    code, out, _ = run(["games", "show", "g", "--json", "--configDir", str(tmp_path)], capsys)
+    assert json.loads(out)["env"] == {"SECRET_KEY": "<hidden>"}
+    assert run(["games", "show", "nope", "--configDir", str(tmp_path)], capsys)[:2] == (
+        1,
+        "Game 'nope' not found.\n",
+    )
+
+
+def test_a_dash_prefixed_game_id_is_reachable_after_a_double_dash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {"-dash": {"name": "Dash", "target": "/bin/dash"}})
+    code, out, _ = run(["games", "show", "--configDir", str(tmp_path), "--", "-dash"], capsys)
+    assert code == 0 and "Game Configuration: -dash" in out
+
+
+def test_games_add_without_a_terminal_writes_a_minimal_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["games", "add", "factory", "--configDir", str(tmp_path)], capsys)
+    assert (code, out) == (
+        0,
+        "Game 'factory' added with minimal configuration. Configure it manually or edit the "
+        "config file.\n",
+    )
+    assert saved(tmp_path)["games"]["factory"] == {
+        "id": "factory",
+        "name": "factory",
+        "launchMode": "DirectPath",
+        "target": "",
+    }
+    code, out, _ = run(["games", "add", "factory", "--configDir", str(tmp_path)], capsys)
+    assert (code, out) == (
+        1,
+        "Game 'factory' already exists. Use 'gabs games show factory' to view it.\n",
+    )
+
+
+def test_games_add_with_options_writes_them_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["games", "add", "sim", "--name", "Sim", "--launch-mode", "CustomCommand"]
+    argv += ["--target", "./bin/sim", "--arg=--fast", "--env", "LEVEL=3"]
+    argv += ["--attention-mode", "observe", "--configDir", str(tmp_path / "cfg")]
+    assert run(argv, capsys)[:2] == (0, "Game 'sim' added successfully.\n")
+    assert saved(tmp_path / "cfg")["games"]["sim"] == {
+        "id": "sim",
+        "name": "Sim",
+        "launchMode": "CustomCommand",
+        "target": str(tmp_path / "bin" / "sim"),
+        "args": ["--fast"],
+        "env": {"LEVEL": "3"},
+        "attention": {"mode": "observe"},
+    }
+    bad = ["games", "add", "x", "--env", "NOVALUE", "--configDir", str(tmp_path / "cfg")]
+    assert run(bad, capsys)[0] == 2
+    store = ["games", "add", "st", "--launch-mode", "SteamAppId", "--target", "1"]
+    code, _, err = run([*store, "--configDir", str(tmp_path / "cfg")], capsys)
+    assert code == 1 and "stopProcessName is required for SteamAppId games" in err
+
+
+def test_games_remove_deletes_the_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, {"a": {"target": "/a"}, "b": {"target": "/b"}})
+    assert run(["games", "remove", "a", "--configDir", str(tmp_path)], capsys)[:2] == (
+        0,
+        "Game 'a' removed successfully.\n",
+    )
+    assert list(saved(tmp_path)["games"]) == ["b"]
+    assert run(["games", "remove", "a", "--configDir", str(tmp_path)], capsys)[:2] == (
+        1,
+        "Game 'a' not found.\n",
+    )
+
+
+def test_an_unusable_config_file_fails_games_commands_with_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").write_text("{", encoding="utf-8")
+    code, out, err = run(["games", "list", "--configDir", str(tmp_path)], capsys)
+    assert (code, out) == (1, "") and "failed to load games config" in err
 
 
 # --- config check ----------------------------------------------------------------------------
 
 
-def test_config_check_counts_the_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["config", "check", "--config-dir", str(tmp_path)], capsys) == (
-        0,
-        f"ok: 0 games in {tmp_path / 'config.json'} (no file yet)\n",
-        "",
-    )
-    add_sim(tmp_path, capsys)
-    assert run(["config", "check", "--config-dir", str(tmp_path)], capsys) == (
-        0,
-        f"ok: 1 game in {tmp_path / 'config.json'}\n",
-        "",
-    )
-
-
-def test_config_check_lists_each_problem_and_exits_2(
+def test_config_check_counts_games_and_lists_warnings(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "config.json"
-    path.write_text(
-        json.dumps(
-            {
-                "version": "1.0",
-                "games": {
-                    "rimworld": {
-                        "id": "rimworld",
-                        "name": "RimWorld",
-                        "launchMode": "Shell",
-                        "target": "/x",
-                        "attention": {"mode": "block"},
-                    }
-                },
-            }
-        ),
-        encoding="utf-8",
-    )
-    assert run(["config", "check", "--config-dir", str(tmp_path)], capsys) == (
-        2,
-        f"invalid: invalid config {path}\n"
-        "  $.games.rimworld.attention.mode: must be one of off, observe, gate\n"
-        "  $.games.rimworld.launchMode: must be one of DirectPath, CustomCommand, "
-        "SteamAppId, EpicAppId\n",
-        "",
-    )
+    write(tmp_path, {"a": {"target": "/a", "colour": "red"}})
+    code, out, err = run(["config", "check", "--configDir", str(tmp_path)], capsys)
+    assert (code, out) == (0, f"ok: 1 game in {tmp_path / 'config.json'}\n")
+    assert err == "warning: /games/a/colour: unknown key\n"
 
 
-def test_config_check_reports_bad_json_with_its_position(
+def test_config_check_lists_every_problem_and_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "config.json").write_text('{"games": }', encoding="utf-8")
-    code, out, _ = run(["config", "check", "--config-dir", str(tmp_path)], capsys)
+    write(tmp_path, {"a": {"target": "/a"}, "b": {"launchMode": "Warp"}})
+    code, out, _ = run(["config", "check", "--configDir", str(tmp_path)], capsys)
     assert code == 2
-    assert out.endswith("is not valid JSON: Expecting value (line 1, column 11)\n")
-
-
-def test_config_check_notes_go_bridge_keys_on_stderr(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "config.json").write_text(
-        json.dumps({"version": "1.0", "games": {}, "toolNormalization": {}}), encoding="utf-8"
-    )
-    assert run(["config", "check", "--config-dir", str(tmp_path)], capsys) == (
-        0,
-        f"ok: 0 games in {tmp_path / 'config.json'}\n",
-        "note: $.toolNormalization: a Go-bridge setting this bridge does not use; kept\n",
-    )
-
-
-def test_the_config_dir_comes_from_gabs_config_dir_or_before_the_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("GABS_CONFIG_DIR", str(tmp_path / "env"))
-    code, out, _ = run(["config", "check"], capsys)
-    assert (code, out) == (0, f"ok: 0 games in {tmp_path / 'env' / 'config.json'} (no file yet)\n")
-    code, out, _ = run(["--config-dir", str(tmp_path / "opt"), "config", "check"], capsys)
-    assert (code, out) == (0, f"ok: 0 games in {tmp_path / 'opt' / 'config.json'} (no file yet)\n")
-
-
-# --- games add, list, show, remove -----------------------------------------------------------
-
-
-def test_games_add_writes_a_valid_entry(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    argv = ["games", "add", "rimworld", "--name", "RimWorld", "--launch-mode", "DirectPath"]
-    argv += ["--target", "bin/RimWorldLinux", "--arg=-batchmode", "--arg=-logfile"]
-    argv += ["--working-dir", "bin", "--env", "RIMBRIDGE_TOKEN=s3cr=t", "--description", "RW"]
-    argv += ["--attention-mode", "observe", "--allow", "rimbridge/list_logs"]
-    argv += ["--expose-game-tools", "--config-dir", str(tmp_path / "cfg")]
-    assert run(argv, capsys) == (
-        0,
-        f"added game rimworld in {tmp_path / 'cfg' / 'config.json'}\n",
-        "",
-    )
-    assert saved(tmp_path / "cfg") == {
-        "version": "1.0",
-        "games": {
-            "rimworld": {
-                "id": "rimworld",
-                "name": "RimWorld",
-                "launchMode": "DirectPath",
-                "target": str(tmp_path / "bin" / "RimWorldLinux"),
-                "args": ["-batchmode", "-logfile"],
-                "workingDir": str(tmp_path / "bin"),
-                "env": {"RIMBRIDGE_TOKEN": "s3cr=t"},
-                "description": "RW",
-                "attention": {"mode": "observe", "allow": ["rimbridge/list_logs"]},
-                "exposeGameTools": True,
-            }
-        },
-    }
-    assert GabsConfig.load(tmp_path / "cfg").game("rimworld").attention.mode == "observe"
-
-
-def test_games_add_refuses_a_duplicate_unless_replacing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    add_sim(tmp_path, capsys)
-    argv = ["games", "add", "sim", "--name", "Other", "--launch-mode", "DirectPath"]
-    argv += ["--target", "/opt/other", "--config-dir", str(tmp_path)]
-    code, out, err = run(argv, capsys)
-    assert (code, out) == (2, "")
-    assert err == "gabs: a game with id 'sim' is already configured (replace it explicitly)\n"
-    assert run([*argv, "--replace"], capsys) == (
-        0,
-        f"replaced game sim in {tmp_path / 'config.json'}\n",
-        "",
-    )
-    assert saved(tmp_path)["games"]["sim"]["name"] == "Other"
-
-
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        (["--env", "NOVALUE"], "gabs: --env 'NOVALUE': expected KEY=VALUE\n"),
-        (
-            ["--allow", " "],
-            "  $.games.sim.attention.allow: tool names must not be empty",
-        ),
-    ],
-)
-def test_games_add_rejects_bad_values_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
-) -> None:
-    argv = ["games", "add", "sim", "--name", "Sim", "--launch-mode", "CustomCommand"]
-    argv += ["--target", "rimbridge-sim", "--config-dir", str(tmp_path), *extra]
-    code, out, err = run(argv, capsys)
-    assert (code, out) == (2, "")
-    assert message in err
-    assert not (tmp_path / "config.json").exists()
-
-
-def test_games_add_names_the_path_of_a_bad_id(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = ["games", "add", "my game", "--name", "x", "--launch-mode", "DirectPath"]
-    argv += ["--target", "/x", "--config-dir", str(tmp_path)]
-    code, out, err = run(argv, capsys)
-    assert (code, out) == (2, "")
-    assert '$.games["my game"]: game ids must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' in err
-
-
-def test_games_add_offers_only_the_launch_modes_it_can_start(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = ["games", "add", "s", "--name", "S", "--launch-mode", "SteamAppId", "--target", "1"]
-    code, _, err = run([*argv, "--config-dir", str(tmp_path)], capsys)
-    assert code == 2
-    assert "argument --launch-mode: invalid choice: 'SteamAppId'" in err
-    assert "DirectPath" in err.splitlines()[-1]
-    assert "EpicAppId" not in err
-
-
-def test_games_list_prints_a_table_or_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run(["games", "list", "--config-dir", str(tmp_path)], capsys) == (
-        0,
-        "",
-        f"no games configured in {tmp_path / 'config.json'}; add one with 'gabs games add'\n",
-    )
-    add_sim(tmp_path, capsys, "--env", "SECRET=x")
-    assert run(["games", "list", "--config-dir", str(tmp_path)], capsys) == (
-        0,
-        "ID   NAME              LAUNCH MODE    ATTENTION  TARGET\n"
-        "sim  Simulated colony  CustomCommand  gate       rimbridge-sim\n",
-        "",
-    )
-    code, out, _ = run(["games", "list", "--json", "--config-dir", str(tmp_path)], capsys)
-    assert (code, json.loads(out)) == (
-        0,
-        [
-            {
-                "id": "sim",
-                "name": "Simulated colony",
-                "launchMode": "CustomCommand",
-                "target": "rimbridge-sim",
-                "env": {"SECRET": "<hidden>"},
-            }
-        ],
-    )
-
-
-def test_games_show_prints_every_setting_with_env_values_hidden(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    add_sim(tmp_path, capsys, "--env", "SECRET=hunter2", "--arg=--seed", "--arg=7")
-    code, out, err = run(["games", "show", "sim", "--config-dir", str(tmp_path)], capsys)
-    assert (code, err) == (0, "")
-    assert "hunter2" not in out
     assert out.splitlines() == [
-        "id:                    sim",
-        "name:                  Simulated colony",
-        "launch mode:           CustomCommand",
-        "target:                rimbridge-sim",
-        'args:                  ["--seed", "7"]',
-        f"working dir:           (the config dir: {tmp_path})",
-        "env:                   SECRET=<hidden>",
-        "description:           (none)",
-        "attention mode:        gate",
-        "attention allow:       (none)",
-        "attention fail closed: true",
-        "expose game tools:     false",
-        "gabp port:             (a free port per launch)",
-        "timeouts:              start 30 s, call 30 s, stop grace 5 s, connect 10 s",
-        f"runtime dir:           {tmp_path / 'sim'}",
+        f"invalid: 1 of 2 games in {tmp_path / 'config.json'}",
+        "  /games/b/launchMode: must be one of DirectPath, CustomCommand, SteamManaged, "
+        "SteamAppId, EpicAppId",
     ]
-    code, out, _ = run(["games", "show", "sim", "--json", "--config-dir", str(tmp_path)], capsys)
-    assert (code, json.loads(out)) == (
-        0,
-        {
-            "id": "sim",
-            "name": "Simulated colony",
-            "launchMode": "CustomCommand",
-            "target": "rimbridge-sim",
-            "args": ["--seed", "7"],
-            "env": {"SECRET": "<hidden>"},
-            "unsetEnv": [],
-            "attention": {"mode": "gate", "allow": [], "failClosed": True},
-            "exposeGameTools": False,
-            "timeouts": {
-                "startSeconds": 30.0,
-                "callSeconds": 30.0,
-                "stopGraceSeconds": 5.0,
-                "connectSeconds": 10.0,
-            },
-            "launchable": True,
-        },
-    )
-
-
-def test_an_unknown_game_is_a_usage_error_naming_the_configured_ones(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    add_sim(tmp_path, capsys)
-    for command in ("show", "remove"):
-        assert run(["games", command, "nope", "--config-dir", str(tmp_path)], capsys) == (
-            2,
-            "",
-            "gabs: no game 'nope' is configured (configured games: sim)\n",
-        )
-
-
-def test_games_remove_deletes_the_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    add_sim(tmp_path, capsys)
-    assert run(["games", "remove", "sim", "--config-dir", str(tmp_path)], capsys) == (
-        0,
-        f"removed game sim from {tmp_path / 'config.json'}\n",
-        "",
-    )
-    assert saved(tmp_path) == {"version": "1.0", "games": {}}
-
-
-def test_an_invalid_config_makes_every_games_command_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "config.json").write_text('{"games": {"x": 1}}', encoding="utf-8")
-    code, out, err = run(["games", "list", "--config-dir", str(tmp_path)], capsys)
-    assert (code, out) == (2, "")
-    assert err == (
-        f"gabs: invalid config {tmp_path / 'config.json'}\n  $.games.x: must be an object\n"
-    )
+    (tmp_path / "config.json").write_text('{"games": 3}', encoding="utf-8")
+    code, out, _ = run(["config", "check", "--configDir", str(tmp_path)], capsys)
+    assert code == 2 and "/games: must be an object, not a number" in out
 
 
 # --- the installed executable ----------------------------------------------------------------
 
 
-def test_the_installed_gabs_executable_runs_commands(tmp_path: Path) -> None:
+def test_the_installed_gabs_executable_runs_go_style_commands(tmp_path: Path) -> None:
     assert GABS.is_file(), f"{GABS} is not installed"
-    version = subprocess.run(
-        [str(GABS), "version"], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert (version.returncode, version.stdout, version.stderr) == (0, f"gabs {__version__}\n", "")
-    add = [str(GABS), "games", "add", "sim", "--name", "Sim", "--launch-mode", "CustomCommand"]
-    add += ["--target", "rimbridge-sim"]
-    env = {"PATH": str(GABS.parent), "GABS_CONFIG_DIR": str(tmp_path), "HOME": str(tmp_path)}
-    added = subprocess.run(add, capture_output=True, text=True, timeout=60, check=False, env=env)
-    assert (added.returncode, added.stderr) == (0, "")
-    listed = subprocess.run(
-        [str(GABS), "games", "list", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
-    assert (listed.returncode, [game["id"] for game in json.loads(listed.stdout)]) == (0, ["sim"])
-    bad = subprocess.run(
-        [str(GABS), "games", "show", "other"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
-    assert (bad.returncode, bad.stdout) == (2, "")
+    env = {"PATH": str(GABS.parent), "HOME": str(tmp_path)}
+
+    def gabs(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(GABS), *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+
+    version = gabs("version")
+    assert (version.returncode, version.stdout) == (0, f"gabs {__version__}\n")
+    assert gabs("games", "add", "sim").returncode == 0
+    assert (tmp_path / ".gabs" / "config.json").is_file()
+    listed = gabs("games", "list")
+    assert (listed.returncode, listed.stdout) == (0, "sim\n")
+    other = gabs("games", "list", "--configDir", str(tmp_path / "other"))
+    assert "No games configured" in other.stdout

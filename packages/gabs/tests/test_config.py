@@ -1,8 +1,7 @@
-"""gabs.config: the Go bridge's config.json format, our keys, and errors that name their path."""
+"""gabs.config: the Go bridge's config.json, its rules and pointers, our keys, and reloading."""
 
 from __future__ import annotations
 
-import copy
 import json
 import stat
 import sys
@@ -12,447 +11,514 @@ from typing import Any
 import pytest
 
 from gabs.config import (
-    AttentionSettings,
-    BridgeSettings,
+    MODE_INCOMPATIBLE,
     ConfigError,
-    ConfigProblem,
+    ConfigStore,
     GabsConfig,
     GameConfig,
-    GameTimeouts,
     UnknownGameError,
-    config_json_schema,
     game_runtime_dir,
     resolve_config_dir,
+    resolve_config_location,
 )
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
 
-# What the Go bridge writes: its own keys only, some of which this bridge keeps but ignores.
-GO_CONFIG: dict[str, Any] = {
+#: Every key the Go bridge reads, in a config of our own making.
+EVERY_GO_KEY: dict[str, Any] = {
     "version": "1.0",
+    "apiKey": "an-http-api-key-for-this-bridge",
+    "toolNormalization": {
+        "enableOpenAINormalization": True,
+        "maxToolNameLength": 48,
+        "preserveOriginalName": False,
+    },
+    "stripOutputSchema": True,
+    "portRanges": {"customRanges": [{"min": 41000, "max": 41099}]},
+    "timeouts": {
+        "startup": {"processStartSeconds": 12, "gabpConnectSeconds": 90},
+        "session": {"ownerLeaseSeconds": 45},
+    },
     "games": {
-        "rimworld": {
-            "id": "rimworld",
-            "name": "RimWorld",
+        "colony": {
+            "id": "colony",
+            "name": "Colony Builder",
+            "description": "A colony game with two data roots.",
             "launchMode": "DirectPath",
-            "target": "/games/RimWorld/RimWorldLinux",
-            "args": ["-logfile", "/tmp/rw.log"],
-            "workingDir": "/games/RimWorld",
-            "env": {"RIMBRIDGE_DEBUG": "1"},
-            "stopProcessName": "RimWorldLinux",
-            "description": "RimWorld with RimBridgeServer",
+            "target": "/srv/colony/bin/colony",
+            "workingDir": "/srv/colony",
+            "args": ["--bridge"],
+            "stopProcessName": "colony",
+            "gabpMode": "connect",
+            "env": {"COLONY_LOG": "json"},
+            "unsetEnv": ["COLONY_SAVE"],
+            "defaultProfile": "sandbox",
+            "profiles": {
+                "sandbox": {"description": "Throwaway saves.", "args": ["--data", "/tmp/colony"]},
+                "campaign": {
+                    "description": "The real saves.",
+                    "args": ["--data", "/srv/colony/saves"],
+                    "env": {"COLONY_LOG": "text"},
+                    "unsetEnv": ["COLONY_DEBUG"],
+                    "workingDir": "/srv/colony/saves",
+                    "lifecycle": {
+                        "stop": {"command": "/srv/colony/hooks/stop", "args": ["${profile}"]}
+                    },
+                },
+            },
+            "launchInputs": {
+                "map": {
+                    "description": "The map to open.",
+                    "type": "string",
+                    "enum": ["river", "desert"],
+                    "maxLength": 16,
+                    "pattern": "[a-z]+",
+                    "args": ["--map", "${value}"],
+                },
+                "seed": {
+                    "description": "World seed.",
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 99999,
+                    "profiles": ["sandbox"],
+                    "env": {"COLONY_SEED": "${value}"},
+                },
+                "fast": {"description": "Skip the intro.", "type": "boolean", "args": ["--fast"]},
+            },
+            "lifecycle": {
+                "status": {
+                    "command": "/srv/colony/hooks/status",
+                    "args": ["${gameId}"],
+                    "workingDir": "/srv/colony",
+                    "env": {"HOOK_MODE": "status"},
+                    "unsetEnv": ["COLONY_SAVE"],
+                    "timeoutSeconds": 5,
+                    "runningExitCodes": [0],
+                    "stoppedExitCodes": [1, 3],
+                },
+                "stop": {
+                    "command": "/srv/colony/hooks/stop",
+                    "timeoutSeconds": 30,
+                    "verifyTimeoutSeconds": 40,
+                },
+                "kill": {"command": "/srv/colony/hooks/kill", "timeoutSeconds": 10},
+            },
         },
-        "minecraft": {
-            "id": "minecraft",
-            "name": "Minecraft",
-            "launchMode": "CustomCommand",
-            "target": "java",
-            "args": ["-jar", "server.jar"],
-        },
-        "steamgame": {
-            "id": "steamgame",
-            "name": "A Steam game",
+        "store": {
+            "id": "store",
+            "name": "A store game",
             "launchMode": "SteamAppId",
             "target": "294100",
-            "stopProcessName": "RimWorldWin64",
+            "stopProcessName": "StoreGame",
         },
     },
-    "toolNormalization": {"enableOpenAINormalization": True, "maxToolNameLength": 64},
 }
 
 
 def write_config(directory: Path, document: object) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
     path = directory / "config.json"
     path.write_text(json.dumps(document, indent=2), encoding="utf-8")
     return path
 
 
-def problems_of(document: object) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        GabsConfig.from_json(document)
-    return [str(problem) for problem in caught.value.problems]
-
-
-def game_entry(**changes: Any) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "id": "rimworld",
-        "name": "RimWorld",
-        "launchMode": "DirectPath",
-        "target": "/games/rw",
-    }
-    entry.update(changes)
-    return entry
-
-
-def with_game(**changes: Any) -> dict[str, Any]:
-    return {"version": "1.0", "games": {"rimworld": game_entry(**changes)}}
-
-
-# --- reading the Go bridge's format ----------------------------------------------------------
-
-
-def test_a_go_bridge_config_round_trips_unchanged(tmp_path: Path) -> None:
-    write_config(tmp_path, GO_CONFIG)
-    config = GabsConfig.load(tmp_path)
-    config.save()
-    assert json.loads((tmp_path / "config.json").read_text(encoding="utf-8")) == GO_CONFIG
-
-
-def test_a_go_bridge_game_reads_with_our_defaults(tmp_path: Path) -> None:
-    write_config(tmp_path, GO_CONFIG)
-    game = GabsConfig.load(tmp_path).game("rimworld")
-    assert game == GameConfig(
-        id="rimworld",
-        name="RimWorld",
-        launch_mode="DirectPath",
-        target="/games/RimWorld/RimWorldLinux",
-        args=["-logfile", "/tmp/rw.log"],
-        working_dir="/games/RimWorld",
-        env={"RIMBRIDGE_DEBUG": "1"},
-        stop_process_name="RimWorldLinux",
-        description="RimWorld with RimBridgeServer",
-    )
-    assert game.attention == AttentionSettings(mode="gate", allow=[], fail_closed=True)
-    assert game.timeouts == GameTimeouts(
-        start_seconds=30, call_seconds=30, stop_grace_seconds=5, connect_seconds=10
-    )
-    assert game.expose_game_tools is False
-    assert game.gabp_port is None
-    assert game.launchable
-
-
-def test_store_launch_modes_are_read_but_not_launchable(tmp_path: Path) -> None:
-    write_config(tmp_path, GO_CONFIG)
-    game = GabsConfig.load(tmp_path).game("steamgame")
-    assert (game.launch_mode, game.launchable) == ("SteamAppId", False)
-
-
-def test_go_bridge_keys_this_bridge_ignores_are_reported_as_notes(tmp_path: Path) -> None:
-    write_config(tmp_path, GO_CONFIG)
-    assert GabsConfig.load(tmp_path).notes == [
-        ConfigProblem("$.toolNormalization", "a Go-bridge setting this bridge does not use; kept"),
-        ConfigProblem(
-            "$.games.rimworld.stopProcessName",
-            "a Go-bridge setting this bridge does not use; kept",
-        ),
-        ConfigProblem(
-            "$.games.steamgame.stopProcessName",
-            "a Go-bridge setting this bridge does not use; kept",
-        ),
-    ]
-
-
-# --- our keys --------------------------------------------------------------------------------
-
-
-def test_our_optional_keys_are_read_and_written_back(tmp_path: Path) -> None:
-    document = with_game(
-        attention={"mode": "observe", "allow": ["rimbridge/list_logs"], "failClosed": False},
-        exposeGameTools=True,
-        timeouts={"startSeconds": 60, "callSeconds": 5.5, "stopGraceSeconds": 0},
-        gabpPort=38917,
-        requiredContext={"sources": ["ledger", {"tool": "rimbridge/list_logs"}]},
-        unsetEnv=["DISPLAY"],
-    )
-    document["bridge"] = {
-        "host": "127.0.0.1",
-        "port": 8765,
-        "tokenFile": "~/.gabs/http-token",
-        "allowedOrigins": ["http://localhost:3000"],
-    }
+def load(tmp_path: Path, document: object) -> GabsConfig:
     write_config(tmp_path, document)
-    config = GabsConfig.load(tmp_path)
-    game = config.game("rimworld")
-    assert game.attention == AttentionSettings(
-        mode="observe", allow=["rimbridge/list_logs"], fail_closed=False
+    return GabsConfig.load(tmp_path)
+
+
+def broken(document: object) -> dict[str, list[str]]:
+    config = GabsConfig.from_json(document)
+    return {game_id: [str(issue) for issue in issues] for game_id, issues in config.broken.items()}
+
+
+def one_game(**entry: Any) -> dict[str, Any]:
+    return {"version": "1.0", "games": {"g": {"id": "g", "name": "G", "target": "/x", **entry}}}
+
+
+# --- the Go bridge's format ------------------------------------------------------------------
+
+
+def test_a_config_with_every_go_key_loads_without_a_problem_or_warning(tmp_path: Path) -> None:
+    config = load(tmp_path, EVERY_GO_KEY)
+    assert (config.game_ids, config.problems, config.warnings) == (["colony", "store"], [], [])
+    settings = config.settings
+    assert (settings.api_key, settings.strip_output_schema, settings.owner_lease_seconds) == (
+        "an-http-api-key-for-this-bridge",
+        True,
+        45,
     )
-    assert game.expose_game_tools is True
-    assert game.timeouts == GameTimeouts(
-        start_seconds=60, call_seconds=5.5, stop_grace_seconds=0, connect_seconds=10
+    assert (settings.startup.process_start_seconds, settings.startup.gabp_connect_seconds) == (
+        12,
+        90,
     )
-    assert game.gabp_port == 38917
-    assert game.required_context == {"sources": ["ledger", {"tool": "rimbridge/list_logs"}]}
-    assert game.unset_env == ["DISPLAY"]
-    assert config.bridge == BridgeSettings(
-        host="127.0.0.1",
-        port=8765,
-        token_file="~/.gabs/http-token",
-        allowed_origins=["http://localhost:3000"],
+    assert [(r.min, r.max) for r in settings.port_ranges] == [(41000, 41099)]
+    assert settings.tool_normalization.max_tool_name_length == 48
+    game = config.game("colony")
+    assert (game.default_profile, sorted(game.profiles), sorted(game.launch_inputs)) == (
+        "sandbox",
+        ["campaign", "sandbox"],
+        ["fast", "map", "seed"],
     )
-    assert config.notes == []
+    assert game.lifecycle is not None and game.lifecycle.status is not None
+    assert game.lifecycle.status.stopped_exit_codes == (1, 3)
+
+
+def test_a_go_config_is_written_back_unchanged(tmp_path: Path) -> None:
+    load(tmp_path, EVERY_GO_KEY).save()
+    assert json.loads((tmp_path / "config.json").read_text(encoding="utf-8")) == EVERY_GO_KEY
+
+
+def test_what_the_go_bridge_accepts_loads_here_too(tmp_path: Path) -> None:
+    config = load(
+        tmp_path,
+        {
+            "games": {
+                "minecraft.paper": {"launchMode": "CustomCommand", "target": "java"},
+                "nameless": {"id": "nameless", "target": "/bin/game"},
+                "managed": {"name": "M", "launchMode": "SteamManaged", "target": "294100"},
+                "urlonly": {"name": "U", "launchMode": "EpicAppId", "target": "Fortnite"},
+                "team/alpha": {"name": "Nested", "target": "/bin/alpha"},
+            }
+        },
+    )
+    assert config.broken == {}
+    assert config.game("nameless").launch_mode == "DirectPath"
+    assert config.game("nameless").display_name == "nameless"
+    assert config.game("minecraft.paper").launch_mode == "CustomCommand"
+    assert config.game_dir("team/alpha") == tmp_path / "team" / "alpha"
+
+
+def test_unknown_keys_are_warnings_with_their_pointer_and_are_kept(tmp_path: Path) -> None:
+    document = one_game(envv={"A": "1"})
+    document["extraTop"] = True
+    document["timeouts"] = {"startup": {"procesStartSeconds": 5}}
+    config = load(tmp_path, document)
+    assert [str(w) for w in config.warnings] == [
+        "/extraTop: unknown key",
+        "/timeouts/startup/procesStartSeconds: unknown key",
+        "/games/g/envv: unknown key",
+    ]
+    assert [str(w) for w in config.game_warnings("g")] == ["/games/g/envv: unknown key"]
     config.save()
-    assert json.loads((tmp_path / "config.json").read_text(encoding="utf-8")) == document
+    saved = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert saved["extraTop"] is True and saved["games"]["g"]["envv"] == {"A": "1"}
 
 
-def test_bridge_settings_default_to_nothing_configured() -> None:
-    assert GabsConfig.from_json({"games": {}}).bridge == BridgeSettings()
+def test_unknown_keys_inside_profiles_inputs_and_hooks_are_errors() -> None:
+    assert broken(
+        one_game(
+            defaultProfile="p",
+            profiles={"p": {"arg": ["x"]}},
+            launchInputs={"i": {"description": "d", "type": "boolean", "args": ["-i"], "typo": 1}},
+            lifecycle={"stop": {"command": "/bin/stop", "timeout": 3}},
+        )
+    ) == {
+        "g": [
+            "/games/g/profiles/p/arg: unknown key",
+            "/games/g/launchInputs/i/typo: unknown key",
+            "/games/g/lifecycle/stop/timeout: unknown key",
+        ]
+    }
 
 
-def test_a_game_built_in_code_writes_only_the_keys_it_was_given() -> None:
+def test_one_broken_game_leaves_the_others_usable(tmp_path: Path) -> None:
+    config = load(
+        tmp_path,
+        {
+            "games": {
+                "good": {"name": "Good", "target": "/bin/good"},
+                "bad": {"name": "Bad", "launchMode": "Teleport", "args": "--x"},
+            }
+        },
+    )
+    assert sorted(config.games) == ["good"]
+    assert [str(p) for p in config.broken["bad"]] == [
+        "/games/bad/launchMode: must be one of DirectPath, CustomCommand, "
+        "SteamManaged, SteamAppId, EpicAppId",
+        "/games/bad/args: must be an array of strings, not a string",
+    ]
+    assert config.game_ids == ["bad", "good"]
+    with pytest.raises(ConfigError) as caught:
+        config.game("bad")
+    assert "launchMode" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "why"),
+    [
+        ("a/../b", "is not in canonical form"),
+        ("trailing/", "is not in canonical form"),
+        ("/abs", "must not be an absolute path"),
+        ("C:games", "must not be an absolute path"),
+        ("back\\slash", "must not contain a backslash"),
+    ],
+)
+def test_a_game_id_that_cannot_be_a_folder_is_refused(game_id: str, why: str) -> None:
+    found = broken({"games": {game_id: {"target": "/x"}}})
+    assert list(found) == [game_id] and why in found[game_id][0]
+    assert found[game_id][0].startswith(
+        f"/games/{game_id.replace('/', '~1')}: game ID is not addressable"
+    )
+
+
+def test_an_id_that_differs_from_its_key_and_ids_that_collide_are_refused() -> None:
+    found = broken(
+        {"games": {"Alpha": {"target": "/x"}, "alpha": {"target": "/y"}, "b": {"id": "c"}}}
+    )
+    assert found["b"] == ["/games/b/id: entry is keyed 'b' but declares id 'c'; they must match"]
+    assert "maps to the same runtime directory as 'Alpha'" in found["alpha"][0]
+
+
+def test_the_launch_context_rules_name_their_pointer() -> None:
+    found = broken(
+        one_game(
+            env={"GABS_X": "1", "bad-name": "2"},
+            unsetEnv=["OK", "OK"],
+            profiles={"dev": {"workingDir": "relative"}},
+            launchInputs={
+                "level": {
+                    "description": "",
+                    "type": "integer",
+                    "args": ["--level"],
+                    "maximum": 1,
+                    "minimum": 5,
+                },
+                "name": {
+                    "description": "n",
+                    "type": "string",
+                    "enum": ["Ab"],
+                    "pattern": "[a-z]+",
+                    "args": ["${value}"],
+                },
+            },
+            lifecycle={
+                "status": {
+                    "command": "/s",
+                    "timeoutSeconds": 61,
+                    "runningExitCodes": [0, 2],
+                    "stoppedExitCodes": [2],
+                },
+                "kill": {"command": "/k", "args": ["${nope}", "${profile}"], "workingDir": "rel"},
+            },
+        )
+    )["g"]
+    assert found == [
+        "/games/g/env/GABS_X: environment keys with the reserved "
+        "prefixes GABS_/GABP_ are not allowed",
+        "/games/g/env/bad-name: environment key 'bad-name' must match the "
+        "portable identifier grammar ^[A-Za-z_][A-Za-z0-9_]*$",
+        "/games/g/unsetEnv/1: duplicate unsetEnv entry 'OK'",
+        "/games/g/profiles/dev/workingDir: working directory must be an absolute path",
+        "/games/g/defaultProfile: defaultProfile is required when profiles are configured",
+        "/games/g/launchInputs/level/description: description is required",
+        "/games/g/launchInputs/level: integer inputs must use "
+        "${value} at least once in their bindings",
+        "/games/g/launchInputs/level: minimum must not exceed maximum",
+        "/games/g/launchInputs/name/enum/0: enum value 'Ab' does not match the "
+        "declared pattern; every start would reject it",
+        "/games/g/lifecycle/status/timeoutSeconds: timeoutSeconds must "
+        "be between 1 and 60 for status hooks",
+        "/games/g/lifecycle/status: runningExitCodes and "
+        "stoppedExitCodes must be disjoint (both contain 2)",
+        "/games/g/lifecycle/kill/workingDir: working directory must be an "
+        "absolute path (after placeholder substitution)",
+        "/games/g/lifecycle/kill/args/0: unknown placeholder ${nope}",
+    ]
+    assert broken(one_game(lifecycle={"kill": {"command": "/k", "args": ["${profile}"]}})) == {
+        "g": ["/games/g/lifecycle/kill/args/0: ${profile} placeholder requires configured profiles"]
+    }
+
+
+def test_a_store_mode_refuses_launch_context_with_its_own_code() -> None:
+    config = GabsConfig.from_json(
+        one_game(launchMode="SteamAppId", target="1", env={"A": "1"}, stopProcessName="g")
+    )
+    (issue,) = config.broken["g"]
+    assert (issue.path, issue.code) == ("/games/g/env", MODE_INCOMPATIBLE)
+    assert "use SteamManaged, DirectPath, or CustomCommand" in issue.message
+
+
+def test_a_store_mode_with_hooks_needs_a_status_and_a_stop_or_kill_hook() -> None:
+    lifecycle = {"stop": {"command": "/stop"}}
+    assert broken(one_game(launchMode="EpicAppId", lifecycle=lifecycle)) == {
+        "g": [
+            "/games/g: EpicAppId games must declare stopProcessName, or a "
+            "game-level status hook plus a stop or kill hook"
+        ]
+    }
+    lifecycle["status"] = {"command": "/status"}
+    assert broken(one_game(launchMode="EpicAppId", lifecycle=lifecycle)) == {}
+
+
+def test_our_keys_are_read_and_checked(tmp_path: Path) -> None:
+    config = load(
+        tmp_path,
+        one_game(
+            attention={"mode": "observe", "allow": ["sim/status"], "failClosed": False},
+            exposeGameTools=True,
+            timeouts={
+                "startSeconds": 20,
+                "callSeconds": 5,
+                "stopGraceSeconds": 2,
+                "connectSeconds": 3,
+            },
+            gabpPort=41001,
+            requiredContext={"stages": 1},
+        ),
+    )
+    game = config.game("g")
+    assert (game.attention.mode, game.attention.allow, game.attention.fail_closed) == (
+        "observe",
+        ("sim/status",),
+        False,
+    )
+    assert (game.timeouts.start_seconds, game.timeouts.stop_grace_seconds, game.gabp_port) == (
+        20.0,
+        2.0,
+        41001,
+    )
+    assert broken(one_game(attention={"mode": "loud"}, gabpPort=0)) == {
+        "g": [
+            "/games/g/gabpPort: must be between 1 and 65535",
+            "/games/g/attention/mode: must be one of off, observe, gate",
+        ]
+    }
+
+
+def test_a_game_built_in_code_writes_only_what_it_was_given() -> None:
     game = GameConfig(
-        id="sim",
-        name="Sim",
-        launch_mode="CustomCommand",
-        target="rimbridge-sim",
-        attention=AttentionSettings(mode="off"),
+        id="sim", name="Sim", launch_mode="CustomCommand", target="sim", args=("--x",)
     )
     assert game.to_json() == {
         "id": "sim",
         "name": "Sim",
         "launchMode": "CustomCommand",
-        "target": "rimbridge-sim",
-        "attention": {"mode": "off"},
+        "target": "sim",
+        "args": ["--x"],
     }
 
 
-# --- validation errors name their path and rule ----------------------------------------------
+# --- the file as a whole ---------------------------------------------------------------------
+
+
+def test_a_wrong_top_level_value_makes_the_whole_file_invalid(tmp_path: Path) -> None:
+    write_config(tmp_path, {"games": {}, "apiKey": 5, "portRanges": {"customRanges": "x"}})
+    with pytest.raises(ConfigError) as caught:
+        GabsConfig.load(tmp_path)
+    assert [str(p) for p in caught.value.problems] == [
+        "/apiKey: must be a string, not a number",
+        "/portRanges/customRanges: must be an array of {min, max} objects",
+    ]
+    assert caught.value.revision is not None and caught.value.revision.startswith("sha256:")
 
 
 @pytest.mark.parametrize(
-    ("document", "expected"),
+    ("raw", "message"),
     [
         (
-            with_game(launchMode="Shell"),
-            "$.games.rimworld.launchMode: must be one of DirectPath, CustomCommand, "
-            "SteamAppId, EpicAppId",
+            b'{"games": {',
+            "is not valid JSON: Expecting property name enclosed in "
+            "double quotes (line 1, column 12)",
         ),
-        (with_game(id="other"), '$.games.rimworld.id: must equal the key "rimworld"'),
-        (with_game(name=""), "$.games.rimworld.name: must not be empty"),
-        (with_game(target=None), "$.games.rimworld.target: must be a string"),
-        (with_game(args="-x"), "$.games.rimworld.args: must be an array"),
-        (with_game(args=["-x", 3]), "$.games.rimworld.args[1]: must be a string"),
-        (with_game(env={"PORT": 1}), "$.games.rimworld.env.PORT: must be a string"),
-        (
-            with_game(env={"A=B": "x"}),
-            "$.games.rimworld.env: environment variable name 'A=B' must not contain '=' or NUL",
-        ),
-        (with_game(colour="red"), "$.games.rimworld.colour: is not a known key"),
-        (
-            with_game(attention={"mode": "block"}),
-            "$.games.rimworld.attention.mode: must be one of off, observe, gate",
-        ),
-        (
-            with_game(attention={"failClosed": "yes"}),
-            "$.games.rimworld.attention.failClosed: must be true or false",
-        ),
-        (
-            with_game(attention={"allow": [""]}),
-            "$.games.rimworld.attention.allow: tool names must not be empty",
-        ),
-        (with_game(exposeGameTools=1), "$.games.rimworld.exposeGameTools: must be true or false"),
-        (
-            with_game(timeouts={"startSeconds": 0}),
-            "$.games.rimworld.timeouts.startSeconds: must be greater than 0",
-        ),
-        (
-            with_game(timeouts={"callSeconds": "30"}),
-            "$.games.rimworld.timeouts.callSeconds: must be a number",
-        ),
-        (with_game(gabpPort=70000), "$.games.rimworld.gabpPort: must be at most 65535"),
-        (with_game(gabpPort=True), "$.games.rimworld.gabpPort: must be an integer"),
-        (with_game(requiredContext=[1]), "$.games.rimworld.requiredContext: must be an object"),
-        (
-            {"games": {"rimworld": game_entry(launchMode=None)}, "bridge": {"port": -1}},
-            "$.bridge.port: must be at least 0",
-        ),
-        ({"version": "2.0", "games": {}}, "$.version: must be one of 1.0"),
-        ({"games": []}, "$.games: must be an object"),
-        ({"games": {"rimworld": "x"}}, "$.games.rimworld: must be an object"),
-        ({"games": {}, "extra": 1}, "$.extra: is not a known key"),
-        ([], "$: must be an object"),
+        (b"\xff\xfe{}", "is not UTF-8 (byte 0)"),
+        (b"[]", "invalid configuration"),
     ],
 )
-def test_each_validation_error_names_its_json_path_and_rule(
-    document: object, expected: str
+def test_a_file_that_is_not_a_json_object_is_refused(
+    tmp_path: Path, raw: bytes, message: str
 ) -> None:
-    assert expected in problems_of(document)
-
-
-def test_a_missing_required_key_is_named() -> None:
-    entry = game_entry()
-    del entry["launchMode"]
-    assert problems_of({"games": {"rimworld": entry}}) == [
-        "$.games.rimworld.launchMode: is required"
-    ]
-
-
-def test_a_game_key_that_is_not_a_valid_id_is_named_in_brackets() -> None:
-    document = {"games": {"my game": game_entry(id="my game")}}
-    assert problems_of(document) == [
-        '$.games["my game"]: game ids must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$',
-        '$.games["my game"].id: must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$',
-    ]
-
-
-def test_every_problem_of_every_game_is_listed_in_path_order() -> None:
-    document = copy.deepcopy(GO_CONFIG)
-    document["games"]["rimworld"]["launchMode"] = "Shell"
-    document["games"]["minecraft"]["id"] = "mc"
-    document["games"]["steamgame"]["args"] = [1]
-    assert problems_of(document) == [
-        '$.games.minecraft.id: must equal the key "minecraft"',
-        "$.games.rimworld.launchMode: must be one of DirectPath, CustomCommand, "
-        "SteamAppId, EpicAppId",
-        "$.games.steamgame.args[0]: must be a string",
-    ]
-
-
-def test_an_invalid_file_names_the_file_and_each_problem(tmp_path: Path) -> None:
-    path = write_config(tmp_path, with_game(launchMode="Shell", colour="red"))
-    with pytest.raises(ConfigError) as caught:
-        GabsConfig.load(tmp_path)
-    assert str(caught.value) == (
-        f"invalid config {path}\n"
-        "  $.games.rimworld.colour: is not a known key\n"
-        "  $.games.rimworld.launchMode: must be one of DirectPath, CustomCommand, "
-        "SteamAppId, EpicAppId"
-    )
-    assert caught.value.source == path
-
-
-def test_bad_json_is_reported_with_line_and_column(tmp_path: Path) -> None:
-    (tmp_path / "config.json").write_text('{\n  "games": {,\n}', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"is not valid JSON: .* \(line 2, column 13\)"):
+    (tmp_path / "config.json").write_bytes(raw)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         GabsConfig.load(tmp_path)
 
 
-def test_a_duplicated_key_is_refused(tmp_path: Path) -> None:
+def test_a_duplicated_member_is_refused_where_it_is(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(
-        '{"games": {}, "version": "1.0", "games": {}}', encoding="utf-8"
+        '{"games": {"a": {"target": "/x", "target": "/y"}, "b": {"target": "/z"}}}',
+        encoding="utf-8",
     )
-    with pytest.raises(ConfigError, match='the key "games" appears twice in one object'):
+    config = GabsConfig.load(tmp_path)
+    assert {k: [str(i) for i in v] for k, v in config.broken.items()} == {
+        "a": ["/games/a/target: duplicate JSON member"]
+    }
+    assert sorted(config.games) == ["b"]
+    (tmp_path / "config.json").write_text('{"games": {}, "games": {}}', encoding="utf-8")
+    with pytest.raises(ConfigError, match="/games: duplicate JSON member"):
         GabsConfig.load(tmp_path)
-
-
-def test_a_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "config.json").write_bytes(b'{"games": {"\xff": {}}}')
-    with pytest.raises(ConfigError, match="is not UTF-8"):
-        GabsConfig.load(tmp_path)
-
-
-def test_an_unreadable_config_is_an_error(tmp_path: Path) -> None:
-    (tmp_path / "config.json").mkdir()
-    with pytest.raises(ConfigError, match="cannot read"):
-        GabsConfig.load(tmp_path)
-
-
-# --- the file --------------------------------------------------------------------------------
 
 
 def test_a_missing_file_is_an_empty_config(tmp_path: Path) -> None:
     config = GabsConfig.load(tmp_path / "nowhere")
-    assert (config.games, config.version, config.notes) == ({}, "1.0", [])
-    assert not (tmp_path / "nowhere").exists()
+    assert (config.games, config.version, config.exists) == ({}, "1.0", False)
 
 
 @posix_only
 def test_save_writes_atomically_with_mode_0600(tmp_path: Path) -> None:
-    directory = tmp_path / "fresh"
-    config = GabsConfig.load(directory)
-    config.add_game(GameConfig(id="sim", name="Sim", launch_mode="DirectPath", target="/x"))
-    path = config.save()
-    assert path == directory / "config.json"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
-    assert sorted(p.name for p in directory.iterdir()) == ["config.json"]
-    assert json.loads(path.read_text(encoding="utf-8")) == {
-        "version": "1.0",
-        "games": {"sim": {"id": "sim", "name": "Sim", "launchMode": "DirectPath", "target": "/x"}},
-    }
-
-
-@posix_only
-def test_saving_over_a_readable_file_makes_it_private(tmp_path: Path) -> None:
-    path = write_config(tmp_path, GO_CONFIG)
+    path = write_config(tmp_path, EVERY_GO_KEY)
     path.chmod(0o644)
     GabsConfig.load(tmp_path).save()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["config.json"]
 
 
-# --- games -----------------------------------------------------------------------------------
-
-
-def sim(game_id: str = "sim", **changes: Any) -> GameConfig:
-    return GameConfig(
-        id=game_id, name="Sim", launch_mode="CustomCommand", target="rimbridge-sim", **changes
-    )
-
-
-def test_adding_an_existing_game_is_refused_unless_replacing(tmp_path: Path) -> None:
+def test_games_are_added_replaced_and_removed(tmp_path: Path) -> None:
     config = GabsConfig.load(tmp_path)
-    config.add_game(sim())
-    with pytest.raises(ConfigError, match="a game with id 'sim' is already configured"):
-        config.add_game(sim(description="second"))
-    assert config.game("sim").description is None
-    config.add_game(sim(description="second"), replace=True)
-    assert config.game("sim").description == "second"
-
-
-def test_removing_a_game_returns_it_and_saves_without_it(tmp_path: Path) -> None:
-    config = GabsConfig.load(tmp_path)
-    config.add_game(sim("a"))
-    config.add_game(sim("b"))
-    assert config.remove_game("a") == sim("a")
+    config.add_game(GameConfig(id="a", name="A", target="/a"))
+    with pytest.raises(ConfigError, match="already configured"):
+        config.add_game(GameConfig(id="a", name="A2", target="/a"))
+    config.add_game(GameConfig(id="a", name="A2", target="/a"), replace=True)
+    with pytest.raises(ConfigError, match="same runtime directory"):
+        config.add_game(GameConfig(id="A", name="other", target="/b"))
     config.save()
-    assert sorted(GabsConfig.load(tmp_path).games) == ["b"]
-
-
-def test_an_unknown_game_names_the_configured_ones(tmp_path: Path) -> None:
-    config = GabsConfig.load(tmp_path)
-    config.add_game(sim("b"))
-    config.add_game(sim("a"))
+    assert GabsConfig.load(tmp_path).game("a").name == "A2"
+    config.remove_game("a")
     with pytest.raises(UnknownGameError) as caught:
-        config.game("c")
-    assert str(caught.value) == "no game 'c' is configured (configured games: a, b)"
-    assert (caught.value.game_id, caught.value.known) == ("c", ("a", "b"))
-    with pytest.raises(UnknownGameError):
-        config.remove_game("c")
-
-
-def test_the_games_view_cannot_change_the_config(tmp_path: Path) -> None:
-    config = GabsConfig.load(tmp_path)
-    config.add_game(sim())
-    view = config.games
-    assert isinstance(view, dict)
-    view.clear()
-    assert list(config.games) == ["sim"]
-
-
-def test_each_game_has_a_runtime_directory_under_the_config_dir(tmp_path: Path) -> None:
-    assert GabsConfig.load(tmp_path).game_dir("sim") == tmp_path / "sim"
-    assert game_runtime_dir(tmp_path, "rimworld") == tmp_path / "rimworld"
-    with pytest.raises(ConfigError, match=r"invalid game id '\.\./x'"):
-        game_runtime_dir(tmp_path, "../x")
-
-
-# --- where the config lives ------------------------------------------------------------------
+        config.game("a")
+    assert caught.value.known == ()
 
 
 def test_the_config_dir_is_explicit_then_the_environment_then_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    env = {"GABS_CONFIG_DIR": str(tmp_path / "from-env")}
-    assert resolve_config_dir(tmp_path / "explicit", env) == tmp_path / "explicit"
-    assert resolve_config_dir(None, env) == tmp_path / "from-env"
-    assert resolve_config_dir(None, {"GABS_CONFIG_DIR": ""}) == tmp_path / "home" / ".gabs"
+    assert resolve_config_dir("/x", {"GABS_CONFIG_DIR": "/y"}) == Path("/x")
+    assert resolve_config_dir(None, {"GABS_CONFIG_DIR": "/y"}) == Path("/y")
     assert resolve_config_dir(None, {}) == tmp_path / "home" / ".gabs"
+    assert game_runtime_dir("/x", "rimworld") == Path("/x/rimworld")
+    with pytest.raises(ConfigError, match="canonical"):
+        game_runtime_dir("/x", "../escape")
 
 
-def test_load_uses_gabs_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GABS_CONFIG_DIR", str(tmp_path))
-    write_config(tmp_path, GO_CONFIG)
-    config = GabsConfig.load()
-    assert (config.path, sorted(config.games)) == (
-        tmp_path / "config.json",
-        ["minecraft", "rimworld", "steamgame"],
-    )
+@pytest.mark.skipif(sys.platform != "linux", reason="the XDG location")
+def test_a_config_in_the_platform_folder_keeps_working_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    write_config(tmp_path / "xdg" / "gabs", one_game())
+    folder, note = resolve_config_location(None, env)
+    assert folder == tmp_path / "xdg" / "gabs"
+    assert note is not None and str(tmp_path / ".gabs" / "config.json") in note
+    write_config(tmp_path / ".gabs", one_game())
+    assert resolve_config_location(None, env) == (tmp_path / ".gabs", None)
 
 
-def test_the_json_schema_describes_our_keys() -> None:
-    schema = config_json_schema()
-    game = schema["$defs"]["GameConfig"]
-    assert schema["title"] == "GABS bridge configuration"
-    assert set(game["required"]) == {"id", "name", "launchMode", "target"}
-    assert game["additionalProperties"] is False
-    assert {"attention", "exposeGameTools", "timeouts", "gabpPort"} <= set(game["properties"])
+# --- reloading -------------------------------------------------------------------------------
+
+
+def test_the_store_reloads_games_and_keeps_the_last_good_config(tmp_path: Path) -> None:
+    store = ConfigStore(load(tmp_path, one_game()))
+    assert store.snapshot().error is None
+    document = one_game()
+    document["games"]["h"] = {"target": "/h"}
+    write_config(tmp_path, document)
+    assert sorted(store.snapshot().config.games) == ["g", "h"]
+    (tmp_path / "config.json").write_text("{ not json", encoding="utf-8")
+    snapshot = store.snapshot()
+    assert sorted(snapshot.config.games) == ["g", "h"]
+    assert snapshot.error is not None and "not valid JSON" in str(snapshot.error)
+    assert store.snapshot().error is snapshot.error  # parsed once per content
+    write_config(tmp_path, one_game())
+    fixed = store.snapshot()
+    assert (fixed.error, sorted(fixed.config.games)) == (None, ["g"])

@@ -99,7 +99,7 @@ def test_keep_leaves_the_config_dir_with_the_game_log() -> None:
     try:
         assert done.returncode == 0, done.stdout + done.stderr
         assert (kept / "config.json").is_file()
-        assert (kept / "legacy" / "game.log").is_file()
+        assert (kept / "legacy" / "launch.log").is_file()
         config = json.loads((kept / "config.json").read_text(encoding="utf-8"))
         assert config["games"]["rimworld"]["attention"] == {"mode": "gate"}
         assert config["games"]["rimworld"]["args"] == ["--enable-test-tools", "--seed", "7"]

@@ -17,6 +17,7 @@ from mcp.server.lowlevel import Server
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import BRIDGE_TOOLS, ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 from lib_gab import GabpServer, UrgentEntry
 
 TOKEN = "ab12" * 16
@@ -122,7 +123,7 @@ async def bridge_for(
 
 def _data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
-    return result.structured_content
+    return call_view(result)
 
 
 def _text(result: types.CallToolResult) -> str:
@@ -148,7 +149,7 @@ async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path)
             "gameId",
             "query",
             "prefix",
-            "offset",
+            "cursor",
             "limit",
             "brief",
         }
@@ -161,12 +162,11 @@ async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path)
     ("tool", "arguments", "field", "rule"),
     [
         ("games_show", {}, "$.gameId", "required"),
-        ("games_show", {"gameId": "sim", "extra": 1}, "$.extra", "additionalProperties"),
         ("games_call_tool", {"tool": 5}, "$.tool", "type"),
-        ("games_call_tool", {"tool": "x", "timeout": 0}, "$.timeout", "exclusiveMinimum"),
+        ("games_call_tool", {"tool": "x", "timeout": 1.5}, "$.timeout", "type"),
         ("games_tool_names", {"limit": 0}, "$.limit", "minimum"),
         ("games_connect", {"gameId": "sim", "port": 70000}, "$.port", "maximum"),
-        ("games_status", {"gameId": "bad id!"}, "$.gameId", "pattern"),
+        ("games_start", {"gameId": "sim", "timeout": "soon"}, "$.timeout", "type"),
     ],
 )
 async def test_invalid_arguments_are_refused_naming_the_field_and_rule(
@@ -182,6 +182,33 @@ async def test_invalid_arguments_are_refused_naming_the_field_and_rule(
     assert {"field": field, "rule": rule} == {k: data["errors"][0][k] for k in ("field", "rule")}
     assert field.removeprefix("$.") in _text(result) and rule in _text(result)
     assert game.calls["draft"] == 0
+
+
+@pytest.mark.parametrize("tool", ["games_show", "games_call_tool", "games_tool_names"])
+async def test_unknown_arguments_are_refused_as_the_go_bridge_refuses_them(
+    tmp_path: Path, tool: str
+) -> None:
+    async with bridge_for(tmp_path, {}) as bridge, Client(bridge.server) as client:
+        result = await client.call_tool(tool, {"gameId": "sim", "zeta": 1, "extra": 2})
+    allowed = sorted(BRIDGE_TOOLS[tool].input_schema["properties"])
+    assert result.is_error
+    assert _data(result) == {
+        "code": "unknown_argument",
+        "path": "/extra",
+        "unknown": ["extra", "zeta"],
+        "allowed": allowed,
+        "causeClass": "call",
+        "trackRecord": "no successful starts recorded for this context",
+        "nextActions": [
+            {
+                "tool": "games_show",
+                "arguments": {"gameId": "sim"},
+                "reason": "Check the accepted profiles and declared inputs, then reissue the "
+                "call correctly.",
+            }
+        ],
+    }
+    assert _text(result) == f'Unknown argument "extra". Allowed arguments: {", ".join(allowed)}'
 
 
 async def test_a_call_succeeds_with_non_ascii_arguments(tmp_path: Path) -> None:
@@ -292,18 +319,23 @@ async def test_ambiguous_game_references_are_refused_with_candidates(tmp_path: P
                 "games_call_tool",
                 {"tool": "colony/draft", "gameId": "beta", "arguments": {"pawn": "Cy"}},
             )
-            names = await client.call_tool("games_tool_names", {"query": "pawn", "brief": False})
+            names = await client.call_tool("games_tool_names", {"query": "draft", "brief": False})
     assert result.is_error
     data = _data(result)
-    assert (data["executed"], data["status"], data["code"]) == (False, "refused", "ambiguous_game")
-    assert data["candidates"] == ["alpha", "beta"]
+    assert (data["executed"], data["status"], data["code"]) == (
+        False,
+        "refused",
+        "ambiguous_game_reference",
+    )
+    assert (data["causeClass"], data["candidates"]) == ("call", ["alpha", "beta"])
     assert "alpha" in _text(result) and "beta" in _text(result)
-    assert attention.is_error and _data(attention)["code"] == "ambiguous_game"
-    assert unknown.is_error and _data(unknown)["code"] == "unknown_game"
+    assert attention.is_error and _data(attention)["code"] == "ambiguous_game_reference"
+    assert unknown.is_error and _data(unknown)["code"] == "game_not_found"
+    assert _data(unknown)["nextActions"][0]["tool"] == "games_show"  # as the Go bridge
     assert _data(named)["gameId"] == "beta" and games["beta"].calls["draft"] == 1
-    assert {(t["gameId"], t["name"]) for t in _data(names)["tools"]} == {
-        ("alpha", "colony/draft"),
-        ("beta", "colony/draft"),
+    assert {(t["gameId"], t["name"], t["gabpName"]) for t in _data(names)["tools"]} == {
+        ("alpha", "alpha_colony_draft", "colony/draft"),
+        ("beta", "beta_colony_draft", "colony/draft"),
     }
 
 
@@ -515,11 +547,36 @@ async def test_games_start_reports_progress(tmp_path: Path) -> None:
                     "games_start", {"gameId": "sim"}, progress_callback=on_progress
                 )
                 assert not started.is_error, _text(started)
-                assert _data(started)["status"] == "started_connected"
+                assert _data(started)["code"] == "started_connected"
                 echo = await client.call_tool(
                     "games_call_tool", {"tool": "example/echo", "arguments": {"text": "ß"}}
                 )
                 assert _data(echo)["result"] == {"text": "ß"}
                 stopped = await client.call_tool("games_stop", {"gameId": "sim"})
-                assert _data(stopped)["status"] == "stopped"
-    assert progress and any("GABP server is up" in line for line in progress)
+                assert _data(stopped)["code"] == "terminated"
+    assert progress and any("waiting for its GABP server" in line for line in progress)
+
+
+async def test_a_lifecycle_tool_refuses_an_undeclared_argument_as_the_go_bridge_does(
+    tmp_path: Path,
+) -> None:
+    async with bridge_for(tmp_path, {"sim": Game()}) as bridge, Client(bridge.server) as client:
+        result = await client.call_tool("games_start", {"gameId": "sim", "speed": 2, "area": 1})
+    assert result.is_error
+    assert _data(result) == {
+        "code": "unknown_argument",
+        "path": "/area",
+        "unknown": ["area", "speed"],
+        "allowed": ["gameId", "launchInputs", "profile", "resetEndpoint", "timeout"],
+        "causeClass": "call",
+        "trackRecord": "no successful starts recorded for this context",
+        "nextActions": [
+            {
+                "tool": "games_show",
+                "arguments": {"gameId": "sim"},
+                "reason": "Check the accepted profiles and declared inputs, then reissue the "
+                "call correctly.",
+            }
+        ],
+    }
+    assert _text(result).startswith('Unknown argument "area". Allowed arguments: gameId, ')

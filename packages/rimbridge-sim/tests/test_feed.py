@@ -11,6 +11,7 @@ import pytest
 from gabp.messages import Attention, parse_payload
 from lib_gab.attention import AttentionManager
 from lib_gab.operation import Operation, current_operation, use_operation
+from rimbridge_sim.clock import ManualClock
 from rimbridge_sim.diagnostics import LogRing, OperationJournal, log_with_operation
 from rimbridge_sim.feed import AttentionFeed, FeedStats
 from rimbridge_sim.policy import Policy
@@ -21,17 +22,6 @@ except ImportError:  # pragma: no cover - the schema package is optional here
     gabp_schemas = None  # type: ignore[assignment]
 
 INTERVAL = 0.25
-
-
-class FakeClock:
-    def __init__(self, now: float = 100.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Recorder:
@@ -65,7 +55,7 @@ class Sim:
     """A ring, a journal, a manager and a feed sharing one fake clock."""
 
     def __init__(self, policy: str = "recommended", *, capacity: int = 2000, **feed: Any) -> None:
-        self.clock = FakeClock()
+        self.clock = ManualClock(100.0)
         self.recorder = Recorder()
         self.ring = LogRing(capacity, collapse_window=1.0, clock=self.clock)
         self.journal = OperationJournal(clock=self.clock)
@@ -220,7 +210,7 @@ def test_five_hundred_identical_lines_make_one_item_with_one_sample_and_few_even
 
     assert len(sim.ring) == 1  # collapsed in the ring
     entry = sim.ring.query(after_sequence=-1).entries[0]
-    assert (entry.repeat_count, entry.latest_sequence) == (500, 499)
+    assert (entry.repeat_count, entry.latest_sequence) == (500, 500)
     item = sim.item()
     assert item == {
         "attentionId": item["attentionId"] if item else None,
@@ -231,16 +221,16 @@ def test_five_hundred_identical_lines_make_one_item_with_one_sample_and_few_even
         "summary": "error: Map 0 lost its pathing grid (500 entries, 1 distinct)",
         "causalOperationId": "call-1",
         "causalMethod": "sim/inject_log",
-        "openedAtSequence": 0,
-        "latestSequence": 499,
-        "diagnosticsCursor": 498,
+        "openedAtSequence": 1,
+        "latestSequence": 500,
+        "diagnosticsCursor": 499,
         "totalUrgentEntries": 500,
         "sample": [
             {
                 "level": "error",
                 "message": "Map 0 lost its pathing grid",
                 "repeatCount": 500,
-                "latestSequence": 499,
+                "latestSequence": 500,
             }
         ],
     }
@@ -267,20 +257,20 @@ def test_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable_cursor(
             "level": "error",
             "message": "A: reservation conflict",
             "repeatCount": 150,
-            "latestSequence": 298,
+            "latestSequence": 299,
         },
-        {"level": "error", "message": "B: null region", "repeatCount": 150, "latestSequence": 299},
+        {"level": "error", "message": "B: null region", "repeatCount": 150, "latestSequence": 300},
     ]
-    assert (item["openedAtSequence"], item["latestSequence"]) == (0, 299)
+    assert (item["openedAtSequence"], item["latestSequence"]) == (1, 300)
     assert sim.ring.stats().evicted == 200
 
     # the item's cursor still works: it starts at its latest trigger, nothing lost
     page = sim.ring.query(after_sequence=item["diagnosticsCursor"])
-    assert ([e.sequence for e in page.entries], page.truncated) == ([299], False)
+    assert ([e.sequence for e in page.entries], page.truncated) == ([300], False)
     # the evidence from where the item opened is gone, and the ring says so
-    page = sim.ring.query(after_sequence=item["openedAtSequence"] - 1)
+    page = sim.ring.query(after_sequence=item["openedAtSequence"], limit=200)
     assert page.truncated is True
-    assert [e.sequence for e in page.entries] == list(range(200, 300))
+    assert sorted(e.sequence for e in page.entries) == list(range(201, 301))
 
 
 def test_a_fatal_root_cause_stays_pinned_through_fifty_different_errors(sim: Sim) -> None:
@@ -300,7 +290,7 @@ def test_a_fatal_root_cause_stays_pinned_through_fifty_different_errors(sim: Sim
         "level": "fatal",
         "message": "Save file corrupt: Colony1.rws",
         "repeatCount": 1,
-        "latestSequence": 0,
+        "latestSequence": 1,
     }
     assert len(item["sample"]) == sim.manager.sample_limit
     assert (item["causalOperationId"], item["causalMethod"]) == ("call-1", "rimworld/load_game")
@@ -339,7 +329,7 @@ def test_warnings_alone_raise_an_advisory_non_blocking_item_under_recommended(si
 
 def test_an_operation_failure_opens_a_blocking_item(sim: Sim) -> None:
     _call(sim, "call-1", "rimworld/load_game")
-    sim.log("info", "Loading game Colony1", source="load")  # line 0, not attention
+    sim.log("info", "Loading game Colony1", source="load")  # line 1, not attention
     sim.journal.fail("call-1", "FileNotFoundException: Colony1.rws")
 
     assert sim.recorder.events == [
@@ -354,15 +344,15 @@ def test_an_operation_failure_opens_a_blocking_item(sim: Sim) -> None:
                 "summary": "error: rimworld/load_game failed: FileNotFoundException: Colony1.rws",
                 "causalOperationId": "call-1",
                 "causalMethod": "rimworld/load_game",
-                "openedAtSequence": 0,
-                "latestSequence": 0,
+                "openedAtSequence": 1,
+                "latestSequence": 1,
                 "totalUrgentEntries": 1,
                 "sample": [
                     {
                         "level": "error",
                         "message": "rimworld/load_game failed: FileNotFoundException: Colony1.rws",
                         "repeatCount": 1,
-                        "latestSequence": 0,
+                        "latestSequence": 1,
                     }
                 ],
             },
@@ -464,33 +454,33 @@ def test_the_diagnostics_cursor_starts_list_logs_exactly_at_the_trigger(sim: Sim
     assert item is not None
     page = sim.ring.query(after_sequence=item["diagnosticsCursor"])
     assert [(e.sequence, e.message) for e in page.entries] == [
-        (trigger, "Exception in JobDriver_Haul"),
         (trigger + 1, "after"),
+        (trigger, "Exception in JobDriver_Haul"),
     ]
 
 
 def test_the_cursor_of_a_collapsed_repeat_starts_at_the_entry_holding_it(sim: Sim) -> None:
-    sim.log("info", "start")  # 0
-    sim.log("error", "boom")  # 1
-    last = sim.log("error", "boom")  # 2, collapsed into the entry at 1
-    sim.log("info", "after")  # 3
+    sim.log("info", "start")  # 1
+    sim.log("error", "boom")  # 2
+    last = sim.log("error", "boom")  # 3, collapsed into the entry at 2
+    sim.log("info", "after")  # 4
 
     item = sim.item()
     assert item is not None
     assert item["diagnosticsCursor"] == last - 1
-    first = sim.ring.query(after_sequence=item["diagnosticsCursor"]).entries[0]
-    assert (first.sequence, first.latest_sequence, first.repeat_count) == (1, 2, 2)
+    oldest = sim.ring.query(after_sequence=item["diagnosticsCursor"]).entries[-1]
+    assert (oldest.sequence, oldest.latest_sequence, oldest.repeat_count) == (2, 3, 2)
 
 
-def test_a_trigger_at_sequence_zero_has_no_cursor_and_list_logs_from_the_start_finds_it(
+def test_a_trigger_on_the_first_line_has_cursor_zero_and_list_logs_from_it_finds_it(
     sim: Sim,
 ) -> None:
     sim.log("error", "first line is an error")
 
     item = sim.item()
     assert item is not None
-    assert "diagnosticsCursor" not in item
-    assert sim.ring.query(after_sequence=-1).entries[0].sequence == item["openedAtSequence"] == 0
+    assert item["diagnosticsCursor"] == 0
+    assert sim.ring.query(after_sequence=0).entries[0].sequence == item["openedAtSequence"] == 1
 
 
 # --- lifecycle -----------------------------------------------------------------------------------
@@ -506,7 +496,7 @@ def test_after_an_ack_further_errors_open_a_new_item(sim: Sim) -> None:
     second = sim.item()
     assert second is not None
     assert second["attentionId"] != first["attentionId"]
-    assert (second["openedAtSequence"], second["totalUrgentEntries"]) == (1, 1)
+    assert (second["openedAtSequence"], second["totalUrgentEntries"]) == (2, 1)
 
 
 def test_a_closed_feed_reports_nothing(sim: Sim) -> None:

@@ -3,6 +3,7 @@ follow-up errors, loads, stalls, dropped connections and scenarios, over real lo
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -22,15 +23,29 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
 ) -> None:
     async with open_sim(tick_rate=0) as sim:
         request_id = "11111111-2222-4333-8444-555555555555"
-        result = await sim.call("rimworld/get_pawn", request_id=request_id, pawnId="Thing_Nobody")
+        result = await sim.call(
+            "rimworld/select_pawn", request_id=request_id, pawnId="Thing_Nobody"
+        )
+        envelope = result.pop("operation")
         assert result == {
             "success": False,
-            "message": "unknown pawn id Thing_Nobody",
+            "message": "unknown colonist id Thing_Nobody",
             "code": "unknown_id",
         }
+        assert (envelope["operationId"], envelope["status"], envelope["success"]) == (
+            request_id,
+            "completed",
+            True,
+        )
         operation = sim.bridge.journal.get(request_id)
         assert operation is not None and operation.status == "completed"
-        assert operation.result_summary == "payload failure: unknown pawn id Thing_Nobody"
+        assert operation.result_summary == "payload failure: unknown colonist id Thing_Nobody"
+        # the arguments as the caller sent them: wire names, defaults filled in
+        assert json.loads(operation.arguments_summary) == {
+            "append": False,
+            "pawnId": "Thing_Nobody",
+            "pawnName": None,
+        }
         assert await sim.attention() is None
         assert sim.attention_events() == []
 
@@ -41,23 +56,23 @@ async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_
     async with open_sim(tick_rate=0) as sim:
         request_id = "22222222-3333-4444-8555-666666666666"
         with pytest.raises(RemoteError) as caught:
-            await sim.call(
-                "rimworld/spawn_thing", request_id=request_id, defName="Unobtainium", x=1, z=1
-            )
+            await sim.call("rimworld/select_pawn", request_id=request_id)
         error = caught.value
         assert error.code == -32000
-        assert error.message.startswith("rimworld/spawn_thing failed: unknown thing def")
+        assert error.message == (
+            "rimworld/select_pawn failed: a colonist name or id is required (pawnName or pawnId)"
+        )
         assert error.data == {
             "code": "invalid_argument",
             "exception": "InvalidArgumentError",
             "operationId": request_id,
-            "tool": "rimworld/spawn_thing",
+            "tool": "rimworld/select_pawn",
         }
         # the exception line and the failed operation: opened, then updated, then the response
         assert sim.timeline == [
             "event:attention/opened",
             "event:attention/updated",
-            "response:rimworld/spawn_thing",
+            "response:rimworld/select_pawn",
         ]
         item = await sim.attention()
         assert (item["blocking"], item["severity"], item["stateInvalidated"]) == (
@@ -67,21 +82,22 @@ async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_
         )
         assert (item["causalOperationId"], item["causalMethod"]) == (
             request_id,
-            "rimworld/spawn_thing",
+            "rimworld/select_pawn",
         )
         operation = sim.bridge.journal.get(request_id)
         assert operation is not None and operation.status == "failed"
 
         page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
-        first = page["entries"][0]
+        first = page["logs"][-1]
         assert (first["level"], first["source"], first["operationId"]) == (
             "error",
             "tool",
             request_id,
         )
         assert first["message"].startswith(
-            "Exception in rimworld/spawn_thing: InvalidArgumentError: unknown thing def"
+            "Exception in rimworld/select_pawn: InvalidArgumentError: a colonist name or id"
         )
+        assert first["capabilityId"] == "rimworld/select_pawn"
 
 
 async def test_list_logs_from_the_diagnostics_cursor_starts_at_the_trigger_line(
@@ -92,8 +108,8 @@ async def test_list_logs_from_the_diagnostics_cursor_starts_at_the_trigger_line(
         injected = await sim.call("sim/inject_log", level="error", message="Boom in tick")
         item = await sim.attention()
         page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
-        assert page["entries"][0]["message"] == "Boom in tick"
-        assert page["entries"][0]["sequence"] == injected["firstSequence"]
+        assert page["logs"][-1]["message"] == "Boom in tick"
+        assert page["logs"][-1]["sequence"] == injected["firstSequence"]
 
 
 async def test_an_error_logged_inside_a_successful_call_is_tied_to_it_and_sent_first(
@@ -110,7 +126,7 @@ async def test_an_error_logged_inside_a_successful_call_is_tied_to_it_and_sent_f
         item = await sim.attention()
         assert (item["causalOperationId"], item["totalUrgentEntries"]) == (request_id, 3)
         assert item["sample"] == [
-            {"level": "error", "message": "Oops", "repeatCount": 3, "latestSequence": 3}
+            {"level": "error", "message": "Oops", "repeatCount": 3, "latestSequence": 4}
         ]
 
 
@@ -118,42 +134,40 @@ async def test_a_script_whose_second_step_throws_fails_that_child_and_stops(
     open_sim: Any,
 ) -> None:
     async with open_sim(tick_rate=0) as sim:
-        result = await sim.call(
-            "rimbridge/run_script",
-            request_id=SCRIPT_ID,
-            steps=[
-                {"tool": "rimworld/set_time_speed", "arguments": {"speed": 2}},
-                {
-                    "tool": "rimworld/spawn_thing",
-                    "arguments": {"defName": "Unobtainium", "x": 1, "z": 1},
-                },
-                {"tool": "rimworld/pause_game", "arguments": {}},
+        script = {
+            "name": "throwing",
+            "steps": [
+                {"id": "speed", "call": "rimworld/set_time_speed", "arguments": {"speed": "Fast"}},
+                {"id": "nobody", "call": "rimworld/select_pawn", "arguments": {}},
+                {"id": "pause", "call": "rimworld/pause_game", "arguments": {}},
             ],
+        }
+        result = await sim.call(
+            "rimbridge/run_script", request_id=SCRIPT_ID, scriptJson=json.dumps(script)
         )
-        assert (result["success"], result["completedSteps"], result["code"]) == (
+        report = result["script"]
+        assert (result["success"], report["halted"], report["executedStepCount"]) == (
             False,
+            True,
             2,
-            "step_failed",
         )
-        first, second = result["steps"]
-        assert (first["success"], first["result"]["timeSpeed"]) == (True, 2)
-        assert second["success"] is False
-        assert second["error"]["data"]["code"] == "invalid_argument"
+        first, second = report["steps"]
+        assert (first["success"], first["result"]["timeSpeed"]) == (True, "Fast")
+        assert (second["success"], second["error"]["code"]) == (False, "invalid_argument")
         child = second["operationId"]
-        assert child == second["error"]["data"]["operationId"]
 
         journal = sim.bridge.journal
-        script = journal.get(SCRIPT_ID)
+        parent = journal.get(SCRIPT_ID)
         failed = journal.get(child)
-        assert script is not None and failed is not None
-        assert script.status == "completed"
+        assert parent is not None and failed is not None
+        assert parent.status == "completed"
         assert (failed.status, failed.parent_id, failed.root_id, failed.method) == (
             "failed",
             SCRIPT_ID,
             SCRIPT_ID,
-            "rimworld/spawn_thing",
+            "rimworld/select_pawn",
         )
-        assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == 2  # step 3 never ran
+        assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Fast"  # no step 3
 
         item = await sim.attention()
         assert (item["blocking"], item["causalOperationId"], item["causalMethod"]) == (
@@ -161,46 +175,48 @@ async def test_a_script_whose_second_step_throws_fails_that_child_and_stops(
             SCRIPT_ID,
             "rimbridge/run_script",
         )
-        assert "rimworld/spawn_thing failed" in " ".join(s["message"] for s in item["sample"])
+        assert "rimworld/select_pawn failed" in " ".join(s["message"] for s in item["sample"])
 
-        logs = await sim.call("rimbridge/list_logs", afterSequence=-1, operationId=SCRIPT_ID)
-        assert [(e["operationId"], e["rootOperationId"], e["source"]) for e in logs["entries"]] == [
+        logs = await sim.call("rimbridge/list_logs", rootOperationId=SCRIPT_ID)
+        assert [(e["operationId"], e["rootOperationId"], e["source"]) for e in logs["logs"]] == [
             (child, SCRIPT_ID, "tool")
         ]
 
 
 async def test_a_script_with_continue_on_error_runs_every_step(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
-        result = await sim.call(
-            "rimbridge/run_script",
-            steps=[
-                {"tool": "rimworld/get_pawn", "arguments": {"pawnId": "Thing_Nobody"}},
-                {"tool": "rimbridge/ping"},
+        script = {
+            "continueOnError": True,
+            "steps": [
+                {"call": "rimworld/select_pawn", "arguments": {"pawnId": "Thing_Nobody"}},
+                {"call": "rimbridge/ping"},
             ],
-            continueOnError=True,
-        )
-        assert [s["success"] for s in result["steps"]] == [False, True]
-        assert result["steps"][0]["result"]["code"] == "unknown_id"
+        }
+        result = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+        steps = result["script"]["steps"]
+        assert [s["success"] for s in steps] == [False, True]
+        assert steps[0]["error"]["code"] == "unknown_id"
+        assert result["success"] is False
         assert await sim.attention() is None
 
 
-async def test_a_script_with_an_invalid_step_is_refused_before_any_step_runs(
+async def test_a_script_step_with_bad_arguments_fails_when_reached_and_opens_nothing(
     open_sim: Any,
 ) -> None:
     async with open_sim(tick_rate=0) as sim:
-        with pytest.raises(RemoteError) as caught:
-            await sim.call(
-                "rimbridge/run_script",
-                steps=[
-                    {"tool": "rimworld/set_time_speed", "arguments": {"speed": 2}},
-                    {"tool": "rimworld/set_time_speed", "arguments": {"speed": 9}},
-                    {"tool": "rimworld/no_such_tool"},
-                ],
-            )
-        assert caught.value.code == -32602
-        paths = [e["path"] for e in caught.value.data["errors"]]
-        assert paths == ["$.steps[1].arguments.speed", "$.steps[2].tool"]
-        assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == 0
+        script = {
+            "steps": [
+                {"call": "rimworld/set_time_speed", "arguments": {"speed": "Fast"}},
+                {"call": "rimworld/set_time_speed", "arguments": {"speed": 9}},
+                {"call": "rimworld/pause_game"},
+            ]
+        }
+        result = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+        steps = result["script"]["steps"]
+        assert [s["success"] for s in steps] == [True, False]
+        assert steps[1]["error"]["code"] == "tool.invalid_arguments"
+        assert "$.speed" in steps[1]["error"]["message"]
+        assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Fast"
         assert await sim.attention() is None
 
 
@@ -221,17 +237,17 @@ async def test_a_scheduled_error_after_the_call_returned_names_that_call_as_its_
             True,
         )
         page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
-        assert (page["entries"][0]["message"], page["entries"][0]["tick"]) == ("Late failure", 2)
+        assert (page["logs"][-1]["message"], page["logs"][-1]["tick"]) == ("Late failure", 2)
 
 
 @pytest.mark.parametrize("policy", ["recommended", "faithful"])
 async def test_a_load_then_a_stale_pawn_id(open_sim: Any, policy: str) -> None:
     async with open_sim(policy=policy) as sim:
-        old = (await sim.call("rimworld/list_colonists"))["colonists"][0]["id"]
-        await sim.call("rimworld/save_game", name="base")
-        loading = await sim.call("rimworld/load_game", name="base")
+        old = (await sim.call("rimworld/list_colonists"))["colonists"][0]["pawnId"]
+        await sim.call("rimworld/save_game", saveName="base")
+        loading = await sim.call("rimworld/load_game", saveName="base")
         await sim.call("rimbridge/wait_for_game_loaded", timeoutMs=5000)
-        stale = await sim.call("rimworld/get_pawn", pawnId=old)
+        stale = await sim.call("rimworld/select_pawn", pawnId=old)
         assert (stale["success"], stale["code"]) == (False, "stale_id")
         item = await sim.attention()
         if policy == "faithful":
@@ -244,7 +260,7 @@ async def test_a_load_then_a_stale_pawn_id(open_sim: Any, policy: str) -> None:
             False,
             "info",
         )
-        root = sim.bridge.journal.root_of(loading["operationId"])
+        root = sim.bridge.journal.root_of(loading["loadOperationId"])
         assert item["causalOperationId"] == root
         assert [s["message"] for s in item["sample"]][:2] == [
             f"Map replaced: Map_1 -> {(await sim.call('rimworld/get_game_info'))['mapId']}",
@@ -263,8 +279,10 @@ async def test_unloading_the_map_invalidates_state(open_sim: Any, policy: str) -
         else:
             assert (item["blocking"], item["stateInvalidated"]) == (True, True)
             assert item["sample"][0]["message"] == "Map removed: Map_1"
-        with pytest.raises(RemoteError) as caught:
-            await sim.call("rimworld/list_colonists")
+        listed = await sim.call("rimworld/list_colonists")  # the mod answers in the payload
+        assert (listed["success"], listed["code"]) == (False, "no_game")
+        with pytest.raises(RemoteError) as caught:  # its map lookups throw
+            await sim.call("rimworld/get_cell_info", x=1, z=1)
         assert caught.value.data["code"] == "no_game"
         item = await sim.attention()  # faithful: every failed operation invalidates state
         assert (item["blocking"], item["stateInvalidated"]) == (True, True)
@@ -310,7 +328,8 @@ async def test_drop_connection_answers_then_closes_and_attention_survives(
     async with open_sim(tick_rate=0, enable_test_tools=True) as sim:
         await sim.call("sim/inject_log", level="error", message="Still broken")
         opened = await sim.attention()
-        assert await sim.call("sim/drop_connection") == {"success": True, "dropping": True}
+        dropped = await sim.call("sim/drop_connection")
+        assert (dropped["success"], dropped["dropping"]) == (True, True)
         assert await sim.conn.wait_closed(timeout=5)
         with pytest.raises(ConnectionClosed):
             await sim.conn.request("tools/call", {"name": "rimbridge/ping"}, timeout=5)
@@ -347,6 +366,6 @@ async def test_the_spam_scenario_coalesces_into_one_item(open_sim: Any) -> None:
 async def test_calls_accept_parameters_as_well_as_arguments(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         result = await sim.conn.request(
-            "tools/call", {"name": "rimworld/set_time_speed", "parameters": {"speed": 4}}
+            "tools/call", {"name": "rimworld/set_time_speed", "parameters": {"speed": "Ultrafast"}}
         )
-        assert result["timeSpeed"] == 4
+        assert result["timeSpeed"] == "Ultrafast"

@@ -89,10 +89,11 @@ async def test_the_process_takes_port_token_and_agent_id_from_the_gabs_environme
             assert (info["phase"], info["mapId"]) == ("playing", "Map_1")
             speed = await conn.request(
                 "tools/call",
-                {"name": "rimworld/set_time_speed", "parameters": {"speed": 2}},
+                {"name": "rimworld/set_time_speed", "parameters": {"speed": "Fast"}},
                 timeout=5,
             )
-            assert speed["timeSpeed"] == 2
+            assert (speed["success"], speed["timeSpeed"]) == (True, "Fast")
+            assert speed["operation"]["capabilityId"] == "rimworld/set_time_speed"
         assert await stopped(process, signal.SIGTERM) == 0
 
 

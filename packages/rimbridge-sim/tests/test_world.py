@@ -8,11 +8,13 @@ from rimbridge_sim.world import (
     Cell,
     InvalidArgumentError,
     InvalidCellError,
+    LetterKind,
     LogLevel,
     LogRecord,
     LongEventError,
     NoGameError,
     Phase,
+    RefusedError,
     StaleIdError,
     Terrain,
     UnknownIdError,
@@ -322,7 +324,7 @@ def test_selection_holds_pawns_and_things_and_refuses_unknown_ids() -> None:
     assert world.select([pawn.id]) == (pawn.id,)
     assert world.select([thing.id], append=True) == (pawn.id, thing.id)
     assert world.get_pawn(pawn.id).selected is True
-    assert world.snapshot().selection == (pawn.id, thing.id)
+    assert world.ui.selection == [pawn.id, thing.id]
     with pytest.raises(UnknownIdError, match="unknown pawn or thing id Thing_Nope1"):
         world.select(["Thing_Nope1"])
 
@@ -330,39 +332,54 @@ def test_selection_holds_pawns_and_things_and_refuses_unknown_ids() -> None:
 # -- windows and letters --------------------------------------------------------------------
 
 
-def test_windows_stack_and_close_by_id_or_from_the_top() -> None:
+def test_windows_stack_and_accept_runs_the_top_windows_action_before_closing_it() -> None:
     world, _ = new_world()
-    architect = world.open_window("Architect", "Architect")
-    letter = world.open_window("Letter", "Cargo pods")
+    options = world.windows.open_by_type("Dialog_Options", replace_existing=True)
+    accepted: list[str] = []
+    letter = world.windows.open(
+        "Verse.Dialog_NodeTree", "Cargo pods", on_accept=lambda: accepted.append("ok") or "ok"
+    )
 
-    assert [w.id for w in world.snapshot().windows] == [architect.id, letter.id]
-    assert world.close_window() == letter
-    assert world.close_window(architect.id) == architect
-    with pytest.raises(InvalidArgumentError, match="no window is open"):
-        world.close_window()
+    assert [w.id for w in world.windows.stack] == [options.id, letter.id]
+    assert world.windows.ui_state()["focusedWindowType"] == "Verse.Dialog_NodeTree"
+    world.windows.press_accept()
+    assert (accepted, [w.id for w in world.windows.stack]) == (["ok"], [options.id])
+    world.windows.press_cancel()
+    assert world.windows.stack == []
+    with pytest.raises(RefusedError, match="No window is open to cancel"):
+        world.windows.press_cancel()
+    with pytest.raises(RefusedError, match="parameterless constructor"):
+        world.windows.open_by_type("Verse.Dialog_MessageBox", replace_existing=True)
 
 
 def test_letters_are_capped_and_the_oldest_are_dropped() -> None:
     world, _ = new_world()
+    colony = world.colony
+    assert colony is not None
     for number in range(LETTER_CAP + 25):
-        world.send_letter(f"Letter {number}", "text", "neutral")
+        colony.add_letter(f"Letter {number}", "text", LetterKind.NEUTRAL)
 
-    letters = world.list_letters()
+    letters = world.notifications.letters()
 
     assert len(letters) == LETTER_CAP
     assert letters[0].label == "Letter 25"
     assert letters[-1].label == f"Letter {LETTER_CAP + 24}"
 
 
-def test_opening_a_letter_marks_it_read_and_opens_a_window() -> None:
+def test_opening_a_letter_marks_it_read_and_its_ok_removes_it_from_the_stack() -> None:
     world, _ = new_world()
-    letter = world.send_letter("Raid", "Pirates!", "threat")
-    assert world.snapshot().unread_letters == 1
+    colony = world.colony
+    assert colony is not None
+    letter = colony.add_letter("Raid", "Pirates!", LetterKind.THREAT)
 
-    window = world.open_letter(letter.id)
+    world.notifications.open_letter(letter.id)
 
-    assert (window.kind, window.title) == ("Letter", "Raid")
-    assert world.list_letters(unread_only=True) == []
+    top = world.windows.top()
+    assert top is not None
+    assert (top.type, top.title, letter.read) == ("Verse.Dialog_NodeTree", "Raid", True)
+    assert world.notifications.letter_present(letter)
+    world.windows.press_accept()
+    assert not world.notifications.letter_present(letter)
 
 
 # -- saves and loads ------------------------------------------------------------------------
@@ -377,15 +394,21 @@ def test_a_save_is_listed_with_its_tick_colonists_and_size() -> None:
     assert (save.name, save.tick, save.colonist_count, save.map_width) == ("colony one", 50, 3, 40)
     assert save.size_bytes > 0
     assert world.list_saves() == [save]
-    assert world.saves == {"colony one": save}
+    assert save.path == f"{world.storage.root}/Saves/colony one.rws"
+    stored = world.storage.read("Saves/colony one.rws")
+    assert stored is not None
+    assert b"<ticksGame>50</ticksGame>" in stored
     assert records[-1].message == "Saved game 'colony one' at tick 50"
 
 
-def test_a_bad_save_name_is_refused() -> None:
+def test_save_names_keep_non_ascii_and_lose_what_a_file_name_cannot_hold() -> None:
     world, _ = new_world()
 
-    with pytest.raises(InvalidArgumentError, match=r"save name '\.\./x' must be"):
-        world.save_game("../x")
+    assert world.save_game("Kolonie Ärger 北").name == "Kolonie Ärger 北"
+    assert world.save_game("../x:y").name == ".._x_y"
+    assert world.find_save("Kolonie Ärger 北") is not None
+    with pytest.raises(InvalidArgumentError, match="is empty"):
+        world.save_game("   ")
 
 
 def test_loading_is_a_long_event_that_replaces_the_map_and_renews_every_id() -> None:
@@ -434,13 +457,12 @@ def test_loading_clears_the_selection_and_the_windows() -> None:
     world, _ = new_world()
     world.save_game("s1")
     world.select([world.list_colonists()[0].id])
-    world.open_window("Architect", "Architect")
+    world.windows.open_by_type("Dialog_Options", replace_existing=True)
 
     world.load_game("s1")
     world.advance_realtime(LOAD_TICKS)
 
-    state = world.snapshot()
-    assert (state.phase, state.selection, state.windows) == ("playing", (), ())
+    assert (world.phase, world.ui.selection, world.windows.stack) == (Phase.PLAYING, [], [])
 
 
 def test_a_save_can_be_loaded_from_the_main_menu() -> None:
@@ -449,7 +471,7 @@ def test_a_save_can_be_loaded_from_the_main_menu() -> None:
     world.go_to_main_menu()
 
     world.load_game("s1")
-    assert world.snapshot().long_event == "loading s1"
+    assert world.get_game_info().long_event == "loading s1"
     world.advance_realtime(LOAD_TICKS)
 
     assert world.phase is Phase.PLAYING

@@ -1,22 +1,60 @@
 """A game's tools as the bridge mirrors them (:class:`MirroredTool`) and the MCP names they are
-listed under (:func:`mcp_tool_name`)."""
+exposed under (:func:`mcp_tool_name`, the Go bridge's naming rule)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from gabp import MessageError
 
-__all__ = ["MirroredTool", "mcp_tool_name"]
+__all__ = ["MAX_TOOL_NAME_LENGTH", "MirroredTool", "mcp_tool_name", "mcp_tool_name_with_suffix"]
 
-_TOOL_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+#: The longest MCP tool name (what strict hosts accept).
+MAX_TOOL_NAME_LENGTH: Final = 64
+_INVALID_RUN = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-def mcp_tool_name(game_id: str, tool: str) -> str:
-    """The MCP name of a mirrored game tool: ``<gameId>_<tool with other chars as _>``."""
-    return _TOOL_NAME_CHARS.sub("_", f"{game_id}_{tool}")[:64]
+def _name_hash(game_id: str, tool: str) -> str:
+    return hashlib.sha1(f"{game_id}/{tool}".encode()).hexdigest()[:8]
+
+
+def _shorten(name: str, suffix: str, max_length: int) -> str:
+    keep = max_length - len(suffix)
+    if keep <= 0:
+        return suffix.lstrip("_")[:max_length]
+    return name[:keep].rstrip("_-") + suffix
+
+
+def mcp_tool_name(game_id: str, tool: str, max_length: int = MAX_TOOL_NAME_LENGTH) -> str:
+    """The MCP name of a mirrored game tool, by the Go bridge's rule.
+
+    ``<gameId>_<tool>`` with every run of characters outside ``[A-Za-z0-9_-]`` turned into one
+    ``_``, outer ``_`` trimmed, ``tool_`` put first unless it starts with a letter or ``_``;
+    a name longer than ``max_length`` is cut and ends in ``_`` and 8 hex digits of the SHA-1 of
+    ``<gameId>/<tool>``. ``("rimworld", "rimworld/get_game_info")`` ->
+    ``rimworld_rimworld_get_game_info``.
+    """
+    name = _INVALID_RUN.sub("_", f"{game_id}_{tool}").strip("_") or "tool"
+    if not (name[0].isalpha() or name[0] == "_"):
+        name = "tool_" + name
+    if len(name) <= max_length:
+        return name
+    return _shorten(name, "_" + _name_hash(game_id, tool), max_length)
+
+
+def mcp_tool_name_with_suffix(
+    game_id: str, tool: str, max_length: int = MAX_TOOL_NAME_LENGTH
+) -> str:
+    """:func:`mcp_tool_name` with the hash suffix always on: the name of a tool whose plain
+    name another game's tool already has."""
+    base = mcp_tool_name(game_id, tool, max_length)
+    suffix = "_" + _name_hash(game_id, tool)
+    if len(base) + len(suffix) <= max_length:
+        return base + suffix
+    return _shorten(base, suffix, max_length)
 
 
 @dataclass(frozen=True)

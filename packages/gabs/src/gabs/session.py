@@ -39,11 +39,13 @@ from gabp.messages import Attention, Capabilities, Event, parse_result
 from gabs._version import __version__
 from gabs.attention import AttentionCache, Gate, GateDecision
 from gabs.game_tools import MirroredTool
+from gabs.request_slots import QueueFull, RequestSlots, declared_concurrency
 
 __all__ = [
     "ATTENTION_CHANNELS",
     "CallOutcome",
     "GameSession",
+    "NotSent",
     "SessionError",
 ]
 
@@ -68,6 +70,10 @@ NOT_RUN_CODES = frozenset(
 
 class SessionError(GabpError):
     """The session could not be set up (connection refused, hello refused, bad reply)."""
+
+
+class NotSent(ConnectionClosed):
+    """A request that never reached the game: no request slot came free in time."""
 
 
 def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -127,6 +133,7 @@ class GameSession:
         liveness_timeout: float = 5.0,
         process_alive: Callable[[], bool] | None = None,
         on_change: Callable[[str], Awaitable[None] | None] | None = None,
+        max_concurrent_requests: int | None = None,
     ) -> None:
         self.game_id = game_id
         self.host = host
@@ -157,6 +164,10 @@ class GameSession:
         self._needs_refresh = False
         self._tg: anyio.abc.TaskGroup | None = None
         self._launch_id = new_id()
+        self.configured_concurrency = max_concurrent_requests
+        """The per-game config setting that replaces what the game declares, if any."""
+        self.slots = RequestSlots(max_concurrent_requests or 1)
+        """Requests in flight to the game (replaced on every connection, see request_slots)."""
 
     def __repr__(self) -> str:
         return f"GameSession({self.game_id!r}, {self.host}:{self.port}, state={self.state})"
@@ -266,6 +277,9 @@ class GameSession:
             raise SessionError(f"{self.game_id} sent an invalid hello reply: {exc}") from None
         self.hello = reply
         self.capabilities = hello.capabilities
+        self.slots = RequestSlots(
+            self.configured_concurrency or declared_concurrency(hello.capabilities.extensions) or 1
+        )
         await self.refresh_tools()
         self.cache.reset()
         self.subscribed = []
@@ -274,7 +288,7 @@ class GameSession:
         if self.supports_attention and self.gate.mode != "off":
             channels = [c for c in ATTENTION_CHANNELS if c in self.capabilities.events]
             if channels:
-                answer = await connection.request("events/subscribe", {"channels": channels})
+                answer = await self._request("events/subscribe", {"channels": channels})
                 self.subscribed = list(answer.get("subscribed", channels))
             await self.refresh_attention()
 
@@ -304,6 +318,9 @@ class GameSession:
             if connection is None or connection.closed:
                 continue
             method = "attention/current" if self.supports_attention else "tools/list"
+            slots = self.slots
+            if not slots.try_acquire():
+                continue  # busy with the bridge's own requests: their answers tell
             try:
                 await connection.request(method, timeout=self.liveness_timeout)
             except RequestTimeout:
@@ -316,6 +333,8 @@ class GameSession:
                 continue
             except (ConnectionClosed, RemoteError):
                 continue
+            finally:
+                slots.release()
             if self.state == "stalled":
                 self.state = "connected"
                 await self._changed("recovered")
@@ -351,9 +370,42 @@ class GameSession:
             raise ConnectionClosed(self.last_error or f"{self.game_id} is not connected")
         return connection
 
-    async def refresh_tools(self) -> dict[str, MirroredTool]:
+    async def _request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        request_id: str | None = None,
+    ) -> Any:
+        """One request to the game in one of its slots (see :mod:`gabs.request_slots`).
+
+        The wait for a slot counts against ``timeout``; a request that got no slot in time
+        raises :class:`NotSent` and never reached the game.
+        """
         connection = self._require()
-        reply = await connection.request("tools/list", timeout=self.call_timeout)
+        limit = self.call_timeout if timeout is None else timeout
+        slots = self.slots
+        if not slots.try_acquire():
+            started = time.monotonic()
+            try:
+                with anyio.fail_after(limit):
+                    await slots.acquire()
+            except TimeoutError:
+                raise NotSent(
+                    f"{self.game_id} was busy: no request slot within {limit:g} s "
+                    f"({slots.limit} at a time)"
+                ) from None
+            except QueueFull as exc:
+                raise NotSent(f"{self.game_id} is overloaded: {exc}") from None
+            limit = max(limit - (time.monotonic() - started), 0.001)
+        try:
+            return await connection.request(method, params, timeout=limit, request_id=request_id)
+        finally:
+            slots.release()
+
+    async def refresh_tools(self) -> dict[str, MirroredTool]:
+        reply = await self._request("tools/list")
         tools: dict[str, MirroredTool] = {}
         for raw in reply.get("tools", []) if isinstance(reply, dict) else []:
             try:
@@ -365,21 +417,19 @@ class GameSession:
         self.tools = tools
         return tools
 
-    async def refresh_attention(self) -> Attention | None:
+    async def refresh_attention(self, *, timeout: float | None = None) -> Attention | None:
         """Ask the game for its current item (``attention/current``) and update the cache."""
-        connection = self._require()
-        reply = await connection.request("attention/current", timeout=self.call_timeout)
+        reply = await self._request("attention/current", timeout=timeout)
         result = parse_result("attention/current", reply)
         item = result.attention
         self.cache.set_current(item)
         return self.cache.snapshot()
 
-    async def ack_attention(self, attention_id: str) -> dict[str, Any]:
+    async def ack_attention(
+        self, attention_id: str, *, timeout: float | None = None
+    ) -> dict[str, Any]:
         """``attention/ack``; the cache follows the answer (and the cleared event)."""
-        connection = self._require()
-        reply = await connection.request(
-            "attention/ack", {"attentionId": attention_id}, timeout=self.call_timeout
-        )
+        reply = await self._request("attention/ack", {"attentionId": attention_id}, timeout=timeout)
         result = parse_result("attention/ack", reply)
         if result.acknowledged:
             current = self.cache.snapshot()
@@ -454,14 +504,16 @@ class GameSession:
             gate=decision,
         )
         try:
-            connection = self._require()
-            outcome.result = await connection.request(
+            outcome.result = await self._request(
                 "tools/call",
                 {"name": tool, "arguments": arguments or {}},
-                timeout=timeout if timeout is not None else self.call_timeout,
+                timeout=timeout,
                 request_id=operation_id,
             )
             outcome.executed, outcome.status = True, "ok"
+        except NotSent as exc:
+            outcome.executed, outcome.status = False, "error"
+            outcome.error = {"code": int(ErrorCode.SERVER_ERROR), "message": str(exc)}
         except RemoteError as exc:
             outcome.executed = exc.code not in NOT_RUN_CODES
             outcome.status = "error"

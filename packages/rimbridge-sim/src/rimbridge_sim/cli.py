@@ -79,7 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="stderr logging level (DEBUG also mirrors the game's log ring)",
     )
     parser.add_argument(
-        "--data-dir", type=Path, help="where screenshots are written (default: a temp dir)"
+        "--data-dir",
+        type=Path,
+        help="RimWorld's user data folder: Saves/, screenshots, Config/ (default: a temp dir)",
     )
     parser.add_argument(
         "--start-game",

@@ -1,10 +1,10 @@
-"""Generate the tool reference (``docs/rimbridge/tool-reference.md``) from the annotations.
+"""Generate the tool reference and the README's tool table from the registered tools.
 
-``python -m rimbridge_sim.reference`` rewrites the file; ``--check`` exits 1 when it is stale;
-``--output PATH`` writes elsewhere (``-`` for stdout). The text comes from the tools as they
-are registered with ``lib_gab`` (so types, defaults and required flags are the advertised
-``inputSchema``) and their annotations (description, title, tags, result description). The
-output is deterministic: the same code gives byte-identical Markdown.
+``python -m rimbridge_sim.reference`` rewrites ``docs/rimbridge/tool-reference.md`` and the
+table between the ``BEGIN GENERATED:tool-status`` markers of the package README; ``--check``
+exits 1 when either is stale. The text comes from the tools as registered (descriptions,
+result descriptions, tags, the advertised ``inputSchema``) and from the contract data
+(categories, value sets, what the simulation implements). The output is deterministic.
 """
 
 from __future__ import annotations
@@ -16,22 +16,27 @@ from pathlib import Path
 from typing import Any
 
 from lib_gab.tools import Tool
-from rimbridge_sim.integration import BridgeConfig, RimBridge
+from rimbridge_sim.config import BridgeConfig
+from rimbridge_sim.contract import Contract, describe_type, load_contract
+from rimbridge_sim.integration import RimBridge
+from rimbridge_sim.tools.profiling import UNAVAILABLE
 
-__all__ = ["DEFAULT_OUTPUT", "main", "render_reference", "schema_type"]
+__all__ = [
+    "DEFAULT_OUTPUT",
+    "README",
+    "main",
+    "render_reference",
+    "render_status_table",
+    "tool_status",
+]
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parents[4] / "docs" / "rimbridge" / "tool-reference.md"
+_ROOT = Path(__file__).resolve().parents[4]
+DEFAULT_OUTPUT = _ROOT / "docs" / "rimbridge" / "tool-reference.md"
 """Where the reference lives in the workspace checkout."""
-
-_GROUPS = (
-    ("rimbridge/", "Diagnostics and scripts (`rimbridge/*`)", ""),
-    ("rimworld/", "Game (`rimworld/*`)", ""),
-    (
-        "sim/",
-        "Test tools (`sim/*`)",
-        "Registered only with `--enable-test-tools` (never by default).",
-    ),
-)
+README = Path(__file__).resolve().parents[2] / "README.md"
+"""The package README, whose tool table is generated."""
+_BEGIN = "<!-- BEGIN GENERATED:tool-status -->"
+_END = "<!-- END GENERATED:tool-status -->"
 
 
 def _registered_tools() -> list[Tool]:
@@ -39,52 +44,14 @@ def _registered_tools() -> list[Tool]:
         BridgeConfig(token="0" * 64, enable_test_tools=True, start_game=False, tick_rate=0)
     )
     try:
-        return list(bridge.server.tools)
+        return bridge.tool_list()
     finally:
         bridge.close()
 
 
-def schema_type(schema: dict[str, Any], defs: dict[str, Any]) -> str:
-    """A short, readable type for a JSON Schema fragment (``integer >= 0``, ``array of ...``)."""
-    if "$ref" in schema:
-        name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        target = defs.get(name, {})
-        fields = ", ".join(target.get("properties", {}))
-        return f"object {{{fields}}}" if fields else "object"
-    if "anyOf" in schema:
-        parts = [schema_type(part, defs) for part in schema["anyOf"]]
-        return " | ".join(dict.fromkeys(parts))
-    if "enum" in schema:
-        return "one of " + ", ".join(f"`{value}`" for value in schema["enum"])
-    if "const" in schema:
-        return f"`{schema['const']}`"
-    kind = schema.get("type", "any")
-    if kind == "array":
-        text = f"array of {schema_type(schema.get('items', {}), defs)}"
-    elif kind == "object" and "properties" in schema:
-        text = "object {" + ", ".join(schema["properties"]) + "}"
-    else:
-        text = str(kind)
-    bounds = []
-    for key, symbol in (
-        ("minimum", ">="),
-        ("maximum", "<="),
-        ("exclusiveMinimum", ">"),
-        ("exclusiveMaximum", "<"),
-    ):
-        if key in schema:
-            bounds.append(f"{symbol} {schema[key]}")
-    for key, label in (
-        ("minLength", "length >="),
-        ("maxLength", "length <="),
-        ("minItems", "items >="),
-        ("maxItems", "items <="),
-    ):
-        if key in schema:
-            bounds.append(f"{label} {schema[key]}")
-    if "pattern" in schema:
-        bounds.append(f"pattern `{schema['pattern']}`")
-    return text + (f" ({', '.join(bounds)})" if bounds else "")
+def tool_status(name: str) -> str:
+    """``implemented`` or ``not available`` (in the simulation)."""
+    return "not available" if name in UNAVAILABLE else "implemented"
 
 
 def _cell(text: str) -> str:
@@ -96,8 +63,6 @@ def _anchor(name: str) -> str:
 
 
 def _default(value: Any) -> str:
-    if value is None:
-        return "`null`"
     if isinstance(value, bool):
         return "`true`" if value else "`false`"
     if isinstance(value, str):
@@ -105,21 +70,25 @@ def _default(value: Any) -> str:
     return f"`{value}`"
 
 
-def _render_tool(tool: Tool) -> list[str]:
-    lines = [f"### `{tool.name}`", ""]
-    lines.append(f"**{tool.title}**" + ("  (deprecated)" if tool.deprecated else ""))
-    lines.append("")
+def _type(tool: Tool, name: str, prop: dict[str, Any], contract: Contract) -> str:
+    found = contract.get(tool.name)
+    if found is not None:
+        return describe_type(found.param(name))
+    return str(prop.get("type", "any"))
+
+
+def _render_tool(tool: Tool, contract: Contract) -> list[str]:
+    lines = [f"### `{tool.name}`", "", f"**{tool.title}**", ""]
     tags = ", ".join(f"`{tag}`" for tag in tool.tags) if tool.tags else "none"
-    lines += [f"Tags: {tags}", "", tool.description, ""]
+    status = tool_status(tool.name) if tool.name in contract else "test tool"
+    lines += [f"Tags: {tags}. In the simulation: {status}.", "", tool.description, ""]
     if tool.result_description:
         lines += ["**Returns**", "", tool.result_description, ""]
     schema = tool.input_schema
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
-    defs: dict[str, Any] = schema.get("$defs", {})
     if not properties:
-        lines += ["Parameters: none.", ""]
-        return lines
+        return [*lines, "Parameters: none.", ""]
     lines += [
         "| Parameter | Type | Required | Default | Description |",
         "|---|---|---|---|---|",
@@ -128,56 +97,82 @@ def _render_tool(tool: Tool) -> list[str]:
         is_required = name in required
         default = "" if is_required or "default" not in prop else _default(prop["default"])
         lines.append(
-            f"| `{name}` | {_cell(schema_type(prop, defs))} | "
+            f"| `{name}` | {_cell(_type(tool, name, prop, contract))} | "
             f"{'required' if is_required else 'optional'} | {default} | "
             f"{_cell(prop.get('description', ''))} |"
         )
-    lines.append("")
-    return lines
+    return [*lines, ""]
 
 
 def render_reference(tools: Sequence[Tool] | None = None) -> str:
-    """The reference as Markdown (from the registered tools unless ``tools`` is given)."""
+    """The reference as Markdown, grouped by the contract's categories."""
+    contract = load_contract()
     tools = list(_registered_tools() if tools is None else tools)
+    by_name = {t.name: t for t in tools}
+    groups: dict[str, list[Tool]] = {}
+    for tool_contract in contract:
+        if tool_contract.name in by_name:
+            groups.setdefault(tool_contract.category, []).append(by_name[tool_contract.name])
+    tests = sorted((t for t in tools if t.name not in contract), key=lambda t: t.name)
+    if tests:
+        groups["test tools (sim/*)"] = tests
+    implemented = sum(1 for t in contract if tool_status(t.name) == "implemented")
     lines = [
         "# RimBridge tool reference",
         "",
-        "<!-- Generated by `python -m rimbridge_sim.reference` from the tool annotations in",
-        "     packages/rimbridge-sim/src/rimbridge_sim/tools/. Do not edit by hand. -->",
+        "<!-- Generated by `python -m rimbridge_sim.reference` from the registered tools and",
+        "     packages/rimbridge-sim/src/rimbridge_sim/contract/. Do not edit by hand. -->",
         "",
         "The tools of the simulated RimBridge (`rimbridge-sim`), as a bridge sees them in",
-        "`tools/list`. Parameter names are the wire names (`arguments` of `tools/call`); types,",
-        "defaults and required flags come from each tool's `inputSchema`, which rejects unknown",
-        "arguments. Every result is an object with `success`; a payload failure is",
-        "`{success: false, message, code}` (see the package README for the payload failure vs",
-        "exception rule).",
+        "`tools/list`. Every tool of the real RimBridgeServer mod is here under its real name,",
+        "with the mod's parameter names, JSON types, required flags, defaults, value sets and",
+        "tags; parameters are the wire names (`arguments` of `tools/call`), and every",
+        "`inputSchema` refuses unknown arguments. Every result is an object; most carry",
+        "`success`, and every one carries `operation`, the call's own operation envelope.",
         "",
-        f"{len(tools)} tools.",
+        f"{len(contract)} tools of the mod: {implemented} implemented in the simulation, "
+        f"{len(contract) - implemented} answer 'not available in the simulation'. "
+        f"{len(tests)} test tools (registered only with `--enable-test-tools`).",
         "",
     ]
-    grouped: list[tuple[str, str, list[Tool]]] = []
-    for prefix, heading, note in _GROUPS:
-        members = sorted((t for t in tools if t.name.startswith(prefix)), key=lambda t: t.name)
-        if members:
-            grouped.append((heading, note, members))
-    others = sorted(
-        (t for t in tools if not any(t.name.startswith(p) for p, _, _ in _GROUPS)),
-        key=lambda t: t.name,
-    )
-    if others:
-        grouped.append(("Other tools", "", others))
-    for heading, _, members in grouped:
-        lines.append(f"- [{heading}](#{_anchor(heading)})")
+    for category, members in groups.items():
+        lines.append(f"- [{category}](#{_anchor(category)})")
         for tool in members:
             lines.append(f"  - [`{tool.name}`](#{_anchor(tool.name)})")
     lines.append("")
-    for heading, note, members in grouped:
-        lines += [f"## {heading}", ""]
-        if note:
-            lines += [note, ""]
+    for category, members in groups.items():
+        lines += [f"## {category}", ""]
         for tool in members:
-            lines += _render_tool(tool)
+            lines += _render_tool(tool, contract)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_status_table() -> str:
+    """The README table: every real tool, its category and tags, and its status here."""
+    contract = load_contract()
+    lines = [
+        _BEGIN,
+        "| Tool | Category | Tags | In the simulation |",
+        "|---|---|---|---|",
+    ]
+    for tool in contract:
+        tags = ", ".join(f"`{t}`" for t in tool.tags) or "none"
+        lines.append(f"| `{tool.name}` | {tool.category} | {tags} | {tool_status(tool.name)} |")
+    implemented = sum(1 for t in contract if tool_status(t.name) == "implemented")
+    lines += [
+        "",
+        f"{implemented} of {len(contract)} implemented; {len(contract) - implemented} not "
+        "available in the simulation.",
+        _END,
+    ]
+    return "\n".join(lines)
+
+
+def _readme_with_table(text: str) -> str:
+    start, end = text.find(_BEGIN), text.find(_END)
+    if start < 0 or end < 0:
+        raise ValueError(f"{README} has no {_BEGIN} ... {_END} block")
+    return text[:start] + render_status_table() + text[end + len(_END) :]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -185,24 +180,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m rimbridge_sim.reference", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT), help="file to write, or -")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
     args = parser.parse_args(argv)
     text = render_reference()
     if args.output == "-":
         sys.stdout.write(text)
         return 0
-    path = Path(args.output)
-    if args.check:
+    targets = [(Path(args.output), text)]
+    if README.exists():
+        targets.append((README, _readme_with_table(README.read_text(encoding="utf-8"))))
+    stale = False
+    for path, wanted in targets:
         current = path.read_text(encoding="utf-8") if path.exists() else None
-        if current != text:
-            print(f"{path} is stale: run python -m rimbridge_sim.reference", file=sys.stderr)
-            return 1
-        print(f"{path} is current", file=sys.stderr)
-        return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {path}", file=sys.stderr)
-    return 0
+        if args.check:
+            if current != wanted:
+                print(f"{path} is stale: run python -m rimbridge_sim.reference", file=sys.stderr)
+                stale = True
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(wanted, encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

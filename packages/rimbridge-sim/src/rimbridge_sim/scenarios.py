@@ -2,7 +2,7 @@
 
 A scenario hooks into the bridge at start (``on_start``, right after the debug game started)
 and on every main-loop frame (``on_frame``, with the world lock held). Both write through
-:meth:`RimBridge.log` or the world, exactly as a misbehaving mod or game system would.
+:meth:`ToolHost.log` or the world, exactly as a misbehaving mod or game system would.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rimbridge_sim.integration import RimBridge
+    from rimbridge_sim.host import ToolHost
 
 __all__ = ["SCENARIOS", "Scenario", "get_scenario"]
 
@@ -31,31 +31,31 @@ MAP_LOSS_AFTER_FRAMES = 120
 class Scenario:
     name: str
     description: str
-    on_start: Callable[[RimBridge], None] | None = None
-    on_frame: Callable[[RimBridge, int], None] | None = None
+    on_start: Callable[[ToolHost], None] | None = None
+    on_frame: Callable[[ToolHost, int], None] | None = None
 
 
-def _startup_error(bridge: RimBridge) -> None:
+def _startup_error(bridge: ToolHost) -> None:
     bridge.log("error", STARTUP_ERROR, "mod")
 
 
-def _spam(bridge: RimBridge, frame: int) -> None:
+def _spam(bridge: ToolHost, frame: int) -> None:
     if frame % SPAM_EVERY_FRAMES == 0:
         bridge.log("error", SPAM_ERROR, "ui")
 
 
-def _warnings(bridge: RimBridge, frame: int) -> None:
+def _warnings(bridge: ToolHost, frame: int) -> None:
     if frame % WARNING_EVERY_FRAMES == 0:
         bridge.log("warning", "Colony wealth tracker is behind by 3 ticks", "mod")
 
 
-def _noise(bridge: RimBridge, frame: int) -> None:
+def _noise(bridge: ToolHost, frame: int) -> None:
     if frame % NOISE_EVERY_FRAMES == 0:
         bridge.log("warning", "Could not find a path from (3, 3) to (40, 40)", "pathing")
         bridge.log("error", "Texture Things/Item/Resource/Unknown not found", "graphics")
 
 
-def _map_loss(bridge: RimBridge, frame: int) -> None:
+def _map_loss(bridge: ToolHost, frame: int) -> None:
     if frame == MAP_LOSS_AFTER_FRAMES:
         bridge.remove_map(None)
 

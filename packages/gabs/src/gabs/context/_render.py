@@ -171,8 +171,11 @@ def unwrap_result(result: Any) -> Any:
 
 def log_entries(result: Any) -> list[Mapping[str, Any]] | None:
     payload = unwrap_result(result)
-    if isinstance(payload, Mapping) and isinstance(payload.get("entries"), list):
-        return [e for e in payload["entries"] if isinstance(e, Mapping)]
+    if not isinstance(payload, Mapping):
+        return None
+    for key in ("logs", "entries"):  # RimBridge's list_logs answers ``logs``
+        if isinstance(payload.get(key), list):
+            return [e for e in payload[key] if isinstance(e, Mapping)]
     return None
 
 
@@ -195,8 +198,13 @@ def log_line(entry: Mapping[str, Any], item_chars: int) -> str:
 
 def operation_text(result: Any, *, item_chars: int, max_events: int) -> str | None:
     payload = unwrap_result(result)
-    if isinstance(payload, Mapping) and isinstance(payload.get("operation"), Mapping):
-        payload = payload["operation"]
+    if isinstance(payload, Mapping):
+        # RimBridge's get_operation answers ``trackedOperation``; ``operation`` is then the
+        # envelope of the get_operation call itself
+        for key in ("trackedOperation", "operation"):
+            if isinstance(payload.get(key), Mapping):
+                payload = payload[key]
+                break
     if not isinstance(payload, Mapping) or not (payload.get("operationId") or payload.get("id")):
         return None
     op_id = payload.get("operationId") or payload.get("id")

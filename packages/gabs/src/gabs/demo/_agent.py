@@ -13,6 +13,7 @@ import mcp_types as types
 from mcp import Client
 
 from gabs.demo._transcript import Check, DemoStep, Reply
+from gabs.mcp.call_results import call_view
 
 __all__ = [
     "EXECUTED",
@@ -73,8 +74,7 @@ class DemoAgent:
         """Call ``tool`` (bounded); no record, no checks."""
         with anyio.fail_after(timeout or self.step_timeout):
             result = await self.client.call_tool(tool, arguments)
-        data = result.structured_content if isinstance(result.structured_content, dict) else {}
-        return Reply(is_error=bool(result.is_error), text=text_of(result), data=data)
+        return Reply(is_error=bool(result.is_error), text=text_of(result), data=call_view(result))
 
     async def call(
         self, title: str, tool: str, arguments: dict[str, Any], checks: Sequence[Check]
@@ -149,7 +149,7 @@ class DemoAgent:
             {"gameId": game_id},
             [
                 ("not isError", lambda r: not r.is_error),
-                ("status started_connected", lambda r: r.get("status") == "started_connected"),
+                ("code started_connected", lambda r: r.get("code") == "started_connected"),
                 *checks,
             ],
         )
@@ -161,7 +161,7 @@ class DemoAgent:
             f"stop {game_id}",
             "games_stop",
             {"gameId": game_id},
-            [("status stopped", lambda r: r.get("status") == "stopped")],
+            [("code terminated", lambda r: r.get("code") == "terminated")],
         )
         self.started.discard(game_id)
         return reply

@@ -28,7 +28,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
             (
                 "rimworld is listed, stopped",
                 lambda r: any(
-                    g.get("id") == GAME and g.get("status") == "stopped"
+                    g.get("gameId") == GAME and g.get("status") == "stopped"
                     for g in r.get("games") or []
                 ),
             ),
@@ -44,14 +44,14 @@ async def scenario_gating(agent: DemoAgent) -> None:
     await agent.call(
         "discover the game's tools",
         "games_tool_names",
-        {"gameId": GAME},
+        {"gameId": GAME, "limit": 200},
         [
             NOT_ERROR,
             (
                 "rimworld/set_draft, rimbridge/list_logs and sim/schedule_error are there",
                 lambda r: (
                     {"rimworld/set_draft", "rimbridge/list_logs", "sim/schedule_error"}
-                    <= {t.get("name") for t in r.get("tools") or []}
+                    <= {t.get("gabpName") for t in r.get("tools") or []}
                 ),
             ),
         ],
@@ -61,7 +61,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
         "rimworld/list_colonists",
         checks=[*RAN_OK, NO_ATTENTION, ("colonists", lambda r: r.get("result", "colonists"))],
     )
-    pawn = colonists.get("result", "colonists", 0, "id")
+    pawn = colonists.get("result", "colonists", 0, "pawnId")
     await agent.game_call(
         f"a successful action: draft {pawn}",
         "rimworld/set_draft",
@@ -69,7 +69,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
         [
             *RAN_OK,
             NO_ATTENTION,
-            ("the pawn is drafted", lambda r: r.get("result", "pawn", "drafted")),
+            ("the pawn is drafted", lambda r: r.get("result", "drafted") is True),
         ],
     )
     message = "Exception in JobDriver_Wait.DriverTick: NullReferenceException"
@@ -137,10 +137,11 @@ async def scenario_gating(agent: DemoAgent) -> None:
         [
             *RAN_OK,
             (
-                "the first entry is the error, under the causing operation",
+                "the oldest entry (the page is newest first) is the error, under the causing "
+                "operation",
                 lambda r: (
-                    r.get("result", "entries", 0, "message") == message
-                    and r.get("result", "entries", 0, "operationId") == cause
+                    r.get("result", "logs", -1, "message") == message
+                    and r.get("result", "logs", -1, "operationId") == cause
                 ),
             ),
         ],
@@ -153,7 +154,9 @@ async def scenario_gating(agent: DemoAgent) -> None:
             *RAN_OK,
             (
                 "operation sim/schedule_error",
-                lambda r: r.get("result", "operation", "method") == "sim/schedule_error",
+                lambda r: (
+                    r.get("result", "trackedOperation", "capabilityId") == "sim/schedule_error"
+                ),
             ),
         ],
     )
@@ -207,7 +210,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
         [
             *RAN_OK,
             NO_ATTENTION,
-            ("the pawn is released", lambda r: r.get("result", "pawn", "drafted") is False),
+            ("the pawn is released", lambda r: r.get("result", "drafted") is False),
         ],
     )
     await agent.stop(GAME)
@@ -218,7 +221,7 @@ async def scenario_advisory(agent: DemoAgent) -> None:
     colonists = await agent.game_call(
         "list the colonists", "rimworld/list_colonists", checks=RAN_OK
     )
-    pawn = colonists.get("result", "colonists", 1, "id")
+    pawn = colonists.get("result", "colonists", 1, "pawnId")
     warned = await agent.game_call(
         "an action logs a warning: an advisory item is attached to its result",
         "sim/inject_log",
@@ -271,21 +274,27 @@ async def scenario_invalidated(agent: DemoAgent) -> None:
     colonists = await agent.game_call(
         "list the colonists", "rimworld/list_colonists", checks=RAN_OK
     )
-    old_pawn = colonists.get("result", "colonists", 0, "id")
+    old_pawn = colonists.get("result", "colonists", 0, "pawnId")
     save = "demo-before-load"
-    await agent.game_call("save the game", "rimworld/save_game", {"name": save}, RAN_OK)
+    await agent.game_call("save the game", "rimworld/save_game", {"saveName": save}, RAN_OK)
     loading = await agent.game_call(
         "load it again: every id on the map is replaced",
         "rimworld/load_game",
-        {"name": save},
-        [*RAN_OK, ("loading", lambda r: r.get("result", "loading") is True)],
+        {"saveName": save},
+        [*RAN_OK, ("the load is queued", lambda r: r.get("result", "status") == "queued")],
     )
     load_call = loading.get("operationId")
     await agent.game_call(
         "wait for the load (a diagnostics tool)",
         "rimbridge/wait_for_game_loaded",
-        {"timeoutMs": 10000},
-        [*RAN_OK, ("phase playing", lambda r: r.get("result", "phase") == "playing")],
+        {"timeoutMs": 10000, "readiness": "playable"},
+        [
+            *RAN_OK,
+            (
+                "programState Playing",
+                lambda r: r.get("result", "state", "programState") == "Playing",
+            ),
+        ],
     )
     inspected = await agent.call(
         "inspect: the load opened an advisory item that says the state was invalidated",
@@ -304,7 +313,7 @@ async def scenario_invalidated(agent: DemoAgent) -> None:
     attention_id = inspected.get("attention", "attentionId")
     await agent.game_call(
         "a pawn id read before the load is stale: the game says so, the item is attached",
-        "rimworld/get_pawn",
+        "rimworld/select_pawn",
         {"pawnId": old_pawn},
         [
             NOT_ERROR,
@@ -326,11 +335,13 @@ async def scenario_invalidated(agent: DemoAgent) -> None:
             *RAN_OK,
             (
                 "the old id is gone",
-                lambda r: old_pawn not in {c.get("id") for c in r.get("result", "colonists") or []},
+                lambda r: (
+                    old_pawn not in {c.get("pawnId") for c in r.get("result", "colonists") or []}
+                ),
             ),
         ],
     )
-    new_pawn = fresh.get("result", "colonists", 0, "id")
+    new_pawn = fresh.get("result", "colonists", 0, "pawnId")
     await agent.call(
         "acknowledge the item",
         "games_ack_attention",
@@ -339,7 +350,7 @@ async def scenario_invalidated(agent: DemoAgent) -> None:
     )
     await agent.game_call(
         "the fresh id works",
-        "rimworld/get_pawn",
+        "rimworld/select_pawn",
         {"pawnId": new_pawn},
         [*RAN_OK, NO_ATTENTION],
     )

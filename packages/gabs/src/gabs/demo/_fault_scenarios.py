@@ -4,6 +4,7 @@ no-attention (a game without attention) and crash (stalls and a dying game mid-c
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import time
@@ -13,7 +14,6 @@ from typing import Any
 
 import anyio
 
-from gabp import read_bridge_config
 from gabs.attention import Gate
 from gabs.demo._agent import (
     EXECUTED,
@@ -36,11 +36,12 @@ __all__ = ["scenario_crash", "scenario_no_attention", "scenario_spam"]
 @contextlib.asynccontextmanager
 async def _observer(config_dir: Path, game_id: str) -> AsyncIterator[GameSession]:
     """A second GABP session that only observes attention events (never gates, never calls)."""
-    bridge = read_bridge_config(config_dir / game_id / "bridge.json")
+    # bridge.json has the Go bridge's shape: {"port", "token", "gameId", ...}
+    bridge = json.loads((config_dir / game_id / "bridge.json").read_text(encoding="utf-8"))
     session = GameSession(
         f"{game_id}-observer",
-        port=int(bridge.address),
-        token=bridge.token,
+        port=int(bridge["port"]),
+        token=str(bridge["token"]),
         gate=Gate(mode="observe"),
         liveness_interval=3600,
     )
@@ -135,8 +136,8 @@ async def scenario_spam(agent: DemoAgent) -> None:
             (
                 f"one log entry with repeatCount {count}",
                 lambda r: (
-                    len(r.get("result", "entries") or []) == 1
-                    and r.get("result", "entries", 0, "repeatCount") == count
+                    len(r.get("result", "logs") or []) == 1
+                    and r.get("result", "logs", 0, "repeatCount") == count
                 ),
             ),
         ],
@@ -174,7 +175,7 @@ async def scenario_no_attention(agent: DemoAgent) -> None:
                 "example/echo and example/count",
                 lambda r: (
                     {"example/echo", "example/count"}
-                    <= {t.get("name") for t in r.get("tools") or []}
+                    <= {t.get("gabpName") for t in r.get("tools") or []}
                 ),
             ),
         ],
@@ -253,7 +254,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
                     {
                         "gameId": GAME,
                         "tool": "rimbridge/list_operations",
-                        "arguments": {"status": "running"},
+                        "arguments": {"limit": 20},
                     },
                 )
                 if operations_of(operations, "rimworld/list_colonists"):
@@ -265,7 +266,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
             {
                 "gameId": GAME,
                 "tool": "rimbridge/list_operations",
-                "arguments": {"status": "running"},
+                "arguments": {"limit": 20},
             },
             operations,
             [
@@ -308,7 +309,7 @@ async def scenario_crash(agent: DemoAgent) -> None:
     with anyio.move_on_after(agent.step_timeout):
         while True:
             status = await agent.raw_call("games_status", {"gameId": GAME})
-            if status.get("status") == "exited":
+            if status.get("status") in ("stopped", "stale-runtime-cleaned"):
                 break
             await anyio.sleep(0.05)
     agent.record(
@@ -317,7 +318,10 @@ async def scenario_crash(agent: DemoAgent) -> None:
         {"gameId": GAME},
         status,
         [
-            ("status exited", lambda r: r.get("status") == "exited"),
+            (
+                "status stopped",
+                lambda r: r.get("status") in ("stopped", "stale-runtime-cleaned"),
+            ),
             (
                 "the exit code says it was killed",
                 lambda r: (r.get("process", "exitCode") or 0) != 0,

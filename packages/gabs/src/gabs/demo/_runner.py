@@ -69,6 +69,9 @@ def demo_config(scenarios: Sequence[str]) -> dict[str, Any]:
             "description": "rimbridge-sim with its sim/* test tools",
             "attention": {"mode": "gate"},
             "timeouts": timeouts,
+            # rimbridge-sim serves overlapping requests (lib_gab has one writer); the crash
+            # scenario asks for diagnostics while a call is in flight
+            "maxConcurrentRequests": 16,
         }
     }
     if any(SCENARIOS[name].needs_legacy for name in scenarios):

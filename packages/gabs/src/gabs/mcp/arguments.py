@@ -1,9 +1,18 @@
 """Checking a core tool's arguments against its input schema before anything runs.
 
-:func:`schema_problems` lists what is wrong (``field``, ``rule``, ``message`` per problem; an
-empty list means valid). A fast path covers the bridge's own flat schemas; anything it does not
-know goes to the full Draft 2020-12 validator, which also words the problems.
-:func:`invalid_arguments` is the refusal a client gets for them.
+In the order the dispatcher applies them:
+
+* :func:`unknown_argument_refusal`: arguments the tool does not declare are refused the Go
+  bridge's way (``code: unknown_argument``, ``path``, ``unknown``, ``allowed``; see
+  :func:`gabs.mcp.envelope.unknown_argument_result`), before anything else is looked at.
+* :func:`go_lenient`: what the Go bridge accepts besides the declared types is read as it
+  reads it: an integer given as a decimal string (``"10"``) or as a whole float (``10.0``), a
+  boolean given as ``"true"``/``"false"``, a ``cursor`` given as an integer; string arguments
+  are trimmed and an empty one counts as not given.
+* :func:`schema_problems` lists what is still wrong (``field``, ``rule``, ``message`` per
+  problem; an empty list means valid). A fast path covers the bridge's own flat schemas;
+  anything it does not know goes to the full Draft 2020-12 validator, which also words the
+  problems. :func:`invalid_arguments` is the refusal a client gets for them.
 """
 
 from __future__ import annotations
@@ -14,10 +23,63 @@ from typing import Any, Final
 import mcp_types as types
 from jsonschema.exceptions import ValidationError as SchemaError
 
+from gabs.mcp.envelope import unknown_argument_result, unknown_arguments
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import BridgeTool
 
-__all__ = ["invalid_arguments", "schema_problems"]
+__all__ = ["go_lenient", "invalid_arguments", "schema_problems", "unknown_argument_refusal"]
+
+
+def unknown_argument_refusal(tool: BridgeTool, arguments: Any) -> types.CallToolResult | None:
+    """The Go bridge's ``unknown_argument`` refusal, when ``arguments`` has undeclared keys."""
+    if not isinstance(arguments, dict):
+        return None
+    allowed = tool.input_schema.get("properties", {})
+    unknown = unknown_arguments(arguments, allowed)
+    if not unknown:
+        return None
+    game_id = arguments.get("gameId")
+    return unknown_argument_result(
+        unknown, allowed, game_id=game_id if isinstance(game_id, str) else None
+    )
+
+
+def _lenient_value(name: str, schema: Mapping[str, Any], value: Any) -> tuple[bool, Any]:
+    """(keep, value) for one argument, read as the Go bridge reads it."""
+    kind = schema.get("type")
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            return False, None
+        if kind == "integer":
+            try:
+                return True, int(value)
+            except ValueError:
+                return True, value
+        if kind == "boolean" and value.lower() in ("true", "false"):
+            return True, value.lower() == "true"
+        return True, value
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return True, int(value)
+    if name == "cursor" and isinstance(value, int) and not isinstance(value, bool):
+        return True, str(value)
+    return True, value
+
+
+def go_lenient(tool: BridgeTool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` with what the Go bridge also accepts read as it reads it (see above)."""
+    properties: Mapping[str, Any] = tool.input_schema.get("properties", {})
+    result: dict[str, Any] = {}
+    for name, value in arguments.items():
+        schema = properties.get(name)
+        if not isinstance(schema, Mapping) or value is None:
+            if value is not None:
+                result[name] = value
+            continue
+        keep, value = _lenient_value(name, schema, value)
+        if keep:
+            result[name] = value
+    return result
 
 
 _QUICK_TYPES: Final[dict[str, Callable[[Any], bool]]] = {

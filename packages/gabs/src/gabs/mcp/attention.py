@@ -3,6 +3,11 @@
 :class:`AttentionTools` binds their handlers to one :class:`~gabs.games.GameManager`. They are
 never blocked by the gate; ``games_get_attention`` words the open item through the context
 pipeline (:mod:`gabs.context`), ``games_ack_attention`` clears it by its id.
+
+Their results have the Go bridge's keys: ``{gameId, supported, attention, blocking}`` and
+``{gameId, supported, acknowledged, attentionId, currentAttention}`` (``isError`` when the id was
+not the open item's), with our ``mode``, ``status`` and ``nextActions`` beside them. ``timeout``
+(seconds, whole) bounds the wait when the game is asked.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import mcp_types as types
 
 from gabs.context import trace_json
 from gabs.games import GameManager
+from gabs.mcp.envelope import NextAction
 from gabs.mcp.rendering import attention_from_wire, text_result
 from gabs.mcp.schemas import ToolHandler
 from gabs.results import attention_text
@@ -32,9 +38,11 @@ class AttentionTools:
 
     async def games_get_attention(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         data = await self.manager.get_attention(
-            args.get("gameId"), refresh=args.get("refresh", False)
+            args.get("gameId"), refresh=args.get("refresh", False), timeout=_timeout(args)
         )
         game_id = data["gameId"]
+        raw = data.get("attention")
+        data["blocking"] = bool(isinstance(raw, dict) and raw.get("blocking"))
         if not data["supported"]:
             text = f"Game {game_id} does not support attention (supported: false); nothing to ack."
         else:
@@ -50,16 +58,29 @@ class AttentionTools:
                     text = attention_text(item, game_id=game_id)
                 if args.get("detail") == "trace":
                     data["trace"] = trace_json(assembled)
+                ack = NextAction(
+                    "games_ack_attention",
+                    {"gameId": game_id, "attentionId": item.attention_id},
+                    "Acknowledge it once you have taken it into account.",
+                )
+                data["nextActions"] = [ack.to_json()]
                 if item.blocking and data.get("mode") == "gate":
                     text += (
                         "\nGame calls are refused until you acknowledge it: games_ack_attention "
                         f'{{"gameId": "{game_id}", "attentionId": "{item.attention_id}"}}'
                     )
-        return text_result(text, data)
+        return text_result(text, _without_nulls(data))
 
     async def games_ack_attention(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.ack_attention(args["attentionId"], args.get("gameId"))
+        data = await self.manager.ack_attention(
+            args["attentionId"], args.get("gameId"), timeout=_timeout(args)
+        )
         game_id = data["gameId"]
+        if not data.get("supported"):
+            return text_result(
+                f"Game '{game_id}' does not advertise attention support; nothing to acknowledge.",
+                data,
+            )
         current = attention_from_wire(data.get("currentAttention"))
         if data.get("acknowledged"):
             text = f"Acknowledged {args['attentionId']} in game {game_id}."
@@ -67,7 +88,7 @@ class AttentionTools:
                 text += "\nStill open:\n" + attention_text(current, game_id=game_id)
             else:
                 text += " No attention item is open now; game calls go through again."
-            return text_result(text, {"status": "acknowledged", **data})
+            return text_result(text, _without_nulls({"status": "acknowledged", **data}))
         if current is not None:
             text = (
                 f"NOT acknowledged: {args['attentionId']} is not the open item of game {game_id}. "
@@ -79,4 +100,15 @@ class AttentionTools:
                 f"NOT acknowledged: {args['attentionId']} is not open in game {game_id}; no item "
                 "is open now."
             )
-        return text_result(text, {"status": "not_acknowledged", **data}, error=True)
+        return text_result(text, _without_nulls({"status": "not_acknowledged", **data}), error=True)
+
+
+def _timeout(args: dict[str, Any]) -> float | None:
+    """The ``timeout`` argument in seconds; 0 or less (or none) means the default."""
+    value = args.get("timeout")
+    return float(min(value, 3600)) if isinstance(value, int) and value > 0 else None
+
+
+def _without_nulls(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without the keys whose value is null (portable output schemas declare no null)."""
+    return {key: value for key, value in data.items() if value is not None}

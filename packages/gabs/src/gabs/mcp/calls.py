@@ -3,39 +3,146 @@
 :class:`CallTools` binds ``games_call_tool`` to one :class:`~gabs.games.GameManager`, lists the
 game tools mirrored under their own MCP names (:meth:`CallTools.exposed`, per game
 ``exposeGameTools``) and calls either kind through the manager, so the attention gate applies
-to both (:meth:`CallTools.call`). An attention item attached to the outcome is worded through
-the context pipeline.
+to both (:meth:`CallTools.call`). The result is rendered by :mod:`gabs.mcp.call_results`: the
+game's own result passes through, the bridge's additions go into ``_meta``.
+
+The timeout of a game call is derived as the Go bridge derives it (:func:`call_timeout`): the
+``timeout`` argument of ``games_call_tool`` (else the game's call timeout), raised to the
+tool's own ``timeoutMs`` argument plus 5 s and to its own ``timeout`` argument (seconds), and
+kept within :data:`MAX_CALL_TIMEOUT`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Final, Literal
 
 import mcp_types as types
 
-from gabs.games import GameManager
-from gabs.mcp.rendering import text_result
-from gabs.mcp.schemas import BRIDGE_TOOLS, CALL_OUTPUT_SCHEMA, ToolHandler
-from gabs.results import outcome_structured, outcome_text
+from gabs.games import GameError, GameManager, GameRuntime
+from gabs.mcp.call_results import game_call_result
+from gabs.mcp.schemas import BRIDGE_TOOLS, ToolHandler
+from gabs.mcp.tool_names import NamedTool, ToolIndex, exposed_output_schema, tool_index
 
-__all__ = ["CallTools"]
+__all__ = ["MAX_CALL_TIMEOUT", "CallTools", "call_timeout"]
 
 logger = logging.getLogger("gabs.mcp.calls")
+
+#: The longest a game call may be given, in seconds, whatever its arguments ask for.
+MAX_CALL_TIMEOUT: Final = 3600.0
+
+
+def _positive_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and value > 0:
+        return float(value)
+    return None
+
+
+def call_timeout(timeout: Any, tool_arguments: Mapping[str, Any] | None, default: float) -> float:
+    """Seconds to wait for a game call, as the Go bridge derives them (see the module doc)."""
+    seconds = _positive_number(timeout) or default
+    if tool_arguments:
+        own_ms = _positive_number(tool_arguments.get("timeoutMs"))
+        if own_ms is not None:
+            seconds = max(seconds, own_ms / 1000 + 5)
+        own = _positive_number(tool_arguments.get("timeout"))
+        if own is not None:
+            seconds = max(seconds, own)
+    return min(seconds, MAX_CALL_TIMEOUT)
 
 
 class CallTools:
     """``games_call_tool`` and the mirrored tools, bound to one manager."""
 
-    def __init__(self, manager: GameManager) -> None:
+    def __init__(self, manager: GameManager, *, strip_output_schema: bool = False) -> None:
         self.manager = manager
+        self.strip_output_schema = strip_output_schema
         self.handlers: dict[str, ToolHandler] = {"games_call_tool": self.games_call_tool}
 
+    def index(self) -> ToolIndex:
+        """The names of the connected games' tools (see :mod:`gabs.mcp.tool_names`)."""
+        return tool_index(
+            [(r.id, r.session.tools) for r in self.manager.connected_games() if r.session]
+        )
+
+    def resolve(self, requested: str, game_id: str | None) -> tuple[GameRuntime, NamedTool]:
+        """The game and tool a ``games_call_tool`` reference means, by any alias.
+
+        Refuses with :class:`~gabs.games.GameError`: ``game_not_found``, ``not_connected``,
+        ``no_game`` (nothing connected), ``ambiguous_game_reference`` (the name fits tools of
+        several games: pass gameId), ``ambiguous_tool`` and ``tool_not_found`` (with
+        candidates).
+        """
+        index = self.index()
+        if game_id:
+            runtime = self.manager.runtime(game_id)
+            found = index.find(requested, game_id)
+            if not found and (runtime.session is None or not runtime.session.connected):
+                raise GameError(
+                    "not_connected",
+                    f"game {runtime.id} is not connected ({runtime.status}): start it with "
+                    "games_start or attach with games_connect",
+                )
+        else:
+            found = index.find(requested)
+            games = sorted({entry.game_id for entry in found})
+            if len(games) > 1:
+                raise GameError(
+                    "ambiguous_game_reference",
+                    f"tool {requested!r} matched several games ({', '.join(games)}): pass gameId",
+                    candidates=games,
+                )
+            if not found and not index.entries and not self.manager.connected_games():
+                raise GameError("no_game", "no game is connected: start one with games_start")
+        if len(found) == 1:
+            return self.manager.runtime(found[0].game_id), found[0]
+        if len(found) > 1:
+            names = [entry.tool.name for entry in found]
+            raise GameError(
+                "ambiguous_tool",
+                f"{requested!r} matches several tools: {', '.join(names)}",
+                candidates=names,
+            )
+        scope = index.of_game(game_id) if game_id else index.entries
+        word = requested.replace(".", "/").rsplit("/", 1)[-1].lower()
+        close = [entry for entry in scope if word and word in entry.gabp_name.lower()][:10]
+        raise GameError(
+            "tool_not_found",
+            f"tool {requested!r} was not found"
+            + (f" in game {game_id}" if game_id else " in any connected game")
+            + ": use games_tool_names to discover the names"
+            + (f"; similar: {', '.join(e.exposed for e in close)}" if close else ""),
+            requested=requested,
+            candidates=[
+                {"name": e.exposed, "gameId": e.game_id, "gabpName": e.gabp_name} for e in close
+            ],
+        )
+
     def exposed(self) -> dict[str, tuple[str, str, types.Tool]]:
-        """Mirrored game tools by MCP name: (gameId, game tool name, MCP tool)."""
+        """Mirrored game tools listed in MCP (games with ``exposeGameTools``), by exposed
+        name: (gameId, game tool name, MCP tool)."""
         found: dict[str, tuple[str, str, types.Tool]] = {}
-        for name, runtime, tool in self.manager.exposed_tools():
-            if name in BRIDGE_TOOLS or name in found:
+        listed = {
+            r.id: r
+            for r in self.manager.connected_games()
+            if r.config is not None and r.config.expose_game_tools
+        }
+        if not listed:
+            return found
+        for entry in self.index().entries:
+            runtime = listed.get(entry.game_id)
+            if runtime is None:
+                continue
+            name, tool = entry.exposed, entry.tool
+            if name in BRIDGE_TOOLS:
                 logger.warning(
                     "not exposing %s of %s: the name %s is taken", tool.name, runtime.id, name
                 )
@@ -43,17 +150,18 @@ class CallTools:
             schema = dict(tool.input_schema) if tool.input_schema else {"type": "object"}
             schema.setdefault("type", "object")
             description = tool.description or tool.title
+            output = None if self.strip_output_schema else exposed_output_schema(tool.output_schema)
             found[name] = (
                 runtime.id,
                 tool.name,
                 types.Tool(
                     name=name,
                     title=f"{tool.title} ({runtime.id})",
-                    description=f"[game {runtime.id}, tool {tool.name}] {description} "
-                    "Called through the bridge like games_call_tool: refused while a "
-                    "blocking attention item is open.",
+                    description=f"{description} (Game: {runtime.id}, tool {tool.name}; called "
+                    "through the bridge like games_call_tool: refused while a blocking "
+                    "attention item is open.)",
                     input_schema=schema,
-                    output_schema=CALL_OUTPUT_SCHEMA,
+                    output_schema=output,
                 ),
             )
         return found
@@ -63,15 +171,18 @@ class CallTools:
         tool: str,
         game_id: str | None,
         arguments: dict[str, Any] | None,
-        timeout: float | None,
+        timeout: Any,
     ) -> types.CallToolResult:
-        """Call ``tool`` of a game through the gate and render the outcome."""
+        """Call ``tool`` (any alias) of a game through the gate and render the outcome."""
+        runtime, entry = self.resolve(tool, game_id)
+        default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
+        seconds = call_timeout(timeout, arguments, default)
         runtime, outcome = await self.manager.call_tool(
-            tool, game_id=game_id, arguments=arguments, timeout=timeout
+            entry.tool.name, game_id=runtime.id, arguments=arguments, timeout=seconds
         )
-        data = outcome_structured(runtime.id, outcome, arguments)
         context: str | None = None
-        if outcome.attention is not None:
+        context_info: dict[str, Any] | None = None
+        if outcome.attention is not None and outcome.status != "ok":
             purpose: Literal["blocked_call", "attached_result"] = (
                 "blocked_call" if outcome.status == "blocked_by_attention" else "attached_result"
             )
@@ -84,19 +195,19 @@ class CallTools:
             )
             if assembled.ok and assembled.context_text:
                 context = assembled.context_text
-                data["context"] = {
+                context_info = {
                     "templateId": assembled.template_id,
                     "contextHash": assembled.context_hash,
                     "tokens": assembled.budget_used.tokens,
                 }
-        text = outcome_text(
+        return game_call_result(
             runtime.id,
             outcome,
             arguments,
             context=context,
-            gated=runtime.config.attention.mode == "gate",
+            context_info=context_info,
+            gated=runtime.config is None or runtime.config.attention.mode == "gate",
         )
-        return text_result(text, data, error=outcome.status != "ok")
 
     async def games_call_tool(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         return await self.call(

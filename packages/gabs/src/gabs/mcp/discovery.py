@@ -1,60 +1,242 @@
-"""The discovery tools: games_tool_names, games_tool_detail and games_tools.
+"""The discovery tools as the Go bridge has them: games_tool_names, games_tool_detail, games_tools.
 
-:class:`DiscoveryTools` binds their handlers to one :class:`~gabs.games.GameManager`; they read
-the tool lists the game sessions hold and never reach a game.
+They read the tool lists the game sessions hold (never a game) and name each tool as the Go
+bridge does (:mod:`gabs.mcp.tool_names`): ``name`` is the exposed MCP name
+(``rimworld_rimworld_get_game_info``), ``localName`` and ``gabpName`` the game's own name,
+``originalName`` the dotted ``<gameId>.<name>``.
+
+* ``games_tool_names {gameId?, query?, prefix?, limit?, cursor?, brief?}``: a page of names
+  (default 50) with ``availableTotal``, ``total`` (after the filters), ``returned``,
+  ``nextCursor`` (``""`` on the last page); ``brief`` adds a one-line ``summary`` per tool.
+* ``games_tools {gameId?, query?, prefix?, limit?, cursor?}``: the same page with schemas and
+  descriptions (no limit by default).
+* ``games_tool_detail {tool, gameId?}``: one tool in full, found by any of its names.
+
+``query`` matches as in the Go bridge: with a separator in it (``. / _ -`` or a space) it is a
+substring of the name, else a prefix of one of the name's words; ``prefix`` is a prefix of the
+exposed, original or local name. Both ignore case. ``cursor`` is the offset a previous page
+returned as ``nextCursor``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 import mcp_types as types
 
-from gabs.games import GameManager
-from gabs.mcp.rendering import compact, text_result
+from gabs.games import GameError, GameManager
+from gabs.mcp.calls import CallTools
+from gabs.mcp.envelope import NextAction
+from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import ToolHandler
+from gabs.mcp.tool_names import NamedTool
 
-__all__ = ["DiscoveryTools"]
+__all__ = ["DiscoveryTools", "brief_description", "matches_query"]
+
+_WORD: Final = re.compile(r"[a-z0-9]+")
+_SEPARATORS: Final = frozenset("./_- ")
+DEFAULT_NAMES_LIMIT: Final = 50
+
+
+def matches_query(value: str, query: str) -> bool:
+    """The Go bridge's tool-name match: a substring when ``query`` holds a separator, else a
+    prefix of one of ``value``'s words (both lower case)."""
+    value = value.lower()
+    if any(char in _SEPARATORS for char in query):
+        return query in value
+    return any(word.startswith(query) for word in _WORD.findall(value))
+
+
+def brief_description(description: str) -> str:
+    """The first line's first sentence, at most 140 characters (as the Go bridge cuts it)."""
+    text = description.strip()
+    if not text:
+        return ""
+    text = text.split("\n", 1)[0].strip()
+    end = text.find(". ")
+    if end >= 0:
+        text = text[: end + 1].strip()
+    return text if len(text) <= 140 else text[:137].strip() + "..."
+
+
+def _names(entry: NamedTool) -> tuple[str, str, str]:
+    return entry.exposed, entry.legacy_name, entry.gabp_name
+
+
+def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "name": entry.exposed,
+        "gameId": entry.game_id,
+        "localName": entry.gabp_name,
+        "originalName": entry.legacy_name,
+        "gabpName": entry.gabp_name,
+    }
+    tool = entry.tool
+    if tool.tags:
+        item["tags"] = list(tool.tags)
+    if detail:
+        item["title"] = tool.title
+        item["description"] = tool.description
+        item["inputSchema"] = tool.input_schema
+        item["outputSchema"] = tool.output_schema
+        if tool.result_description:
+            item["resultDescription"] = tool.result_description
+    elif brief:
+        summary = brief_description(tool.description)
+        if summary:
+            item["summary"] = summary
+    return item
 
 
 class DiscoveryTools:
     """The discovery tools' handlers, bound to one manager."""
 
-    def __init__(self, manager: GameManager) -> None:
+    def __init__(self, manager: GameManager, calls: CallTools) -> None:
         self.manager = manager
+        self.calls = calls
         self.handlers: dict[str, ToolHandler] = {
             "games_tool_names": self.games_tool_names,
             "games_tool_detail": self.games_tool_detail,
             "games_tools": self.games_tools,
         }
 
+    def _entries(self, game_id: str | None) -> list[NamedTool]:
+        index = self.calls.index()
+        if game_id is None:
+            return list(index.entries)
+        self.manager.runtime(game_id)  # game_not_found for an unknown id
+        return index.of_game(game_id)
+
+    def _page(self, args: dict[str, Any], default_limit: int | None) -> dict[str, Any]:
+        game_id = args.get("gameId")
+        entries = self._entries(game_id)
+        available = len(entries)
+        query = str(args.get("query", "")).lower()
+        prefix = str(args.get("prefix", "")).lower()
+        if query:
+            entries = [e for e in entries if any(matches_query(n, query) for n in _names(e))]
+        if prefix:
+            entries = [e for e in entries if any(n.lower().startswith(prefix) for n in _names(e))]
+        total = len(entries)
+        cursor_text = args.get("cursor", "")
+        try:
+            cursor = int(cursor_text) if cursor_text else 0
+        except ValueError:
+            raise GameError(
+                "invalid_cursor",
+                f"cursor {cursor_text!r} is not one this tool returned (an offset)",
+            ) from None
+        if cursor < 0 or cursor > total:
+            raise GameError(
+                "invalid_cursor", f"cursor {cursor} is out of range for {total} matching tools"
+            )
+        limit = args.get("limit", default_limit)
+        end = total if limit is None else min(cursor + limit, total)
+        page = entries[cursor:end]
+        data: dict[str, Any] = {
+            "availableTotal": available,
+            "total": total,
+            "returned": len(page),
+            "nextCursor": str(end) if end < total else "",
+            "page": page,
+        }
+        if game_id:
+            data["gameId"] = game_id
+        if query:
+            data["query"] = args["query"]
+        if prefix:
+            data["prefix"] = args["prefix"]
+        return data
+
+    def _empty_text(self, data: dict[str, Any], noun: str) -> str:
+        game_id = data.get("gameId")
+        where = f" for '{game_id}'" if game_id else ""
+        if data["availableTotal"] and (data.get("query") or data.get("prefix")):
+            return (
+                f"No matching game-specific {noun}{where}: {data['availableTotal']} are "
+                "connected, none matched. Use games_tool_names without filters to browse."
+            )
+        if data["total"]:
+            return f"No more matching {noun}: start again without a cursor."
+        if game_id:
+            return (
+                f"No game-specific {noun} available for '{game_id}'. Start it with games_start "
+                "(or attach with games_connect) to reach its tools."
+            )
+        return f"No game-specific {noun} available: start a game with games_start first."
+
     async def games_tool_names(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = self.manager.tool_names(
-            args.get("gameId"),
-            query=args.get("query"),
-            prefix=args.get("prefix"),
-            offset=int(args.get("offset", 0)),
-            limit=int(args.get("limit", 50)),
-            brief=args.get("brief", True),
+        data = self._page(args, DEFAULT_NAMES_LIMIT)
+        page: list[NamedTool] = data.pop("page")
+        brief = bool(args.get("brief", False))
+        data["tools"] = [_item(entry, detail=False, brief=brief) for entry in page]
+        if brief:
+            data["brief"] = True
+        if not page:
+            return text_result(self._empty_text(data, "tool names"), data)
+        scope = f"game '{data['gameId']}'" if data.get("gameId") else "all games"
+        lines = [f"Tool names for {scope} ({len(page)} shown of {data['total']} matching):"]
+        lines += [entry.exposed for entry in page]
+        lines.append(
+            "\nUse games_tool_detail with one of these names to inspect parameters and output."
         )
-        several = len({t["gameId"] for t in data["tools"]}) > 1
-        lines = []
-        for entry in data["tools"]:
-            line = f"{entry['gameId']}:{entry['name']}" if several else entry["name"]
-            if entry.get("description"):
-                line += f" - {entry['description']}"
-            if entry.get("tags"):
-                line += f" [{', '.join(entry['tags'])}]"
-            lines.append(line)
-        shown = f"{len(data['tools'])} of {data['total']} tools"
-        if data.get("nextOffset") is not None:
-            shown += f" (more: offset {data['nextOffset']})"
-        return text_result("\n".join([shown, *lines]), data)
+        if data["nextCursor"]:
+            lines.append(f"Next cursor: {data['nextCursor']}")
+        first = page[0]
+        data["nextActions"] = [
+            NextAction(
+                "games_tool_detail",
+                {"gameId": first.game_id, "tool": first.exposed},
+                "Inspect one tool's parameters before calling it.",
+            ).to_json()
+        ]
+        return text_result("\n".join(lines), data)
 
     async def games_tool_detail(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = self.manager.tool_detail(args["tool"], args.get("gameId"))
-        return text_result(compact(data), data)
+        runtime, entry = self.calls.resolve(args["tool"], args.get("gameId"))
+        data = _item(entry, detail=True)
+        data["mcpName"] = entry.exposed
+        tool = entry.tool
+        lines = [f"Tool detail for '{entry.exposed}' in game '{runtime.id}'"]
+        if tool.description:
+            lines += ["", tool.description]
+        lines.append(f"\nOriginal name: {entry.legacy_name} (GABP name {entry.gabp_name})")
+        properties = tool.input_schema.get("properties") or {}
+        required = set(tool.input_schema.get("required") or ())
+        if isinstance(properties, dict) and properties:
+            lines.append("  Parameters:")
+            for name in sorted(properties):
+                schema = properties[name] if isinstance(properties[name], dict) else {}
+                tags = [str(schema.get("type", "any"))]
+                if name not in required:
+                    tags.append("optional")
+                described = f": {schema['description']}" if schema.get("description") else ""
+                lines.append(f"    - `{name}` ({', '.join(tags)}){described}")
+        if tool.result_description:
+            lines.append(f"  Returns: {tool.result_description}")
+        data["nextActions"] = [
+            NextAction(
+                "games_call_tool",
+                {"gameId": runtime.id, "tool": entry.exposed, "arguments": {}},
+                "Call the tool with arguments as its input schema says.",
+            ).to_json()
+        ]
+        return text_result("\n".join(lines), data)
 
     async def games_tools(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        tools = self.manager.tools(args.get("gameId"))
-        return text_result(compact(tools, 20000), {"tools": tools})
+        data = self._page(args, None)
+        page: list[NamedTool] = data.pop("page")
+        data["tools"] = [_item(entry, detail=True) for entry in page]
+        if not page:
+            return text_result(self._empty_text(data, "tools"), data)
+        lines = [f"Game-specific tools ({len(page)} shown of {data['total']} matching):"]
+        for entry in page:
+            summary = brief_description(entry.tool.description)
+            lines.append(f"- {entry.exposed} [{entry.game_id}: {entry.gabp_name}] {summary}")
+        lines.append(
+            "\nUse games_tool_names for a smaller list and games_tool_detail for one tool."
+        )
+        if data["nextCursor"]:
+            lines.append(f"Next cursor: {data['nextCursor']}")
+        return text_result("\n".join(lines), data)

@@ -1,11 +1,21 @@
 """Routing an MCP ``tools/list`` or ``tools/call`` to the right handler.
 
-:class:`ToolDispatcher` lists the 13 core tools and the mirrored game tools, gives the SDK each
-tool's input schema, and for ``tools/call`` checks a core tool's arguments
-(:mod:`gabs.mcp.arguments`), runs its handler (:mod:`gabs.mcp.lifecycle`,
-:mod:`gabs.mcp.discovery`, :mod:`gabs.mcp.calls`, :mod:`gabs.mcp.attention`) and is the one
-place where a :class:`~gabs.games.GameError` becomes a refusal and any other exception an
-``internal_error`` result: a bug becomes an answer, never a hang.
+:class:`ToolDispatcher` lists the 13 core tools (under the names ``toolNormalization`` asks
+for) and the mirrored game tools of games with ``exposeGameTools``, gives the SDK each tool's
+input schema, and for ``tools/call``:
+
+* a core tool, by its strict-safe name (``games_list``) or its dotted one (``games.list``):
+  arguments it does not declare are refused the Go bridge's way (``unknown_argument``), the
+  rest are read as Go reads them and checked against the schema
+  (:mod:`gabs.mcp.arguments`), then its handler runs (:mod:`gabs.mcp.lifecycle`,
+  :mod:`gabs.mcp.discovery`, :mod:`gabs.mcp.calls`, :mod:`gabs.mcp.attention`);
+* any other name is a game tool by any of its names (:mod:`gabs.mcp.tool_names`: exposed
+  name, ``gameId.dotted``, ``gameId/gabp``, the bare GABP name when one connected game has it),
+  called through the gate like ``games_call_tool``, listed or not.
+
+It is the one place where a :class:`~gabs.games.GameError` becomes a refusal
+(:mod:`gabs.mcp.refusals`) and any other exception an ``internal_error`` result: a bug becomes
+an answer, never a hang.
 """
 
 from __future__ import annotations
@@ -17,14 +27,22 @@ from typing import Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
+from gabs.bridge_options import BridgeOptions
 from gabs.games import GameError, GameManager
-from gabs.mcp.arguments import invalid_arguments, schema_problems
+from gabs.mcp.arguments import (
+    go_lenient,
+    invalid_arguments,
+    schema_problems,
+    unknown_argument_refusal,
+)
 from gabs.mcp.attention import AttentionTools
 from gabs.mcp.calls import CallTools
 from gabs.mcp.discovery import DiscoveryTools
 from gabs.mcp.lifecycle import LifecycleTools
-from gabs.mcp.rendering import refused, text_result
+from gabs.mcp.refusals import refusal_result
+from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import BRIDGE_TOOLS, ToolHandler
+from gabs.mcp.tool_names import CORE_ALIASES, core_dotted_name
 
 __all__ = ["ToolDispatcher"]
 
@@ -34,59 +52,82 @@ logger = logging.getLogger("gabs.mcp")
 class ToolDispatcher:
     """The ``tools/list`` and ``tools/call`` handlers, bound to one manager."""
 
-    def __init__(self, manager: GameManager) -> None:
+    def __init__(self, manager: GameManager, options: BridgeOptions | None = None) -> None:
         self.manager = manager
-        self.calls = CallTools(manager)
+        self.options = options or BridgeOptions()
+        self.calls = CallTools(manager, strip_output_schema=self.options.strip_output_schema)
         self.handlers: dict[str, ToolHandler] = {
             **LifecycleTools(manager).handlers,
-            **DiscoveryTools(manager).handlers,
+            **DiscoveryTools(manager, self.calls).handlers,
             **self.calls.handlers,
             **AttentionTools(manager).handlers,
         }
         assert set(self.handlers) == set(BRIDGE_TOOLS)
+        self._core = [self._listed(tool.tool) for tool in BRIDGE_TOOLS.values()]
+        self._core_names = {
+            tool.name: name for tool, name in zip(self._core, BRIDGE_TOOLS, strict=False)
+        }
+
+    def _listed(self, tool: types.Tool) -> types.Tool:
+        """A core tool as ``tools/list`` shows it (``toolNormalization``, ``stripOutputSchema``)."""
+        options = self.options
+        dotted = core_dotted_name(tool.name)
+        update: dict[str, Any] = {}
+        if options.strip_output_schema:
+            update["output_schema"] = None
+        if options.normalize_tool_names:
+            update["meta"] = {"originalName": dotted}
+            if options.preserve_original_name:
+                update["description"] = f"{tool.description} (Original: {dotted})"
+        else:
+            update["name"] = dotted
+        return tool.model_copy(update=update) if update else tool
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools = [tool.tool for tool in BRIDGE_TOOLS.values()]
+        tools = list(self._core)
         tools += [tool for _, _, tool in self.calls.exposed().values()]
         return types.ListToolsResult(tools=tools)
 
-    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+    def _core_name(self, name: str) -> str | None:
         if name in BRIDGE_TOOLS:
-            return BRIDGE_TOOLS[name].input_schema
+            return name
+        return CORE_ALIASES.get(name) or self._core_names.get(name)
+
+    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+        core = self._core_name(name)
+        if core is not None:
+            return BRIDGE_TOOLS[core].input_schema
         exposed = self.calls.exposed().get(name)
         return exposed[2].input_schema if exposed else None
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        name = params.name
         arguments: Any = params.arguments if params.arguments is not None else {}
-        bridge_tool = BRIDGE_TOOLS.get(name)
-        call = name == "games_call_tool"
+        name = self._core_name(params.name)
+        call = name in (None, "games_call_tool")
+        game_id = arguments.get("gameId") if isinstance(arguments, dict) else None
         try:
-            if bridge_tool is not None:
+            if name is not None:
+                bridge_tool = BRIDGE_TOOLS[name]
+                refusal = unknown_argument_refusal(bridge_tool, arguments)
+                if refusal is not None:
+                    return refusal
+                if isinstance(arguments, dict):
+                    arguments = go_lenient(bridge_tool, arguments)
                 problems = schema_problems(bridge_tool, arguments)
                 if problems:
                     return invalid_arguments(name, problems, call=call)
                 return await self.handlers[name](ctx, arguments)
-            exposed = self.calls.exposed().get(name)
-            if exposed is not None:
-                game_id, tool, _ = exposed
-                call = True
-                return await self.calls.call(tool, game_id, arguments, None)
-            known = sorted(BRIDGE_TOOLS)
-            return text_result(
-                f"Unknown tool {name!r}. The bridge's tools: {', '.join(known)}; game tools are "
-                "called with games_call_tool.",
-                {"status": "refused", "code": "unknown_tool", "tool": name, "candidates": known},
-                error=True,
-            )
+            return await self._game_tool(params.name, arguments)
         except GameError as exc:
-            return refused(exc, call=call)
+            return refusal_result(
+                exc, game_id=game_id if isinstance(game_id, str) else None, call=call
+            )
         except Exception as exc:  # the boundary: a bug must become an answer, not a hang
-            logger.exception("%s failed", name)
+            logger.exception("%s failed", params.name)
             data: dict[str, Any] = {
                 "status": "internal_error",
                 "code": "internal_error",
@@ -94,4 +135,26 @@ class ToolDispatcher:
             }
             if call:
                 data = {"executed": "unknown", **data}
-            return text_result(f"The bridge failed on {name}: {data['message']}", data, error=True)
+            return text_result(
+                f"The bridge failed on {params.name}: {data['message']}", data, error=True
+            )
+
+    async def _game_tool(self, name: str, arguments: Any) -> types.CallToolResult:
+        """A game tool called by one of its names, straight from ``tools/call``."""
+        if not isinstance(arguments, dict):
+            arguments = {}
+        exposed = self.calls.exposed().get(name)
+        if exposed is not None:
+            return await self.calls.call(exposed[1], exposed[0], arguments, None)
+        try:
+            return await self.calls.call(name, None, arguments, None)
+        except GameError as exc:
+            if exc.code not in ("tool_not_found", "no_game"):
+                raise
+        known = sorted(BRIDGE_TOOLS)
+        return text_result(
+            f"Unknown tool {name!r}. The bridge's tools: {', '.join(known)}; game tools are "
+            "called with games_call_tool (games_tool_names lists them).",
+            {"status": "refused", "code": "unknown_tool", "tool": name, "candidates": known},
+            error=True,
+        )

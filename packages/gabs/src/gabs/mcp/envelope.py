@@ -41,9 +41,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 import mcp_types as types
+
+from gabs.lifecycle.codes import cause_class as lifecycle_cause_class
+from gabs.lifecycle.history import age_text
 
 __all__ = [
     "CAUSE_CALL",
@@ -76,56 +79,6 @@ NEUTRAL_TRACK_RECORD: Final = "no successful starts recorded for this context"
 #: Codes that carry a cause class but are not errors: the game is (or is becoming) available.
 INFORMATIONAL_CODES: Final = frozenset({"already_running", "operation_in_progress"})
 
-_CLASS_OF_CODE: Final[dict[str, CauseClass]] = {
-    **dict.fromkeys(
-        (
-            "unknown_argument",
-            "game_not_found",
-            "ambiguous_game_reference",
-            "profiles_not_configured",
-            "profile_not_found",
-            "launch_input_not_declared",
-            "launch_input_invalid",
-            "timeout_out_of_range",
-        ),
-        "call",
-    ),
-    **dict.fromkeys(
-        (
-            "config_invalid",
-            "launch_mode_incompatible",
-            "spec_too_large",
-            "stop_unsupported",
-            "kill_unsupported",
-        ),
-        "config",
-    ),
-    **dict.fromkeys(
-        (
-            "already_running",
-            "blocked_unknown_state",
-            "external_instance_detected",
-            "operation_in_progress",
-            "termination_unverified",
-            "action_succeeded_running",
-            "interrupted",
-        ),
-        "state",
-    ),
-    **dict.fromkeys(
-        (
-            "spawn_failed",
-            "store_client_not_ready",
-            "endpoint_unavailable",
-            "stale_bridge_credential",
-            "action_failed",
-            "action_timed_out",
-        ),
-        "environment",
-    ),
-    "exited_during_start": "game",
-}
-_PROOF_ADJUSTED: Final = frozenset({"launch_spec_unresolvable", "unobserved"})
 
 _CAUSE_HINTS: Final[dict[str, str]] = {
     "call": "fix the call, not the config",
@@ -142,9 +95,7 @@ def cause_class(code: str, *, proven: bool = False) -> CauseClass | None:
     ``proven`` (the launch context started a workload before) only matters for
     ``launch_spec_unresolvable`` and ``unobserved``: environment when proven, else config.
     """
-    if code in _PROOF_ADJUSTED:
-        return "environment" if proven else "config"
-    return _CLASS_OF_CODE.get(code)
+    return cast("CauseClass | None", lifecycle_cause_class(code, proven=proven))
 
 
 @dataclass(frozen=True)
@@ -179,16 +130,6 @@ class TrackRecord:
     last_success_age_s: float | None = None
 
 
-def _ago(seconds: float) -> str:
-    if seconds < 60:
-        return "moments"
-    if seconds < 3600:
-        return f"{int(seconds // 60)}m"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)}h"
-    return f"{int(seconds // 86400)}d"
-
-
 def track_record_line(record: TrackRecord | None = None) -> str:
     """The Go bridge's one-line track record; the neutral line when nothing ever started."""
     if record is None or record.workload_starts == 0:
@@ -197,7 +138,7 @@ def track_record_line(record: TrackRecord | None = None) -> str:
         return NEUTRAL_TRACK_RECORD
     line = f"started {record.workload_starts}\u00d7"
     if record.last_success_age_s is not None:
-        line += f", last {_ago(record.last_success_age_s)} ago"
+        line += f", last {age_text(record.last_success_age_s)} ago"
     line += f"; bridge connected {record.bridge_connects}\u00d7"
     if record.deliveries_verified > 0:
         line += f", delivery verified {record.deliveries_verified}\u00d7"

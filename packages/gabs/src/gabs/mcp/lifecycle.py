@@ -1,28 +1,91 @@
 """The lifecycle tools: games_list, games_show, games_start, games_stop, games_kill,
-games_status and games_connect.
+games_status and games_connect, with the Go bridge's arguments and results.
 
-:class:`LifecycleTools` binds their handlers to one :class:`~gabs.games.GameManager`; the
-dispatcher (:mod:`gabs.mcp.dispatch`) has already checked the arguments against the tool's
-input schema and turns a :class:`~gabs.games.GameError` raised here into a refusal.
+:class:`LifecycleTools` binds their handlers to one :class:`~gabs.games.GameManager`. Results
+that have a code (start, stop, kill, connect, and every refusal) use the Go bridge's envelope
+(:func:`~gabs.mcp.envelope.core_result`: ``code``, ``gameId``, ``nextActions``, and
+``causeClass`` with ``trackRecord`` on failures); list, show and status answer with their views.
+Our own fields (process, connection, attention, pid, port) are extra keys. Undeclared
+arguments never get here: the dispatcher refuses them with the Go bridge's
+``unknown_argument``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
-from gabs.games import GameError, GameManager
-from gabs.mcp.rendering import compact, status_line, text_result
+from gabs.games import GameManager
+from gabs.lifecycle import LifecycleError, TrackRecord, context_hash, summary_line
+from gabs.mcp.envelope import NextAction, core_result
+from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import ToolHandler
 
 __all__ = ["LifecycleTools"]
 
 logger = logging.getLogger("gabs.mcp.lifecycle")
+
+
+def _actions(raw: list[dict[str, Any]]) -> list[NextAction]:
+    return [NextAction(a["tool"], a.get("arguments", {}), a.get("reason", "")) for a in raw]
+
+
+def _coded(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult:
+    """A success (or informational) result with a code: the manager's dict in the envelope."""
+    data = dict(data)
+    message = data.pop("message")
+    code = data.pop("code")
+    game_id = data.pop("gameId", None)
+    actions = _actions(data.pop("nextActions", []))
+    return core_result(
+        message,
+        code=code,
+        game_id=game_id,
+        next_actions=actions,
+        is_error=error,
+        extra=data,
+        cause=data.pop("causeClass", None),
+    )
+
+
+def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolResult:
+    """A :class:`LifecycleError` in the envelope (its warnings appended to the text)."""
+    data = error.to_json()
+    data.pop("code")
+    data.pop("causeClass", None)
+    track = data.pop("trackRecord", None)
+    actions = _actions(data.pop("nextActions", [])) or None
+    text = error.message
+    if error.warnings:
+        text += "\n\nWarnings:" + "".join(f"\n  - {w}" for w in error.warnings)
+    return core_result(
+        text,
+        code=error.code,
+        game_id=game_id,
+        next_actions=actions,
+        track_record=track,
+        is_error=error.is_error,
+        extra=data,
+    )
+
+
+def _status_line(item: dict[str, Any]) -> str:
+    line = f"**{item['gameId']}** ({item.get('name', item['gameId'])}): {item['statusDescription']}"
+    attention = item.get("attention") or {}
+    if attention.get("open"):
+        kind = "BLOCKING" if attention.get("blocking") else "advisory"
+        line += (
+            f"; attention {attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
+        )
+    if item.get("lastDisconnect"):
+        line += f"\n  {item['lastDisconnect']}"
+    return line
 
 
 class LifecycleTools:
@@ -33,88 +96,182 @@ class LifecycleTools:
         self.handlers: dict[str, ToolHandler] = {
             "games_list": self.games_list,
             "games_show": self.games_show,
+            "games_status": self.games_status,
             "games_start": self.games_start,
             "games_stop": self.games_stop,
             "games_kill": self.games_kill,
-            "games_status": self.games_status,
             "games_connect": self.games_connect,
         }
 
+    async def _guard(
+        self, game_id: str | None, work: Callable[[], Awaitable[types.CallToolResult]]
+    ) -> types.CallToolResult:
+        try:
+            return await work()
+        except LifecycleError as exc:
+            if exc.code != "game_not_found" and game_id:
+                self._track_record(exc, game_id)
+            return render_error(exc, game_id)
+
+    def _track_record(self, error: LifecycleError, game_id: str) -> None:
+        config = self.manager.config
+        game = config.games.get(game_id)
+        if game is None or "trackRecord" in error.data:
+            return
+        profile = str(error.data.get("activeProfile") or game.default_profile or "")
+        with contextlib.suppress(Exception):
+            record = TrackRecord(config.game_dir(game_id))
+            error.data["trackRecord"] = summary_line(
+                record.entry(profile, context_hash(game, profile))
+            )
+
     async def games_list(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        games = self.manager.list_games()
-        lines = [
-            f"{g['id']} ({g['name']}, {g['launchMode']}): {g['status']}"
-            + (f" - {g['description']}" if g.get("description") else "")
-            for g in games
-        ]
-        text = "\n".join(lines) if lines else "No games configured (add one with `gabs games add`)."
-        return text_result(text, {"games": games})
+        data = self.manager.list_games()
+        games = data["games"]
+        text = (
+            "\n".join(g["gameId"] for g in games)
+            if games
+            else "No games configured. Use the CLI to add games: gabs games add <id>"
+        )
+        return text_result(text, data)
 
     async def games_show(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = self.manager.show(args["gameId"])
-        config = dict(data["config"])
-        if "env" in config:
-            config["env"] = dict.fromkeys(config["env"], "<hidden>")
-        data = {"config": config, "runtime": data["runtime"]}
-        return text_result(compact(data), data)
+        async def work() -> types.CallToolResult:
+            data = await self.manager.show(args["gameId"])
+            game = data["game"]
+            lines = [f"Game Configuration: {game['gameId']}"]
+            if "launchMode" in game:
+                lines += [
+                    f"  ID: {game['gameId']} ({game.get('name') or game['gameId']})",
+                    f"  Launch: {game['launchMode']}",
+                    f"  Target: {game.get('target', '')}",
+                ]
+            if data.get("profiles"):
+                names = ", ".join(p["name"] for p in data["profiles"])
+                lines.append(f"  Profiles: {names} (default {data.get('defaultProfile')})")
+            if data.get("launchInputs"):
+                lines.append(f"  Launch inputs: {', '.join(sorted(data['launchInputs']))}")
+            for warning in [*data.get("validationWarnings", []), *data.get("configWarnings", [])]:
+                lines.append(f"  Warning: {warning}")
+            if data.get("configError"):
+                lines.append(f"  Invalid entry: {data['configError']}")
+            lines.append(f"  Status: {data['statusDescription']}")
+            return text_result("\n".join(lines), data)
+
+        return await self._guard(args["gameId"], work)
+
+    async def games_status(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        game_id = args.get("gameId")
+        if game_id:
+
+            async def work() -> types.CallToolResult:
+                item = await self.manager.status(game_id)
+                return text_result(_status_line(item), item)
+
+            return await self._guard(game_id, work)
+        data = await self.manager.all_status()
+        lines = ["Game Status Summary:", ""] + [
+            "• " + _status_line(item) + ("" if item.get("configured", True) else " (unconfigured)")
+            for item in data["games"]
+        ]
+        if not data["games"]:
+            lines = ["No games configured and no runtime claims."]
+        return text_result("\n".join(lines), data)
 
     async def games_start(
         self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]
     ) -> types.CallToolResult:
         game_id = args["gameId"]
-        send, receive = anyio.create_memory_object_stream[str](64)
+        timeout = args.get("timeout")
+        if timeout is not None and not 1 <= timeout <= 3600:
+            return render_error(
+                LifecycleError(
+                    "timeout_out_of_range",
+                    "Argument 'timeout' must be an integer between 1 and 3600 seconds",
+                    data={"minimum": 1, "maximum": 3600},
+                ),
+                game_id,
+            )
 
-        async def pump() -> None:
-            count = 0
-            async with receive:
-                async for message in receive:
-                    count += 1
-                    try:
-                        await ctx.session.report_progress(count, None, message)
-                    except Exception:  # best effort: the client may be gone
-                        logger.debug("progress not delivered", exc_info=True)
+        async def work(progress: Callable[[str], None]) -> types.CallToolResult:
+            async def start() -> types.CallToolResult:
+                data = await self.manager.start(
+                    game_id,
+                    profile=args.get("profile"),
+                    launch_inputs=args.get("launchInputs"),
+                    timeout=timeout,
+                    reset_endpoint=bool(args.get("resetEndpoint", False)),
+                    progress=progress,
+                )
+                return _coded(data)
 
-        def progress(message: str) -> None:
-            logger.info("%s", message)
-            with contextlib.suppress(
-                anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError
-            ):
-                send.send_nowait(message)
+            return await self._guard(game_id, start)
 
-        failure: GameError | None = None
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(pump)
-            try:
-                data = await self.manager.start(game_id, progress=progress)
-            except GameError as exc:  # raised after the group, not as an exception group
-                failure = exc
-            finally:
-                send.close()
-        if failure is not None:
-            raise failure
-        return text_result(f"{data['status']}. {status_line(data)}", data)
+        return await _with_progress(ctx, work)
 
     async def games_stop(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.stop(args["gameId"])
-        return text_result(f"{args['gameId']} stopped (exit code {data['exitCode']}).", data)
+        return await self._stop(args["gameId"], kill=False)
 
     async def games_kill(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.kill(args["gameId"])
-        return text_result(f"{args['gameId']} killed (exit code {data['exitCode']}).", data)
+        return await self._stop(args["gameId"], kill=True)
 
-    async def games_status(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        game_id = args.get("gameId")
-        if game_id:
-            status = self.manager.status(game_id)
-            return text_result(status_line(status), status)
-        games = self.manager.all_status()
-        text = "\n".join(status_line(s) for s in games) or "No games configured."
-        return text_result(text, {"games": games})
+    async def _stop(self, game_id: str, *, kill: bool) -> types.CallToolResult:
+        async def work() -> types.CallToolResult:
+            data = await (self.manager.kill(game_id) if kill else self.manager.stop(game_id))
+            error = bool(data.pop("isError", False))
+            return _coded(data, error=error)
+
+        return await self._guard(game_id, work)
 
     async def games_connect(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.connect(
-            args["gameId"],
-            port=int(args["port"]) if "port" in args else None,
-            token=args.get("token"),
-        )
-        return text_result(f"{data['status']}. {status_line(data)}", data)
+        game_id = args["gameId"]
+
+        async def work() -> types.CallToolResult:
+            timeout = args.get("timeout")
+            data = await self.manager.connect(
+                game_id,
+                force_takeover=bool(args.get("forceTakeover", False)),
+                timeout=float(timeout) if timeout and timeout > 0 else None,
+                port=args.get("port"),
+                token=args.get("token"),
+            )
+            if "code" in data:
+                return _coded(data)
+            message = data.pop("message")
+            return text_result(message, data)
+
+        return await self._guard(game_id, work)
+
+
+async def _with_progress(
+    ctx: Any, work: Callable[[Callable[[str], None]], Awaitable[types.CallToolResult]]
+) -> types.CallToolResult:
+    """Run ``work(progress)``, forwarding its messages as MCP progress notifications."""
+    send, receive = anyio.create_memory_object_stream[str](64)
+
+    async def pump() -> None:
+        count = 0
+        async with receive:
+            async for message in receive:
+                count += 1
+                try:
+                    await ctx.session.report_progress(count, None, message)
+                except Exception:  # best effort: the client may be gone
+                    logger.debug("progress not delivered", exc_info=True)
+
+    def progress(message: str) -> None:
+        logger.info("%s", message)
+        with contextlib.suppress(
+            anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError
+        ):
+            send.send_nowait(message)
+
+    result: types.CallToolResult | None = None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pump)
+        try:
+            result = await work(progress)
+        finally:
+            send.close()
+    assert result is not None
+    return result

@@ -1,4 +1,8 @@
-"""Tool-list change notifications for both protocol eras (:class:`ToolListNotifier`).
+"""Tool- and resource-list change notifications for both protocol eras (:class:`ToolListNotifier`).
+
+A game connecting or going away changes both the game tools and the resources
+(``gab://<gameId>/state``): each change is announced once, as one
+``notifications/tools/list_changed`` and one ``notifications/resources/list_changed``.
 
 Only the SDK's public API is used: the ``subscriptions/listen`` bus
 (:class:`~mcp.server.subscriptions.InMemorySubscriptionBus` served by a
@@ -23,7 +27,12 @@ from typing import Any, Final
 import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = ["ToolListNotifier"]
@@ -86,8 +95,10 @@ class ToolListNotifier:
     async def __call__(self) -> None:
         self.sent += 1
         await self.bus.publish(ToolsListChanged())
+        await self.bus.publish(ResourcesListChanged())
         for _, session in list(self._legacy.values()):
             with anyio.move_on_after(self.SEND_TIMEOUT) as scope:
                 await session.send_tool_list_changed()
+                await session.send_resource_list_changed()
             if scope.cancelled_caught:
-                logger.debug("a tools/list_changed notification timed out")
+                logger.debug("a list_changed notification timed out")

@@ -17,9 +17,9 @@ import mcp_types as types
 from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server.context import ServerRequestContext
 
-from gabs.config import GAME_ID_PATTERN
+from gabs.mcp.lifecycle_schemas import LIFECYCLE_SCHEMAS
 
-__all__ = ["BRIDGE_TOOLS", "CALL_OUTPUT_SCHEMA", "BridgeTool", "ToolHandler"]
+__all__ = ["BRIDGE_TOOLS", "CALL_OUTPUT_SCHEMA", "LIFECYCLE_TOOLS", "BridgeTool", "ToolHandler"]
 
 ToolHandler = Callable[
     [ServerRequestContext[Any, Any], dict[str, Any]], Awaitable[types.CallToolResult]
@@ -28,7 +28,7 @@ ToolHandler = Callable[
 
 _GAME_ID: Final[dict[str, Any]] = {
     "type": "string",
-    "pattern": GAME_ID_PATTERN,
+    "minLength": 1,
     "description": "The game's id as configured (see games_list).",
 }
 _GAME_ID_OPTIONAL: Final[dict[str, Any]] = {
@@ -57,29 +57,47 @@ def _out(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
 
 
 _ANY_OBJECT: Final[dict[str, Any]] = {"type": "object"}
-_NULLABLE_OBJECT: Final[dict[str, Any]] = {"type": ["object", "null"]}
+# Portable schemas have no ``["object", "null"]`` type unions (some model providers reject
+# them) and no untyped subschemas: an optional value is left out of the result when there is
+# none, and a key whose value may be null is not declared (the output schemas allow more keys).
+_LIMIT: Final[dict[str, Any]] = {
+    "type": "integer",
+    "minimum": 1,
+    "description": "The most entries to return.",
+}
+_CURSOR: Final[dict[str, Any]] = {
+    "type": "string",
+    "description": "The nextCursor of the previous page (an offset).",
+}
+
+
+def _text(description: str) -> dict[str, Any]:
+    return {"type": "string", "maxLength": 200, "description": description}
+
+
+def _timeout(description: str) -> dict[str, Any]:
+    """A timeout in whole seconds, as the Go bridge takes it (0 or less: the default)."""
+    return {"type": "integer", "description": description}
+
+
 _STATUS_OUT: Final = _out(
     {
         "gameId": {"type": "string"},
         "status": {"type": "string"},
-        "process": _NULLABLE_OBJECT,
-        "connection": _NULLABLE_OBJECT,
         "attention": _ANY_OBJECT,
         "games": {"type": "array", "items": _ANY_OBJECT},
     }
 )
 CALL_OUTPUT_SCHEMA: Final[dict[str, Any]] = {
-    # Kept small on purpose: clients validate every successful result against it.
+    # Any object: clients validate every successful result against it, and a successful
+    # result is the game's own result object.
     "type": "object",
     "description": (
-        "How a game call ended. executed: true (the game answered), false (not sent: "
-        'refused before reaching the game) or "unknown" (lost before the answer). status: ok, '
-        "error (the game's in-band error, in error {code, message}), blocked_by_attention or "
-        "attention_unavailable (with code, attentionId, attention, nextActions), unknown. "
-        "Also gameId, tool, operationId, result (the game's result when ok), attention and "
-        "attentionRelation (the item the call caused, met or saw open) and durationMs."
+        "The game's own result object (a result that is not an object comes as {value}). "
+        "What the bridge adds is in _meta['gabs/call']: executed (true: the game answered, "
+        'false: not sent, "unknown": lost before the answer), status, gameId, tool, '
+        "operationId, durationMs and the attention item attached to the call."
     ),
-    "required": ["executed", "status"],
 }
 
 
@@ -122,118 +140,80 @@ class BridgeTool:
         )
 
 
+LIFECYCLE_TOOLS: Final = [
+    BridgeTool(
+        name,
+        title,
+        description,
+        schema,
+        {"type": "object"},
+        read_only=name in ("games_list", "games_show", "games_status"),
+        destructive=name in ("games_stop", "games_kill"),
+    )
+    for name, (title, description, schema) in LIFECYCLE_SCHEMAS.items()
+]
+
 BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
     tool.name: tool
     for tool in [
-        BridgeTool(
-            "games_list",
-            "List games",
-            "List every configured game with its launch mode and current status (stopped, "
-            "connected, exited, ...). Start here to learn the gameId values other tools take.",
-            _schema({}),
-            _out({"games": {"type": "array", "items": _ANY_OBJECT}}, ("games",)),
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_show",
-            "Show a game",
-            "Show one game's configuration (launch mode, target, attention mode, timeouts; "
-            "environment values hidden) and its runtime status.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"config": _ANY_OBJECT, "runtime": _ANY_OBJECT}, ("config", "runtime")),
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_start",
-            "Start a game",
-            "Launch a configured game with a fresh loopback port and token, wait for its GABP "
-            "server and connect. Returns started_connected (or already_connected) with the "
-            "status, or an error with the exit code and the tail of the game's output. Can "
-            "take a while; progress is reported when the client asks for it.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _STATUS_OUT,
-        ),
-        BridgeTool(
-            "games_stop",
-            "Stop a game",
-            "Disconnect and stop a game gracefully (forced after its grace period).",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"status": {"type": "string"}, "exitCode": {"type": ["integer", "null"]}}),
-            destructive=True,
-        ),
-        BridgeTool(
-            "games_kill",
-            "Kill a game",
-            "Disconnect and kill a game's process immediately. Use when games_stop hangs.",
-            _schema({"gameId": _GAME_ID}, ("gameId",)),
-            _out({"status": {"type": "string"}, "exitCode": {"type": ["integer", "null"]}}),
-            destructive=True,
-        ),
-        BridgeTool(
-            "games_status",
-            "Game status",
-            "Process, connection, tool count and the current attention summary of one game, "
-            "or of every configured game when gameId is omitted. Cheap; never blocked.",
-            _schema({"gameId": _GAME_ID}),
-            _STATUS_OUT,
-            read_only=True,
-        ),
-        BridgeTool(
-            "games_connect",
-            "Connect to a running game",
-            "Attach to a game that is already running (started outside this bridge, or before "
-            "a bridge restart), with its GABP port and token, or from the bridge.json the "
-            "bridge wrote when it last started the game.",
-            _schema(
-                {
-                    "gameId": _GAME_ID,
-                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
-                    "token": {"type": "string", "minLength": 1, "maxLength": 1024},
-                },
-                ("gameId",),
-            ),
-            _STATUS_OUT,
-        ),
+        *LIFECYCLE_TOOLS,
         BridgeTool(
             "games_tool_names",
             "Find game tools",
-            "List the tools of connected games by name (a page at a time), optionally "
-            "filtered by words in the name, title or description (query) or by a name prefix. "
-            "Use brief=false for titles, first description lines and tags.",
+            "List compact names of the connected games' tools, a page at a time (default 50; "
+            "cursor is the nextCursor of the previous page). Use this first for low-token "
+            "discovery, then games_tool_detail for one tool. query matches words of the name "
+            "(or a substring when it holds . / _ - or a space), prefix the start of the name; "
+            "brief=true adds a one-line summary per tool.",
             _schema(
                 {
                     "gameId": _GAME_ID_OPTIONAL,
-                    "query": {"type": "string", "maxLength": 200},
-                    "prefix": {"type": "string", "maxLength": 200},
-                    "offset": {"type": "integer", "minimum": 0},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-                    "brief": {"type": "boolean"},
+                    "query": _text("Case-insensitive filter on the tool names."),
+                    "prefix": _text("Case-insensitive prefix of the full, original or local name."),
+                    "limit": _LIMIT,
+                    "cursor": _CURSOR,
+                    "brief": {
+                        "type": "boolean",
+                        "description": "Add a one-line summary per tool (default false).",
+                    },
                 }
             ),
             _out(
                 {
+                    "availableTotal": {"type": "integer"},
                     "total": {"type": "integer"},
-                    "offset": {"type": "integer"},
+                    "returned": {"type": "integer"},
                     "tools": {"type": "array", "items": _ANY_OBJECT},
-                    "nextOffset": {"type": ["integer", "null"]},
+                    "nextCursor": {"type": "string"},
                 },
-                ("total", "tools"),
+                ("total", "returned", "tools", "nextCursor"),
             ),
             read_only=True,
         ),
         BridgeTool(
             "games_tool_detail",
             "Describe a game tool",
-            "One game tool in full: input and output schemas, tags, the result description and "
-            "its direct MCP name. Read this before calling a tool you have not used yet.",
+            "One game tool in full: its names, input and output schemas, tags and result "
+            "description. The tool may be named by any name games_tool_names shows (the MCP "
+            "name such as rimworld_rimworld_get_game_info, rimworld.rimworld.get_game_info, "
+            "rimworld/get_game_info). Read this before calling a tool you have not used yet.",
             _schema(
-                {"tool": {"type": "string", "minLength": 1}, "gameId": _GAME_ID_OPTIONAL}, ("tool",)
+                {
+                    "gameId": _GAME_ID_OPTIONAL,
+                    "tool": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "The tool's name as games_tool_names returns it.",
+                    },
+                },
+                ("tool",),
             ),
             _out(
                 {
                     "gameId": {"type": "string"},
                     "name": {"type": "string"},
-                    "mcpName": {"type": "string"},
+                    "localName": {"type": "string"},
+                    "gabpName": {"type": "string"},
                     "inputSchema": _ANY_OBJECT,
                     "outputSchema": _ANY_OBJECT,
                     "tags": {"type": "array", "items": {"type": "string"}},
@@ -245,43 +225,59 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
         BridgeTool(
             "games_tools",
             "List game tools in full",
-            "Every tool of one game (or of all connected games) with schemas and descriptions. "
-            "Verbose: prefer games_tool_names, then games_tool_detail.",
-            _schema({"gameId": _GAME_ID_OPTIONAL}),
-            _out({"tools": {"type": "array", "items": _ANY_OBJECT}}, ("tools",)),
+            "The connected games' tools with schemas and descriptions, a page at a time (all "
+            "by default). Verbose: prefer games_tool_names, then games_tool_detail.",
+            _schema(
+                {
+                    "gameId": _GAME_ID_OPTIONAL,
+                    "query": _text("Case-insensitive filter on the tool names."),
+                    "prefix": _text("Case-insensitive prefix of the full, original or local name."),
+                    "limit": _LIMIT,
+                    "cursor": _CURSOR,
+                }
+            ),
+            _out(
+                {
+                    "total": {"type": "integer"},
+                    "returned": {"type": "integer"},
+                    "tools": {"type": "array", "items": _ANY_OBJECT},
+                    "nextCursor": {"type": "string"},
+                },
+                ("tools",),
+            ),
             read_only=True,
         ),
         BridgeTool(
             "games_call_tool",
             "Call a game tool",
             "Call one of a game's tools with its arguments (see games_tool_detail for the "
-            "schema). The result says whether the call ran: executed true means the game "
-            "answered (its result, or its in-band error with isError); any attention item the "
-            "call opened or met is attached to the result. executed false means the call was "
-            "NOT sent: a blocking attention item is open in that game (status "
-            "blocked_by_attention, with attentionId and nextActions). Inspect it with "
-            "games_get_attention, acknowledge it with games_ack_attention {gameId, "
-            "attentionId}, then retry; retrying without the ack is refused the same way. "
-            'executed "unknown" means the connection or time ran out before the answer: the '
-            "call may have run, so check the game's state before repeating it.",
+            "schema); the tool may be named by any name games_tool_names shows. A call the "
+            "game answered returns the game's own result (its text, and the result object as "
+            "structured content); any attention item the call opened or met is attached as one "
+            "more text block. A call that was NOT sent says NOT EXECUTED with isError: a "
+            "blocking attention item is open in that game (status blocked_by_attention, with "
+            "attentionId and nextActions). Inspect it with games_get_attention, acknowledge it "
+            "with games_ack_attention {gameId, attentionId}, then retry; retrying without the "
+            'ack is refused the same way. UNKNOWN (executed "unknown") means the connection '
+            "or time ran out before the answer: the call may have run, so check the game's "
+            "state before repeating it.",
             _schema(
                 {
+                    "gameId": _GAME_ID_OPTIONAL,
                     "tool": {
                         "type": "string",
                         "minLength": 1,
-                        "description": "The game tool's name (e.g. colony/draft).",
+                        "description": "The game tool's name as games_tool_names returns it "
+                        "(e.g. rimworld_rimworld_get_game_info or rimworld/get_game_info).",
                     },
-                    "gameId": _GAME_ID_OPTIONAL,
                     "arguments": {
                         "type": "object",
                         "description": "The tool's arguments, as its input schema says.",
                     },
-                    "timeout": {
-                        "type": "number",
-                        "exclusiveMinimum": 0,
-                        "maximum": 3600,
-                        "description": "Seconds to wait for the answer (default: the game's).",
-                    },
+                    "timeout": _timeout(
+                        "Seconds to wait for the answer (default: the game's call timeout, "
+                        "30 s). A tool's own timeoutMs (+5 s) or timeout argument raises it."
+                    ),
                 },
                 ("tool",),
             ),
@@ -300,6 +296,7 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
             _schema(
                 {
                     "gameId": _GAME_ID_OPTIONAL,
+                    "timeout": _timeout("Seconds to wait when the game is asked (default 10)."),
                     "refresh": {"type": "boolean"},
                     "detail": {"type": "string", "enum": ["summary", "trace"]},
                 }
@@ -308,8 +305,9 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
                 {
                     "gameId": {"type": "string"},
                     "supported": {"type": "boolean"},
+                    "blocking": {"type": "boolean"},
                     "mode": {"type": "string"},
-                    "attention": _NULLABLE_OBJECT,
+                    "attention": _ANY_OBJECT,
                 },
                 ("gameId", "supported"),
             ),
@@ -323,15 +321,20 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
             "id is refused and the item stays open (the answer shows the current one). New "
             "problems after an ack open a new item.",
             _schema(
-                {"attentionId": {"type": "string", "minLength": 1}, "gameId": _GAME_ID_OPTIONAL},
+                {
+                    "gameId": _GAME_ID_OPTIONAL,
+                    "attentionId": {"type": "string", "minLength": 1},
+                    "timeout": _timeout("Seconds to wait for the game (default 10)."),
+                },
                 ("attentionId",),
             ),
             _out(
                 {
                     "gameId": {"type": "string"},
+                    "supported": {"type": "boolean"},
                     "acknowledged": {"type": "boolean"},
                     "attentionId": {"type": "string"},
-                    "currentAttention": _NULLABLE_OBJECT,
+                    "currentAttention": _ANY_OBJECT,
                 },
                 ("acknowledged",),
             ),

@@ -9,9 +9,11 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from gabs._version import __version__
+from gabs.bridge_options import BridgeOptions
 from gabs.games import GameManager
 from gabs.mcp.dispatch import ToolDispatcher
 from gabs.mcp.notify import ToolListNotifier
+from gabs.mcp.resources import GameResources
 
 __all__ = [
     "INSTRUCTIONS",
@@ -33,13 +35,18 @@ INSTRUCTIONS: Final = (
 )
 
 
+_NOTIFICATIONS: Final = NotificationOptions(tools_changed=True, resources_changed=True)
+
+
 def initialization_options(server: Server[Any]) -> InitializationOptions:
-    """The initialize options of a server built here (``tools.listChanged`` on)."""
-    return server.create_initialization_options(NotificationOptions(tools_changed=True))
+    """The initialize options of a server built here (``tools`` and ``resources``
+    ``listChanged`` on)."""
+    return server.create_initialization_options(_NOTIFICATIONS)
 
 
 class BridgeServer(Server[Any]):
-    """The SDK's low-level server for one game manager, with ``tools.listChanged`` on.
+    """The SDK's low-level server for one game manager, with ``listChanged`` on for tools and
+    resources.
 
     :meth:`create_initialization_options` defaults to ``NotificationOptions(tools_changed=True)``:
     ``Server.run()`` (stdio, in memory) takes its options from the caller
@@ -47,8 +54,14 @@ class BridgeServer(Server[Any]):
     for its defaults, so both advertise the tool-list notifications the bridge sends.
     """
 
-    def __init__(self, manager: GameManager, notifier: ToolListNotifier) -> None:
-        self.dispatcher = ToolDispatcher(manager)
+    def __init__(
+        self,
+        manager: GameManager,
+        notifier: ToolListNotifier,
+        options: BridgeOptions | None = None,
+    ) -> None:
+        self.dispatcher = ToolDispatcher(manager, options)
+        self.resources = GameResources(manager)
         self.notifier = notifier
         super().__init__(
             SERVER_NAME,
@@ -59,6 +72,8 @@ class BridgeServer(Server[Any]):
             get_tool_input_schema=self.dispatcher.input_schema,
             on_list_tools=self.dispatcher.list_tools,
             on_call_tool=self.dispatcher.call_tool,
+            on_list_resources=self.resources.list_resources,
+            on_read_resource=self.resources.read_resource,
             on_subscriptions_listen=notifier.listen_handler,
         )
         if os.environ.get("GABS_OTEL") != "1":
@@ -76,14 +91,22 @@ class BridgeServer(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or _NOTIFICATIONS,
             experimental_capabilities,
             extensions,
         )
 
 
-def build_server(manager: GameManager, *, notifier: ToolListNotifier | None = None) -> BridgeServer:
+def build_server(
+    manager: GameManager,
+    *,
+    notifier: ToolListNotifier | None = None,
+    options: BridgeOptions | None = None,
+) -> BridgeServer:
     """The MCP server for ``manager``'s games.
+
+    ``options`` are the bridge-wide settings of the config (default: read from
+    ``manager.config``).
 
     Pass the same ``notifier`` the manager was built with (``on_tools_changed=notifier``); if
     none is given, one is made and, when the manager has no ``on_tools_changed`` callback yet,
@@ -92,4 +115,6 @@ def build_server(manager: GameManager, *, notifier: ToolListNotifier | None = No
     if notifier is None:
         notifier = ToolListNotifier()
         manager.set_tools_changed_callback(notifier)
-    return BridgeServer(manager, notifier)
+    if options is None:
+        options = BridgeOptions.from_config(manager.config)
+    return BridgeServer(manager, notifier, options)

@@ -7,7 +7,17 @@ In front of it, :class:`GuardMiddleware` answers
 * **403** to a request whose ``Origin`` is not loopback (or listed in the config's
   ``bridge.allowedOrigins``): a web page must not drive a local game bridge;
 * **401** (``WWW-Authenticate: Bearer``) to a request without ``Authorization: Bearer <token>``
-  matching the bridge token (compared in constant time).
+  matching the bridge token or the config's ``apiKey`` (both compared in constant time);
+
+and besides:
+
+* ``GET /health`` answers ``{"status": "ok", "server": "gabs", "version": ...}`` without a token
+  (as the Go bridge does);
+* a POST to ``/mcp`` from a client that does not accept ``text/event-stream`` (a plain JSON-RPC
+  client, as the Go bridge serves them) is answered with one plain JSON response, by a
+  stateless JSON-response instance of the same MCP server;
+* a request the client cancelled gets no answer (the SDK's handshake-era transport would send a
+  ``-32800`` error on its stream; the spec says a cancelled request is not answered).
 
 The token comes from the ``token`` argument, else ``$GABS_HTTP_TOKEN``, else the token file
 (``bridge.tokenFile`` in the config, default ``<config-dir>/http-token``); when there is none, a
@@ -18,9 +28,12 @@ configured (not just generated) and ``allow_remote`` is set.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import json
 import logging
 import os
+import signal
 import socket
 import sys
 from collections.abc import Iterable
@@ -33,6 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gabp import generate_token, tokens_equal, write_secret_file
 from gabs._version import __version__
+from gabs.bridge_options import BridgeOptions
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
@@ -54,6 +68,8 @@ logger = logging.getLogger("gabs.http")
 
 TOKEN_ENV: Final = "GABS_HTTP_TOKEN"
 MCP_PATH: Final = "/mcp"
+HEALTH_PATH: Final = "/health"
+CANCELLED_CODE: Final = -32800
 DEFAULT_HTTP_PORT: Final = 8765
 TOKEN_FILE_NAME: Final = "http-token"
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
@@ -91,14 +107,43 @@ def origin_allowed(origin: str, extra: Iterable[str] = ()) -> bool:
 
 
 class GuardMiddleware:
-    """ASGI middleware: Origin check (403), then bearer token check (401)."""
+    """ASGI middleware: Origin check (403), ``/health``, bearer token check (401), then the
+    MCP app: SSE clients to the Streamable HTTP app, plain JSON clients to ``json_app``."""
 
-    def __init__(self, app: ASGIApp, token: str, *, allowed_origins: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        *,
+        allowed_origins: Iterable[str] = (),
+        api_key: str | None = None,
+        json_app: ASGIApp | None = None,
+        json_lifespan: Any = None,
+    ) -> None:
         self.app = app
         self._token = token
+        self._api_key = api_key
         self._origins = tuple(allowed_origins)
+        self._json_app = json_app
+        self._json_lifespan = json_lifespan
+
+    def _authorized(self, headers: dict[str, str]) -> bool:
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        presented = presented.strip()
+        token_ok = tokens_equal(presented, self._token)
+        key_ok = self._api_key is not None and tokens_equal(presented, self._api_key)
+        return token_ok or key_ok
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            if self._json_lifespan is not None:
+                async with self._json_lifespan():
+                    await self.app(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -108,8 +153,12 @@ class GuardMiddleware:
             logger.warning("refused a request from Origin %r", origin[:200])
             await _respond(send, 403, "Forbidden: this Origin may not use the bridge\n")
             return
-        scheme, _, presented = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not tokens_equal(presented.strip(), self._token):
+        path = scope.get("path", "")
+        if path == HEALTH_PATH and scope.get("method") in ("GET", "HEAD"):
+            body = json.dumps({"status": "ok", "server": "gabs", "version": __version__})
+            await _respond(send, 200, body, content_type=b"application/json")
+            return
+        if not self._authorized(headers):
             await _respond(
                 send,
                 401,
@@ -117,15 +166,65 @@ class GuardMiddleware:
                 extra=[(b"www-authenticate", b'Bearer realm="gabs"')],
             )
             return
-        await self.app(scope, receive, send)
+        accept = headers.get("accept", "")
+        if (
+            self._json_app is not None
+            and scope.get("method") == "POST"
+            and path.rstrip("/") == MCP_PATH
+            and "text/event-stream" not in accept
+        ):
+            await self._json_app(_json_scope(scope, headers), receive, send)
+            return
+        await self.app(scope, receive, _without_cancelled_answers(send))
+
+
+def _json_scope(scope: Scope, headers: dict[str, str]) -> Scope:
+    """The request as a JSON-only client's: ``Accept: application/json`` (and a JSON
+    ``Content-Type`` when none was given), whatever it sent."""
+    kept = [(k, v) for k, v in scope["headers"] if k.lower() not in (b"accept", b"content-type")]
+    kept.append((b"accept", b"application/json"))
+    content_type = headers.get("content-type") or "application/json"
+    kept.append((b"content-type", content_type.encode("latin-1")))
+    return {**scope, "headers": kept, "path": MCP_PATH}
+
+
+def _is_cancel_answer(chunk: bytes) -> bool:
+    """Whether an SSE chunk is only the JSON-RPC error -32800 (request cancelled)."""
+    data = [line[5:].strip() for line in chunk.splitlines() if line.startswith(b"data:")]
+    if len(data) != 1:
+        return False
+    try:
+        message = json.loads(data[0])
+    except ValueError:
+        return False
+    error = message.get("error") if isinstance(message, dict) else None
+    return isinstance(error, dict) and error.get("code") == CANCELLED_CODE
+
+
+def _without_cancelled_answers(send: Send) -> Send:
+    """``send`` that leaves out the SSE event answering a cancelled request."""
+
+    async def filtered(message: Any) -> None:
+        if message.get("type") == "http.response.body":
+            body = message.get("body", b"")
+            if b"-32800" in body and _is_cancel_answer(body):
+                message = {**message, "body": b""}
+        await send(message)
+
+    return filtered
 
 
 async def _respond(
-    send: Send, status: int, body: str, *, extra: list[tuple[bytes, bytes]] | None = None
+    send: Send,
+    status: int,
+    body: str,
+    *,
+    extra: list[tuple[bytes, bytes]] | None = None,
+    content_type: bytes = b"text/plain; charset=utf-8",
 ) -> None:
     data = body.encode()
     headers = [
-        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-type", content_type),
         (b"content-length", str(len(data)).encode()),
         *(extra or []),
     ]
@@ -165,12 +264,18 @@ def build_http_app(
     host: str = "127.0.0.1",
     notifier: ToolListNotifier | None = None,
     allowed_origins: Iterable[str] = (),
+    options: BridgeOptions | None = None,
 ) -> Any:
     """The ASGI app: the SDK's Streamable HTTP app at ``/mcp`` behind :class:`GuardMiddleware`.
 
-    Run it with its lifespan (uvicorn does): the lifespan runs the session manager.
+    Run it with its lifespan (uvicorn does): the lifespan runs the session managers.
+    ``options`` are the config's bridge-wide settings (default: read from the manager's config);
+    their ``apiKey`` is accepted as a bearer token besides ``token``.
     """
-    server = build_server(manager, notifier=notifier)
+    if options is None:
+        options = BridgeOptions.from_config(manager.config)
+    server = build_server(manager, notifier=notifier, options=options)
+    plain = build_server(manager, notifier=notifier, options=options)
     origins = list(allowed_origins)
     if is_loopback(host):
         security = TransportSecuritySettings(
@@ -198,7 +303,55 @@ def build_http_app(
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=security, host=host
     )
-    return GuardMiddleware(app, token, allowed_origins=origins)
+    json_app = plain.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=security,
+        host=host,
+        json_response=True,
+        stateless_http=True,
+    )
+    return GuardMiddleware(
+        app,
+        token,
+        allowed_origins=origins,
+        api_key=options.api_key,
+        json_app=json_app,
+        json_lifespan=plain.session_manager.run,
+    )
+
+
+def _server_class(uvicorn: Any) -> Any:
+    """uvicorn's server, ending cleanly on SIGTERM or SIGINT (exit status 0).
+
+    uvicorn raises a caught signal again after its graceful shutdown, so the process would end
+    with 143 on SIGTERM; here a signal only asks for the shutdown (a second one forces it).
+    """
+
+    class CleanExitServer(uvicorn.Server):  # type: ignore[misc]
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            import threading
+
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+
+            server: Any = self
+
+            def stop(signum: int, frame: Any) -> None:
+                if server.should_exit:
+                    server.force_exit = True
+                server.should_exit = True
+
+            handled = (signal.SIGINT, signal.SIGTERM)
+            original = {signum: signal.signal(signum, stop) for signum in handled}
+            try:
+                yield
+            finally:
+                for signum, handler in original.items():
+                    signal.signal(signum, handler)
+
+    return CleanExitServer
 
 
 async def serve_http(
@@ -250,7 +403,7 @@ async def serve_http(
             lifespan="on",
             server_header=False,
         )
-        server = uvicorn.Server(uv_config)
+        server = _server_class(uvicorn)(uv_config)
         # bind here, so that port 0 (any free port) is reported as the port actually bound
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         listener = socket.socket(family, socket.SOCK_STREAM)

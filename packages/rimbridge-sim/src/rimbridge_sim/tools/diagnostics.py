@@ -1,91 +1,147 @@
-"""``rimbridge/*``: the diagnostics plane and scripts.
-
-These tools read the log ring and the operation journal, which are thread-safe, so they are
-async and never wait for the world lock: they answer while the main loop is stalled.
-"""
+"""Diagnostics: the bridge's status, its capabilities, the operation journal and the log
+ring. Tagged for a bridge's allowlist as the mod tags them; apart from
+``rimworld/get_game_info`` they never wait for the main loop, so they answer while the game
+hangs."""
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Any
 
 import anyio
-from pydantic import Field
 
-from gabp import ProtocolError
-from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.integration import payload_failure
-from rimbridge_sim.tools._wire import ScriptStep, wire
-from rimbridge_sim.world import Phase
-
-if TYPE_CHECKING:
-    from rimbridge_sim.integration import RimBridge
+from rimbridge_sim.calls import MainLoopTimeout, call_spec
+from rimbridge_sim.diagnostics import OperationEvent, OperationRecord
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
+from rimbridge_sim.world import TimeSpeed
 
 __all__ = ["DiagnosticsTools"]
 
-_POLL_SECONDS = 0.01
-_NOT_IN_SCRIPTS = frozenset({"rimbridge/run_script"})
-
-MinimumLevel = Literal["debug", "info", "warning", "error", "fatal"]
-OperationStatusFilter = Literal["running", "completed", "failed", "cancelled", "timed_out"]
+_TRACKED = "The operation envelope: operationId, capabilityId, status, success, times, error."
 
 
 class DiagnosticsTools:
-    """Logs, operations, waits and scripts."""
-
-    def __init__(self, bridge: RimBridge) -> None:
-        self.bridge = bridge
-
-    # -- status ---------------------------------------------------------------------------------
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
 
     @tool(
         "rimbridge/ping",
-        "Check that the bridge answers. Never touches the game, so it answers while the main "
-        "loop is busy or stalled.",
+        "Check that the bridge answers. It never waits for the game's main loop, so it answers "
+        "while the game hangs.",
         title="Ping",
-        result_description="{success: true, pong: true, agentId, phase, stalled, time} where "
-        "phase is the game phase the main loop last saw and time is the server's Unix time.",
-        tags=("status",),
+        result_description="{message: 'pong', timestamp, success, agentId, phase, stalled}.",
     )
     async def ping(self) -> dict[str, Any]:
-        bridge = self.bridge
+        host = self.host
         return {
+            "message": "pong",
+            "timestamp": time.time(),
             "success": True,
             "pong": True,
-            "agentId": bridge.config.agent_id,
-            "phase": bridge.phase.value,
-            "stalled": bridge.stalled,
-            "time": time.time(),
+            "agentId": host.config.agent_id,
+            "phase": host.phase.value,
+            "stalled": host.stalled,
+        }
+
+    @tool(
+        "rimworld/get_game_info",
+        "Summarize the current game: whether one is loaded, its tick, map count and selected "
+        "colonists, plus the simulation's phase, map, date and speed.",
+        title="Get game info",
+        result_description="{success, status: 'game_loaded' | 'no_game', ticksGame, mapCount, "
+        "selectedPawns, phase, mapId, mapWidth, mapHeight, date, timeSpeed, paused, "
+        "colonistCount, thingCount, seed, longEvent}.",
+    )
+    @call_spec(world=True)
+    def get_game_info(self) -> dict[str, Any]:
+        world = self.host.world
+        info = world.get_game_info()
+        extra = {
+            "phase": info.phase,
+            "mapId": info.map_id,
+            "mapWidth": info.map_width,
+            "mapHeight": info.map_height,
+            "tick": info.tick,
+            "date": info.date,
+            "timeSpeed": None if info.time_speed is None else TimeSpeed(info.time_speed).label,
+            "paused": info.paused,
+            "colonistCount": info.colonist_count,
+            "thingCount": info.thing_count,
+            "seed": info.seed,
+            "longEvent": info.long_event,
+        }
+        if world.game is None:
+            return {
+                "success": True,
+                "status": "no_game",
+                "message": "No game is currently loaded",
+                **extra,
+            }
+        return {
+            "success": True,
+            "status": "game_loaded",
+            "ticksGame": info.tick,
+            "mapCount": 1,
+            "selectedPawns": [p.nickname for p in world.selected_pawns()],
+            **extra,
         }
 
     @tool(
         "rimbridge/get_bridge_status",
-        "Describe the bridge: game phase and map, the attention policy and the open attention "
-        "item, log ring and operation journal statistics, scenario and main-loop state.",
+        "Describe the bridge without changing anything: the game's state and readiness, "
+        "versions, journal and log-ring sizes and cursors, the attention policy and item, and "
+        "the main loop. The game state is read only if the main loop answers quickly.",
         title="Get bridge status",
-        result_description="{success, agentId, app, phase, mapId, policy, attention (the open "
-        "item or null), logs {capacity, size, lines, collapsed, evicted, linesByLevel, "
-        "latestSequence}, operations {capacity, size, running, started, evicted}, mainLoop "
-        "{tickRate, frames, stalled}, scenario, testTools, uptimeSeconds}.",
-        tags=("status",),
+        result_description="{success, state (null while the main loop is busy), version, sdk, "
+        "companions, patches, recentOperationCount, operationJournalCapacity, "
+        "retainedResultCount, recentEventCount, recentLogCount, logJournalCapacity, "
+        "latestOperationEventSequence, latestLogSequence, agentId, app, policy, attention, "
+        "logs, operations, mainLoop, scenario, testTools, uptimeSeconds}.",
     )
     async def get_bridge_status(self) -> dict[str, Any]:
-        bridge = self.bridge
-        item = bridge.attention.current()
-        journal = bridge.journal.stats()
+        host = self.host
+        state: Any = None
+        state_error = None
+        try:
+            state = await host.on_main_thread(host.world.state_snapshot, timeout=0.25)
+        except MainLoopTimeout as error:
+            state_error = str(error)
+        journal = host.journal.stats()
+        ring = host.ring.stats()
+        item = host.attention.current()
         return {
             "success": True,
-            "agentId": bridge.config.agent_id,
-            "app": {"name": bridge.server.app.name, "version": bridge.server.app.version},
-            "phase": bridge.phase.value,
-            "mapId": bridge.map_id,
-            "policy": bridge.policy.name,
-            "attention": item.to_wire() if item is not None else None,
-            "logs": {
-                **bridge.ring.stats().to_wire(),
-                "latestSequence": bridge.ring.latest_sequence,
+            "state": state,
+            "stateUnavailableReason": state_error,
+            "version": {
+                "bridgeVersion": host.app_info()["version"],
+                "bridgeAssemblyVersion": host.app_info()["version"],
+                "sdkVersion": "simulated",
+                "sdkInformationalVersion": "simulated",
             },
+            "sdk": {"available": False, "reason": "no companion SDK in the simulation"},
+            "companions": {"totalCount": 0, "registeredToolCount": 0, "diagnostics": []},
+            "patches": {"applied": True, "failures": []},
+            "recentOperationCount": journal.size,
+            "trackedOperationCount": journal.size,
+            "operationJournalCapacity": journal.capacity,
+            "retainedResultCount": min(journal.size, 50),
+            "retainedResultCapacity": 50,
+            "recentEventCount": min(host.journal.latest_event_sequence, 2000),
+            "eventJournalCapacity": 2000,
+            "recentLogCount": ring.size,
+            "logJournalCapacity": ring.capacity,
+            "latestOperationEventSequence": host.journal.latest_event_sequence,
+            "latestLogSequence": host.ring.latest_sequence or 0,
+            "agentId": host.config.agent_id,
+            "app": host.app_info(),
+            "phase": host.phase.value,
+            "mapId": host.map_id,
+            "policy": host.policy_name,
+            "attention": None if item is None else item.to_wire(),
+            "logs": {**ring.to_wire(), "latestSequence": host.ring.latest_sequence},
             "operations": {
                 "capacity": journal.capacity,
                 "size": journal.size,
@@ -94,283 +150,231 @@ class DiagnosticsTools:
                 "evicted": journal.evicted,
             },
             "mainLoop": {
-                "tickRate": bridge.config.tick_rate,
-                "frames": bridge.frames,
-                "stalled": bridge.stalled,
+                "tickRate": host.config.tick_rate,
+                "frames": host.frames,
+                "stalled": host.stalled,
             },
-            "scenario": bridge.scenario.name if bridge.scenario is not None else None,
-            "testTools": bridge.config.enable_test_tools,
-            "uptimeSeconds": round(time.monotonic() - bridge.started_at, 3),
+            "scenario": host.scenario_name,
+            "testTools": host.config.enable_test_tools,
+            "uptimeSeconds": round(time.monotonic() - host.started_at, 3),
         }
 
-    # -- logs -----------------------------------------------------------------------------------
+    @tool(
+        "rimbridge/list_capabilities",
+        "List the bridge's capabilities (one per registered tool) so an agent discovers the "
+        "live surface, filtered by provider, category, source and free text.",
+        title="List capabilities",
+        result_description="{success, totalCount, returnedCount, truncated, capabilities: "
+        "[{id, providerId, category, title, summary, source, executionKind, supportedModes, "
+        "aliases, parameters}]}.",
+    )
+    @parameter("limit", "Most capabilities to return (0 or less: none).")
+    @parameter("provider_id", "Only this provider (exact).")
+    @parameter("category", "Only this category (case ignored), e.g. selection, architect.")
+    @parameter("source", "Only this source: core, optional or extension.")
+    @parameter("query", "Text to find in ids, aliases, titles, summaries and parameter names.")
+    @parameter("include_parameters", "Describe each capability's parameters.")
+    async def list_capabilities(
+        self,
+        limit: int = 200,
+        provider_id: str | None = None,
+        category: str | None = None,
+        source: str | None = None,
+        query: str | None = None,
+        include_parameters: bool = True,
+    ) -> dict[str, Any]:
+        found = [
+            describe_capability(self.host, t, include_parameters) for t in self.host.tool_list()
+        ]
+        found = [c for c in found if matches(c, provider_id, category, source, query)]
+        returned = found[: max(0, limit)]
+        return {
+            "success": True,
+            "totalCount": len(found),
+            "returnedCount": len(returned),
+            "truncated": len(returned) < len(found),
+            "capabilities": returned,
+        }
+
+    @tool(
+        "rimbridge/get_capability",
+        "Describe one capability, by its id or by a tool name (an alias).",
+        title="Get capability",
+        result_description="{success, requestedId, capability}; an unknown id is a payload "
+        "failure.",
+    )
+    @parameter(
+        "capability_id_or_alias", "A capability id or a tool name such as rimworld/select_pawn."
+    )
+    async def get_capability(self, capability_id_or_alias: str) -> dict[str, Any]:
+        found = find_capability(self.host, capability_id_or_alias)
+        if found is None:
+            return {
+                "success": False,
+                "message": f"Unknown capability '{capability_id_or_alias}'.",
+                "requestedId": capability_id_or_alias,
+            }
+        return {"success": True, "requestedId": capability_id_or_alias, "capability": found}
+
+    @tool(
+        "rimbridge/get_operation",
+        "Show one operation of the journal (its status, error, parent, root and children, "
+        "events and any retained result). A tools/call's operation id is its GABP request id.",
+        title="Get operation",
+        result_description="{success, trackedOperation: {operationId, capabilityId, status, "
+        "success, startedAtUtc, completedAtUtc, durationMs, error, parentId, rootId, children, "
+        "events, result}}; an unknown id is a payload failure.",
+    )
+    @parameter("operation_id", "The operation's id.")
+    async def get_operation(self, operation_id: str) -> dict[str, Any]:
+        record = self.host.journal.get(operation_id)
+        if record is None:
+            return {
+                "success": False,
+                "message": f"Operation '{operation_id}' was not found in the journal.",
+            }
+        tracked = self.host.journal.envelope(record, include_result=True)
+        tracked["events"] = [event.to_wire() for event in record.events]
+        return {"success": True, "trackedOperation": tracked}
+
+    @tool(
+        "rimbridge/list_operations",
+        "List recent operations (tool calls, script steps, loads), newest first.",
+        title="List operations",
+        result_description="{operations: [" + _TRACKED + " With includeResults: result]}.",
+    )
+    @parameter("limit", "Most operations to return.")
+    @parameter("include_results", "Include each operation's retained result (bounded).")
+    async def list_operations(
+        self, limit: int = 20, include_results: bool = False
+    ) -> dict[str, Any]:
+        journal = self.host.journal
+        records: list[OperationRecord] = journal.list(limit=limit) if limit > 0 else []
+        return {
+            "success": True,
+            "operations": [journal.envelope(r, include_result=include_results) for r in records],
+        }
+
+    @tool(
+        "rimbridge/list_operation_events",
+        "List operation lifecycle events across the journal, newest first: after a cursor, "
+        "of one type (operation.started, operation.completed, operation.failed, ...) or one "
+        "operation. Events of diagnostics tools are left out unless asked for.",
+        title="List operation events",
+        result_description="{events: [{sequence, eventType, operationId, capabilityId, status, "
+        "success, timestampUtc, message}]}.",
+    )
+    @parameter("limit", "Most events to return.")
+    @parameter("event_type", "Only this event type, e.g. operation.failed.")
+    @parameter("after_sequence", "Only events with a higher sequence.")
+    @parameter("operation_id", "Only this operation's events.")
+    @parameter("include_diagnostics", "Also list events of diagnostics tools (status, logs).")
+    async def list_operation_events(
+        self,
+        limit: int = 50,
+        event_type: str | None = None,
+        after_sequence: int = 0,
+        operation_id: str | None = None,
+        include_diagnostics: bool = False,
+    ) -> dict[str, Any]:
+        contract = self.host.contract
+
+        def keep(event: OperationEvent) -> bool:
+            found = contract.get(event.method)
+            return include_diagnostics or found is None or found.category != "diagnostics"
+
+        events = self.host.journal.stream(
+            after_sequence=after_sequence,
+            limit=limit,
+            event_type=event_type,
+            operation_id=operation_id,
+            keep=keep,
+        )
+        return {"success": True, "events": [event.to_wire() for event in events]}
 
     @tool(
         "rimbridge/list_logs",
-        "Read the game's log ring: entries after a cursor, filtered by minimum level and by "
-        "operation. Identical consecutive lines are collapsed into one entry with a repeat "
-        "count. Pass an attention item's diagnosticsCursor as afterSequence to start at the "
-        "line that triggered it; pass the returned nextCursor to continue.",
+        "Read the game's log ring, newest first, filtered by minimum level, operation, root "
+        "operation and capability. With afterSequence > 0 the page holds the oldest matches "
+        "after that cursor (hasMore and nextCursor page on); an attention item's "
+        "diagnosticsCursor used as afterSequence starts at the line that raised it.",
         title="List logs",
-        result_description="{success, entries: [{sequence, level, message, source, tick, time, "
-        "operationId, rootOperationId, repeatCount, firstSequence, latestSequence, latestTime}], "
-        "nextCursor, truncated (lines after the cursor were already evicted), hasMore (limit "
-        "cut the page), oldestSequence, latestSequence}.",
-        tags=("diagnostic", "read-only"),
+        result_description="{logs: [{sequence, entryId, level, message, source, operationId, "
+        "capabilityId, parentOperationId, rootOperationId, firstSeenAtUtc, timestampUtc, "
+        "repeatCount, firstSequence, tick}], nextCursor, hasMore, truncated, oldestSequence, "
+        "latestSequence}.",
     )
-    @parameter(
-        "after_sequence",
-        "Return entries holding lines after this sequence (-1: from the beginning). Omit for "
-        "the newest entries.",
-    )
-    @parameter("minimum_level", "Least severe level to return.")
     @parameter("limit", "Most entries to return.")
+    @parameter("minimum_level", "Least severe level: info, warning, error or fatal (debug too).")
+    @parameter("after_sequence", "Only entries with a higher sequence (0: the newest).")
+    @parameter("operation_id", "Only lines of this operation.")
     @parameter(
-        "operation_id",
-        "Only lines of this operation or of operations it started (script steps, loads, jobs).",
+        "root_operation_id",
+        "Only lines whose root operation is this one (a tools/call "
+        "with its script steps and follow-up work).",
     )
+    @parameter("capability_id", "Only lines written while this tool ran.")
     async def list_logs(
         self,
-        after_sequence: Annotated[int | None, wire("afterSequence", ge=-1)] = None,
-        minimum_level: Annotated[MinimumLevel, wire("minimumLevel")] = "debug",
-        limit: Annotated[int, Field(ge=1, le=1000)] = 100,
-        operation_id: Annotated[str | None, wire("operationId", min_length=1)] = None,
+        limit: int = 50,
+        minimum_level: str = "info",
+        after_sequence: int = 0,
+        operation_id: str | None = None,
+        root_operation_id: str | None = None,
+        capability_id: str | None = None,
     ) -> dict[str, Any]:
-        page = self.bridge.ring.query(
+        page = self.host.ring.query(
             after_sequence=after_sequence,
             minimum_level=minimum_level,
             limit=limit,
             operation_id=operation_id,
+            root_operation_id=root_operation_id,
+            capability_id=capability_id,
         )
         return {"success": True, **page.to_wire()}
 
-    # -- operations -----------------------------------------------------------------------------
-
-    @tool(
-        "rimbridge/list_operations",
-        "List recent operations (each tools/call, script step and load), newest first.",
-        title="List operations",
-        result_description="{success, operations: [{operationId, method, parentId, rootId, "
-        "status, startedAt, finishedAt, argumentsSummary, resultSummary, error, children, "
-        "eventsDropped}]} without their events.",
-        tags=("diagnostic", "read-only"),
-    )
-    @parameter("limit", "Most operations to return.")
-    @parameter("status", "Only operations in this status.")
-    async def list_operations(
-        self,
-        limit: Annotated[int, Field(ge=1, le=500)] = 50,
-        status: OperationStatusFilter | None = None,
-    ) -> dict[str, Any]:
-        records = self.bridge.journal.list(limit=limit, status=status)
-        return {
-            "success": True,
-            "operations": [record.to_wire(include_events=False) for record in records],
-        }
-
-    @tool(
-        "rimbridge/get_operation",
-        "Show one operation: its status, result or error, parent, root and children, and its "
-        "recent events. The operation id of a tools/call is its GABP request id.",
-        title="Get operation",
-        result_description="{success, operation: {operationId, method, parentId, rootId, "
-        "status, startedAt, finishedAt, argumentsSummary, resultSummary, error, children, "
-        "eventsDropped, events: [{index, kind, time, message}]}}; an unknown id is a payload "
-        "failure with code unknown_operation.",
-        tags=("diagnostic", "read-only"),
-    )
-    @parameter("operation_id", "The operation's id.")
-    async def get_operation(
-        self, operation_id: Annotated[str, wire("operationId", min_length=1)]
-    ) -> dict[str, Any]:
-        record = self.bridge.journal.get(operation_id)
-        if record is None:
-            return _unknown_operation(operation_id)
-        return {"success": True, "operation": record.to_wire()}
-
-    @tool(
-        "rimbridge/list_operation_events",
-        "List the events of one operation (started, child_started, progress, log, completed, "
-        "failed, ...) after an index.",
-        title="List operation events",
-        result_description="{success, operationId, status, events: [{index, kind, time, "
-        "message}], nextIndex}; an unknown id is a payload failure with code "
-        "unknown_operation.",
-        tags=("diagnostic", "read-only"),
-    )
-    @parameter("operation_id", "The operation's id.")
-    @parameter("after_index", "Return events with a higher index (0: all).")
-    async def list_operation_events(
-        self,
-        operation_id: Annotated[str, wire("operationId", min_length=1)],
-        after_index: Annotated[int, wire("afterIndex", ge=0)] = 0,
-    ) -> dict[str, Any]:
-        journal = self.bridge.journal
-        record = journal.get(operation_id)
-        if record is None:
-            return _unknown_operation(operation_id)
-        events = [event for event in record.events if event.index > after_index]
-        return {
-            "success": True,
-            "operationId": operation_id,
-            "status": record.status,
-            "events": [event.to_wire() for event in events],
-            "nextIndex": events[-1].index if events else after_index,
-        }
-
     @tool(
         "rimbridge/wait_for_operation",
-        "Wait until an operation (e.g. a load started by rimworld/load_game) is no longer "
-        "running, up to a timeout.",
+        "Wait until an operation (a load started by rimworld/load_game, a script) ends, up to "
+        "a timeout. It reads only the journal, so it answers while the game hangs.",
         title="Wait for operation",
-        result_description="{success: true, operation} once it finished (whatever its status); "
-        "a payload failure with code timeout (and the still-running operation) when the time "
-        "ran out, or unknown_operation.",
-        tags=("diagnostic", "read-only"),
+        result_description="{success, satisfied, message, elapsedMs, attempts, "
+        "probeFailureCount, lastProbeError, trackedOperation}.",
     )
     @parameter("operation_id", "The operation's id.")
     @parameter("timeout_ms", "How long to wait, in milliseconds.")
+    @parameter("poll_interval_ms", "How often to look, in milliseconds.")
     async def wait_for_operation(
-        self,
-        operation_id: Annotated[str, wire("operationId", min_length=1)],
-        timeout_ms: Annotated[int, wire("timeoutMs", ge=0, le=600_000)] = 10_000,
+        self, operation_id: str, timeout_ms: int = 10000, poll_interval_ms: int = 50
     ) -> dict[str, Any]:
-        journal = self.bridge.journal
-        record = journal.get(operation_id)
-        with anyio.move_on_after(timeout_ms / 1000):
-            while record is not None and record.running:
-                await anyio.sleep(_POLL_SECONDS)
-                record = journal.get(operation_id)
-        if record is None:
-            return _unknown_operation(operation_id)
-        if record.running:
-            return payload_failure(
-                f"operation {operation_id} is still running after {timeout_ms} ms",
-                "timeout",
-                operation=record.to_wire(include_events=False),
-            )
-        return {"success": True, "operation": record.to_wire(include_events=False)}
-
-    @tool(
-        "rimbridge/wait_for_game_loaded",
-        "Wait until a game is loaded and no long event (a load) is running, up to a timeout.",
-        title="Wait for game loaded",
-        result_description="{success: true, phase: 'playing', mapId, waitedMs}; a payload "
-        "failure with code timeout and the current phase when the time ran out.",
-        tags=("diagnostic", "read-only"),
-    )
-    @parameter("timeout_ms", "How long to wait, in milliseconds.")
-    async def wait_for_game_loaded(
-        self, timeout_ms: Annotated[int, wire("timeoutMs", ge=0, le=600_000)] = 10_000
-    ) -> dict[str, Any]:
-        bridge = self.bridge
+        host = self.host
         started = time.monotonic()
-        with anyio.move_on_after(timeout_ms / 1000):
-            # the phase changes on the main loop (another thread at times): poll it
-            while bridge.phase is not Phase.PLAYING:  # noqa: ASYNC110
-                await anyio.sleep(_POLL_SECONDS)
-        waited = round((time.monotonic() - started) * 1000)
-        if bridge.phase is not Phase.PLAYING:
-            return payload_failure(
-                f"no game loaded after {timeout_ms} ms (phase {bridge.phase.value})",
-                "timeout",
-                phase=bridge.phase.value,
-                waitedMs=waited,
-            )
+        attempts = 0
+        record = None
+        with anyio.move_on_after(max(0, timeout_ms) / 1000):
+            while True:
+                attempts += 1
+                record = host.journal.get(operation_id)
+                if record is not None and not record.running:
+                    break
+                if host.config.tick_rate > 0:
+                    await anyio.sleep(max(10, poll_interval_ms) / 1000)
+                else:
+                    await host.let_frames_pass(max(1, poll_interval_ms * 60 // 1000))
+        done = record is not None and not record.running
+        if record is None:
+            message = f"Timed out waiting for operation '{operation_id}' to appear in the journal."
+        elif done:
+            message = f"Operation '{operation_id}' reached status {record.status}."
+        else:
+            message = f"Timed out waiting for operation '{operation_id}'."
         return {
-            "success": True,
-            "phase": bridge.phase.value,
-            "mapId": bridge.map_id,
-            "waitedMs": waited,
+            "success": done,
+            "satisfied": done,
+            "message": message,
+            "elapsedMs": round((time.monotonic() - started) * 1000),
+            "attempts": attempts,
+            "probeFailureCount": 0,
+            "lastProbeError": None,
+            "trackedOperation": None if record is None else host.journal.envelope(record),
         }
-
-    # -- scripts --------------------------------------------------------------------------------
-
-    @tool(
-        "rimbridge/run_script",
-        "Run several tools in order, each step as a child operation of this call. A step that "
-        "returns success: false or throws stops the script unless continueOnError is set. A "
-        "throwing step fails its child operation and opens attention (caused by this call). "
-        "Every step is validated before any runs; run_script cannot nest.",
-        title="Run script",
-        result_description="{success (every step succeeded), operationId, completedSteps, "
-        "steps: [{index, tool, operationId, success, result | error {message, code, data}}]}; "
-        "the steps not run are left out.",
-        tags=("script",),
-    )
-    @parameter("steps", "The steps: [{tool, arguments}], at most 100.")
-    @parameter("continue_on_error", "Run the remaining steps after a failed one.")
-    async def run_script(
-        self,
-        steps: Annotated[list[ScriptStep], Field(min_length=1, max_length=100)],
-        continue_on_error: Annotated[bool, wire("continueOnError")] = False,
-    ) -> dict[str, Any]:
-        bridge = self.bridge
-        operation = current_operation()
-        assert operation is not None  # invoke_async runs every tool under an operation
-        problems = []
-        for index, step in enumerate(steps):
-            found = bridge.server.tools.get(step.tool)
-            if found is None or step.tool in _NOT_IN_SCRIPTS:
-                reason = "cannot run inside a script" if found else "no such tool"
-                problems.append(
-                    {"path": f"$.steps[{index}].tool", "message": reason, "rule": "tool"}
-                )
-                continue
-            try:
-                found.validate_arguments(step.arguments)
-            except InvalidArguments as error:
-                for problem in error.data["errors"]:
-                    problems.append(
-                        {**problem, "path": f"$.steps[{index}].arguments" + problem["path"][1:]}
-                    )
-        if problems:
-            raise InvalidArguments("rimbridge/run_script", problems)
-
-        results: list[dict[str, Any]] = []
-        for index, step in enumerate(steps):
-            entry: dict[str, Any] = {"index": index, "tool": step.tool}
-            try:
-                child, result = await bridge.run_step(step.tool, step.arguments, operation.id)
-            except ToolError as error:
-                entry.update(
-                    operationId=_operation_of(error),
-                    success=False,
-                    error={"message": error.message, "code": error.code, "data": error.data},
-                )
-            except ProtocolError as error:
-                entry.update(
-                    operationId=None,
-                    success=False,
-                    error={"message": error.message, "code": error.code, "data": error.data},
-                )
-            else:
-                ok = not (isinstance(result, dict) and result.get("success") is False)
-                entry.update(operationId=child, success=ok, result=result)
-            results.append(entry)
-            if not entry["success"] and not continue_on_error:
-                break
-        succeeded = all(entry["success"] for entry in results) and len(results) == len(steps)
-        outcome: dict[str, Any] = {
-            "success": succeeded,
-            "operationId": operation.id,
-            "completedSteps": len(results),
-            "steps": results,
-        }
-        if not succeeded:
-            failed = next(entry for entry in results if not entry["success"])
-            outcome["message"] = f"step {failed['index']} ({failed['tool']}) failed"
-            outcome["code"] = "step_failed"
-        return outcome
-
-
-def _unknown_operation(operation_id: str) -> dict[str, Any]:
-    return payload_failure(
-        f"unknown operation {operation_id} (never started or already evicted)",
-        "unknown_operation",
-    )
-
-
-def _operation_of(error: ProtocolError) -> str | None:
-    data = error.data
-    return data.get("operationId") if isinstance(data, dict) else None

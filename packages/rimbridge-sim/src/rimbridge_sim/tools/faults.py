@@ -7,18 +7,15 @@ that drops, a map that goes away. None carries an allowlist tag.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from lib_gab import current_operation
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.integration import call_spec, close_connection_after_response, payload_failure
-from rimbridge_sim.tools._wire import wire
+from rimbridge_sim.calls import call_spec, close_connection_after_response, payload_failure
+from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import MAX_STEP_TICKS
-
-if TYPE_CHECKING:
-    from rimbridge_sim.integration import RimBridge
 
 __all__ = ["FaultTools"]
 
@@ -28,7 +25,7 @@ Level = Literal["debug", "info", "warning", "error", "fatal"]
 class FaultTools:
     """Test tools; registered only when the bridge is built with ``enable_test_tools``."""
 
-    def __init__(self, bridge: RimBridge) -> None:
+    def __init__(self, bridge: ToolHost) -> None:
         self.bridge = bridge
 
     @tool(
@@ -82,7 +79,9 @@ class FaultTools:
     def schedule_error(
         self,
         message: Annotated[str, Field(min_length=1, max_length=4000)],
-        after_ticks: Annotated[int, wire("afterTicks", ge=1, le=MAX_STEP_TICKS)] = 2,
+        after_ticks: Annotated[
+            int, Field(alias="afterTicks", title="afterTicks", ge=1, le=MAX_STEP_TICKS)
+        ] = 2,
     ) -> dict[str, Any]:
         operation = current_operation()
         due = self.bridge.world.schedule_log(after_ticks, "error", message, "sim")

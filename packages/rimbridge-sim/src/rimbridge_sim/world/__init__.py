@@ -1,14 +1,24 @@
 """The simulated RimWorld colony: a deterministic, tick-based world with no I/O.
 
-Start with :class:`World`; everything it returns is a frozen view from
-:mod:`rimbridge_sim.world.views`, and every refusal a :class:`WorldError`.
+Start with :class:`World`. What it returns is a frozen view from :mod:`rimbridge_sim.world.views`
+or a plain JSON object from :mod:`rimbridge_sim.world.describe`; every refusal is a
+:class:`WorldError`. State lives in :mod:`~rimbridge_sim.world.state`, the vocabulary in
+:mod:`~rimbridge_sim.world.model`, the rules in the world's private modules.
 """
 
+from rimbridge_sim.world._lifecycle import (
+    GENERATE_FRAMES,
+    LOAD_TICKS,
+    MAX_SAVES,
+    MAX_STEP_TICKS,
+)
+from rimbridge_sim.world._saves import sanitize_save_name
 from rimbridge_sim.world.errors import (
     InvalidArgumentError,
     InvalidCellError,
     LongEventError,
     NoGameError,
+    RefusedError,
     StaleIdError,
     UnknownIdError,
     WorldError,
@@ -23,11 +33,13 @@ from rimbridge_sim.world.model import (
     LogLevel,
     LogRecord,
     Phase,
+    ProgramState,
     Terrain,
     ThingCategory,
     ThingDef,
     TimeSpeed,
 )
+from rimbridge_sim.world.storage import DiskStorage, FileInfo, MemoryStorage, Storage
 from rimbridge_sim.world.views import (
     CellInfo,
     DesignationInfo,
@@ -42,11 +54,11 @@ from rimbridge_sim.world.views import (
     StepResult,
     ThingInfo,
     UiState,
-    WindowInfo,
 )
-from rimbridge_sim.world.world import LOAD_TICKS, MAX_SAVES, MAX_STEP_TICKS, World
+from rimbridge_sim.world.world import World
 
 __all__ = [
+    "GENERATE_FRAMES",
     "LETTER_CAP",
     "LOAD_TICKS",
     "MAX_SAVES",
@@ -57,6 +69,8 @@ __all__ = [
     "DesignationInfo",
     "DesignationKind",
     "DesignatorResult",
+    "DiskStorage",
+    "FileInfo",
     "GameInfo",
     "InvalidArgumentError",
     "InvalidCellError",
@@ -67,14 +81,18 @@ __all__ = [
     "LogLevel",
     "LogRecord",
     "LongEventError",
+    "MemoryStorage",
     "NoGameError",
     "PawnInfo",
     "Phase",
+    "ProgramState",
+    "RefusedError",
     "RejectedCell",
     "SaveInfo",
     "SpawnResult",
     "StaleIdError",
     "StepResult",
+    "Storage",
     "Terrain",
     "ThingCategory",
     "ThingDef",
@@ -82,7 +100,7 @@ __all__ = [
     "TimeSpeed",
     "UiState",
     "UnknownIdError",
-    "WindowInfo",
     "World",
     "WorldError",
+    "sanitize_save_name",
 ]

@@ -11,6 +11,7 @@ __all__ = [
     "InvalidCellError",
     "LongEventError",
     "NoGameError",
+    "RefusedError",
     "StaleIdError",
     "UnknownIdError",
     "WorldError",
@@ -64,3 +65,10 @@ class InvalidArgumentError(WorldError):
     """An argument breaks a rule (its message names the argument and the rule)."""
 
     code = "invalid_argument"
+
+
+class RefusedError(WorldError):
+    """The game is not in a state that allows the action (busy, wrong screen, ...); the
+    tools answer it as a payload failure, as the real mod does."""
+
+    code = "refused"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from rimbridge_sim.world.model import Cell, GameMap, Terrain
+from rimbridge_sim.world.model import Cell, Terrain
+from rimbridge_sim.world.state import GameMap
 
 __all__ = ["FIRST_NAMES", "LAST_NAMES", "MAX_MAP_SIDE", "MIN_MAP_SIDE", "NICKNAMES", "generate_map"]
 
@@ -12,17 +13,69 @@ MIN_MAP_SIDE = 10
 MAX_MAP_SIDE = 250
 
 FIRST_NAMES = (
-    "Ada", "Bjorn", "Cassia", "Dorian", "Engie", "Faye", "Gideon", "Hana", "Ivo", "Jun",
-    "Kira", "Lars", "Mina", "Nico", "Oona", "Petra", "Quill", "Rosa", "Silas", "Tova",
-)  # fmt: skip
+    "Ada",
+    "Bjorn",
+    "Cassia",
+    "Dorian",
+    "Engie",
+    "Faye",
+    "Gideon",
+    "Hana",
+    "Ivo",
+    "Jun",
+    "Kira",
+    "Lars",
+    "Mina",
+    "Nico",
+    "Oona",
+    "Petra",
+    "Quill",
+    "Rosa",
+    "Silas",
+    "Tova",
+)
 NICKNAMES = (
-    "Ace", "Badger", "Cricket", "Dusty", "Echo", "Flint", "Gus", "Hex", "Ink", "Jinx",
-    "Kit", "Lucky", "Moss", "Nettle", "Otter", "Pip", "Rook", "Sparrow", "Tinker", "Wren",
-)  # fmt: skip
+    "Ace",
+    "Badger",
+    "Cricket",
+    "Dusty",
+    "Echo",
+    "Flint",
+    "Gus",
+    "Hex",
+    "Ink",
+    "Jinx",
+    "Kit",
+    "Lucky",
+    "Moss",
+    "Nettle",
+    "Otter",
+    "Pip",
+    "Rook",
+    "Sparrow",
+    "Tinker",
+    "Wren",
+)
 LAST_NAMES = (
-    "Abbot", "Brandt", "Castillo", "Drake", "Eriksen", "Fujita", "Garver", "Holm", "Ibarra",
-    "Jansen", "Kowal", "Lindqvist", "Moreau", "Novak", "Okafor", "Quinn", "Reyes", "Sato",
-)  # fmt: skip
+    "Abbot",
+    "Brandt",
+    "Castillo",
+    "Drake",
+    "Eriksen",
+    "Fujita",
+    "Garver",
+    "Holm",
+    "Ibarra",
+    "Jansen",
+    "Kowal",
+    "Lindqvist",
+    "Moreau",
+    "Novak",
+    "Okafor",
+    "Quinn",
+    "Reyes",
+    "Sato",
+)
 
 
 def _noise(rng: random.Random, width: int, height: int, scale: int) -> list[float]:

@@ -1,43 +1,33 @@
-"""The vocabulary of the simulated colony: enums, defs, and the mutable game state.
+"""The vocabulary of the simulated colony: enums, defs and constants (no state).
 
-The mutable classes here (:class:`Game`, :class:`GameMap`, :class:`Pawn`, :class:`Thing`, ...)
-belong to the :class:`~rimbridge_sim.world.World` that owns them. Callers get frozen views
-(see :mod:`rimbridge_sim.world.views`) instead, so nothing outside the world can change it by
-accident.
+The mutable state lives in :mod:`rimbridge_sim.world.state`, the rules that change it in the
+world's private modules, and what callers get back in :mod:`rimbridge_sim.world.views`.
 """
 
 from __future__ import annotations
 
-import random
-from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import NamedTuple
 
 __all__ = [
+    "FLOOR_DEFS",
     "LETTER_CAP",
+    "TERRAIN_DEFS",
     "THING_DEFS",
     "Cell",
-    "Designation",
     "DesignationKind",
-    "Game",
-    "GameMap",
-    "Job",
     "JobKind",
-    "Letter",
     "LetterKind",
     "LogLevel",
     "LogRecord",
-    "Pawn",
     "Phase",
-    "ScheduledLog",
+    "ProgramState",
     "Terrain",
-    "Thing",
     "ThingCategory",
     "ThingDef",
     "TimeSpeed",
-    "Window",
 ]
 
 LETTER_CAP = 200
@@ -77,7 +67,7 @@ class LogRecord:
 
 
 class TimeSpeed(IntEnum):
-    """RimWorld's speeds; the value is what ``set_time_speed`` takes."""
+    """RimWorld's time speeds; :attr:`label` is the name ``set_time_speed`` takes."""
 
     PAUSED = 0
     NORMAL = 1
@@ -89,6 +79,27 @@ class TimeSpeed(IntEnum):
     def ticks_per_frame(self) -> int:
         """Game ticks per real-time frame (1/60 s) at this speed, as in RimWorld."""
         return (0, 1, 3, 6, 15)[self.value]
+
+    @property
+    def label(self) -> str:
+        """``Paused``, ``Normal``, ``Fast``, ``Superfast`` or ``Ultrafast``."""
+        return ("Paused", "Normal", "Fast", "Superfast", "Ultrafast")[self.value]
+
+    @classmethod
+    def parse(cls, name: str) -> TimeSpeed:
+        """The speed called ``name`` (case ignored); :class:`ValueError` for others."""
+        for speed in cls:
+            if speed.label.lower() == str(name).strip().lower():
+                return speed
+        raise ValueError(name)
+
+
+class ProgramState(StrEnum):
+    """RimWorld's ``Current.ProgramState``."""
+
+    ENTRY = "Entry"
+    MAP_INITIALIZING = "MapInitializing"
+    PLAYING = "Playing"
 
 
 class Cell(NamedTuple):
@@ -112,10 +123,19 @@ class Terrain(StrEnum):
     WATER = "WaterDeep"
     STONE = "Granite"
     ROUGH_STONE = "GraniteRough"
+    WOOD_FLOOR = "WoodPlankFloor"
 
     @property
     def passable(self) -> bool:
         return self not in (Terrain.WATER, Terrain.STONE)
+
+    @property
+    def label(self) -> str:
+        return TERRAIN_DEFS[self]
+
+    @property
+    def fertile(self) -> bool:
+        return self in (Terrain.SOIL, Terrain.RICH_SOIL)
 
     @property
     def ticks_per_cell(self) -> int:
@@ -133,6 +153,18 @@ class ThingCategory(StrEnum):
     PLANT = "plant"
 
 
+TERRAIN_DEFS: Mapping[Terrain, str] = {
+    Terrain.SOIL: "soil",
+    Terrain.RICH_SOIL: "rich soil",
+    Terrain.SAND: "sand",
+    Terrain.MARSH: "marsh",
+    Terrain.WATER: "deep water",
+    Terrain.STONE: "granite",
+    Terrain.ROUGH_STONE: "rough granite",
+    Terrain.WOOD_FLOOR: "wood floor",
+}
+
+
 @dataclass(frozen=True)
 class ThingDef:
     def_name: str
@@ -140,6 +172,11 @@ class ThingDef:
     category: ThingCategory
     stack_limit: int = 1
     passable: bool = True
+    """Pawns can walk through it (a door, a bed); walls and columns block."""
+    standable: bool = True
+    """A pawn can stand on it (false for walls, columns and tables)."""
+    work: int = 300
+    """Work ticks to build it."""
 
 
 THING_DEFS: Mapping[str, ThingDef] = {
@@ -152,11 +189,24 @@ THING_DEFS: Mapping[str, ThingDef] = {
         ThingDef("MedicineHerbal", "herbal medicine", ThingCategory.ITEM, 25),
         ThingDef("Silver", "silver", ThingCategory.ITEM, 500),
         ThingDef("ChunkGranite", "granite chunk", ThingCategory.ITEM, 1),
-        ThingDef("Wall", "wall", ThingCategory.BUILDING, 1, passable=False),
-        ThingDef("Plant_TreeOak", "oak tree", ThingCategory.PLANT, 1),
+        ThingDef("Potato", "potatoes", ThingCategory.ITEM, 75),
+        ThingDef("Wall", "wall", ThingCategory.BUILDING, passable=False, standable=False),
+        ThingDef("Door", "door", ThingCategory.BUILDING, work=400),
+        ThingDef("Column", "column", ThingCategory.BUILDING, passable=False, standable=False),
+        ThingDef("Bed", "bed", ThingCategory.BUILDING, work=500),
+        ThingDef("Table1x2c", "table (1x2)", ThingCategory.BUILDING, standable=False),
+        ThingDef("Stool", "stool", ThingCategory.BUILDING, work=200),
+        ThingDef("Campfire", "campfire", ThingCategory.BUILDING, work=150),
+        ThingDef("ButcherSpot", "butcher spot", ThingCategory.BUILDING, work=1),
+        ThingDef("TorchLamp", "torch lamp", ThingCategory.BUILDING, work=150),
+        ThingDef("Plant_TreeOak", "oak tree", ThingCategory.PLANT),
+        ThingDef("Plant_Potato", "potato plant", ThingCategory.PLANT),
     )
 }
-"""Every def the world knows, by def name."""
+"""Every thing def the world knows, by def name."""
+
+FLOOR_DEFS: Mapping[str, Terrain] = {"WoodPlankFloor": Terrain.WOOD_FLOOR}
+"""Floors a Build designation can lay (terrain, not things)."""
 
 
 class DesignationKind(StrEnum):
@@ -185,138 +235,3 @@ class JobKind(StrEnum):
     BUILD = "Build"
     DECONSTRUCT = "Deconstruct"
     INGEST = "Ingest"
-
-
-@dataclass
-class Job:
-    """What a pawn is doing.
-
-    A job first walks ``path`` (one cell every few ticks, by terrain), then works for
-    ``work_ticks``. ``stage`` is ``"walk"``, ``"work"`` or, for hauling, ``"carry"``.
-    """
-
-    kind: JobKind
-    target: Cell | None = None
-    path: list[Cell] = field(default_factory=list)
-    move_cooldown: int = 0
-    work_ticks: int = 0
-    ticks_remaining: int | None = None
-    thing_id: str | None = None
-    designation_id: str | None = None
-    destination: Cell | None = None
-    stage: str = "walk"
-    forced: bool = False
-    operation_id: str | None = None
-
-
-@dataclass
-class Pawn:
-    id: str
-    first_name: str
-    nickname: str
-    last_name: str
-    position: Cell
-    health: float = 1.0
-    downed: bool = False
-    drafted: bool = False
-    mood: float = 0.6
-    food: float = 0.8
-    job: Job | None = None
-    carrying: str | None = None
-    hunger_warning: int = 0
-    """0: none given, 1: 'is hungry' given, 2: 'is starving' given."""
-    mood_warned: bool = False
-
-    @property
-    def label(self) -> str:
-        return self.nickname
-
-
-@dataclass
-class Thing:
-    id: str
-    def_name: str
-    position: Cell
-    stack_count: int = 1
-
-    @property
-    def definition(self) -> ThingDef:
-        return THING_DEFS[self.def_name]
-
-
-@dataclass
-class Designation:
-    id: str
-    kind: DesignationKind
-    cell: Cell
-    thing_id: str | None = None
-    build_def: str | None = None
-    claimed_by: str | None = None
-    operation_id: str | None = None
-
-
-@dataclass
-class Letter:
-    id: str
-    label: str
-    text: str
-    kind: LetterKind
-    tick: int
-    read: bool = False
-
-
-@dataclass
-class Window:
-    id: int
-    kind: str
-    title: str
-
-
-@dataclass
-class ScheduledLog:
-    """A log line to write once the game reaches ``tick`` (for follow-up faults)."""
-
-    tick: int
-    level: LogLevel
-    message: str
-    source: str
-    operation_id: str | None
-
-
-@dataclass
-class GameMap:
-    id: str
-    width: int
-    height: int
-    terrain: list[Terrain]
-    roofed: list[bool]
-
-    def contains(self, cell: Cell) -> bool:
-        return 0 <= cell.x < self.width and 0 <= cell.z < self.height
-
-    def index(self, cell: Cell) -> int:
-        return cell.z * self.width + cell.x
-
-    def terrain_at(self, cell: Cell) -> Terrain:
-        return self.terrain[self.index(cell)]
-
-    def roofed_at(self, cell: Cell) -> bool:
-        return self.roofed[self.index(cell)]
-
-
-@dataclass
-class Game:
-    """One running colony: everything a save holds."""
-
-    name: str
-    seed: int
-    map: GameMap
-    things: dict[str, Thing]
-    pawns: dict[str, Pawn]
-    drop_spot: Cell
-    rng: random.Random
-    designations: dict[str, Designation] = field(default_factory=dict)
-    letters: deque[Letter] = field(default_factory=lambda: deque(maxlen=LETTER_CAP))
-    scheduled: list[ScheduledLog] = field(default_factory=list)
-    tick: int = 0
-    time_speed: TimeSpeed = TimeSpeed.PAUSED

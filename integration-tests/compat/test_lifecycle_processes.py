@@ -1,0 +1,309 @@
+"""Games that outlive bridges, several bridges on one config folder, hooks, Steam libraries
+and store launchers, with real processes (issue 11)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+
+from .harness import GAME_SCRIPT, ConfigDir, OpenBridge
+from .results import bridge_pids, data, next_tools, process_alive, text_of, wait_gone
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux processes and /proc")
+
+
+async def wait_pid(config_dir: ConfigDir, game_id: str) -> int:
+    while (pid := config_dir.game_pid(game_id)) is None:  # noqa: ASYNC110 - a file, no event
+        await anyio.sleep(0.05)
+    return pid
+
+
+async def test_a_second_bridge_sees_the_game_and_does_not_launch_a_duplicate(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
+            started = await first.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            pid = await wait_pid(config_dir, "compat")
+
+            seen = await second.call_tool("games_status", {"gameId": "compat"})
+            assert data(seen)["status"] == "shared-running", text_of(seen)
+            duplicate = await second.call_tool("games_start", {"gameId": "compat"})
+            assert not duplicate.is_error, text_of(duplicate)
+            assert data(duplicate)["code"] == "already_running"
+            assert "games_status" in next_tools(duplicate)
+            assert config_dir.game_pid("compat") == pid
+
+            refused = await second.call_tool("games_connect", {"gameId": "compat"})
+            assert data(refused).get("connected") is not True, text_of(refused)
+            assert {"ownerPID", "foreignOwner"} <= set(data(refused)), text_of(refused)
+            taken = await second.call_tool(
+                "games_connect", {"gameId": "compat", "forceTakeover": True}
+            )
+            assert data(taken)["connected"] is True, text_of(taken)
+            called = await second.call_tool(
+                "games_call_tool",
+                {"gameId": "compat", "tool": "compat/add", "arguments": {"a": 20, "b": 22}},
+            )
+            assert "42" in text_of(called), text_of(called)
+            stopped = await second.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+            await wait_gone(pid)
+
+
+async def test_a_game_outlives_a_bridge_killed_with_sigkill_and_the_next_one_attaches(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(180):
+        with contextlib.suppress(Exception, BaseExceptionGroup):
+            async with open_bridge(config_dir) as doomed:
+                started = await doomed.call_tool("games_start", {"gameId": "compat"})
+                assert data(started)["code"] == "started_connected", text_of(started)
+                pids = bridge_pids(config_dir.path)
+                assert len(pids) == 1, pids
+                os.kill(pids[0], signal.SIGKILL)
+                while process_alive(pids[0]):  # noqa: ASYNC110 - not our child: no event
+                    await anyio.sleep(0.05)
+        pid = await wait_pid(config_dir, "compat")
+        assert process_alive(pid), "the game ended with the bridge that started it"
+        async with open_bridge(config_dir) as client:
+            status = await client.call_tool("games_status", {"gameId": "compat"})
+            assert data(status)["status"] in ("running", "shared-running"), text_of(status)
+            connected = await client.call_tool("games_connect", {"gameId": "compat"})
+            assert data(connected)["connected"] is True, text_of(connected)
+            echo = await client.call_tool(
+                "games_call_tool",
+                {"gameId": "compat", "tool": "compat/echo", "arguments": {"text": "alive"}},
+            )
+            assert "alive" in text_of(echo)
+            killed = await client.call_tool("games_kill", {"gameId": "compat"})
+            assert data(killed)["code"] == "terminated", text_of(killed)
+            await wait_gone(pid)
+
+
+async def test_a_stop_hook_that_times_out_is_action_timed_out_and_kill_still_works(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    hook = tmp_path / "slow-stop.sh"
+    hook.write_text("#!/bin/sh\nsleep 30\n", encoding="utf-8")
+    hook.chmod(0o755)
+    config_dir.game("compat", lifecycle={"stop": {"command": str(hook), "timeoutSeconds": 1}})
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            pid = await wait_pid(config_dir, "compat")
+            stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert stopped.is_error
+            assert (data(stopped)["code"], data(stopped)["causeClass"]) == (
+                "action_timed_out",
+                "environment",
+            )
+            assert data(stopped).get("treeKillWarning") is True
+            assert process_alive(pid)
+            status = await client.call_tool("games_status", {"gameId": "compat"})
+            assert data(status)["lastActionResult"]["outcome"] == "action_timed_out", text_of(
+                status
+            )
+            killed = await client.call_tool("games_kill", {"gameId": "compat"})
+            assert data(killed)["code"] == "terminated", text_of(killed)
+            await wait_gone(pid)
+
+
+def steam_library(root: Path, app_id: str) -> tuple[Path, Path]:
+    """A Steam client folder and a second library holding the app; returns the
+    ``libraryfolders.vdf`` and the game's install folder."""
+    client = root / "steam-client" / "steamapps"
+    library = root / "games-disk" / "SteamLibrary"
+    client.mkdir(parents=True)
+    (library / "steamapps").mkdir(parents=True)
+    vdf = client / "libraryfolders.vdf"
+    vdf.write_text(
+        textwrap.dedent(
+            f'''\
+            "libraryfolders"
+            {{
+                "0" {{ "path" "{client.parent}" }}
+                "1" {{ "path" "{library}" "apps" {{ "{app_id}" "123" }} }}
+            }}
+            '''
+        ),
+        encoding="utf-8",
+    )
+    (library / "steamapps" / f"appmanifest_{app_id}.acf").write_text(
+        f'"AppState"\n{{\n\t"appid"\t"{app_id}"\n\t"name"\t"Compat Colony"\n'
+        '\t"installdir"\t"CompatColony"\n}\n',
+        encoding="utf-8",
+    )
+    install = library / "steamapps" / "common" / "CompatColony"
+    install.mkdir(parents=True)
+    game = install / "CompatColony"
+    game.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{GAME_SCRIPT}" "$@"\n', encoding="utf-8")
+    game.chmod(0o755)
+    crash = install / "UnityCrashHandler64"
+    crash.write_text("#!/bin/sh\nexit 9\n", encoding="utf-8")
+    crash.chmod(0o755)
+    return vdf, install
+
+
+async def test_a_steam_managed_game_is_found_in_the_library_and_started_directly(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    vdf, install = steam_library(tmp_path, "4242001")
+    entry = config_dir.game("colony", launchMode="SteamManaged", target="4242001")
+    entry.pop("args")
+    # A Steam client that records how it was started (and then is not seen running).
+    client_bin = tmp_path / "client-bin"
+    client_bin.mkdir()
+    steam = client_bin / "steam"
+    steam.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/steam-args"\n', encoding="utf-8")
+    steam.chmod(0o755)
+    client_seen = (await anyio.run_process(["pgrep", "-x", "steam"], check=False)).returncode == 0
+    env = {
+        "GABS_STEAM_LIBRARYFOLDERS": str(vdf),
+        "PATH": f"{client_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir, env=env) as client:
+            started = await client.call_tool("games_start", {"gameId": "colony"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            launch = config_dir.launch_report("colony")
+            killed = await client.call_tool("games_kill", {"gameId": "colony"})
+            assert data(killed)["code"] == "terminated", text_of(killed)
+    assert launch is not None
+    assert (launch["env"]["SteamAppId"], launch["env"]["SteamGameId"]) == ("4242001", "4242001")
+    assert launch["cwd"] == str(install)
+    assert (install / "steam_appid.txt").read_text(encoding="utf-8").strip() == "4242001"
+    if not client_seen:  # no Steam client running: the bridge tried to start one first
+        assert (tmp_path / "steam-args").read_text(encoding="utf-8").split() == ["-silent"]
+
+
+def fake_opener(folder: Path, process_name: str, games_dir: Path) -> Path:
+    """An ``xdg-open`` that records the URI it got and starts the game as ``process_name``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    opener = folder / "xdg-open"
+    opener.write_text(
+        textwrap.dedent(
+            f'''\
+            #!/bin/bash
+            echo "$1" > "{folder}/opened-uri"
+            export COMPAT_GAME_DIR="{games_dir}"
+            export PYTHONPATH="{os.pathsep.join(p for p in sys.path if p)}"
+            (exec -a {process_name} "{sys.executable}" "{GAME_SCRIPT}" > "{folder}/game.log" 2>&1 &)
+            exit 0
+            '''
+        ),
+        encoding="utf-8",
+    )
+    opener.chmod(0o755)
+    return opener
+
+
+@pytest.mark.parametrize(
+    ("mode", "target", "uri"),
+    [
+        ("SteamAppId", "4242002", "steam://rungameid/4242002"),
+        (
+            "EpicAppId",
+            "CompatFalcon",
+            "com.epicgames.launcher://apps/CompatFalcon?action=launch&silent=true",
+        ),
+    ],
+)
+async def test_a_store_mode_hands_its_uri_to_the_opener_and_tracks_the_game_by_name(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path, mode: str, target: str, uri: str
+) -> None:
+    name = f"compat-{mode.lower()}-{os.getpid()}"
+    opener = fake_opener(tmp_path / "bin", name, config_dir.games_dir)
+    entry = config_dir.game("store", launchMode=mode, target=target, stopProcessName=name)
+    entry.pop("args")
+    entry.pop("env")  # a store mode refuses launch context; the opener sets the game's folder
+    path = f"{opener.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir, env={"PATH": path}) as client:
+            started = await client.call_tool("games_start", {"gameId": "store"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            pid = await wait_pid(config_dir, "store")
+            echo = await client.call_tool(
+                "games_call_tool",
+                {"gameId": "store", "tool": "compat/echo", "arguments": {"text": "via store"}},
+            )
+            assert "via store" in text_of(echo)
+            stopped = await client.call_tool("games_stop", {"gameId": "store"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+            await wait_gone(pid)
+    assert (tmp_path / "bin" / "opened-uri").read_text(encoding="utf-8").strip() == uri
+
+
+@pytest.mark.beyond_go
+async def test_one_broken_game_leaves_the_others_startable(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("good")
+    config_dir.game("broken", launchMode="Teleport")
+    # A problem inside a profile: the Go bridge refuses the whole file for this one.
+    config_dir.game("profiled", defaultProfile="dev", profiles={"dev": {"argz": []}})
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            listed = await client.call_tool("games_list", {})
+            assert {g["gameId"] for g in data(listed)["games"]} == {"good", "broken", "profiled"}
+            for game_id in ("broken", "profiled"):
+                refused = await client.call_tool("games_start", {"gameId": game_id})
+                assert (refused.is_error, data(refused)["code"]) == (True, "config_invalid")
+            started = await client.call_tool("games_start", {"gameId": "good"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            await client.call_tool("games_kill", {"gameId": "good"})
+
+
+@pytest.mark.beyond_go
+async def test_the_endpoint_file_is_private(open_bridge: OpenBridge, config_dir: ConfigDir) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            mode = (config_dir.path / "compat" / "bridge.json").stat().st_mode & 0o777
+            await client.call_tool("games_kill", {"gameId": "compat"})
+    assert mode == 0o600
+
+
+async def test_a_config_edit_is_seen_without_a_restart_and_a_bad_edit_keeps_the_last_good(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("first")
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            config_dir.game("second")
+            config_dir.write()
+            listed = await client.call_tool("games_list", {})
+            assert data(listed)["count"] == 2, text_of(listed)
+            (config_dir.path / "config.json").write_text("{ broken", encoding="utf-8")
+            kept = await client.call_tool("games_list", {})
+            assert data(kept)["count"] == 2 and "configError" in data(kept)
+            refused = await client.call_tool("games_start", {"gameId": "first"})
+            assert (refused.is_error, data(refused)["code"]) == (True, "config_invalid")
+
+
+@pytest.mark.beyond_go
+async def test_a_duplicate_start_from_another_bridge_points_at_games_connect(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
+            started = await first.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            duplicate = await second.call_tool("games_start", {"gameId": "compat"})
+            assert data(duplicate)["code"] == "already_running"
+            assert "games_connect" in next_tools(duplicate)
+            await first.call_tool("games_kill", {"gameId": "compat"})

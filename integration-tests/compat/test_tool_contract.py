@@ -1,0 +1,110 @@
+"""The core tools' argument contract and the game resources, as any GABS bridge keeps them:
+unknown arguments refused as ``unknown_argument``, tool names paged with ``cursor`` /
+``nextCursor``, and ``gab://<gameId>/state`` for a connected game.
+
+These run against the bridge ``--bridge`` names (default: our ``gabs``); see README.md.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import mcp_types as types
+import pytest
+
+from .harness import ConfigDir, OpenBridge, structured, text_of
+
+GAME_TIMEOUT = 120
+
+
+async def test_an_unknown_argument_is_refused_naming_it_and_the_allowed_ones(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            refused = await client.call_tool(
+                "games_call_tool", {"tool": "compat/echo", "bogus": 1, "another": 2}
+            )
+            listed = await client.call_tool("games_tool_names", {"offset": 5})
+    assert refused.is_error
+    data = structured(refused)
+    assert data["code"] == "unknown_argument"
+    assert data["path"] == "/another"
+    assert data["unknown"] == ["another", "bogus"]
+    assert data["allowed"] == ["arguments", "gameId", "timeout", "tool"]
+    assert data["causeClass"] == "call"
+    assert text_of(refused).startswith('Unknown argument "another". Allowed arguments: ')
+    assert listed.is_error and structured(listed)["unknown"] == ["offset"]
+    assert "cursor" in structured(listed)["allowed"]
+
+
+async def test_tool_names_are_paged_with_a_cursor(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat"})
+            assert not started.is_error, text_of(started)
+            first = structured(
+                await client.call_tool("games_tool_names", {"gameId": "compat", "limit": 2})
+            )
+            second = structured(
+                await client.call_tool(
+                    "games_tool_names",
+                    {"gameId": "compat", "limit": 50, "cursor": first["nextCursor"]},
+                )
+            )
+            queried = structured(
+                await client.call_tool(
+                    "games_tool_names", {"gameId": "compat", "query": "echo", "brief": True}
+                )
+            )
+            await client.call_tool("games_stop", {"gameId": "compat"})
+    assert first["returned"] == 2 and first["nextCursor"] == "2"
+    assert first["total"] == second["total"] == 7
+    assert second["returned"] == 5 and second["nextCursor"] == ""
+    names = [t["name"] for t in first["tools"] + second["tools"]]
+    assert len(set(names)) == 7 and "compat_compat_echo" in names
+    assert [t["name"] for t in queried["tools"]] == ["compat_compat_echo"]
+    assert queried["tools"][0]["summary"] == "Return the given text unchanged."
+
+
+def resource_texts(result: types.ReadResourceResult) -> list[str]:
+    return [c.text for c in result.contents if isinstance(c, types.TextResourceContents)]
+
+
+async def test_a_connected_game_has_a_state_resource(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat"})
+            assert not started.is_error, text_of(started)
+            listed = await client.list_resources()
+            await client.call_tool("games_stop", {"gameId": "compat"})
+    assert "gab://compat/state" in {str(r.uri) for r in listed.resources}
+
+
+# The Go bridge answers resources/read with contents of {type, text} (no uri), which MCP clients
+# refuse; ours answers in MCP's shape.
+@pytest.mark.beyond_go
+async def test_a_state_resource_is_read_in_the_mcp_shape(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat"})
+            assert not started.is_error, text_of(started)
+            read = await client.read_resource("gab://compat/state")
+            await client.call_tool("games_stop", {"gameId": "compat"})
+    content = read.contents[0]
+    assert isinstance(content, types.TextResourceContents)
+    assert (str(content.uri), content.mime_type) == ("gab://compat/state", "application/json")
+    state = json.loads(resource_texts(read)[0])
+    assert (state["gameId"], state["connected"], state["toolCount"]) == ("compat", True, 7)
+    assert "compat/echo" in state["availableTools"]

@@ -1,0 +1,205 @@
+"""The transports as any GABS bridge serves them: stdio in ``Content-Length`` framing, and HTTP at
+``/mcp`` (``server http --addr HOST:PORT``) with ``/health``, the config's ``apiKey`` as a
+bearer token, plain JSON answers, and a clean exit on SIGTERM.
+
+These run against the bridge ``--bridge`` names (default: our ``gabs``); see README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2 as httpx
+import pytest
+from anyio.abc import Process
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from .harness import ConfigDir, bridge_environment, structured, text_of
+
+API_KEY = "compat-api-key-0123456789abcdef0123456789abcdef"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "compat", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+LIST_GAMES = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "games_list", "arguments": {}},
+}
+
+
+def framed(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def read_framed(stream: Any, buffer: bytearray) -> dict[str, Any]:
+    """One ``Content-Length`` frame from the bridge's stdout."""
+    while True:
+        end = buffer.find(b"\r\n\r\n")
+        if end >= 0:
+            header = bytes(buffer[:end]).decode()
+            assert header.startswith("Content-Length:"), header
+            length = int(header.split(":", 1)[1])
+            if len(buffer) >= end + 4 + length:
+                body = bytes(buffer[end + 4 : end + 4 + length])
+                del buffer[: end + 4 + length]
+                message: dict[str, Any] = json.loads(body)
+                return message
+        buffer += await stream.receive()
+
+
+async def test_stdio_content_length_framing_is_answered_in_kind(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    config_dir.game("compat")
+    directory = config_dir.write()
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    command = [*bridge_command, "server", "stdio", "--configDir", str(directory)]
+    with anyio.fail_after(60):
+        async with await anyio.open_process(
+            command, env=bridge_environment(home), stderr=subprocess.DEVNULL
+        ) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(framed(INITIALIZE) + framed(INITIALIZED))
+            buffer = bytearray()
+            initialized = await read_framed(process.stdout, buffer)
+            await process.stdin.send(framed(LIST_GAMES))
+            listed = await read_framed(process.stdout, buffer)
+            await process.stdin.aclose()
+            await process.wait()
+    assert initialized["id"] == 1 and initialized["result"]["serverInfo"]["name"] == "gabs"
+    assert listed["id"] == 2
+    games = listed["result"]["structuredContent"]["games"]
+    assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
+
+
+def free_port() -> int:
+    """A port free now (the bridge binds it itself: not every bridge reports a port 0 bind)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def http_bridge(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> AsyncIterator[tuple[str, Process]]:
+    """The bridge serving HTTP on a free loopback port, once ``/health`` answers."""
+    config_dir.top["apiKey"] = API_KEY
+    directory = config_dir.write()
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    port = free_port()
+    command = [
+        *bridge_command,
+        "server",
+        "http",
+        "--addr",
+        f"127.0.0.1:{port}",
+        "--configDir",
+        str(directory),
+        "--log-level",
+        "warn",
+    ]
+    base = f"http://127.0.0.1:{port}"
+    async with await anyio.open_process(
+        command, env=bridge_environment(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as process:
+        try:
+            async with httpx.AsyncClient() as http:
+                while True:  # the bridge process starts up; poll its health endpoint
+                    try:
+                        if (await http.get(f"{base}/health")).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        pass
+                    assert process.returncode is None, "the bridge exited"
+                    await anyio.sleep(0.1)
+            yield base, process
+        finally:
+            if process.returncode is None:
+                process.terminate()
+                with anyio.move_on_after(15):
+                    await process.wait()
+                if process.returncode is None:
+                    process.kill()
+
+
+async def test_http_health_api_key_and_plain_json_answers(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            health = await http.get(f"{base}/health")
+            plain = {"Accept": "application/json", "Content-Type": "application/json"}
+            anonymous = await http.post(f"{base}/mcp", json=INITIALIZE, headers=plain)
+            keyed = {**plain, "Authorization": f"Bearer {API_KEY}"}
+            wrong = await http.post(
+                f"{base}/mcp", json=INITIALIZE, headers={**plain, "Authorization": "Bearer nope"}
+            )
+            initialized = await http.post(f"{base}/mcp", json=INITIALIZE, headers=keyed)
+            listed = await http.post(f"{base}/mcp", json=LIST_GAMES, headers=keyed)
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    assert anonymous.status_code == 401 and wrong.status_code == 401
+    assert initialized.status_code == 200
+    assert initialized.headers["content-type"].startswith("application/json")
+    assert initialized.json()["result"]["serverInfo"]["name"] == "gabs"
+    assert listed.status_code == 200
+    games = listed.json()["result"]["structuredContent"]["games"]
+    assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
+
+
+async def test_http_sigterm_ends_the_bridge_cleanly(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    with anyio.fail_after(90):
+        async with http_bridge(bridge_command, config_dir, tmp_path) as (_, process):
+            process.send_signal(signal.SIGTERM)
+            await process.wait()
+    assert process.returncode == 0
+
+
+@pytest.mark.beyond_go
+async def test_the_sdk_client_starts_calls_and_stops_a_game_over_streamable_http(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(120):
+        async with http_bridge(bridge_command, config_dir, tmp_path) as (base, _):
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {API_KEY}"})
+            transport = streamable_http_client(f"{base}/mcp", http_client=http)
+            async with http, Client(transport, mode="legacy") as client:  # type: ignore[arg-type]
+                started = await client.call_tool("games_start", {"gameId": "compat"})
+                assert not started.is_error, text_of(started)
+                echoed = await client.call_tool(
+                    "games_call_tool",
+                    {"gameId": "compat", "tool": "compat/echo", "arguments": {"text": "über"}},
+                )
+                stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+    assert structured(echoed) == {"text": "über"}
+    assert not stopped.is_error, text_of(stopped)

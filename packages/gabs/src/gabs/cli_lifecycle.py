@@ -1,0 +1,321 @@
+"""``gabs games start|status|stop|kill|repair``: the lifecycle from the shell.
+
+The same pipeline as the MCP tools, over the same runtime claims, so a game started here is
+seen (and attached with ``games_connect``) by any bridge on the same config folder, and one a
+bridge started is stopped here. ``start`` verifies that the game runs and exits without
+connecting (``started_attachment_deferred``); the game keeps running. Results go to stdout,
+refusals as ``code: message`` to stderr with exit code 1, as in the Go bridge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import anyio
+
+from gabs.cli_games import Failed, load
+from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig
+from gabs.launch import ResolveError, check_resolvable, resolve
+from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
+from gabs.runtime import ClaimError, list_claims, load_claim, remove_claim, transition_lock
+
+__all__ = [
+    "coerce_input",
+    "games_kill",
+    "games_start",
+    "games_status",
+    "games_stop",
+    "parse_start_options",
+    "repair_forget",
+]
+
+
+def parse_start_options(tokens: list[str]) -> tuple[str, dict[str, str]]:
+    """``--profile NAME`` and repeated ``--input NAME=VALUE`` (a repeated name is an error)."""
+    profile, inputs = "", {}
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        name, sep, inline = token.partition("=")
+        if name in ("--profile", "--input"):
+            if sep:
+                value = inline
+            elif index + 1 < len(tokens):
+                value = tokens[index + 1]
+                index += 1
+            else:
+                raise Failed(
+                    f"{name} requires " + ("a value" if name == "--profile" else "NAME=VALUE"),
+                    code=2,
+                )
+            if name == "--profile":
+                profile = value
+            else:
+                key, eq, raw = value.partition("=")
+                if not eq or not key:
+                    raise Failed(f"--input must be NAME=VALUE, got {value!r}", code=2)
+                if key in inputs:
+                    raise Failed(f"--input {key!r} was given more than once", code=2)
+                inputs[key] = raw
+        else:
+            raise Failed(f"unknown start flag: {token}", code=2)
+        index += 1
+    return profile, inputs
+
+
+def coerce_input(kind: str, raw: str) -> Any:
+    """A ``--input`` value read as its declared type."""
+    if kind == "boolean":
+        lowered = raw.strip().lower()
+        if lowered in ("1", "t", "true"):
+            return True
+        if lowered in ("0", "f", "false"):
+            return False
+        raise ValueError(f"value {raw!r} must be a boolean (true/false)")
+    if kind == "integer":
+        try:
+            return int(raw.strip(), 10)
+        except ValueError:
+            raise ValueError(f"value {raw!r} is not a 64-bit integer") from None
+    return raw
+
+
+def _refuse(error: LifecycleError) -> int:
+    for warning in error.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"{error.code}: {error.message}", file=sys.stderr)
+    return 1
+
+
+def _lifecycle(config: GabsConfig) -> Lifecycle:
+    return Lifecycle(config.config_dir, config.settings, cli=True)
+
+
+def games_start(args: argparse.Namespace) -> int:
+    profile, raw_inputs = parse_start_options(args.options)
+    try:
+        config = GabsConfig.load(args.config_dir)
+    except ConfigError as exc:
+        print(f"config_invalid: {exc}", file=sys.stderr)
+        return 1
+    game_id = args.game_id
+    issues = config.broken.get(game_id)
+    if issues:
+        code = (
+            "launch_mode_incompatible"
+            if all(i.code == MODE_INCOMPATIBLE for i in issues)
+            else "config_invalid"
+        )
+        print(f"{code}: the entry of {game_id!r} is invalid:", file=sys.stderr)
+        for issue in issues:
+            print(f"  {issue}", file=sys.stderr)
+        return 1
+    game = config.games.get(game_id)
+    if game is None:
+        print(f"game_not_found: no game {game_id!r} is configured", file=sys.stderr)
+        return 1
+    inputs: dict[str, Any] = {}
+    for name, raw in raw_inputs.items():
+        spec = game.launch_inputs.get(name)
+        try:
+            inputs[name] = coerce_input(spec.type, raw) if spec is not None else raw
+        except ValueError as exc:
+            print(f"launch_input_invalid: input {name!r}: {exc}", file=sys.stderr)
+            return 1
+    try:
+        resolved = resolve(game, profile=profile, inputs=inputs, revision=config.revision)
+    except ResolveError as exc:
+        print(f"{exc.code}: {exc.message}", file=sys.stderr)
+        return 1
+    problems = check_resolvable(game, resolved)
+    if problems:
+        print(f"launch_spec_unresolvable: cannot start {game_id!r}:", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    lc = _lifecycle(config)
+    try:
+        started = anyio.run(lambda: start_game(lc, game, resolved))
+    except LifecycleError as exc:
+        return _refuse(exc)
+    for warning in started.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    how = "verified"
+    if started.adopted:
+        how = "verified via adoption"
+        print(
+            "warning: the launch was adopted — the direct child exited and the workload was "
+            "observed by name or hook; injected args and env may not have survived a launcher "
+            "re-exec.",
+            file=sys.stderr,
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "code": "started_attachment_deferred",
+                    "gameId": game_id,
+                    "pid": started.spawned.pid,
+                    "port": started.port,
+                    "activeProfile": started.resolved.profile or None,
+                },
+                indent=2,
+            )
+        )
+        return 0
+    print(
+        f"started_attachment_deferred: '{game_id}' {how} (pid {started.spawned.pid}, bridge "
+        f"127.0.0.1:{started.port}). The workload is running and its runtime claim is active; "
+        "attachment was not attempted. Attach from a server session with games_connect."
+    )
+    return 0
+
+
+def _status_line(game_id: str, status: str, claim: Any, detail: str) -> str:
+    if claim is None:
+        return f"{game_id}: {status}" + (f" ({detail})" if detail else "")
+    line = f"{game_id}: {status} — phase {claim.phase}"
+    if claim.effective_profile:
+        line += f", profile {claim.effective_profile}"
+    return line + (f" ({detail})" if detail else "")
+
+
+def games_status(args: argparse.Namespace) -> int:
+    code = 0
+    try:
+        config = GabsConfig.load(args.config_dir)
+    except ConfigError as exc:
+        config = GabsConfig(args.config_dir)
+        if not args.game_id:
+            print(
+                f"warning: configuration could not be read: {exc} (listing runtime claims only)",
+                file=sys.stderr,
+            )
+            code = 1
+    lc = _lifecycle(config)
+    if args.game_id:
+        ids = [args.game_id]
+    else:
+        ids = sorted({*config.game_ids, *list_claims(config.config_dir)})
+    entries = []
+    for game_id in ids:
+        observation = anyio.run(observe, lc, game_id)
+        if observation.error:
+            print(f"{game_id}: cannot read runtime claim: {observation.error}", file=sys.stderr)
+            code = 1
+            continue
+        entries.append((game_id, observation))
+    if args.json:
+        print(json.dumps([_status_json(game_id, o) for game_id, o in entries], indent=2))
+        return code
+    if not ids and code == 0:
+        print("No games configured and no runtime claims.")
+    for game_id, observation in entries:
+        detail = observation.evidence.detail if observation.evidence else ""
+        print(_status_line(game_id, observation.status, observation.claim, detail))
+    return code
+
+
+def _status_json(game_id: str, observation: Any) -> dict[str, Any]:
+    claim = observation.claim
+    return {
+        "gameId": game_id,
+        "status": observation.status,
+        "phase": claim.phase if claim else None,
+        "activeProfile": claim.effective_profile if claim else None,
+        "pid": claim.game_pid if claim else None,
+        "port": claim.endpoint_port if claim and claim.has_endpoint else None,
+        "evidence": observation.evidence.to_json() if observation.evidence else None,
+    }
+
+
+def _stop(args: argparse.Namespace, action: str) -> int:
+    config = load(args)
+    lc = _lifecycle(config)
+    game = config.games.get(args.game_id)
+    window = game.timeouts.stop_grace_seconds if game is not None else None
+    try:
+        outcome = anyio.run(lambda: stop_game(lc, args.game_id, action, verify_window=window))
+    except LifecycleError as exc:
+        return _refuse(exc)
+    if outcome is None:
+        print(f"{args.game_id} is not running (no runtime claim).")
+        return 0
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"gameId": args.game_id, **outcome.to_json()}, indent=2))
+    else:
+        print(
+            f"{args.game_id}: {outcome.code}" + (f" — {outcome.detail}" if outcome.detail else "")
+        )
+    return 0 if outcome.code in ("terminated", "action_succeeded_running") else 1
+
+
+def games_stop(args: argparse.Namespace) -> int:
+    return _stop(args, "stop")
+
+
+def games_kill(args: argparse.Namespace) -> int:
+    return _stop(args, "kill")
+
+
+def repair_forget(args: argparse.Namespace) -> int:
+    """``repair ID --forget-runtime [--yes]``: show the claim and remove it (no verification)."""
+    config = GabsConfig(args.config_dir)
+    game_id = args.game_id
+    folder = config.config_dir / game_id
+    try:
+        raw = (folder / "runtime.json").read_bytes()
+    except FileNotFoundError:
+        print(f"No runtime claim for '{game_id}'; nothing to forget.")
+        return 0
+    except OSError as exc:
+        print(f"Cannot access a runtime claim for '{game_id}': {exc}")
+        return 1
+    print(f"Runtime claim for '{game_id}':")
+    try:
+        claim = load_claim(folder)
+    except ClaimError as exc:
+        claim = None
+        print(f"  (unreadable/corrupt claim: {exc})")
+    if claim is not None:
+        print(f"  phase:       {claim.phase}")
+        print(f"  status:      {claim.status}")
+        print(f"  launchID:    {claim.launch_id}")
+        if claim.game_pid > 0:
+            print(f"  workloadPID: {claim.game_pid}")
+        if claim.attachment is not None and claim.attachment.owner_pid > 0:
+            print(f"  ownerPID:    {claim.attachment.owner_pid}")
+        if claim.operation is not None:
+            print(f"  operation:   {claim.operation.action} (in progress)")
+    print("\nForgetting removes the claim WITHOUT verifying the process is gone.")
+    print("Only do this if the launch is provably gone.")
+    if not args.yes:
+        print("Forget this runtime claim? [y/N] ", end="", flush=True)
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            print("Aborted; the runtime claim was not removed.")
+            return 1
+
+    async def forget() -> bool:
+        async with transition_lock(folder):
+            try:
+                if (folder / "runtime.json").read_bytes() != raw:
+                    return False
+            except FileNotFoundError:
+                return True
+            remove_claim(folder)
+            return True
+
+    if not anyio.run(forget):
+        print(
+            "The runtime claim changed since its evidence was shown (a new launch was published). "
+            "Re-run to review the current claim."
+        )
+        return 1
+    print(f"Removed the runtime claim for '{game_id}'.")
+    return 0

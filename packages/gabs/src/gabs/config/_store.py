@@ -1,0 +1,89 @@
+"""Reloading the config while the bridge runs, keeping the last good version.
+
+:meth:`ConfigStore.snapshot` re-reads ``config.json`` on every call and parses it again only
+when its bytes changed (no file watcher: a save by rename is seen on the next call). An invalid
+file is parsed once per content and its error kept; until it is fixed, the last good config
+keeps answering reads and :attr:`Snapshot.error` tells callers to refuse starts
+(``config_invalid``). What reloads is the ``games`` part; the top-level settings are read when
+the bridge starts.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ._file import GabsConfig, config_revision
+from ._issues import ConfigError
+
+__all__ = ["ConfigStore", "Snapshot"]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A config to use now, and the error of the file on disk when it is invalid."""
+
+    config: GabsConfig
+    error: ConfigError | None = None
+
+    @property
+    def revision(self) -> str:
+        return self.config.revision
+
+
+class ConfigStore:
+    """The config of one directory, re-read when its file changes."""
+
+    def __init__(self, config: GabsConfig) -> None:
+        self._lock = threading.Lock()
+        self._current = config
+        self._current_revision = config.revision if config.exists else None
+        self._invalid_revision: str | None = None
+        self._invalid_error: ConfigError | None = None
+
+    @property
+    def path(self) -> str:
+        return str(self._current.path)
+
+    @property
+    def current(self) -> GabsConfig:
+        """The last good config, without looking at the file."""
+        return self._current
+
+    def snapshot(self) -> Snapshot:
+        """The config as the file says now, or the last good one with the file's error."""
+        path = self._current.path
+        with self._lock:
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:
+                if self._current_revision is None:
+                    return Snapshot(self._current)
+                config = GabsConfig(self._current.config_dir)
+                self._publish(config, None)
+                return Snapshot(config)
+            except OSError as exc:
+                error = ConfigError(
+                    f"cannot read {path}: {exc.strerror or exc}", source=path, revision="unreadable"
+                )
+                return Snapshot(self._current, error)
+            revision = config_revision(raw)
+            if revision == self._current_revision:
+                return Snapshot(self._current)
+            if revision == self._invalid_revision and self._invalid_error is not None:
+                return Snapshot(self._current, self._invalid_error)
+            config = GabsConfig(self._current.config_dir)
+            try:
+                config._apply_bytes(raw)
+            except ConfigError as exc:
+                self._invalid_revision = revision
+                self._invalid_error = exc
+                return Snapshot(self._current, exc)
+            self._publish(config, revision)
+            return Snapshot(config)
+
+    def _publish(self, config: GabsConfig, revision: str | None) -> None:
+        self._current = config
+        self._current_revision = revision
+        self._invalid_revision = None
+        self._invalid_error = None

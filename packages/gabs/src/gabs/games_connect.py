@@ -1,0 +1,454 @@
+"""Attaching the bridge to a game's GABP server, and who owns a running game.
+
+A connection is bound to the claim it was made for: its attachment (connection id, this
+bridge's pid and fingerprint, a lease renewed while the socket lives) is written into
+``runtime.json``, so another bridge process or a CLI command sees the game as connected, and
+is cleared when the connection ends. The claim's *owner* is the bridge that acts on the game;
+another bridge's ``games_connect`` waits for an idle owner's lease to run out (or takes over
+with ``forceTakeover``), and its game calls answer ``blocked_by_active_runtime_owner``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from gabp import GabpError, read_bridge_config
+from gabs.attention import Gate
+from gabs.config import ConfigStore, GameConfig
+from gabs.games_runtime import GameRuntime
+from gabs.lifecycle import Lifecycle, LifecycleError, Superseded, next_action
+from gabs.lifecycle.core import now as _utc
+from gabs.runtime import Attachment, ClaimError, RuntimeState
+from gabs.runtime.claim import format_time, new_id
+from gabs.runtime.endpoint import read_bridge_file
+from gabs.runtime.procs import verify_pid
+from gabs.session import GameSession, SessionError
+
+__all__ = ["ConnectMixin"]
+
+logger = logging.getLogger("gabs.games")
+
+
+def _alive_from_claim(claim: RuntimeState | None) -> Callable[[], bool] | None:
+    if claim is None or claim.pid_role != "workload" or claim.game_pid <= 0:
+        return None
+    pid, start = claim.game_pid, claim.pid_start_time
+    return lambda: verify_pid(pid, start)[0] != "stopped"
+
+
+class ConnectMixin:
+    """Sessions, attachments and ownership (part of :class:`~gabs.games.GameManager`)."""
+
+    store: ConfigStore
+    lc: Lifecycle
+    backoff: tuple[float, float]
+    _runtimes: dict[str, GameRuntime]
+    _tg: anyio.abc.TaskGroup | None
+    _liveness_interval: float
+
+    async def _tools_changed(self) -> None:
+        raise NotImplementedError
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    async def _open_session(
+        self,
+        runtime: GameRuntime,
+        port: int,
+        token: str,
+        *,
+        connect_timeout: float,
+        alive: Callable[[], bool] | None,
+    ) -> None:
+        config = runtime.config or GameConfig(id=runtime.game_id)
+        settings = config.attention
+        session = GameSession(
+            runtime.game_id,
+            port=port,
+            token=token,
+            gate=Gate.from_config(settings.mode, settings.allow, settings.fail_closed),
+            call_timeout=config.timeouts.call_seconds,
+            connect_timeout=connect_timeout,
+            liveness_interval=self._liveness_interval,
+            process_alive=alive,
+            on_change=lambda what: self._session_changed(runtime, session, what),
+            max_concurrent_requests=config.max_concurrent_requests,
+        )
+        assert self._tg is not None
+        await self._tg.start(self._run_session, runtime, session)
+        runtime.session = session
+        runtime.last_error = None
+        await self._tools_changed()
+
+    async def _run_session(
+        self,
+        runtime: GameRuntime,
+        session: GameSession,
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        try:
+            await session.run(task_status=task_status)
+        except (SessionError, GabpError, OSError, TimeoutError) as exc:
+            runtime.last_error = str(exc)
+            raise
+        finally:
+            if session.last_error:
+                runtime.last_error = session.last_error
+            if runtime.session is session and session.state == "closed":
+                await self._detach(runtime)
+
+    async def _session_changed(self, runtime: GameRuntime, session: GameSession, what: str) -> None:
+        runtime.history.append(what)
+        del runtime.history[:-20]
+        if runtime.session is not session:
+            return
+        if what == "disconnected":
+            runtime.last_disconnect = (
+                f"Last GABP disconnect at {format_time(_utc())}: "
+                f"{session.last_error or 'connection closed'}"
+            )
+            await self._detach(runtime)
+            await self._tools_changed()
+        elif what == "connected" and runtime.attachment is None and runtime.history[:-1]:
+            with contextlib.suppress(Exception):
+                claim = await self.lc.load(runtime.game_id)
+                if claim is not None:
+                    await self._attach(runtime, claim)
+            await self._tools_changed()
+
+    async def _try_connect(
+        self,
+        runtime: GameRuntime,
+        port: int,
+        token: str,
+        *,
+        until: float,
+        alive: Callable[[], bool] | None,
+    ) -> str | None:
+        """Connect, retrying with backoff until ``until`` (monotonic); None when connected,
+        else the last error (``exited`` when the game's process ended)."""
+        delay, ceiling = self.backoff
+        last = "no connection attempt made"
+        config = runtime.config or GameConfig(id=runtime.game_id)
+        while True:
+            if alive is not None and not alive():
+                return "exited"
+            remaining = until - time.monotonic()
+            if remaining <= 0:
+                return last
+            try:
+                await self._open_session(
+                    runtime,
+                    port,
+                    token,
+                    connect_timeout=max(min(config.timeouts.connect_seconds, remaining), 0.05),
+                    alive=alive,
+                )
+                return None
+            except (SessionError, GabpError, OSError, TimeoutError) as exc:
+                last = str(exc)
+            await anyio.sleep(max(min(delay, until - time.monotonic()), 0))
+            delay = min(max(delay * 2, 0.01), ceiling)
+
+    async def _close_session(self, runtime: GameRuntime) -> None:
+        if runtime.background is not None:
+            runtime.background.cancel()
+            runtime.background = None
+        session = runtime.session
+        if session is not None:
+            await session.close()
+            runtime.session = None
+            await self._detach(runtime)
+            await self._tools_changed()
+
+    # -- attachments ----------------------------------------------------------------------------
+
+    def _bound(self, runtime: GameRuntime, claim: RuntimeState | None) -> bool:
+        """Whether this bridge's live session is bound to ``claim``."""
+        return (
+            claim is not None
+            and runtime.connected
+            and runtime.attachment is not None
+            and runtime.attachment[0] == claim.launch_id
+            and claim.attachment is not None
+            and claim.attachment.connection_id == runtime.attachment[1]
+        )
+
+    async def _attach(self, runtime: GameRuntime, claim: RuntimeState) -> None:
+        connection_id = new_id()
+        lease = self.lc.owner_lease
+
+        def record(state: RuntimeState) -> None:
+            moment = _utc()
+            state.attachment = Attachment(
+                connection_id=connection_id,
+                owner_instance_id=self.lc.instance_id,
+                owner_pid=self.lc.pid,
+                owner_pid_start_time=self.lc.pid_start_time,
+                observed_at=moment,
+                lease_deadline=moment + lease,
+            )
+            if (
+                state.phase == "starting"
+                and state.operation is None
+                and state.spawn_state == "spawned"
+            ):
+                state.phase, state.status = "active", "running"
+
+        try:
+            await self.lc.update(runtime.game_id, claim.launch_id, record)
+        except (Superseded, ClaimError, OSError) as exc:
+            logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
+            return
+        runtime.attachment = (claim.launch_id, connection_id)
+        assert self._tg is not None
+        self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
+
+    async def _renew_attachment(
+        self, runtime: GameRuntime, launch_id: str, connection_id: str, lease: timedelta
+    ) -> None:
+        interval = max(lease.total_seconds() / 3, 1.0)
+        while True:
+            await anyio.sleep(interval)
+            if runtime.attachment != (launch_id, connection_id) or not runtime.connected:
+                return
+
+            def renew(state: RuntimeState) -> None:
+                if state.attachment is None or state.attachment.connection_id != connection_id:
+                    raise Superseded("attachment replaced")
+                moment = _utc()
+                state.attachment.observed_at = moment
+                state.attachment.lease_deadline = moment + lease
+
+            try:
+                await self.lc.update(runtime.game_id, launch_id, renew)
+            except (Superseded, ClaimError, OSError):
+                return
+
+    async def _detach(self, runtime: GameRuntime) -> None:
+        attachment, runtime.attachment = runtime.attachment, None
+        if attachment is None:
+            return
+        launch_id, connection_id = attachment
+
+        def clear(state: RuntimeState) -> None:
+            if state.attachment is None or state.attachment.connection_id != connection_id:
+                raise Superseded("attachment replaced")
+            state.attachment = None
+
+        with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
+            await self.lc.update(runtime.game_id, launch_id, clear)
+
+    # -- ownership ------------------------------------------------------------------------------
+
+    def _owner_blocked(self, game_id: str, claim: RuntimeState, action: str) -> dict[str, Any]:
+        until = claim.owner_lease_until
+        data: dict[str, Any] = {
+            "executed": False,
+            "status": "blocked_by_active_runtime_owner",
+            "code": "blocked_by_active_runtime_owner",
+            "causeClass": "state",
+            "gameId": game_id,
+            "ownerPID": claim.owner_pid,
+            "ownerInstance": claim.owner_instance_id,
+            "message": (
+                f"Game '{game_id}' is currently owned by another active GABS session (pid "
+                f"{claim.owner_pid}"
+                + (f" until {format_time(until)}" if until else "")
+                + f"). This session did not execute {action} to avoid competing bridge clients."
+            ),
+            "nextActions": [
+                next_action(
+                    "games_status",
+                    {"gameId": game_id},
+                    "Inspect the current runtime owner and bridge status.",
+                ),
+                next_action(
+                    "games_connect",
+                    {"gameId": game_id},
+                    "Retry after the active owner lease expires, or use forceTakeover only when "
+                    "intentionally moving control now.",
+                ),
+            ],
+        }
+        if until is not None:
+            data["ownerLeaseUntil"] = format_time(until)
+            data["ownerLeaseRemainingMs"] = max(int((until - _utc()).total_seconds() * 1000), 0)
+        return data
+
+    async def ensure_owner(
+        self, game_id: str, action: str, timeout: float = 0
+    ) -> dict[str, Any] | None:
+        """None when this bridge may act on the game now (its lease renewed); otherwise the
+        ``blocked_by_active_runtime_owner`` result for the caller to return."""
+        try:
+            claim = await self.lc.load(game_id)
+        except ClaimError:
+            return None
+        if claim is None:
+            return None
+        if self.lc.foreign_owner(claim):
+            return self._owner_blocked(game_id, claim, action)
+        lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
+        with contextlib.suppress(Superseded, ClaimError, OSError):
+            await self.lc.update(
+                game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
+            )
+        return None
+
+    # -- games_connect --------------------------------------------------------------------------
+
+    async def connect_game(
+        self,
+        runtime: GameRuntime,
+        *,
+        force_takeover: bool = False,
+        timeout: float = 15.0,
+        port: int | None = None,
+        token: str | None = None,
+    ) -> dict[str, Any]:
+        game_id = runtime.game_id
+        try:
+            claim = await self.lc.load(game_id)
+        except ClaimError as exc:
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"Failed to inspect shared runtime state for '{game_id}': {exc}",
+                warnings_key="warnings",
+            ) from None
+        if claim is not None and self._bound(runtime, claim):
+            return self._connected(runtime, claim, "Already connected to", resynced=True)
+        if runtime.session is not None:
+            await self._close_session(runtime)
+        foreign = self.lc.foreign_owner(claim, active_only=False)
+        if claim is not None and self.lc.foreign_owner(claim) and not force_takeover:
+            return {
+                "gameId": game_id,
+                "foreignOwner": True,
+                "ownerActive": True,
+                "ownerPID": claim.owner_pid,
+                "ownerInstance": claim.owner_instance_id,
+                "code": "blocked_by_active_runtime_owner",
+                "causeClass": "state",
+                "message": (
+                    f"Game '{game_id}' is already owned by another active GABS session (pid "
+                    f"{claim.owner_pid}). Skipping games_connect here to avoid competing bridge "
+                    "clients."
+                ),
+                "nextActions": [
+                    next_action(
+                        "games_status",
+                        {"gameId": game_id},
+                        "Check current ownership and connection state.",
+                    ),
+                    next_action(
+                        "games_connect",
+                        {"gameId": game_id},
+                        "Retry after the active owner lease expires.",
+                    ),
+                    next_action(
+                        "games_connect",
+                        {"gameId": game_id, "forceTakeover": True},
+                        "Use only when intentionally moving control to this "
+                        "GABS session immediately.",
+                    ),
+                ],
+            }
+        previous = (claim.owner_pid, claim.owner_instance_id) if claim is not None else (0, "")
+        if port is None or token is None:
+            port, token = self._endpoint_for(game_id, claim, port, token)
+        if claim is not None:
+            lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
+            with contextlib.suppress(Superseded):
+                claim = await self.lc.update(
+                    game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
+                )
+        spawned = runtime.spawned
+        alive = (lambda: not spawned.exited) if spawned is not None else _alive_from_claim(claim)
+        error = await self._try_connect(
+            runtime, port, token, until=time.monotonic() + timeout, alive=alive
+        )
+        if error is not None:
+            runtime.last_error = error
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"Failed to connect to GABP server for '{game_id}' on port {port} after "
+                f"{timeout:g}s: {'the game process exited' if error == 'exited' else error}. "
+                "Make sure the game is still running and the GABP bridge is fully loaded.",
+                next_actions=[
+                    next_action(
+                        "games_status", {"gameId": game_id}, "Inspect the current launch state."
+                    )
+                ],
+                warnings_key="warnings",
+            )
+        if claim is not None:
+            await self._attach(runtime, claim)
+        result = self._connected(runtime, claim, "Successfully connected to")
+        if foreign:
+            result.update(previousPID=previous[0], previousOwner=previous[1])
+            result["forceTakeover" if force_takeover else "idleTakeover"] = True
+        return result
+
+    def _endpoint_for(
+        self, game_id: str, claim: RuntimeState | None, port: int | None, token: str | None
+    ) -> tuple[int, str]:
+        if claim is not None and claim.source == "external":
+            raise LifecycleError(
+                "endpoint_unavailable",
+                f"'{game_id}' was started outside GABS and never received this bridge's "
+                "environment, so there is no GABP endpoint to attach to (status, stop and kill "
+                "work by id).",
+                warnings_key="warnings",
+            )
+        if claim is not None and claim.has_endpoint:
+            return port or claim.endpoint_port, token or claim.endpoint_token
+        saved = read_bridge_file(self.lc.game_dir(game_id))
+        if saved is not None and isinstance(saved.get("port"), int) and saved.get("token"):
+            return port or int(saved["port"]), token or str(saved["token"])
+        with contextlib.suppress(OSError, ValueError):
+            spec = read_bridge_config(self.lc.game_dir(game_id) / "bridge.json")
+            return port or int(spec.address), token or spec.token
+        raise LifecycleError(
+            "endpoint_unavailable",
+            f"No GABP endpoint is known for '{game_id}': start it with games_start (or 'gabs "
+            "games start'), or pass port and token.",
+            warnings_key="warnings",
+        )
+
+    def _connected(
+        self, runtime: GameRuntime, claim: RuntimeState | None, verb: str, *, resynced: bool = False
+    ) -> dict[str, Any]:
+        session = runtime.session
+        tools = len(session.tools) if session is not None else 0
+        result: dict[str, Any] = {
+            "gameId": runtime.game_id,
+            "connected": True,
+            "port": session.port if session is not None else None,
+            "toolCount": tools,
+            "message": f"{verb} '{runtime.game_id}' GABP server"
+            + (f" on port {session.port}" if session is not None else "")
+            + f". {'Re-synced' if resynced else 'Discovered'} {tools} tools.",
+            "nextActions": [
+                next_action(
+                    "games_tool_names",
+                    {"gameId": runtime.game_id, "brief": True},
+                    "Discover connected game-specific tools.",
+                )
+            ],
+        }
+        if claim is not None:
+            if claim.phase:
+                result["phase"] = claim.phase
+            if claim.effective_profile:
+                result["activeProfile"] = claim.effective_profile
+        return result

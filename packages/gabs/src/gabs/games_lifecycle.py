@@ -1,0 +1,386 @@
+"""The lifecycle tools' work inside the MCP server: start (stages 1 to 5), stop, kill,
+status, list and show, over the shared lifecycle (:mod:`gabs.lifecycle`) and this bridge's
+sessions (:class:`~gabs.games_connect.ConnectMixin`).
+
+A start waits for the game's GABP server for at most 20 s (or less of the ``timeout``); when
+the game runs but its server is not up yet the answer is ``started_bridge_pending`` and the
+bridge keeps connecting in the background for the rest of the timeout.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import anyio
+
+from gabs.config import MODE_INCOMPATIBLE, GameConfig
+from gabs.games_runtime import GameRuntime
+from gabs.games_status import StatusMixin
+from gabs.games_views import status_next_actions, validation_warnings
+from gabs.launch import ResolveError, check_resolvable, resolve
+from gabs.lifecycle import (
+    LifecycleError,
+    Started,
+    StopOutcome,
+    cause_class,
+    exited_during_start,
+    next_action,
+    observe,
+    start_game,
+    stop_game,
+)
+
+__all__ = ["LifecycleMixin", "Progress"]
+
+SYNC_WAIT: Final = 20.0
+Progress = Callable[[str], None]
+
+
+class LifecycleMixin(StatusMixin):
+    """Start, stop, kill, status, list and show (part of :class:`~gabs.games.GameManager`)."""
+
+    def _startable(self, game_id: str) -> tuple[GameConfig, str]:
+        snapshot = self.store.snapshot()
+        config, error = snapshot.config, snapshot.error
+        issues = list(error.problems) if error is not None else list(config.broken.get(game_id, ()))
+        mine = [issue for issue in issues if issue.owner() == game_id]
+        if mine and len(mine) == len(issues) and all(i.code == MODE_INCOMPATIBLE for i in mine):
+            raise LifecycleError(
+                "launch_mode_incompatible",
+                f"The launch mode of {game_id!r} cannot deliver launch context; remove the "
+                "incompatible fields or switch modes:\n  " + "\n  ".join(map(str, mine)),
+                data={"issues": [str(issue) for issue in mine]},
+            )
+        if error is not None:
+            raise LifecycleError(
+                "config_invalid",
+                "Configuration on disk is invalid; refusing to start from a stale snapshot. Fix "
+                f"the config (it reloads automatically): {error}",
+                data={"lastGoodRevision": config.revision, "invalidRevision": error.revision},
+            )
+        if issues:
+            raise LifecycleError(
+                "config_invalid",
+                f"The entry of game '{game_id}' is invalid:\n  " + "\n  ".join(map(str, issues)),
+                data={
+                    "issues": [str(issue) for issue in issues],
+                    "currentConfigRevision": config.revision,
+                },
+            )
+        if game_id not in config.games:
+            raise LifecycleError(
+                "game_not_found",
+                f"Game '{game_id}' not found. Use games_list to see available games.",
+                data={"candidates": config.game_ids},
+            )
+        return config.games[game_id], config.revision
+
+    async def start(
+        self,
+        game_id: str,
+        *,
+        profile: str | None = None,
+        launch_inputs: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        reset_endpoint: bool = False,
+        progress: Progress | None = None,
+    ) -> dict[str, Any]:
+        """``games_start``: a result in the Go bridge's shape, or :class:`LifecycleError`."""
+        game, revision = self._startable(game_id)
+        runtime = self._runtime_for(game_id)
+        try:
+            resolved = resolve(game, profile=profile or "", inputs=launch_inputs, revision=revision)
+        except ResolveError as exc:
+            data: dict[str, Any] = {}
+            if exc.candidates:
+                data["candidates"] = exc.candidates
+            if exc.code == "profiles_not_configured":
+                data.update(
+                    requestedProfile=profile,
+                    configPath=str(self.store.path),
+                    note="Config edits apply automatically; no GABS or client restart is needed.",
+                )
+            raise LifecycleError(exc.code, exc.message, data=data) from None
+        issues = check_resolvable(game, resolved)
+        if issues:
+            raise LifecycleError(
+                "launch_spec_unresolvable",
+                "Launch spec is unresolvable:\n" + "\n".join(map(str, issues)),
+                data={"issues": [issue.to_json() for issue in issues]},
+            )
+        total = float(
+            timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
+        )
+        if runtime.connected:
+            session = runtime.session
+            assert session is not None
+            status = "running" if runtime.spawned is not None else "connected"
+            raise LifecycleError(
+                "already_running",
+                f"Game '{game_id}' is already running and connected via GABP in this session; "
+                "use it as it is, or stop it first.",
+                data={"status": status, "toolCount": len(session.tools), "activeProfile": ""},
+                next_actions=status_next_actions(game_id, status, len(session.tools)),
+                is_error=False,
+            )
+        if progress:
+            progress(f"starting {game_id}")
+        await self._close_session(runtime)
+        started = await start_game(
+            self.lc,
+            game,
+            resolved,
+            reset_endpoint=reset_endpoint,
+            gabp_timeout=total,
+            live=lambda claim: self._bound(runtime, claim),
+        )
+        runtime.spawned = started.spawned
+        if progress:
+            progress(
+                f"started {game_id} (pid {started.spawned.pid}); waiting for its "
+                f"GABP server on port {started.port}"
+            )
+        return await self._connect_after_start(runtime, game, started, total, progress)
+
+    async def _connect_after_start(
+        self,
+        runtime: GameRuntime,
+        game: GameConfig,
+        started: Started,
+        total: float,
+        progress: Progress | None,
+    ) -> dict[str, Any]:
+        spawned = started.spawned
+        alive = (lambda: not spawned.exited) if not game.url_mode and not started.adopted else None
+        sync = min(SYNC_WAIT, total)
+        began = time.monotonic()
+        error = await self._try_connect(
+            runtime, started.port, started.token, until=began + sync, alive=alive
+        )
+        waited = time.monotonic() - began
+        base = {
+            "gameId": game.id,
+            "processStarted": True,
+            "pid": spawned.pid,
+            "port": started.port,
+            "configRevision": started.resolved.config_revision,
+        }
+        if started.resolved.profile:
+            base["activeProfile"] = started.resolved.profile
+        if started.resolved.applied_inputs:
+            base["appliedLaunchInputs"] = list(started.resolved.applied_inputs)
+        if started.adopted:
+            base["adopted"] = True
+        if started.warnings:
+            base["startWarnings"] = started.warnings
+        warnings = validation_warnings(game)
+        if warnings:
+            base["validationWarnings"] = warnings
+        if error is None:
+            await self._attach(runtime, started.claim)
+            if progress:
+                progress(f"{game.id}: connected")
+            tools = len(runtime.session.tools) if runtime.session is not None else 0
+            return {
+                "code": "started_connected",
+                **base,
+                **self._ours(runtime, started.claim),
+                "status": "running",
+                "gabpConnected": True,
+                "gameStillRunning": True,
+                "toolCount": tools,
+                "message": f"Game '{game.id}' ({game.display_name}) started successfully and "
+                "connected via GABP.",
+                "nextActions": [
+                    next_action(
+                        "games_tool_names",
+                        {"gameId": game.id, "brief": True},
+                        "Discover connected game-specific tools.",
+                    )
+                ],
+            }
+        if error == "exited":
+            failure = exited_during_start(game, spawned.poll(), spawned.tail())
+            evidence = await observe(self.lc, game.id)
+            if evidence.status not in ("stale-runtime-cleaned", "stopped"):
+                failure.warnings.append("the exited launch's claim was held and was left in place")
+            raise failure
+        remaining = max(total - waited, 0.0)
+        if remaining > 0 and self._tg is not None:
+            self._tg.start_soon(self._background_connect, runtime, started, remaining, alive)
+        message = (
+            f"Game '{game.id}' ({game.display_name}) started, but GABP was not ready after "
+            f"{waited:.1f}s: {error}."
+            + (
+                f" GABS will keep trying in the background for up to {remaining:.0f}s."
+                if remaining > 0
+                else ""
+            )
+            + " The game may still be loading or the GABP bridge may be missing. Use "
+            "games_status, then games_connect once the bridge is ready."
+        )
+        return {
+            "code": "started_bridge_pending",
+            **base,
+            "status": "running",
+            "gabpConnected": False,
+            "gameStillRunning": True,
+            "gabpWaitMs": int(waited * 1000),
+            "backgroundConnect": remaining > 0,
+            "backgroundWaitMs": int(remaining * 1000),
+            "gabpError": error,
+            "message": message,
+            "nextActions": [
+                next_action(
+                    "games_status", {"gameId": game.id}, "Verify whether the game is still running."
+                ),
+                next_action(
+                    "games_connect",
+                    {"gameId": game.id},
+                    "Connect after the GABP bridge finishes loading.",
+                ),
+            ],
+        }
+
+    async def _background_connect(
+        self,
+        runtime: GameRuntime,
+        started: Started,
+        budget: float,
+        alive: Callable[[], bool] | None,
+    ) -> None:
+        with anyio.CancelScope() as scope:
+            runtime.background = scope
+            error = await self._try_connect(
+                runtime, started.port, started.token, until=time.monotonic() + budget, alive=alive
+            )
+            if error is None:
+                await self._attach(runtime, started.claim)
+            else:
+                runtime.last_error = f"background GABP connection ended: {error}"
+        if runtime.background is scope:
+            runtime.background = None
+
+    async def connect(
+        self,
+        game_id: str,
+        *,
+        force_takeover: bool = False,
+        timeout: float | None = None,
+        port: int | None = None,
+        token: str | None = None,
+    ) -> dict[str, Any]:
+        """``games_connect``: attach to the running game of this claim (or port and token)."""
+        runtime = self._runtime_for(game_id)
+        return await self.connect_game(
+            runtime, force_takeover=force_takeover, timeout=timeout or 15.0, port=port, token=token
+        )
+
+    async def stop(self, game_id: str) -> dict[str, Any]:
+        return await self._stop(game_id, "stop")
+
+    async def kill(self, game_id: str) -> dict[str, Any]:
+        return await self._stop(game_id, "kill")
+
+    async def _stop(self, game_id: str, action: str) -> dict[str, Any]:
+        runtime = self._runtime_for(game_id)
+        config = runtime.config
+        window = config.timeouts.stop_grace_seconds if config is not None else None
+        outcome = await stop_game(
+            self.lc, game_id, action, verify_window=window, gabp_live=lambda: runtime.connected
+        )
+        if outcome is None:
+            if runtime.session is not None:
+                await self._close_session(runtime)
+                return {
+                    "code": "terminated",
+                    "gameId": game_id,
+                    "action": action,
+                    "claimRemoved": False,
+                    "message": f"Disconnected from '{game_id}'; no runtime claim exists, so no "
+                    "process was signalled.",
+                }
+            raise LifecycleError(
+                "not_running",
+                f"Failed to {action} {game_id}: game {game_id} is not "
+                "running (no runtime claim, no "
+                "process tracked)",
+                data={"action": action},
+                next_actions=[
+                    next_action(
+                        "games_status", {"gameId": game_id}, "Check whether the game runs at all."
+                    )
+                ],
+            )
+        if outcome.code == "terminated":
+            await self._close_session(runtime)
+            if runtime.spawned is not None:
+                runtime.spawned.kill_direct_child()
+                runtime.spawned.poll()
+        return self._stop_result(game_id, runtime.name, outcome)
+
+    def _stop_result(self, game_id: str, name: str, outcome: StopOutcome) -> dict[str, Any]:
+        data = {**outcome.to_json(), "gameId": game_id}
+        cause = cause_class(outcome.code)
+        if cause:
+            data["causeClass"] = cause
+        verb = "kill" if outcome.action == "kill" else "stop"
+        arg = {"gameId": game_id}
+        actions = []
+        if outcome.code == "terminated":
+            past = "killed" if verb == "kill" else "stopped"
+            message = f"Game '{game_id}' ({name}) was {past} and its termination verified."
+        elif outcome.code == "action_succeeded_running":
+            message = (
+                f"The {verb} action for '{game_id}' succeeded, but the "
+                "game is still running at the "
+                f"end of the verification window ({outcome.detail})."
+            )
+            if verb == "stop":
+                actions.append(
+                    next_action(
+                        "games_kill", arg, "Force termination if the game will not stop gracefully."
+                    )
+                )
+            actions.append(
+                next_action(
+                    "games_status", arg, "Watch the game; it may still be saving and shutting down."
+                )
+            )
+        elif outcome.code == "termination_unverified":
+            message = (
+                f"The {verb} action for '{game_id}' succeeded, but "
+                "termination could not be verified "
+                f"({outcome.detail}). The runtime claim is kept; a later "
+                "observation that finds the "
+                "game stopped will clear it."
+            )
+            actions.append(next_action("games_status", arg, "Re-check for definitive evidence."))
+        else:
+            message = f"The {verb} action for '{game_id}' failed."
+            if outcome.hook is not None:
+                message += f" Exit code {outcome.hook.exit_code}."
+                if outcome.hook.stderr_tail:
+                    message += " Stderr tail: " + outcome.hook.stderr_tail
+            elif outcome.detail:
+                message += f" {outcome.detail}."
+            if verb == "stop":
+                actions.append(
+                    next_action(
+                        "games_kill", arg, "Force termination if graceful stopping keeps failing."
+                    )
+                )
+            actions.append(
+                next_action(
+                    "games_status", arg, "Inspect the game's current state and lastActionResult."
+                )
+            )
+        for warning in outcome.warnings:
+            message += f"\nWarning: {warning}"
+        if actions:
+            data["nextActions"] = actions
+        data["message"] = message
+        data["isError"] = outcome.code in ("action_failed", "action_timed_out")
+        return data

@@ -1,0 +1,287 @@
+"""The status views of the lifecycle tools: ``games_status``, ``games_list`` and
+``games_show``, from the claims (via :func:`~gabs.lifecycle.observe`), the config and this
+bridge's sessions.
+
+Status words are the Go bridge's: ``running`` (this bridge started and is connected to the
+game), ``connected`` (attached to a game another process started), ``shared-running`` (running,
+but another session or the CLI holds it: use ``games_connect``), ``running-disconnected``,
+``disconnected``, ``starting``, ``stopping``, ``killing``, ``stopped``,
+``stale-runtime-cleaned`` and ``unknown``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from gabs.games_connect import ConnectMixin
+from gabs.games_runtime import GameRuntime
+from gabs.games_views import (
+    config_health,
+    evidence_json,
+    game_structured,
+    launch_inputs_structured,
+    profiles_structured,
+    runtime_lifecycle,
+    status_description,
+    status_next_actions,
+    validation_warnings,
+)
+from gabs.lifecycle import LifecycleError, next_action, observe
+from gabs.runtime import ClaimError, list_claims
+
+__all__ = ["StatusMixin"]
+
+
+def _open(runtime: GameRuntime) -> bool:
+    return runtime.session is not None and runtime.session.state != "closed"
+
+
+class StatusMixin(ConnectMixin):
+    """Status, list and show (part of :class:`~gabs.games.GameManager`)."""
+
+    def _runtime_for(self, game_id: str, *, claimed: bool = True) -> GameRuntime:
+        config = self.store.snapshot().config
+        runtime = self._runtimes.get(game_id)
+        if game_id in config.games:
+            if runtime is None:
+                runtime = self._runtimes[game_id] = GameRuntime(game_id, config.games[game_id])
+            runtime.config = config.games[game_id]
+            return runtime
+        if runtime is not None:
+            return runtime
+        if game_id in config.broken or (claimed and game_id in list_claims(self.lc.config_dir)):
+            runtime = self._runtimes[game_id] = GameRuntime(game_id, None)
+            return runtime
+        raise LifecycleError(
+            "game_not_found",
+            f"Game '{game_id}' not found. Use games_list to see available games.",
+            data={"candidates": config.game_ids},
+        )
+
+    async def status(self, game_id: str) -> dict[str, Any]:
+        """``games_status {gameId}``: the claim's verdict plus this bridge's session."""
+        runtime = self._runtime_for(game_id)
+        snapshot = self.store.snapshot()
+        item = await self._status_item(runtime)
+        item["currentConfigRevision"] = snapshot.config.revision
+        config_health(item, snapshot.config, snapshot.error)
+        return item
+
+    async def all_status(self) -> dict[str, Any]:
+        """``games_status`` without a game: configured games and every claimed one."""
+        snapshot = self.store.snapshot()
+        ids = list(snapshot.config.game_ids)
+        error = ""
+        try:
+            claimed = list_claims(self.lc.config_dir)
+        except OSError as exc:
+            claimed, error = [], str(exc)
+        ids += [game_id for game_id in claimed if game_id not in ids]
+        items: list[dict[str, Any]] = [{} for _ in ids]
+        limit = anyio.CapacityLimiter(8)
+
+        async def one(index: int, game_id: str) -> None:
+            async with limit:
+                item = await self._status_item(self._runtime_for(game_id))
+                item["configured"] = game_id in snapshot.config.game_ids
+                items[index] = item
+
+        async with anyio.create_task_group() as tg:
+            for index, game_id in enumerate(ids):
+                tg.start_soon(one, index, game_id)
+        data: dict[str, Any] = {
+            "count": len(items),
+            "games": items,
+            "currentConfigRevision": snapshot.config.revision,
+        }
+        if error:
+            data["runtimeClaimScanError"] = error
+        config_health(data, snapshot.config, snapshot.error)
+        return data
+
+    async def _status_item(self, runtime: GameRuntime) -> dict[str, Any]:
+        game_id = runtime.game_id
+        game = runtime.config
+        try:
+            claim = await self.lc.load(game_id)
+        except ClaimError:
+            claim = None
+        bound = self._bound(runtime, claim)
+        observation = await observe(self.lc, game_id, gabp_live=bound)
+        status = observation.status
+        if status == "running":
+            if bound:
+                status = "running" if runtime.spawned is not None else "connected"
+            elif _open(runtime) and not runtime.connected:
+                status = "running-disconnected"
+            elif runtime.spawned is None or runtime.spawned.exited:
+                status = "shared-running"
+        elif status in ("stopped", "stale-runtime-cleaned") and runtime.connected:
+            status = "connected"
+        session = runtime.session
+        tools = len(session.tools) if session is not None and session.connected else 0
+        item: dict[str, Any] = {
+            "gameId": game_id,
+            "name": runtime.name,
+            "status": status,
+            "statusDescription": status_description(status, game),
+            "toolCount": tools,
+            "nextActions": status_next_actions(game_id, status, tools),
+        }
+        if observation.error:
+            item["unreadable"] = observation.error
+            item["repairCommand"] = f"gabs games repair {game_id} --forget-runtime"
+        evidence = evidence_json(observation.evidence)
+        if evidence is not None:
+            item["evidence"] = evidence
+        if observation.evidence is not None and observation.evidence.warnings:
+            item["statusWarnings"] = observation.evidence.warnings
+        if runtime.last_disconnect:
+            item["lastDisconnect"] = runtime.last_disconnect
+        if game is not None:
+            warnings = validation_warnings(game)
+            if warnings:
+                item["validationWarnings"] = warnings
+        else:
+            item["nextActions"] = [
+                next_action(
+                    "games_stop",
+                    {"gameId": game_id},
+                    "Stop this launch; its config entry was removed but "
+                    "the runtime claim persists.",
+                ),
+                next_action(
+                    "games_kill", {"gameId": game_id}, "Force terminate if stop does not end it."
+                ),
+            ]
+        runtime_lifecycle(item, observation.claim)
+        item.update(self._ours(runtime, observation.claim))
+        return item
+
+    def _ours(self, runtime: GameRuntime, claim: Any) -> dict[str, Any]:
+        """Our fields beside the Go bridge's: process, connection and attention."""
+        spawned = runtime.spawned
+        pid = (
+            spawned.pid if spawned is not None else (claim.game_pid if claim is not None else None)
+        )
+        data: dict[str, Any] = {
+            "process": {
+                "pid": pid or None,
+                "running": bool(spawned is not None and not spawned.exited) or claim is not None,
+                "exitCode": spawned.returncode if spawned is not None else None,
+                "logPath": str(self.lc.game_dir(runtime.game_id) / "launch.log"),
+            }
+            if pid
+            else None,
+            "connection": None,
+            "attention": {"supported": False},
+        }
+        if runtime.last_error:
+            data["lastError"] = runtime.last_error
+        session = runtime.session
+        if session is not None:
+            data["connection"] = {
+                "state": session.state,
+                "port": session.port,
+                "tools": len(session.tools),
+                "reconnects": session.reconnects,
+                "agentId": session.hello.get("agentId") if session.hello else None,
+            }
+            item = session.attention
+            data["attention"] = {
+                "supported": session.supports_attention,
+                "mode": session.gate.mode,
+                "subscribed": bool(session.subscribed),
+                "open": item is not None,
+                "attentionId": item.attention_id if item else None,
+                "blocking": item.blocking if item else False,
+                "summary": item.summary if item else None,
+            }
+        return data
+
+    def list_games(self) -> dict[str, Any]:
+        """``games_list``: every configured game id, with profiles and warning counts."""
+        snapshot = self.store.snapshot()
+        config = snapshot.config
+        games = []
+        for game_id in config.game_ids:
+            game = config.games.get(game_id)
+            runtime = self._runtimes.get(game_id)
+            item: dict[str, Any] = {"gameId": game_id, "name": game.name if game else game_id}
+            if game is not None:
+                if game.description:
+                    item["description"] = game.description
+                if game.profiles:
+                    item["profiles"] = sorted(game.profiles)
+                    item["defaultProfile"] = game.default_profile
+                item["launchMode"] = game.launch_mode
+            else:
+                item["configError"] = [str(issue) for issue in config.broken.get(game_id, ())]
+            warnings = config.game_warnings(game_id)
+            if warnings:
+                item["warningCount"] = len(warnings)
+            item["status"] = runtime.status if runtime is not None else "stopped"
+            games.append(item)
+        data: dict[str, Any] = {
+            "count": len(games),
+            "games": games,
+            "currentConfigRevision": config.revision,
+            "nextActions": [
+                next_action(
+                    "games_status", {}, "Check which configured games are running or connected."
+                )
+            ]
+            if games
+            else [
+                {
+                    "command": "gabs games add <id>",
+                    "reason": "Configure a game before using MCP game-management tools.",
+                }
+            ],
+        }
+        config_health(data, config, snapshot.error)
+        return data
+
+    async def show(self, game_id: str) -> dict[str, Any]:
+        """``games_show``: one game's configuration (env values hidden) and status."""
+        snapshot = self.store.snapshot()
+        config = snapshot.config
+        if game_id not in config.game_ids:
+            raise LifecycleError(
+                "game_not_found",
+                f"Game '{game_id}' not found. Use games_list to see available games.",
+                data={"candidates": config.game_ids},
+            )
+        game = config.games.get(game_id)
+        status = await self._status_item(self._runtime_for(game_id))
+        data: dict[str, Any] = {
+            "status": status["status"],
+            "statusDescription": status["statusDescription"],
+            "nextActions": status["nextActions"],
+            "currentConfigRevision": config.revision,
+            "runtime": status,
+        }
+        if "activeConfigRevision" in status:
+            data["activeConfigRevision"] = status["activeConfigRevision"]
+        if game is None:
+            data["game"] = {"gameId": game_id}
+            data["configError"] = [str(issue) for issue in config.broken.get(game_id, ())]
+        else:
+            data["game"] = game_structured(game)
+            data["validationWarnings"] = validation_warnings(game)
+            entry = game.to_json()
+            if entry.get("env"):
+                entry["env"] = dict.fromkeys(entry["env"], "<hidden>")
+            data["config"] = entry
+            if game.profiles:
+                data["profiles"] = profiles_structured(game)
+                data["defaultProfile"] = game.default_profile
+            if game.launch_inputs:
+                data["launchInputs"] = launch_inputs_structured(game)
+        warnings = [str(issue) for issue in config.game_warnings(game_id)]
+        if warnings:
+            data["configWarnings"] = warnings
+        config_health(data, config, snapshot.error)
+        return data

@@ -1,0 +1,33 @@
+"""Launching games: resolution of profiles and launch inputs, the game's environment, Steam
+libraries, static checks, lifecycle hooks and the process itself."""
+
+from .checks import SpecIssue, check_resolvable
+from .environment import game_environment, hook_environment
+from .hooks import HookResult, classify_status, run_action_hook, run_hook, run_status_hook
+from .resolve import Resolved, ResolvedHook, ResolvedLifecycle, ResolveError, resolve
+from .spawn import LAUNCH_LOG, SpawnedGame, SpawnError, spawn
+from .steam import SteamApp, SteamError, resolve_app
+
+__all__ = [
+    "LAUNCH_LOG",
+    "HookResult",
+    "ResolveError",
+    "Resolved",
+    "ResolvedHook",
+    "ResolvedLifecycle",
+    "SpawnError",
+    "SpawnedGame",
+    "SpecIssue",
+    "SteamApp",
+    "SteamError",
+    "check_resolvable",
+    "classify_status",
+    "game_environment",
+    "hook_environment",
+    "resolve",
+    "resolve_app",
+    "run_action_hook",
+    "run_hook",
+    "run_status_hook",
+    "spawn",
+]

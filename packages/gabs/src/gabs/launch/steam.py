@@ -1,0 +1,386 @@
+"""Finding a Steam game on disk, for ``SteamManaged``: the library folders
+(``steamapps/libraryfolders.vdf``), the app manifest (``appmanifest_<appid>.acf``), the
+install folder and its most likely game executable.
+
+``$GABS_STEAM_LIBRARYFOLDERS`` (a path list) replaces the default ``libraryfolders.vdf``
+locations, as in the Go bridge. The game is then started directly with ``SteamAppId`` and
+``SteamGameId`` in its environment and a ``steam_appid.txt`` beside it, so Steam does not
+restart it through the client and the bridge's environment survives. When the Steam client
+cannot be seen, :func:`assist_client` starts it (``steam -silent``, ``open -a Steam``, or
+``steam://open/main`` on Windows) and waits for it within a bounded budget, best effort.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = [
+    "SteamApp",
+    "SteamError",
+    "assist_client",
+    "client_running",
+    "ensure_appid_file",
+    "library_folders",
+    "parse_vdf",
+    "resolve_app",
+]
+
+LIBRARY_FOLDERS_ENV: Final = "GABS_STEAM_LIBRARYFOLDERS"
+#: After a cold start the client needs a while before it launches games (the Go bridge's wait).
+COLD_START_DELAY: Final = 20.0
+_EXCLUDED: Final = (
+    "crash",
+    "unitycrashhandler",
+    "uninstall",
+    "unins",
+    "redist",
+    "vcredist",
+    "dotnet",
+    "dxsetup",
+    "installer",
+    "installscript",
+    "helper",
+)
+
+
+class SteamError(Exception):
+    """The app cannot be found or resolved on this machine."""
+
+
+@dataclass(frozen=True)
+class SteamApp:
+    """An installed Steam app and what to start."""
+
+    app_id: str
+    name: str
+    install_dir: str
+    library_path: Path
+    install_path: Path
+    executable: Path
+    working_dir: Path
+    appid_file: Path
+
+
+def _tokens(text: str) -> list[str]:
+    tokens: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char.isspace():
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise SteamError("unterminated block comment")
+            i = end + 2
+        elif char in "{}":
+            tokens.append(char)
+            i += 1
+        elif char == '"':
+            i += 1
+            out = []
+            while i < n and text[i] != '"':
+                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\':
+                    out.append(text[i + 1])
+                    i += 2
+                    continue
+                out.append(text[i])
+                i += 1
+            if i >= n:
+                raise SteamError("unterminated quoted string")
+            tokens.append("".join(out))
+            i += 1
+        else:
+            start = i
+            while i < n and not text[i].isspace() and text[i] not in "{}":
+                i += 1
+            tokens.append(text[start:i])
+    return tokens
+
+
+def parse_vdf(text: str) -> dict[str, Any]:
+    """Valve's KeyValues text format as nested dicts of strings."""
+    tokens = _tokens(text)
+    position = 0
+
+    def read_object(nested: bool) -> dict[str, Any]:
+        nonlocal position
+        result: dict[str, Any] = {}
+        while position < len(tokens):
+            token = tokens[position]
+            if token == "}":
+                if not nested:
+                    raise SteamError("unexpected '}'")
+                position += 1
+                return result
+            if token == "{":
+                raise SteamError("unexpected object start")
+            position += 1
+            if position >= len(tokens) or tokens[position] == "}":
+                raise SteamError(f"missing value for key {token!r}")
+            if tokens[position] == "{":
+                position += 1
+                result[token] = read_object(True)
+            else:
+                result[token] = tokens[position]
+                position += 1
+        if nested:
+            raise SteamError("unterminated object")
+        return result
+
+    return read_object(False)
+
+
+def _candidate_files(env: Mapping[str, str]) -> list[Path]:
+    override = env.get(LIBRARY_FOLDERS_ENV, "").strip()
+    if override:
+        return [Path(part) for part in override.split(os.pathsep) if part.strip()]
+    home = Path.home()
+    if sys.platform == "darwin":
+        return [home / "Library/Application Support/Steam/steamapps/libraryfolders.vdf"]
+    if sys.platform == "win32":
+        roots = [env.get("ProgramFiles(x86)", ""), env.get("ProgramFiles", "")]
+        return [Path(r) / "Steam/steamapps/libraryfolders.vdf" for r in roots if r]
+    return [
+        home / ".steam/steam/steamapps/libraryfolders.vdf",
+        home / ".local/share/Steam/steamapps/libraryfolders.vdf",
+    ]
+
+
+def _library_root(path: str | Path) -> Path:
+    root = Path(str(path).strip())
+    return root.parent if root.name == "steamapps" else root
+
+
+def library_folders(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Every Steam library folder named by the ``libraryfolders.vdf`` files found."""
+    env = os.environ if env is None else env
+    libraries: list[Path] = []
+    errors: list[str] = []
+
+    def add(path: str | Path) -> None:
+        root = _library_root(path)
+        if str(root) and root not in libraries:
+            libraries.append(root)
+
+    for manifest in _candidate_files(env):
+        try:
+            text = manifest.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            errors.append(f"{manifest}: {exc.strerror or exc}")
+            continue
+        add(manifest.parent.parent)
+        try:
+            parsed = parse_vdf(text)
+        except SteamError as exc:
+            errors.append(f"{manifest}: {exc}")
+            continue
+        root = parsed.get("libraryfolders", parsed)
+        if isinstance(root, dict):
+            for value in root.values():
+                if isinstance(value, dict) and isinstance(value.get("path"), str):
+                    add(value["path"])
+    if not libraries and errors:
+        raise SteamError("failed to read Steam library folders: " + "; ".join(errors))
+    return libraries
+
+
+def _normalize(text: str) -> str:
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
+def _score(path: Path, install: Path, name: str, install_dir: str) -> int:
+    base = _normalize(path.stem.removesuffix(".app"))
+    app = _normalize(name)
+    folder = _normalize(install_dir)
+    score = 0
+    if base and base == app:
+        score += 100
+    elif base and base == folder:
+        score += 95
+    elif base and app and base in app:
+        score += 70
+    elif base and app and app in base:
+        score += 65
+    elif base and folder and folder in base:
+        score += 60
+    with contextlib.suppress(ValueError):
+        score -= (len(path.relative_to(install).parts) - 1) * 5
+    if "launcher" in path.name.lower():
+        score -= 20
+    return score
+
+
+def _executable(path: Path) -> bool:
+    if sys.platform == "win32":
+        return path.suffix.lower() == ".exe" and path.is_file()
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _find_executable(install: Path, name: str, install_dir: str) -> Path:
+    candidates: list[Path] = []
+    for folder, dirs, files in os.walk(install):
+        depth = len(Path(folder).relative_to(install).parts)
+        if depth >= 2:
+            dirs.clear()
+        for file in files:
+            path = Path(folder) / file
+            if _executable(path) and not any(word in file.lower() for word in _EXCLUDED):
+                candidates.append(path)
+    if not candidates:
+        raise SteamError(f"no likely game executable found in {install}")
+    candidates.sort(key=lambda p: (-_score(p, install, name, install_dir), str(p)))
+    return candidates[0]
+
+
+def _mac_bundle_executable(install: Path, name: str, install_dir: str) -> Path | None:
+    bundles = sorted(install.glob("*.app"), key=lambda p: -_score(p, install, name, install_dir))
+    if not bundles:
+        return None
+    macos = bundles[0] / "Contents" / "MacOS"
+    try:
+        plist = (bundles[0] / "Contents" / "Info.plist").read_text(errors="replace")
+        match = re.search(r"<key>CFBundleExecutable</key>\s*<string>([^<]+)</string>", plist)
+        if match and _executable(macos / match.group(1).strip()):
+            return macos / match.group(1).strip()
+    except OSError:
+        pass
+    found = sorted(
+        (p for p in macos.iterdir() if _executable(p)),
+        key=lambda p: -_score(p, install, name, install_dir),
+    )
+    if not found:
+        raise SteamError(f"no executable files found in {macos}")
+    return found[0]
+
+
+def resolve_app(app_id: str, env: Mapping[str, str] | None = None) -> SteamApp:
+    """The installed app with this id; :class:`SteamError` naming what was checked."""
+    app_id = app_id.strip()
+    if not app_id:
+        raise SteamError("Steam app id is required")
+    libraries = library_folders(env)
+    if not libraries:
+        raise SteamError("no Steam library folders found")
+    checked = []
+    for library in libraries:
+        steamapps = library / "steamapps"
+        manifest = steamapps / f"appmanifest_{app_id}.acf"
+        checked.append(str(manifest))
+        if not manifest.is_file():
+            continue
+        try:
+            parsed = parse_vdf(manifest.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SteamError) as exc:
+            raise SteamError(f"failed to read Steam app manifest {manifest}: {exc}") from None
+        state = parsed.get("AppState", parsed)
+        install_dir = state.get("installdir") if isinstance(state, dict) else None
+        if not isinstance(install_dir, str) or not install_dir.strip():
+            raise SteamError(f"Steam app manifest {manifest} does not contain installdir")
+        name = state.get("name") if isinstance(state.get("name"), str) else ""
+        install = steamapps / "common" / install_dir
+        try:
+            executable = (
+                _mac_bundle_executable(install, name, install_dir)
+                if sys.platform == "darwin"
+                else None
+            ) or _find_executable(install, name, install_dir)
+        except OSError as exc:
+            raise SteamError(
+                f"failed to resolve executable for Steam app {app_id} at {install}: {exc}"
+            ) from None
+        except SteamError as exc:
+            raise SteamError(
+                f"failed to resolve executable for Steam app {app_id} at {install}: {exc}"
+            ) from None
+        return SteamApp(
+            app_id=app_id,
+            name=name,
+            install_dir=install_dir,
+            library_path=library,
+            install_path=install,
+            executable=executable,
+            working_dir=executable.parent,
+            appid_file=executable.parent / "steam_appid.txt",
+        )
+    raise SteamError(f"Steam app {app_id} was not found; checked manifests: {', '.join(checked)}")
+
+
+def ensure_appid_file(app: SteamApp) -> None:
+    """Write ``steam_appid.txt`` beside the executable (refusing a different id there)."""
+    try:
+        existing = app.appid_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        existing = ""
+    if existing == app.app_id:
+        return
+    if existing:
+        raise SteamError(
+            f"{app.appid_file} already contains Steam app id {existing!r}, expected {app.app_id!r}"
+        )
+    app.appid_file.write_text(app.app_id + "\n", encoding="utf-8")
+
+
+def client_running() -> bool:
+    """Whether a Steam client process can be seen (advisory only)."""
+    if sys.platform == "win32":
+        command = ["tasklist", "/FI", "IMAGENAME eq steam.exe"]
+    elif sys.platform == "darwin":
+        command = ["pgrep", "-f", "/Steam/Contents/MacOS/steam_osx"]
+    else:
+        command = ["pgrep", "-x", "steam"]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    if sys.platform == "win32":
+        return b"steam.exe" in done.stdout.lower()
+    return done.returncode == 0
+
+
+def client_start_command() -> list[str]:
+    """The platform's command that brings the Steam client up in the background."""
+    if sys.platform == "win32":
+        return ["cmd", "/c", "start", "", "steam://open/main"]
+    if sys.platform == "darwin":
+        return ["open", "-a", "Steam"]
+    return ["steam", "-silent"]
+
+
+def assist_client(budget: float) -> str | None:
+    """Start the Steam client and wait until it can be seen, never longer than ``budget``
+    seconds (then a short settling wait, also within the budget). Best effort: returns why it
+    did not complete, or None. Blocking: run it in a worker thread."""
+    if budget <= 0:
+        return "no time left for starting the Steam client"
+    deadline = time.monotonic() + budget
+    try:
+        subprocess.Popen(
+            client_start_command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"cannot start the Steam client: {exc}"
+    while not client_running():
+        if time.monotonic() >= deadline:
+            return f"the Steam client did not become visible within {budget:.0f}s"
+        time.sleep(0.25)
+    time.sleep(max(0.0, min(COLD_START_DELAY, deadline - time.monotonic())))
+    return None

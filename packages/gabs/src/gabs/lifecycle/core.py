@@ -1,0 +1,135 @@
+"""What every lifecycle step shares: the config folder, who is acting, and claim updates.
+
+Each bridge process (and each CLI command) acts as one *instance*. A claim update happens
+under the game's transition lock and is *fenced*: it applies only while the claim is still
+the one the caller started from (same launch id, and same operation id when given), so a late
+step of a superseded launch never overwrites its successor.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from gabs.config import Settings, game_runtime_dir
+from gabs.runtime import (
+    ClaimError,
+    RuntimeState,
+    load_claim,
+    remove_claim,
+    save_claim,
+    transition_lock,
+)
+from gabs.runtime.procs import fingerprint, verify_pid
+
+__all__ = ["Lifecycle", "Superseded", "now"]
+
+_COUNTER = itertools.count(1)
+
+
+class Superseded(Exception):
+    """The claim changed (replaced, removed, another operation) since the caller read it."""
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Lifecycle:
+    """The lifecycle of the games in one config folder, as seen by one bridge instance."""
+
+    def __init__(
+        self, config_dir: Path, settings: Settings, *, cli: bool = False, instance_id: str = ""
+    ) -> None:
+        self.config_dir = Path(config_dir)
+        self.settings = settings
+        prefix = "cli-" if cli else ""
+        self.instance_id = instance_id or (
+            f"{prefix}{os.getpid()}-{time.time_ns()}-{next(_COUNTER)}"
+        )
+        self.pid = os.getpid()
+        self.pid_start_time = fingerprint(self.pid)
+
+    def game_dir(self, game_id: str) -> Path:
+        return game_runtime_dir(self.config_dir, game_id)
+
+    @property
+    def owner_lease(self) -> timedelta:
+        return timedelta(seconds=self.settings.owner_lease_seconds)
+
+    async def load(self, game_id: str) -> RuntimeState | None:
+        """The claim as it is now (no lock: writes are atomic renames)."""
+        return load_claim(self.game_dir(game_id))
+
+    async def update(
+        self,
+        game_id: str,
+        launch_id: str,
+        change: Callable[[RuntimeState], None],
+        *,
+        operation_id: str | None = None,
+    ) -> RuntimeState:
+        """Apply ``change`` to the claim of ``launch_id`` under the lock; :class:`Superseded`."""
+        folder = self.game_dir(game_id)
+        async with transition_lock(folder):
+            claim = load_claim(folder)
+            if claim is None or claim.launch_id != launch_id:
+                raise Superseded(f"the runtime claim of {game_id} was replaced or removed")
+            if operation_id is not None and (
+                claim.operation is None or claim.operation.operation_id != operation_id
+            ):
+                raise Superseded(f"another operation took over the claim of {game_id}")
+            change(claim)
+            claim.generation += 1
+            save_claim(folder, claim)
+            return claim
+
+    async def remove_if(
+        self, game_id: str, launch_id: str, *, operation_id: str | None = None
+    ) -> bool:
+        """Remove the claim of ``launch_id`` (fenced); False when it was superseded."""
+        folder = self.game_dir(game_id)
+        async with transition_lock(folder):
+            try:
+                claim = load_claim(folder)
+            except ClaimError:
+                return False
+            if claim is None or claim.launch_id != launch_id:
+                return False
+            if operation_id is not None and (
+                claim.operation is None or claim.operation.operation_id != operation_id
+            ):
+                return False
+            remove_claim(folder)
+            return True
+
+    def refresh_owner(self, claim: RuntimeState, lease: timedelta | None = None) -> None:
+        """Make this instance the claim's owner, with a fresh lease."""
+        moment = now()
+        claim.owner_pid = self.pid
+        claim.owner_instance_id = self.instance_id
+        claim.owner_last_active = moment
+        claim.owner_lease_until = moment + (lease or self.owner_lease)
+
+    def foreign_owner(self, claim: RuntimeState | None, *, active_only: bool = True) -> bool:
+        """Whether another live bridge owns the claim (with an unexpired lease)."""
+        if claim is None or claim.owner_pid <= 0:
+            return False
+        if claim.owner_pid == self.pid and claim.owner_instance_id in ("", self.instance_id):
+            return False
+        verdict, _ = verify_pid(claim.owner_pid, 0)
+        if verdict == "stopped":
+            return False
+        if not active_only:
+            return True
+        until = claim.owner_lease_until
+        if until is None:
+            base = claim.owner_last_active or claim.updated_at
+            if base is None:
+                return True
+            until = base + self.owner_lease
+        return now() < until

@@ -1,0 +1,294 @@
+"""Stage 2 of a start: decide whether a new launch may claim the game, and claim it.
+
+An existing claim is judged by the liveness rule: running is ``already_running``, a step in
+flight is ``operation_in_progress``, unknown is ``blocked_unknown_state`` (never a duplicate),
+stopped clears it. Without a claim, every profile's status hook and ``stopProcessName`` are
+asked whether the game runs anyway (``external_instance_detected``; when exactly one answer
+fits, the instance is recorded as an external claim so it can be stopped by id). Then the new
+claim is written whole, under the transition lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from gabs.config import GameConfig
+from gabs.launch.hooks import run_status_hook
+from gabs.launch.resolve import Resolved, profile_lifecycles
+from gabs.runtime import (
+    ClaimError,
+    Operation,
+    RuntimeState,
+    evaluate,
+    load_claim,
+    save_claim,
+    transition_lock,
+)
+from gabs.runtime.claim import format_time, new_id
+from gabs.runtime.procs import find_by_name
+
+from .codes import LifecycleError, next_action
+from .core import Lifecycle, now
+
+__all__ = ["claim_for_start", "operation_refusal"]
+
+LiveCheck = Callable[[RuntimeState], bool]
+
+
+def operation_refusal(game_id: str, claim: RuntimeState, *, warnings_key: str) -> LifecycleError:
+    """``operation_in_progress`` for a claim whose step is still within its deadline."""
+    operation = claim.operation
+    assert operation is not None
+    return LifecycleError(
+        "operation_in_progress",
+        f"a {operation.action} operation on {game_id} begun "
+        f"{format_time(operation.attempt_started_at)} is still in progress (deadline "
+        f"{format_time(operation.deadline)}); re-check after the deadline",
+        data={
+            "phase": claim.phase,
+            "activeProfile": claim.effective_profile,
+            "operation": {
+                "action": operation.action,
+                "attemptStartedAt": format_time(operation.attempt_started_at),
+                "deadline": format_time(operation.deadline),
+            },
+        },
+        next_actions=[
+            next_action(
+                "games_status",
+                {"gameId": game_id},
+                "Re-check once the in-flight operation finishes.",
+            )
+        ],
+        is_error=False,
+        warnings_key=warnings_key,
+    )
+
+
+def _reclaimable(claim: RuntimeState) -> bool:
+    """A start that saw nothing (``unobserved``) and whose budget has passed."""
+    deadline = claim.process_start_deadline
+    return (
+        claim.phase == "starting"
+        and claim.operation is None
+        and claim.spawn_state == "spawned"
+        and deadline is not None
+        and now() > deadline
+    )
+
+
+async def _judge_existing(
+    lc: Lifecycle,
+    game: GameConfig,
+    claim: RuntimeState,
+    live: LiveCheck | None,
+    warnings: list[str],
+) -> None:
+    """Raise unless the existing claim is provably stale (then remove it)."""
+    moment = now()
+    if claim.operation is not None and claim.operation.in_flight(moment):
+        raise operation_refusal(game.id, claim, warnings_key="startWarnings")
+    evidence = await evaluate(
+        claim, game_id=game.id, gabp_live=bool(live and live(claim)), instance_id=lc.instance_id
+    )
+    warnings += evidence.warnings
+    if evidence.verdict == "running":
+        profile = claim.effective_profile
+        raise LifecycleError(
+            "already_running",
+            f"Game '{game.id}' is already running"
+            + (f" with profile '{profile}'" if profile else "")
+            + " (another start, CLI or GABS session launched it). Use it as it is — connect with "
+            "games_connect — or stop it first.",
+            data={"activeProfile": profile, "phase": claim.phase, "evidence": evidence.to_json()},
+            next_actions=[
+                next_action("games_status", {"gameId": game.id}, "Inspect the active instance."),
+                next_action(
+                    "games_connect",
+                    {"gameId": game.id},
+                    "Attach this session to the running game instead of launching a duplicate.",
+                ),
+                next_action(
+                    "games_stop", {"gameId": game.id}, "Stop it first if another profile is needed."
+                ),
+            ],
+            is_error=False,
+        )
+    if evidence.verdict == "unknown":
+        if not _reclaimable(claim):
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"A runtime claim exists for '{game.id}' but whether the game still runs cannot "
+                f"be determined ({evidence.detail}); refusing to start a duplicate. Use "
+                f"'gabs games repair {game.id} --forget-runtime' only if it is provably gone.",
+                data={"phase": claim.phase, "evidence": evidence.to_json()},
+                next_actions=[
+                    next_action(
+                        "games_status",
+                        {"gameId": game.id},
+                        "Gather evidence; use repair --forget-runtime only if the instance is "
+                        "provably gone.",
+                    )
+                ],
+            )
+        warnings.append(
+            "an earlier start of this game was never observed and its budget has passed; it is "
+            "superseded, but an abandoned store launch could still appear"
+        )
+    if not await lc.remove_if(game.id, claim.launch_id):
+        raise _Retry()
+
+
+class _Retry(Exception):
+    pass
+
+
+async def _probe_external(
+    game: GameConfig, warnings: list[str]
+) -> tuple[LifecycleError, RuntimeState | None] | None:
+    """``external_instance_detected`` (and the external claim to record) when the game runs
+    without a claim."""
+    running: list[str] = []
+    lifecycles = profile_lifecycles(game)
+    for profile in sorted(lifecycles):
+        hook = lifecycles[profile].status
+        if hook is None:
+            continue
+        verdict, result = await run_status_hook(hook, game_id=game.id, profile=profile)
+        if verdict == "running":
+            running.append(profile)
+        elif verdict == "unknown":
+            warnings.append(
+                f"status hook of profile {profile or '(default)'!r} could not tell whether the "
+                f"game runs ({result.describe()})"
+            )
+    names: list[int] = []
+    if game.stop_process_name and not running:
+        try:
+            names = find_by_name(game.stop_process_name)
+        except OSError as exc:
+            warnings.append(f"process scan for {game.stop_process_name!r} failed: {exc}")
+    if not running and not names:
+        return None
+    snapshot = None
+    if len(running) == 1 or (not running and len(names) == 1):
+        profile = running[0] if running else "unknown"
+        moment = now()
+        snapshot = RuntimeState(
+            game_id=game.id,
+            status="running",
+            stop_process_name=game.stop_process_name,
+            launch_id=new_id(),
+            phase="active",
+            spawn_state="spawned",
+            source="external",
+            launch_mode=game.launch_mode,
+            pid_role="workload",
+            profile=running[0] if running else "",
+            observed_profile=profile,
+            lifecycle=lifecycles.get(running[0]) if running else lifecycles.get(""),
+            owner_last_active=moment,
+            extra={"appliedLaunchInputsState": "unavailable"},
+        )
+    candidates = running or [game.stop_process_name]
+    detail = (
+        f"profile(s) {', '.join(p or '(default)' for p in running)} report running"
+        if running
+        else f"{len(names)} process(es) named {game.stop_process_name!r} are running"
+    )
+    refusal = LifecycleError(
+        "external_instance_detected",
+        f"'{game.id}' is already running outside GABS's records ({detail}); refusing to start a "
+        "duplicate.",
+        data={"candidates": candidates, "externalSnapshotPersisted": snapshot is not None},
+        warnings=warnings,
+        next_actions=[
+            next_action(
+                "games_status", {"gameId": game.id}, "The external instance is tracked by ID."
+            ),
+            next_action(
+                "games_stop", {"gameId": game.id}, "Stop the external instance to free the game."
+            ),
+        ]
+        if snapshot is not None
+        else [],
+    )
+    return refusal, snapshot
+
+
+async def claim_for_start(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    *,
+    budget: float,
+    lease: timedelta,
+    live: LiveCheck | None = None,
+) -> tuple[RuntimeState, list[str]]:
+    """Write a new claim for this launch (phase ``starting``); raise a refusal otherwise."""
+    folder = lc.game_dir(game.id)
+    warnings: list[str] = []
+    for _ in range(4):
+        try:
+            existing = load_claim(folder)
+        except ClaimError as exc:
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"The runtime claim for '{game.id}' is unreadable: {exc}. Use 'gabs games repair "
+                f"{game.id} --forget-runtime' if the game is provably gone.",
+            ) from None
+        if existing is not None:
+            try:
+                await _judge_existing(lc, game, existing, live, warnings)
+            except _Retry:
+                pass
+            except LifecycleError as refusal:
+                refusal.warnings = warnings
+                raise
+            continue
+        found = await _probe_external(game, warnings)
+        if found is not None:
+            external, snapshot = found
+            if snapshot is not None:
+                async with transition_lock(folder):
+                    if load_claim(folder) is None:
+                        save_claim(folder, snapshot)
+            raise external
+        moment = now()
+        claim = RuntimeState(
+            game_id=game.id,
+            status="starting",
+            stop_process_name=game.stop_process_name,
+            launch_id=new_id(),
+            phase="starting",
+            spawn_state="preflight",
+            launch_mode=game.launch_mode,
+            pid_role="helper" if game.url_mode else "workload",
+            profile=resolved.profile,
+            applied_input_names=list(resolved.applied_inputs),
+            config_revision=resolved.config_revision,
+            lifecycle=resolved.lifecycle,
+            operation=Operation(
+                operation_id=new_id(),
+                action="start",
+                executor_instance_id=lc.instance_id,
+                executor_pid=lc.pid,
+                executor_pid_start_time=lc.pid_start_time,
+                attempt_started_at=moment,
+                deadline=moment + timedelta(seconds=budget + 10),
+            ),
+            process_start_deadline=moment + timedelta(seconds=budget),
+        )
+        lc.refresh_owner(claim, lease)
+        async with transition_lock(folder):
+            if load_claim(folder) is not None:
+                continue
+            save_claim(folder, claim)
+        return claim, warnings
+    raise LifecycleError(
+        "operation_in_progress",
+        f"the runtime claim of '{game.id}' kept changing while starting; re-check games_status",
+        warnings=warnings,
+        is_error=False,
+    )

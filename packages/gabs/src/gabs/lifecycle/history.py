@@ -1,0 +1,165 @@
+"""The track record: per game and launch context, what has worked before.
+
+``<config-dir>/<gameId>/track-record.json`` (0600) counts, per profile and per hash of the
+resolved launch context (target, mode, args, config env, working directory, hooks; never the
+launch inputs or the bridge's own variables), the verified starts, bridge connections and
+clean stops, the last success and failure, and the consecutive failures; it keeps the last
+context that started. A failure result carries its one-line summary (``trackRecord``), so an
+agent can tell a proven setup that failed once (look at the game or the machine) from one that
+never worked (look at the config). Editing a context starts its record anew.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from gabp.handoff import write_secret_file
+from gabs.config import GameConfig
+from gabs.launch.resolve import Resolved, resolve
+
+__all__ = ["TrackRecord", "age_text", "context_hash", "summary_line"]
+
+RECORD_FILE: Final = "track-record.json"
+
+
+def context_hash(game: GameConfig, profile: str) -> str:
+    """The hash of a profile's launch context without launch inputs."""
+    try:
+        base = resolve(game, profile=profile, inherited={})
+    except Exception:
+        return ""
+    return (
+        "sha256:"
+        + hashlib.sha256(json.dumps(_context(game, base), sort_keys=True).encode()).hexdigest()
+    )
+
+
+def _context(game: GameConfig, base: Resolved) -> dict[str, Any]:
+    return {
+        "target": game.target,
+        "mode": game.launch_mode,
+        "args": list(base.args),
+        "env": {key: base.env[key] for key in base.context_env_keys if key in base.env},
+        "absentEnv": list(base.absent_env_names),
+        "workingDir": base.working_dir,
+        "lifecycle": base.lifecycle.to_json() if base.lifecycle else None,
+    }
+
+
+def age_text(seconds: float) -> str:
+    """How long ago, as the track record words it: ``moments``, ``5m``, ``3h``, ``2d``."""
+    if seconds < 60:
+        return "moments"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    return f"{int(seconds // 86400)}d"
+
+
+def _ago(moment: str) -> str:
+    try:
+        seconds = (datetime.now(UTC) - datetime.fromisoformat(moment)).total_seconds()
+    except ValueError:
+        return "a while"
+    return age_text(seconds)
+
+
+def summary_line(entry: dict[str, Any] | None) -> str:
+    """The one-line summary a failure result carries."""
+    if not entry or not entry.get("workloadStarts"):
+        failures = (entry or {}).get("consecutiveFailures", 0)
+        if failures:
+            return (
+                f"no successful starts recorded for this context ({failures} consecutive failures)"
+            )
+        return "no successful starts recorded for this context"
+    parts = f"started {entry['workloadStarts']}\u00d7"
+    if entry.get("lastSuccessAt"):
+        parts += f", last {_ago(entry['lastSuccessAt'])} ago"
+    parts += f"; bridge connected {entry.get('bridgeConnects', 0)}\u00d7"
+    if entry.get("cleanStops"):
+        parts += f", clean stops {entry['cleanStops']}\u00d7"
+    if not entry.get("bridgeConnects"):
+        parts += (
+            " — the workload starts but the bridge has never connected (points game-side, not at "
+            "launch config)"
+        )
+    if entry.get("consecutiveFailures"):
+        parts += f"; {entry['consecutiveFailures']} consecutive failures"
+    return parts
+
+
+class TrackRecord:
+    """One game's record (read and written in its runtime folder)."""
+
+    def __init__(self, game_dir: Path) -> None:
+        self.path = game_dir / RECORD_FILE
+
+    def load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {"profiles": {}}
+        if not isinstance(data, dict) or not isinstance(data.get("profiles"), dict):
+            return {"profiles": {}}
+        return data
+
+    def entry(self, profile: str, digest: str) -> dict[str, Any] | None:
+        found = self.load()["profiles"].get(profile)
+        if isinstance(found, dict) and found.get("contextHash") == digest and digest:
+            return found
+        return None
+
+    def proven(self, profile: str, digest: str) -> bool:
+        entry = self.entry(profile, digest)
+        return bool(entry and entry.get("workloadStarts"))
+
+    def _update(self, profile: str, digest: str, change: Any) -> None:
+        if not digest:
+            return
+        data = self.load()
+        entry = data["profiles"].get(profile)
+        if not isinstance(entry, dict) or entry.get("contextHash") != digest:
+            entry = {
+                "contextHash": digest,
+                "workloadStarts": 0,
+                "bridgeConnects": 0,
+                "cleanStops": 0,
+            }
+        change(entry)
+        data["profiles"][profile] = entry
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
+
+    def started(self, game: GameConfig, profile: str, digest: str) -> None:
+        def change(entry: dict[str, Any]) -> None:
+            entry["workloadStarts"] = entry.get("workloadStarts", 0) + 1
+            entry["lastSuccessAt"] = datetime.now(UTC).isoformat()
+            entry["consecutiveFailures"] = 0
+            with contextlib.suppress(Exception):
+                entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
+
+        self._update(profile, digest, change)
+
+    def count(self, profile: str, digest: str, counter: str) -> None:
+        self._update(
+            profile, digest, lambda entry: entry.__setitem__(counter, entry.get(counter, 0) + 1)
+        )
+
+    def failed(self, profile: str, digest: str, outcome: str, cause: str | None) -> None:
+        def change(entry: dict[str, Any]) -> None:
+            entry["lastFailure"] = {
+                "outcome": outcome,
+                "class": cause,
+                "at": datetime.now(UTC).isoformat(),
+            }
+            entry["consecutiveFailures"] = entry.get("consecutiveFailures", 0) + 1
+
+        self._update(profile, digest, change)

@@ -1,0 +1,105 @@
+"""Status from a claim: what ``games_status`` and ``gabs games status`` report.
+
+The claim is judged by the liveness rule (without blocking on a step in flight). On the way,
+a status observation also tidies: a start that was never observed is promoted to ``active``
+when the game shows up, a step whose bridge process died or whose deadline passed is recorded
+as ``interrupted``, and a claim whose game is provably gone is removed
+(``stale-runtime-cleaned``). ``unknown`` never removes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gabs.launch.spawn import reap_finished
+from gabs.runtime import ActionResult, ClaimError, Evidence, RuntimeState, evaluate
+
+from .core import Lifecycle, Superseded, now
+
+__all__ = ["Observation", "observe"]
+
+
+@dataclass
+class Observation:
+    """A status and its evidence; ``claim`` as it stands afterwards (None when gone)."""
+
+    status: str
+    evidence: Evidence | None
+    claim: RuntimeState | None
+    error: str = ""
+
+
+async def observe(lc: Lifecycle, game_id: str, *, gabp_live: bool = False) -> Observation:
+    """The game's status from its claim (``stopped`` when there is none)."""
+    reap_finished()
+    for _ in range(4):
+        try:
+            claim = await lc.load(game_id)
+        except ClaimError as exc:
+            return Observation("unknown", None, None, str(exc))
+        if claim is None:
+            return Observation("stopped", Evidence("stopped", "none", "no runtime claim"), None)
+        try:
+            return await _once(lc, game_id, claim, gabp_live)
+        except Superseded:
+            continue
+    return Observation("unknown", None, None, "the runtime claim kept changing")
+
+
+async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: bool) -> Observation:
+    moment = now()
+    operation = claim.operation
+    if operation is not None and not operation.in_flight(moment):
+        # A step whose deadline passed: record it and judge the claim as it is.
+        def interrupted(state: RuntimeState) -> None:
+            if state.operation is None:
+                return
+            state.last_action_result = ActionResult(
+                action=state.operation.action,
+                outcome="interrupted",
+                detail=f"a previous {state.operation.action} attempt never completed",
+                timestamp=moment,
+            )
+            if state.phase in ("stopping", "killing"):
+                state.phase = "active"
+            state.operation = None
+
+        claim = await lc.update(game_id, claim.launch_id, interrupted)
+        operation = None
+    in_flight = operation is not None
+    evidence = await evaluate(
+        claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
+    )
+    if evidence.verdict == "running":
+        if claim.phase == "starting" and not in_flight:
+
+            def promote(state: RuntimeState) -> None:
+                if state.operation is not None or state.phase != "starting":
+                    raise Superseded("the claim changed")
+                state.phase, state.status = "active", "running"
+
+            claim = await lc.update(game_id, claim.launch_id, promote)
+            return Observation("running", evidence, claim)
+        if claim.phase == "starting":
+            return Observation("starting", evidence, claim)
+        if claim.phase in ("stopping", "killing") and in_flight:
+            return Observation(claim.phase, evidence, claim)
+        return Observation("running", evidence, claim)
+    if evidence.verdict == "unknown":
+        if claim.phase == "starting":
+            return Observation("starting", evidence, claim)
+        if claim.phase in ("stopping", "killing") and in_flight:
+            return Observation(claim.phase, evidence, claim)
+        return Observation("unknown", evidence, claim)
+    if in_flight:
+        phase = claim.phase if claim.phase in ("stopping", "killing") else "starting"
+        return Observation(phase, evidence, claim)
+    if claim.phase == "starting" and claim.spawn_state == "spawned":
+        positive = evidence.source == "status_hook" or (
+            evidence.source == "pid_fingerprint" and claim.pid_role == "workload"
+        )
+        if not positive:
+            return Observation("starting", evidence, claim)
+    if not await lc.remove_if(game_id, claim.launch_id):
+        raise Superseded("the claim changed")
+    return Observation("stale-runtime-cleaned", evidence, None)

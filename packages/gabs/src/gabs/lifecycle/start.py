@@ -1,0 +1,364 @@
+"""Starting a game, stages 1 to 4: resolve, claim, spawn, see it run.
+
+:func:`start_game` ends when the game's process is verified running (or adopted: the direct
+child exited but a status hook or ``stopProcessName`` sees the game) and its claim is
+``active``. Connecting to its GABP server (stage 5) is the caller's: the MCP server connects,
+``gabs games start`` leaves that to a later ``games_connect``. Every other ending is a
+:class:`~.codes.LifecycleError` with the Go bridge's code; the claim of a launch that did not
+start is released, except ``unobserved`` (a store launcher may still be showing a dialog).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import anyio
+
+from gabs.config import GameConfig
+from gabs.launch.environment import game_environment
+from gabs.launch.resolve import Resolved
+from gabs.launch.spawn import (
+    LAUNCH_LOG,
+    SpawnedGame,
+    SpawnError,
+    describe_exit,
+    opener_command,
+    spawn,
+    store_uri,
+)
+from gabs.launch.steam import (
+    SteamError,
+    assist_client,
+    client_running,
+    ensure_appid_file,
+    resolve_app,
+)
+from gabs.runtime import (
+    EndpointError,
+    EndpointInUse,
+    RuntimeState,
+    evaluate,
+    prepare_endpoint,
+)
+from gabs.runtime.claim import format_time
+from gabs.runtime.endpoint import stamp_bridge_file
+from gabs.runtime.procs import fingerprint
+
+from .codes import LifecycleError, cause_class, next_action
+from .core import Lifecycle, Superseded, now
+from .gate import claim_for_start
+from .history import TrackRecord, context_hash
+
+__all__ = ["Started", "start_game"]
+
+logger = logging.getLogger(__name__)
+
+_FIRST_LOOK = 0.5
+_POLL = 0.5
+#: Seconds of the step's deadline kept for the spawn when starting the Steam client first.
+STEAM_ASSIST_RESERVE = 7.0
+STEAM_ADVISORY = (
+    "the Steam client does not seem to be running; the game may need it (start Steam if the "
+    "game does not come up)"
+)
+
+
+@dataclass
+class Started:
+    """A launch verified running; its claim is ``active``."""
+
+    claim: RuntimeState
+    spawned: SpawnedGame
+    port: int
+    token: str = field(repr=False)
+    resolved: Resolved
+    adopted: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str, list[str]]:
+    """argv, working directory and warnings for the launch mode."""
+    if game.url_mode:
+        return opener_command(store_uri(game.launch_mode, game.target)), working_dir, []
+    if game.launch_mode == "SteamManaged":
+        try:
+            app = resolve_app(game.target)
+            ensure_appid_file(app)
+        except (SteamError, OSError) as exc:
+            raise SpawnError(0, f"cannot prepare Steam app {game.target}: {exc}") from None
+        return [str(app.executable)], working_dir or str(app.working_dir), []
+    target = os.path.expanduser(game.target)
+    if "/" not in target and os.sep not in target:
+        target = shutil.which(target) or target
+    return [target], working_dir, []
+
+
+async def _steam_client(game: GameConfig, claim: RuntimeState, warnings: list[str]) -> None:
+    """The store advisory when no Steam client can be seen; for ``SteamManaged`` also a
+    bounded attempt to start the client, within the step's deadline (less a reserve for the
+    spawn), as the Go bridge does."""
+    if await anyio.to_thread.run_sync(client_running):
+        return
+    warnings.append(STEAM_ADVISORY)
+    deadline = claim.process_start_deadline
+    if game.launch_mode != "SteamManaged" or deadline is None:
+        return
+    budget = (deadline - now()).total_seconds() - STEAM_ASSIST_RESERVE
+    problem = await anyio.to_thread.run_sync(assist_client, budget)
+    if problem:
+        logger.debug("Steam client assistance for %s: %s", game.id, problem)
+
+
+async def start_game(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    *,
+    reset_endpoint: bool = False,
+    gabp_timeout: float = 60.0,
+    live: Callable[[RuntimeState], bool] | None = None,
+) -> Started:
+    """Stages 2 to 4 of a start (resolution and the static checks are done)."""
+    budget = lc.settings.startup.process_start_budget(game.launch_mode)
+    lease = max(lc.owner_lease, timedelta(seconds=gabp_timeout + 5))
+    claim, warnings = await claim_for_start(
+        lc, game, resolved, budget=budget, lease=lease, live=live
+    )
+    record = TrackRecord(lc.game_dir(game.id))
+    digest = context_hash(game, resolved.profile)
+    assert claim.operation is not None
+    launch_id, operation_id = claim.launch_id, claim.operation.operation_id
+    keep_claim = False
+    try:
+        return await _launch(
+            lc, game, resolved, claim, warnings, reset_endpoint, budget, lease, record, digest
+        )
+    except LifecycleError as failure:
+        failure.warnings = warnings + [w for w in failure.warnings if w not in warnings]
+        keep_claim = failure.code == "unobserved"
+        if keep_claim:
+            with anyio.CancelScope(shield=True):
+                with contextlib.suppress(Superseded):
+                    await lc.update(
+                        game.id,
+                        launch_id,
+                        lambda state: setattr(state, "operation", None),
+                        operation_id=operation_id,
+                    )
+        if failure.code in (
+            "exited_during_start",
+            "unobserved",
+            "spawn_failed",
+            "endpoint_unavailable",
+        ):
+            record.failed(resolved.profile, digest, failure.code, cause_class(failure.code))
+        raise
+    except Superseded:
+        keep_claim = True
+        raise LifecycleError(
+            "operation_in_progress",
+            f"the start of '{game.id}' was superseded during startup; re-check 'gabs games "
+            f"status {game.id}'",
+            warnings=warnings,
+            is_error=False,
+        ) from None
+    finally:
+        if not keep_claim:
+            with anyio.CancelScope(shield=True):
+                await lc.remove_if(game.id, launch_id, operation_id=operation_id)
+
+
+async def _launch(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    claim: RuntimeState,
+    warnings: list[str],
+    reset_endpoint: bool,
+    budget: float,
+    lease: timedelta,
+    record: TrackRecord,
+    digest: str,
+) -> Started:
+    folder = lc.game_dir(game.id)
+    assert claim.operation is not None
+    launch_id, operation_id = claim.launch_id, claim.operation.operation_id
+    try:
+        endpoint = prepare_endpoint(
+            folder,
+            game.id,
+            ranges=lc.settings.port_ranges,
+            fixed_port=game.gabp_port,
+            reset=reset_endpoint,
+        )
+    except EndpointInUse as exc:
+        raise LifecycleError(
+            "endpoint_unavailable",
+            f"GABS endpoint cache for game '{game.id}' uses port {exc.port}, but that port is "
+            "already listening. No other process was started. Find the listener with an OS tool "
+            f"(`lsof -nP -iTCP:{exc.port} -sTCP:LISTEN`, `netstat -ano | findstr :{exc.port}`); "
+            "if it is a lost instance of this game stop it, otherwise start again with "
+            "resetEndpoint to rotate the cached endpoint.",
+            data={"status": "endpoint_cache_in_use", "port": exc.port},
+            next_actions=[
+                next_action(
+                    "games_start",
+                    {"gameId": game.id, "resetEndpoint": True},
+                    "Rotate the endpoint cache and start a new process ONLY after an OS-level "
+                    "port inspection confirmed the listener is not a lost instance of this game.",
+                )
+            ],
+        ) from None
+    except EndpointError as exc:
+        raise LifecycleError(
+            "endpoint_unavailable", f"Cannot start {game.id}: {exc}", data={"detail": str(exc)}
+        ) from None
+    try:
+        argv, working_dir, more = _executable(game, resolved.working_dir)
+    except SpawnError as exc:
+        raise _spawn_failed(game, exc) from None
+    warnings += more
+    if game.launch_mode in ("SteamManaged", "SteamAppId"):
+        await _steam_client(game, claim, warnings)
+    env = game_environment(
+        resolved,
+        launch_mode=game.launch_mode,
+        target=game.target,
+        bridge_path=str(endpoint.path),
+        port=endpoint.port,
+        token=endpoint.token,
+    )
+    if not game.url_mode:
+        argv += list(resolved.args)
+
+    def spawning(state: RuntimeState) -> None:
+        state.endpoint_port, state.endpoint_token = endpoint.port, endpoint.token
+        state.spawn_state = "spawning"
+
+    await lc.update(game.id, launch_id, spawning, operation_id=operation_id)
+    try:
+        spawned = spawn(argv, cwd=working_dir or None, env=env, log_path=folder / LAUNCH_LOG)
+    except SpawnError as exc:
+        await lc.update(
+            game.id,
+            launch_id,
+            lambda s: setattr(s, "spawn_state", "failed"),
+            operation_id=operation_id,
+        )
+        raise _spawn_failed(game, exc) from None
+    start_time = fingerprint(spawned.pid)
+
+    def spawned_state(state: RuntimeState) -> None:
+        state.spawn_state = "spawned"
+        state.game_pid = spawned.pid
+        state.pid_start_time = start_time
+
+    claim = await lc.update(game.id, launch_id, spawned_state, operation_id=operation_id)
+    stamp_bridge_file(
+        folder,
+        port=endpoint.port,
+        token=endpoint.token,
+        profile=resolved.profile,
+        revision=resolved.config_revision,
+        started_at=format_time(now()).split(".")[0] + "Z",
+    )
+    adopted = await _verify(lc, game, claim, spawned, budget)
+
+    def promote(state: RuntimeState) -> None:
+        state.status = "running"
+        state.phase = "active"
+        state.adopted = adopted
+        state.operation = None
+        state.process_start_deadline = None
+        lc.refresh_owner(state, lease)
+
+    claim = await lc.update(game.id, launch_id, promote, operation_id=operation_id)
+    record.started(game, resolved.profile, digest)
+    return Started(
+        claim=claim,
+        spawned=spawned,
+        port=endpoint.port,
+        token=endpoint.token,
+        resolved=resolved,
+        adopted=adopted,
+        warnings=warnings,
+    )
+
+
+def _spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
+    return LifecycleError(
+        "spawn_failed",
+        f"Failed to start {game.id}: {exc.strerror or exc}",
+        data={"osError": str(exc.strerror or exc)},
+    )
+
+
+def exited_during_start(
+    game: GameConfig, code: int | None, tail: str, evidence: str = ""
+) -> LifecycleError:
+    """The failure of a game whose process ended before it was verified (or while connecting)."""
+    how = describe_exit(code) if code is not None else "stopped"
+    data: dict[str, object] = {"exitCode": code if code is not None else -1}
+    if tail:
+        data["outputTail"] = tail
+    if evidence:
+        data["hookEvidence"] = evidence
+    return LifecycleError(
+        "exited_during_start",
+        f"'{game.id}' {how} during start. This is attributed to the game; read the output tail "
+        "for the cause (a crash, missing or corrupt data, a mod loader failure, DRM or "
+        "anti-cheat refusing the process, a required login, or a wrapper's own error)."
+        + (f" Output tail:\n{tail}" if tail else " It wrote no output."),
+        data=data,
+    )
+
+
+async def _verify(
+    lc: Lifecycle, game: GameConfig, claim: RuntimeState, spawned: SpawnedGame, budget: float
+) -> bool:
+    """Stage 4: True when adopted; raise ``exited_during_start`` or ``unobserved``."""
+    deadline = anyio.current_time() + budget
+    if not game.url_mode:
+        code = await spawned.wait(min(_FIRST_LOOK, budget))
+        if code is None:
+            return False
+        evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
+        if evidence.verdict == "running":
+            return True
+        if evidence.verdict == "unknown":
+            raise _unobserved(game)
+        hook = evidence.detail if evidence.source == "status_hook" else ""
+        raise exited_during_start(game, code, spawned.tail(), hook)
+    has_source = bool(claim.stop_process_name) or bool(claim.lifecycle and claim.lifecycle.status)
+    while True:
+        evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
+        if evidence.verdict == "running":
+            return False
+        if evidence.verdict == "stopped" and evidence.source == "status_hook":
+            raise exited_during_start(game, spawned.poll(), spawned.tail(), evidence.detail)
+        if not has_source and spawned.exited:
+            raise _unobserved(game)
+        if anyio.current_time() >= deadline:
+            raise _unobserved(game)
+        await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
+
+
+def _unobserved(game: GameConfig) -> LifecycleError:
+    return LifecycleError(
+        "unobserved",
+        f"Nothing observable for '{game.id}' within the start budget — the store launcher may be "
+        "updating the game or showing a dialog (login, EULA); check the desktop and re-check "
+        "games_status. The claim is kept while the launch may still appear.",
+        next_actions=[
+            next_action(
+                "games_status", {"gameId": game.id}, "Re-check after the store launcher settles."
+            )
+        ],
+        is_error=False,
+    )

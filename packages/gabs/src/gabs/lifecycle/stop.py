@@ -1,0 +1,444 @@
+"""Stopping and killing a game from its claim, then verifying that it ended.
+
+One step per game at a time: a stop or kill while another is in flight answers
+``operation_in_progress`` at once. The action is the claim's pinned hook (``stop`` or
+``kill``), else the built-in one: SIGTERM (stop) or SIGKILL (kill) to the recorded process,
+else to every process named ``stopProcessName``. A stop never escalates to a kill, and a kill
+never falls back to the stop hook (``stop_unsupported`` / ``kill_unsupported`` when nothing can
+act). Success of the action is then checked against every evidence source for a bounded window:
+``terminated`` (claim removed), ``action_succeeded_running``, ``termination_unverified``
+(claim kept), or the action's own ``action_failed`` / ``action_timed_out``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import anyio
+
+from gabs.launch.hooks import HookResult, run_action_hook, run_status_hook
+from gabs.launch.resolve import ResolvedHook
+from gabs.launch.spawn import reap_finished
+from gabs.runtime import (
+    ActionResult,
+    ClaimError,
+    LockBusy,
+    Operation,
+    RuntimeState,
+    load_claim,
+    remove_claim,
+    save_claim,
+    transition_lock,
+)
+from gabs.runtime.claim import new_id
+from gabs.runtime.liveness import attachment_is_live, owned_by
+from gabs.runtime.procs import find_by_name, signal_process, verify_pid
+
+from .codes import LifecycleError, next_action
+from .core import Lifecycle, now
+from .gate import operation_refusal
+
+__all__ = ["StopOutcome", "stop_game"]
+
+BUILTIN_BUDGET = 10.0
+VERIFY_DEFAULT = 15.0
+_POLL = 0.25
+
+
+@dataclass
+class StopOutcome:
+    """How a stop or kill ended."""
+
+    code: str
+    action: str
+    detail: str = ""
+    active_profile: str = ""
+    final_phase: str = ""
+    claim_removed: bool = False
+    hook: HookResult | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "code": self.code,
+            "action": self.action,
+            "claimRemoved": self.claim_removed,
+        }
+        if self.active_profile:
+            data["activeProfile"] = self.active_profile
+        if self.final_phase:
+            data["phase"] = self.final_phase
+        if self.detail:
+            data["evidence"] = self.detail
+        if self.warnings:
+            data["warnings"] = self.warnings
+        if self.hook is not None:
+            data["exitCode"] = self.hook.exit_code
+            if self.hook.stderr_tail:
+                data["stderrTail"] = self.hook.stderr_tail
+            if self.hook.tree_kill_warning:
+                data["treeKillWarning"] = True
+        return data
+
+
+def _capability(claim: RuntimeState, action: str) -> tuple[ResolvedHook | None, bool]:
+    lifecycle = claim.lifecycle
+    hook = None
+    if lifecycle is not None:
+        hook = lifecycle.kill if action == "kill" else lifecycle.stop
+    builtin = (claim.pid_role == "workload" and claim.game_pid > 0) or bool(claim.stop_process_name)
+    return hook, builtin
+
+
+def _unsupported(game_id: str, claim: RuntimeState, action: str) -> LifecycleError:
+    mode = f" ({claim.launch_mode} launch)" if claim.launch_mode else ""
+    data = {"phase": claim.phase, "activeProfile": claim.effective_profile, "action": action}
+    if action == "kill":
+        return LifecycleError(
+            "kill_unsupported",
+            f"no force-capable action exists for {game_id}{mode}: no kill hook is pinned and no "
+            "workload PID or stopProcessName is available. Configure a kill hook or "
+            "'stopProcessName' — kill never falls back to the graceful stop hook",
+            data=data,
+            next_actions=[
+                next_action(
+                    "games_show",
+                    {"gameId": game_id},
+                    "Add a kill hook or stopProcessName to enable force termination.",
+                )
+            ],
+        )
+    kill_hook, builtin = _capability(claim, "kill")
+    actions = []
+    if kill_hook is not None or builtin:
+        actions.append(
+            next_action(
+                "games_kill",
+                {"gameId": game_id},
+                "Force termination is the configured way to end this game.",
+            )
+        )
+    actions.append(
+        next_action(
+            "games_show",
+            {"gameId": game_id},
+            "Add a stop hook or stopProcessName to enable graceful stops.",
+        )
+    )
+    return LifecycleError(
+        "stop_unsupported",
+        f"no graceful stop action exists for {game_id}{mode}: no stop hook is pinned and no "
+        "workload PID or stopProcessName is available. Configure a stop hook or "
+        "'stopProcessName' — stop never silently escalates to kill",
+        data=data,
+        next_actions=actions,
+    )
+
+
+async def _admit(
+    lc: Lifecycle, game_id: str, action: str, budget_for: Callable[[ResolvedHook | None], float]
+) -> tuple[RuntimeState, str] | None:
+    folder = lc.game_dir(game_id)
+    try:
+        async with transition_lock(folder):
+            try:
+                claim = load_claim(folder)
+            except ClaimError as exc:
+                raise LifecycleError(
+                    "blocked_unknown_state",
+                    f"The runtime claim for '{game_id}' is unreadable: {exc}. Inspect it, or use "
+                    f"'gabs games repair {game_id} --forget-runtime' if the game is provably gone.",
+                    data={"action": action},
+                    warnings_key="warnings",
+                ) from None
+            if claim is None:
+                return None
+            moment = now()
+            current = claim.operation
+            if current is not None and current.in_flight(moment):
+                raise operation_refusal(game_id, claim, warnings_key="warnings")
+            if current is not None:
+                claim.last_action_result = ActionResult(
+                    action=current.action,
+                    outcome="interrupted",
+                    detail=f"a previous {current.action} attempt never completed",
+                    timestamp=moment,
+                )
+                claim.operation = None
+                if claim.phase in ("stopping", "killing"):
+                    claim.phase = "active"
+            hook, builtin = _capability(claim, action)
+            if hook is None and not builtin:
+                raise _unsupported(game_id, claim, action)
+            prior = claim.phase
+            claim.operation = Operation(
+                operation_id=new_id(),
+                action=action,
+                executor_instance_id=lc.instance_id,
+                executor_pid=lc.pid,
+                executor_pid_start_time=lc.pid_start_time,
+                attempt_started_at=moment,
+                deadline=moment + timedelta(seconds=budget_for(hook)),
+            )
+            claim.phase = "killing" if action == "kill" else "stopping"
+            claim.generation += 1
+            save_claim(folder, claim)
+            return claim, prior
+    except LockBusy:
+        raise LifecycleError(
+            "operation_in_progress",
+            f"another lifecycle operation on {game_id} holds the transition lock; re-check "
+            "games_status shortly",
+            is_error=False,
+            warnings_key="warnings",
+        ) from None
+
+
+async def _builtin(claim: RuntimeState, action: str, warnings: list[str]) -> str:
+    """Signal the game; an error text when nothing could be signalled."""
+    force = action == "kill"
+    if claim.pid_role == "workload" and claim.game_pid > 0:
+        verdict, detail = verify_pid(claim.game_pid, claim.pid_start_time)
+        if verdict == "running":
+            try:
+                signal_process(claim.game_pid, force=force)
+            except OSError as exc:
+                return f"failed to signal workload pid {claim.game_pid}: {exc}"
+            return ""
+        if verdict == "unknown":
+            warnings.append(
+                f"pinned workload PID {claim.game_pid} could not be verified ({detail}); not "
+                "signaling it, falling back to the process name"
+            )
+    if not claim.stop_process_name:
+        return ""
+    try:
+        pids = find_by_name(claim.stop_process_name)
+    except OSError as exc:
+        return f"process scan for {claim.stop_process_name!r} failed: {exc}"
+    if len(pids) > 1:
+        warnings.append(
+            f"{len(pids)} processes named {claim.stop_process_name!r} "
+            "matched; signaling all of them"
+        )
+    failures = 0
+    for pid in pids:
+        try:
+            signal_process(pid, force=force)
+        except OSError as exc:
+            failures += 1
+            warnings.append(f"failed to signal pid {pid}: {exc}")
+    if pids and failures == len(pids):
+        return f"failed to signal any process named {claim.stop_process_name!r}"
+    return ""
+
+
+@dataclass
+class _Round:
+    sources: int = 0
+    running: bool = False
+    unknown: bool = False
+    bridge_live: bool = False
+    own_bridge: bool = False
+    hook_stopped: bool = False
+    details: list[str] = field(default_factory=list)
+
+    @property
+    def all_stopped(self) -> bool:
+        return self.sources > 0 and not (self.running or self.unknown or self.bridge_live)
+
+    @property
+    def no_sources(self) -> bool:
+        return self.sources == 0 and not self.bridge_live
+
+
+async def _evidence(
+    lc: Lifecycle, claim: RuntimeState, gabp_live: Callable[[], bool] | None, remaining: float
+) -> _Round:
+    reap_finished()
+    found = _Round()
+    if claim.pid_role == "workload" and claim.game_pid > 0:
+        found.sources += 1
+        verdict, detail = verify_pid(claim.game_pid, claim.pid_start_time)
+        found.running |= verdict == "running"
+        found.unknown |= verdict == "unknown"
+        found.details.append(
+            {
+                "running": f"workload pid {claim.game_pid} is running",
+                "stopped": f"workload pid {claim.game_pid} is gone",
+            }.get(verdict, f"workload pid {claim.game_pid} could not be inspected ({detail})")
+        )
+    if claim.stop_process_name:
+        found.sources += 1
+        try:
+            pids = find_by_name(claim.stop_process_name)
+        except OSError as exc:
+            found.unknown = True
+            found.details.append(f"process scan for {claim.stop_process_name!r} failed: {exc}")
+        else:
+            found.running |= bool(pids)
+            found.details.append(
+                f"{len(pids)} process(es) named {claim.stop_process_name!r} still running"
+                if pids
+                else f"no process named {claim.stop_process_name!r}"
+            )
+    hook = claim.lifecycle.status if claim.lifecycle else None
+    if hook is not None:
+        found.sources += 1
+        verdict, result = await run_status_hook(
+            hook, game_id=claim.game_id, profile=claim.effective_profile, max_wait=remaining
+        )
+        found.running |= verdict == "running"
+        found.unknown |= verdict == "unknown"
+        found.hook_stopped |= verdict == "stopped"
+        found.details.append(f"status hook reports {verdict} ({result.describe()})")
+    if gabp_live is not None and gabp_live():
+        found.bridge_live = found.own_bridge = True
+        found.details.append("the GABP bridge connection is still live")
+    attachment = claim.attachment
+    if attachment is not None and not owned_by(attachment, lc.instance_id):
+        verdict, _ = attachment_is_live(attachment, now())
+        if verdict == "running":
+            found.bridge_live = True
+            found.details.append(
+                f"another process (pid {attachment.owner_pid}) holds a "
+                "fresh bridge attachment lease"
+            )
+        elif verdict == "unknown":
+            found.unknown = True
+    return found
+
+
+async def stop_game(
+    lc: Lifecycle,
+    game_id: str,
+    action: str,
+    *,
+    verify_window: float | None = None,
+    gabp_live: Callable[[], bool] | None = None,
+) -> StopOutcome | None:
+    """Stop (``action="stop"``) or kill the game of this claim; None when there is no claim."""
+
+    def window(hook: ResolvedHook | None) -> float:
+        if hook is not None and hook.verify_timeout_seconds:
+            return float(hook.verify_timeout_seconds)
+        return verify_window if verify_window is not None else VERIFY_DEFAULT
+
+    def budget(hook: ResolvedHook | None) -> float:
+        return (float(hook.timeout_seconds) if hook is not None else BUILTIN_BUDGET) + window(hook)
+
+    admitted = await _admit(lc, game_id, action, budget)
+    if admitted is None:
+        return None
+    claim, prior = admitted
+    assert claim.operation is not None
+    operation_id, launch_id = claim.operation.operation_id, claim.launch_id
+    hook, _ = _capability(claim, action)
+    outcome = StopOutcome(code="", action=action, active_profile=claim.effective_profile)
+    failed = ""
+    if hook is not None:
+        ok, result = await run_action_hook(hook, game_id=game_id, profile=claim.effective_profile)
+        outcome.hook = result
+        if not ok:
+            failed = "action_timed_out" if result.timed_out else "action_failed"
+            if result.exec_error:
+                outcome.detail = f"{action} hook failed to run: {result.exec_error}"
+    else:
+        with anyio.move_on_after(BUILTIN_BUDGET):
+            error = await _builtin(claim, action, outcome.warnings)
+            if error:
+                failed, outcome.detail = "action_failed", error
+    if failed:
+        outcome.code = failed
+        await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
+        return outcome
+    deadline = anyio.current_time() + window(hook)
+    last = _Round()
+    while True:
+        remaining = deadline - anyio.current_time()
+        if remaining <= 0:
+            break
+        try:
+            current = load_claim(lc.game_dir(game_id))
+        except ClaimError:
+            current = claim
+        if current is None or current.launch_id != launch_id:
+            outcome.warnings.append(
+                f"the runtime claim was removed or replaced while the {action} was verified"
+            )
+            outcome.code, outcome.detail = "termination_unverified", "verification abandoned"
+            return outcome
+        claim = current
+        last = await _evidence(lc, claim, gabp_live, remaining)
+        if last.all_stopped or last.no_sources:
+            break
+        await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
+    detail = "; ".join(last.details)
+    if last.own_bridge and last.hook_stopped:
+        outcome.warnings.append(
+            "status hook reports stopped while the GABP bridge is live; the bridge wins"
+        )
+        outcome.code = "action_succeeded_running"
+    elif last.no_sources:
+        outcome.code = "terminated"
+        detail = (
+            "no independent evidence source exists; the successful action stands as "
+            "termination evidence"
+        )
+    elif last.all_stopped:
+        outcome.code = "terminated"
+    elif last.running:
+        outcome.code = "action_succeeded_running"
+    else:
+        outcome.code = "termination_unverified"
+    outcome.detail = detail
+    await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
+    return outcome
+
+
+async def _complete(
+    lc: Lifecycle, game_id: str, launch_id: str, operation_id: str, prior: str, outcome: StopOutcome
+) -> None:
+    """Record the outcome in the claim (fenced), or remove the claim when terminated."""
+    folder = lc.game_dir(game_id)
+    with anyio.CancelScope(shield=True):
+        async with transition_lock(folder):
+            try:
+                claim = load_claim(folder)
+            except ClaimError:
+                return
+            if (
+                claim is None
+                or claim.launch_id != launch_id
+                or claim.operation is None
+                or claim.operation.operation_id != operation_id
+            ):
+                outcome.warnings.append(
+                    f"the {outcome.action} completion was superseded and left "
+                    "the current claim untouched"
+                )
+                return
+            if outcome.code == "terminated":
+                remove_claim(folder)
+                outcome.claim_removed = True
+                return
+            claim.operation = None
+            claim.phase = "active" if outcome.code == "action_succeeded_running" else prior
+            if outcome.code == "action_succeeded_running":
+                claim.status = "running"
+            hook = outcome.hook
+            claim.last_action_result = ActionResult(
+                action=outcome.action,
+                outcome=outcome.code,
+                exit_code=hook.exit_code if hook else None,
+                stderr_tail=hook.stderr_tail if hook else "",
+                detail=outcome.detail,
+                tree_kill_warning=bool(hook and hook.tree_kill_warning),
+                timestamp=now(),
+            )
+            claim.generation += 1
+            save_claim(folder, claim)
+            outcome.final_phase = claim.phase

@@ -1,0 +1,208 @@
+"""How a game call's outcome becomes an MCP result (the Go bridge's shape, our extras in ``_meta``).
+
+A call the game answered passes through (ARCHITECTURE decision 13): ``structuredContent`` is the
+game's own result object (any other JSON value is wrapped as ``{"value": ...}``, as the Go
+bridge does), and the text is the result's ``text`` string when it has one, otherwise the whole
+result as JSON. Nothing is cut.
+
+What the bridge adds goes into ``_meta`` under :data:`CALL_META_KEY`: ``executed``, ``status``,
+``gameId``, ``tool``, ``operationId``, ``durationMs``, ``valueWrapped`` (the result was not an
+object), and the attention item attached to this call (``attention``, ``attentionRelation``).
+Attention attached to a call also gets one short text block after the game's text, because the
+model must see it.
+
+A call that did not get an answer of the game's (refused by the gate, refused before it was
+sent, a game error, lost in transit) stays the bridge's own result, with ``isError``, the Go
+bridge's ``code`` vocabulary where it has one, ``gameId``, ``nextActions`` (``{tool, arguments,
+reason}``), ``causeClass`` and ``trackRecord``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import mcp_types as types
+
+from gabp.messages import Attention
+from gabs.mcp.envelope import NextAction, cause_class, failure_next_actions, track_record_line
+from gabs.results import attention_brief, outcome_structured, outcome_text
+from gabs.session import CallOutcome
+
+__all__ = ["CALL_META_KEY", "attention_line", "call_meta", "call_view", "game_call_result"]
+
+#: The ``_meta`` key of what the bridge adds to a game call's result.
+CALL_META_KEY: Final = "gabs/call"
+
+_RELATION_WORDS: Final = {
+    "caused_by_call": "opened or updated by this call",
+    "opened_during_call": "opened while this call ran",
+    "open_before_call": "already open before this call",
+}
+
+
+def call_meta(game_id: str, outcome: CallOutcome) -> dict[str, Any]:
+    """What the bridge knows about the call, for ``_meta[CALL_META_KEY]``."""
+    meta: dict[str, Any] = {
+        "executed": outcome.executed,
+        "status": outcome.status,
+        "gameId": game_id,
+        "tool": outcome.tool,
+    }
+    if outcome.operation_id:
+        meta["operationId"] = outcome.operation_id
+    if outcome.attention is not None:
+        meta["attention"] = attention_brief(outcome.attention)
+        meta["attentionRelation"] = outcome.attention_relation
+    meta["durationMs"] = round(outcome.duration_ms, 1)
+    return meta
+
+
+def attention_line(item: Attention, *, game_id: str, relation: str | None, gated: bool) -> str:
+    """One short text block about the attention item attached to a call."""
+    kind = "BLOCKING" if item.blocking else "advisory"
+    words = _RELATION_WORDS.get(relation or "", "open")
+    text = (
+        f"ATTENTION {item.attention_id} ({kind}, {item.severity}) in game {game_id}, {words}: "
+        f"{item.summary}"
+    )
+    if item.state_invalidated:
+        text += " The game state was invalidated: re-read ids and facts before acting."
+    if item.blocking and gated:
+        ack = json.dumps({"gameId": game_id, "attentionId": item.attention_id})
+        text += (
+            " Further calls to this game are refused until you inspect it (games_get_attention)"
+            f" and acknowledge it: games_ack_attention {ack}"
+        )
+    else:
+        text += " Inspect it with games_get_attention."
+    return text
+
+
+def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
+    """The game's result as structured content and text; whether it was wrapped."""
+    wrapped = not isinstance(result, dict)
+    structured: dict[str, Any] = {"value": result} if wrapped else result
+    text = structured.get("text")
+    if not isinstance(text, str):
+        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"), default=str)
+    return structured, text, wrapped
+
+
+def _failure_code(outcome: CallOutcome) -> str:
+    if outcome.status in ("blocked_by_attention", "attention_unavailable"):
+        return outcome.status
+    if outcome.executed == "unknown":
+        return "call_outcome_unknown"
+    if outcome.executed:
+        return "game_error"
+    return "not_sent"
+
+
+def _next_actions(
+    game_id: str, outcome: CallOutcome, arguments: dict[str, Any] | None
+) -> list[NextAction]:
+    item = outcome.attention
+    game = {"gameId": game_id}
+    if outcome.status == "blocked_by_attention":
+        actions = [NextAction("games_get_attention", game, "Inspect the open attention item.")]
+        if item is not None:
+            actions.append(
+                NextAction(
+                    "games_ack_attention",
+                    {**game, "attentionId": item.attention_id},
+                    "Acknowledge it once you have taken it into account.",
+                )
+            )
+        actions.append(
+            NextAction(
+                "games_call_tool",
+                {**game, "tool": outcome.tool, "arguments": arguments or {}},
+                "Then retry the original call (re-read any state first if it was invalidated).",
+            )
+        )
+        return actions
+    if outcome.status == "attention_unavailable":
+        return [NextAction("games_status", game, "Check the game's connection, then retry.")]
+    if outcome.executed == "unknown":
+        return [
+            NextAction(
+                "games_status",
+                game,
+                "The call may have run: check the game's state before repeating it.",
+            )
+        ]
+    if outcome.executed:
+        return [
+            NextAction(
+                "games_tool_detail",
+                {**game, "tool": outcome.tool},
+                "The game refused or failed the call: check the tool's arguments.",
+            )
+        ]
+    return failure_next_actions(game_id, "state")
+
+
+def game_call_result(
+    game_id: str,
+    outcome: CallOutcome,
+    arguments: dict[str, Any] | None,
+    *,
+    context: str | None = None,
+    context_info: dict[str, Any] | None = None,
+    gated: bool = True,
+) -> types.CallToolResult:
+    """The MCP result of one game call (see the module doc)."""
+    meta = call_meta(game_id, outcome)
+    if context_info:
+        meta["context"] = context_info
+    if outcome.status == "ok":
+        structured, text, wrapped = _passthrough(outcome.result)
+        if wrapped:
+            meta["valueWrapped"] = True
+        content: list[Any] = [types.TextContent(type="text", text=text)]
+        item = outcome.attention
+        if item is not None:
+            line = attention_line(
+                item, game_id=game_id, relation=outcome.attention_relation, gated=gated
+            )
+            content.append(types.TextContent(type="text", text=line))
+        return types.CallToolResult(
+            content=content,
+            structured_content=structured,
+            is_error=False,
+            _meta={CALL_META_KEY: meta},
+        )
+    code = _failure_code(outcome)
+    data = outcome_structured(game_id, outcome, arguments)
+    data["code"] = code
+    actions = _next_actions(game_id, outcome, arguments)
+    data["nextActions"] = [action.to_json() for action in actions]
+    cause = cause_class(code) or ("call" if code == "game_error" else "state")
+    data["causeClass"] = cause
+    data["trackRecord"] = track_record_line()
+    if context_info:
+        data["context"] = context_info
+    text = outcome_text(game_id, outcome, arguments, context=context, gated=gated)
+    text += "\nNext: " + "; ".join(action.as_call() for action in actions)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=data,
+        is_error=True,
+        _meta={CALL_META_KEY: meta},
+    )
+
+
+def call_view(result: types.CallToolResult) -> dict[str, Any]:
+    """A tool result as one object, for programs that read game calls the older way.
+
+    For a game call the game answered: the bridge's ``_meta`` call info with the game's result
+    under ``result`` (unwrapped when it was not an object); for anything else the structured
+    content as it is.
+    """
+    data = result.structured_content if isinstance(result.structured_content, dict) else {}
+    meta = (result.meta or {}).get(CALL_META_KEY)
+    if result.is_error or not isinstance(meta, dict):
+        return dict(data)
+    value: Any = data.get("value") if meta.get("valueWrapped") else data
+    return {**meta, "result": value}

@@ -1,0 +1,77 @@
+"""The per-game transition lock: ``<config-dir>/<gameId>/transition.lock``.
+
+An OS advisory lock (``flock`` on Unix, ``msvcrt.locking`` on Windows) on a file that is never
+deleted, held only for the milliseconds a claim is read, decided on and written, never while a
+process or hook runs. Bridges (ours and the Go bridge, which locks the same file) and CLI
+commands on one config folder thereby see each other's claims whole and never both create one.
+Acquiring waits at most :data:`LOCK_TIMEOUT` seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Final
+
+import anyio
+
+__all__ = ["LOCK_FILE", "LOCK_TIMEOUT", "LockBusy", "transition_lock"]
+
+LOCK_FILE: Final = "transition.lock"
+LOCK_TIMEOUT: Final = 5.0
+
+
+class LockBusy(TimeoutError):
+    """Another process held the lock for longer than the timeout."""
+
+
+def _try_lock(fd: int) -> bool:
+    if os.name == "nt":
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        if os.name == "nt":
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.asynccontextmanager
+async def transition_lock(game_dir: Path, timeout: float = LOCK_TIMEOUT) -> AsyncIterator[None]:
+    """Hold the game's transition lock; :class:`LockBusy` after ``timeout`` seconds."""
+    os.makedirs(game_dir, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(game_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise LockBusy(f"the transition lock in {game_dir} is held by another operation")
+            await anyio.sleep(0.005)
+        try:
+            yield
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,170 @@
+"""One tool call, one operation: journaling, the main loop, and how failures answer.
+
+:class:`OperationRunner` runs a tool body as an operation of the journal, keyed by the GABP
+request id (``lib_gab.current_operation()``). Every result that is an object gets the call's
+own envelope under ``operation``, as the real mod adds it to every answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Literal
+
+from lib_gab import InvalidArguments, ToolError, current_operation
+from rimbridge_sim._mainloop import MainLoop
+from rimbridge_sim.calls import MainLoopTimeout, payload_failure, spec_of
+from rimbridge_sim.contract import wire_name
+from rimbridge_sim.diagnostics import OperationJournal, new_operation_id
+from rimbridge_sim.world import WorldError
+
+__all__ = ["OperationRunner"]
+
+logger = logging.getLogger("rimbridge_sim.integration")
+
+_SUMMARY_LIMIT: Final = 200
+LogFunction = Callable[[str, str, str, str | None], None]
+
+
+def _summary(value: Any) -> str:
+    try:
+        text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 1] + "…"
+
+
+class OperationRunner:
+    """Runs tool bodies as journaled operations (see the module doc)."""
+
+    def __init__(self, journal: OperationJournal, loop: MainLoop, log: LogFunction) -> None:
+        self._journal = journal
+        self._loop = loop
+        self._log = log
+
+    def _begin(self, name: str, arguments: Mapping[str, Any], parent_id: str | None) -> str:
+        operation = current_operation()
+        operation_id = operation.id if operation is not None else new_operation_id()
+        wire = {wire_name(key): value for key, value in arguments.items()}
+        self._journal.start(
+            operation_id, name, parent_id=parent_id, arguments_summary=_summary(wire)
+        )
+        return operation_id
+
+    def _end(self, operation_id: str, result: Any) -> Any:
+        if isinstance(result, Mapping) and result.get("success") is False:
+            summary = f"payload failure: {result.get('message', '')}"
+        else:
+            summary = _summary(result)
+        record = self._journal.complete(operation_id, summary, result=result)
+        if isinstance(result, dict):
+            result["operation"] = self._journal.envelope(record)
+        return result
+
+    def invoke(
+        self,
+        name: str,
+        function: Callable[..., Any],
+        arguments: Mapping[str, Any],
+        *,
+        parent_id: str | None = None,
+    ) -> Any:
+        """Run a sync tool body as one operation (the current one, else a new id).
+
+        The operation is started in the journal, the body runs (under the world lock and
+        ``world.caused_by`` when its :class:`~rimbridge_sim.calls.CallSpec` says so), then:
+
+        * a result (a payload failure included) completes the operation;
+        * a :class:`WorldError` whose code is in the spec's ``payload_codes`` becomes a payload
+          failure and completes it;
+        * any other exception is logged at error level (source ``tool``), fails the operation
+          (``timed_out`` when the main loop did not answer) and reaches the caller as a
+          :class:`ToolError` whose data names the error code and the operation id.
+        """
+        spec = spec_of(function)
+        operation_id = self._begin(name, arguments, parent_id)
+        world = self._loop.world
+        try:
+            if spec.world:
+                with self._loop.hold(), world.caused_by(operation_id):
+                    try:
+                        result = function(**arguments)
+                    finally:
+                        self._loop.observe(operation_id)
+            else:
+                result = function(**arguments)
+        except Exception as error:
+            result = self._failed(operation_id, name, spec.payload_codes, error)
+        return self._end(operation_id, result)
+
+    async def invoke_async(
+        self,
+        name: str,
+        function: Callable[..., Any],
+        arguments: Mapping[str, Any],
+        *,
+        parent_id: str | None = None,
+    ) -> Any:
+        """:meth:`invoke` for async tool bodies (they take the main loop in short steps)."""
+        spec = spec_of(function)
+        operation_id = self._begin(name, arguments, parent_id)
+        try:
+            result = await function(**arguments)
+        except Exception as error:
+            result = self._failed(operation_id, name, spec.payload_codes, error)
+        return self._end(operation_id, result)
+
+    def _failed(
+        self, operation_id: str, name: str, payload_codes: frozenset[str], error: Exception
+    ) -> dict[str, Any]:
+        """What a tool body's exception becomes (see :meth:`invoke`): the payload failure to
+        answer with, or a raised :class:`ToolError` (``InvalidArguments`` passes through)."""
+        if isinstance(error, InvalidArguments):
+            self._journal.complete(operation_id, f"refused: {error.message}")
+            raise error
+        if isinstance(error, WorldError):
+            if error.code in payload_codes:
+                return payload_failure(error.message, error.code)
+            raise self._exception(operation_id, name, error, error.code) from None
+        if isinstance(error, MainLoopTimeout):
+            raise self._exception(
+                operation_id, name, error, "main_loop_timeout", kind="timed_out"
+            ) from None
+        if isinstance(error, ToolError):
+            raise self._exception(operation_id, name, error, "tool_error") from None
+        logger.debug("%s crashed", name, exc_info=error)
+        raise self._exception(operation_id, name, error, "internal_error") from None
+
+    def _exception(
+        self,
+        operation_id: str,
+        name: str,
+        error: BaseException,
+        code: str,
+        *,
+        kind: Literal["failed", "timed_out"] = "failed",
+    ) -> ToolError:
+        """Log the exception line, fail the operation, and build the in-band error."""
+        text = error.message if isinstance(error, WorldError | ToolError) else str(error)
+        text = text or type(error).__name__
+        self._log(
+            "error", f"Exception in {name}: {type(error).__name__}: {text}", "tool", operation_id
+        )
+        self._journal.fail(
+            operation_id,
+            f"{type(error).__name__}: {text}",
+            kind=kind,
+            code=f"tool.{kind}" if code == "internal_error" else code,
+            exception_type=type(error).__name__,
+        )
+        logger.info("%s raised %s: %s", name, type(error).__name__, text)
+        return ToolError(
+            f"{name} failed: {text}",
+            {
+                "code": code,
+                "exception": type(error).__name__,
+                "operationId": operation_id,
+                "tool": name,
+            },
+        )

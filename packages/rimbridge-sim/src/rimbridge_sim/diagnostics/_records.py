@@ -1,0 +1,279 @@
+"""The records the operation journal keeps and hands out (no locking here: the journal
+owns every instance and guards it)."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+from rimbridge_sim.diagnostics._common import iso_utc
+
+__all__ = [
+    "EVENT_TYPES",
+    "OPERATION_EVENT_KINDS",
+    "OPERATION_STATUSES",
+    "OUTCOME_KINDS",
+    "JournalListener",
+    "JournalStats",
+    "OperationEvent",
+    "OperationEventKind",
+    "OperationRecord",
+    "OperationState",
+    "OperationStatus",
+    "UnknownOperationError",
+]
+
+OperationStatus: TypeAlias = Literal["running", "completed", "failed", "cancelled", "timed_out"]
+OperationEventKind: TypeAlias = Literal[
+    "started", "progress", "completed", "failed", "cancelled", "timed_out", "child_started", "log"
+]
+
+OPERATION_STATUSES: Final[tuple[OperationStatus, ...]] = (
+    "running",
+    "completed",
+    "failed",
+    "cancelled",
+    "timed_out",
+)
+OPERATION_EVENT_KINDS: Final[tuple[OperationEventKind, ...]] = (
+    "started",
+    "progress",
+    "completed",
+    "failed",
+    "cancelled",
+    "timed_out",
+    "child_started",
+    "log",
+)
+OUTCOME_KINDS: Final[tuple[OperationEventKind, ...]] = ("failed", "cancelled", "timed_out")
+"""Event kinds that end an operation unsuccessfully (``fail(kind=...)``)."""
+EVENT_TYPES: Final[dict[str, str]] = {kind: f"operation.{kind}" for kind in OPERATION_EVENT_KINDS}
+"""The wire ``eventType`` of each kind (``operation.started``, ``operation.failed``, ...)."""
+
+
+class UnknownOperationError(KeyError):
+    """No such operation in the journal (never started, or already evicted)."""
+
+    def __init__(self, operation_id: str) -> None:
+        super().__init__(operation_id)
+        self.operation_id = operation_id
+
+    def __str__(self) -> str:
+        return f"unknown operation {self.operation_id!r} (never started or already evicted)"
+
+
+@dataclass(frozen=True, slots=True)
+class OperationEvent:
+    """One step in an operation's life; ``index`` rises from 1 per operation, ``sequence``
+    from 1 across the whole journal."""
+
+    index: int
+    kind: OperationEventKind
+    time: float
+    message: str | None = None
+    sequence: int = 0
+    operation_id: str = ""
+    method: str = ""
+    wall_time: float = 0.0
+    status: OperationStatus = "running"
+
+    def to_wire(self) -> dict[str, Any]:
+        """The shape of ``rimbridge/list_operation_events`` entries (the mod's fields)."""
+        failed = self.kind in OUTCOME_KINDS
+        return {
+            "sequence": self.sequence,
+            "eventType": EVENT_TYPES[self.kind],
+            "operationId": self.operation_id,
+            "capabilityId": self.method,
+            "status": self.status,
+            "success": self.status == "completed" or (not failed and self.status == "running"),
+            "timestampUtc": iso_utc(self.wall_time),
+            "index": self.index,
+            "kind": self.kind,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class OperationRecord:
+    """A snapshot of one operation."""
+
+    id: str
+    method: str
+    parent_id: str | None
+    root_id: str
+    status: OperationStatus
+    started_at: float
+    finished_at: float | None
+    arguments_summary: str | None
+    result_summary: str | None
+    error: str | None
+    children: tuple[str, ...]
+    events: tuple[OperationEvent, ...]
+    """The most recent events (bounded per operation)."""
+    events_dropped: int
+    """Older events no longer kept."""
+    started_wall: float = 0.0
+    finished_wall: float | None = None
+    error_code: str | None = None
+    exception_type: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    @property
+    def success(self) -> bool:
+        return self.status == "completed"
+
+    def to_wire(
+        self, *, include_events: bool = True, result: Any = None, has_result: bool = False
+    ) -> dict[str, Any]:
+        """The operation envelope: the mod's fields (``operationId``, ``capabilityId``,
+        ``status``, ``success``, times, ``error``) and the journal's links and summaries."""
+        duration = None
+        if self.finished_at is not None:
+            duration = round((self.finished_at - self.started_at) * 1000)
+        error = None
+        if self.error is not None:
+            error = {
+                "code": self.error_code or f"tool.{self.status}",
+                "message": self.error,
+                "exceptionType": self.exception_type,
+            }
+        wire: dict[str, Any] = {
+            "operationId": self.id,
+            "capabilityId": self.method,
+            "status": self.status,
+            "success": self.success,
+            "startedAtUtc": iso_utc(self.started_wall),
+            "completedAtUtc": None if self.finished_wall is None else iso_utc(self.finished_wall),
+            "durationMs": duration,
+            "hasResult": has_result,
+            "resultWasTruncated": False,
+            "warnings": [],
+            "error": error,
+            "method": self.method,
+            "parentId": self.parent_id,
+            "rootId": self.root_id,
+            "argumentsSummary": self.arguments_summary,
+            "resultSummary": self.result_summary,
+            "children": list(self.children),
+            "eventsDropped": self.events_dropped,
+        }
+        if has_result:
+            wire["result"] = result
+        if include_events:
+            wire["events"] = [event.to_wire() for event in self.events]
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class JournalStats:
+    capacity: int
+    size: int
+    running: int
+    started: int
+    evicted: int
+    evicted_running: int
+    """Operations evicted while still running (only when every retained one was running)."""
+
+
+JournalListener: TypeAlias = Callable[[OperationRecord, OperationEvent], None]
+"""Called with ``(record after the event, event)`` for every event recorded."""
+
+
+class OperationState:
+    __slots__ = (
+        "arguments_summary",
+        "children",
+        "error",
+        "error_code",
+        "events",
+        "events_dropped",
+        "exception_type",
+        "finished_at",
+        "finished_wall",
+        "id",
+        "method",
+        "next_index",
+        "parent_id",
+        "result_summary",
+        "root_id",
+        "started_at",
+        "started_wall",
+        "status",
+    )
+
+    def __init__(
+        self,
+        operation_id: str,
+        method: str,
+        parent_id: str | None,
+        root_id: str,
+        arguments_summary: str | None,
+        now: float,
+        event_limit: int,
+    ) -> None:
+        self.id = operation_id
+        self.method = method
+        self.parent_id = parent_id
+        self.root_id = root_id
+        self.status: OperationStatus = "running"
+        self.started_at = now
+        self.finished_at: float | None = None
+        self.arguments_summary = arguments_summary
+        self.result_summary: str | None = None
+        self.error: str | None = None
+        self.error_code: str | None = None
+        self.exception_type: str | None = None
+        self.started_wall = time.time()
+        self.finished_wall: float | None = None
+        self.children: list[str] = []
+        self.events: deque[OperationEvent] = deque(maxlen=event_limit)
+        self.events_dropped = 0
+        self.next_index = 1
+
+    def add(
+        self, kind: OperationEventKind, message: str | None, now: float, sequence: int = 0
+    ) -> OperationEvent:
+        event = OperationEvent(
+            self.next_index,
+            kind,
+            now,
+            message,
+            sequence,
+            self.id,
+            self.method,
+            time.time(),
+            self.status,
+        )
+        self.next_index += 1
+        if len(self.events) == self.events.maxlen:
+            self.events_dropped += 1
+        self.events.append(event)
+        return event
+
+    def snapshot(self) -> OperationRecord:
+        return OperationRecord(
+            id=self.id,
+            method=self.method,
+            parent_id=self.parent_id,
+            root_id=self.root_id,
+            status=self.status,
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            arguments_summary=self.arguments_summary,
+            result_summary=self.result_summary,
+            error=self.error,
+            children=tuple(self.children),
+            events=tuple(self.events),
+            events_dropped=self.events_dropped,
+            started_wall=self.started_wall,
+            finished_wall=self.finished_wall,
+            error_code=self.error_code,
+            exception_type=self.exception_type,
+        )

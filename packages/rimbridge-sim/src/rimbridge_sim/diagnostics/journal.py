@@ -1,0 +1,430 @@
+"""The operation journal: every ``tools/call``, script step and follow-up job, by id.
+
+Operations are keyed by id: the GABP request id of a ``tools/call``, or a generated id
+(:func:`~rimbridge_sim.diagnostics.new_operation_id`) for follow-up work and script steps,
+which name their ``parent_id``; every operation knows its ``root_id`` (the request that
+started the chain). Each operation keeps its own bounded list of events, and every event also
+gets a journal-wide ``sequence`` in one bounded stream, which is what
+``rimbridge/list_operation_events`` pages through (``afterSequence``), as in the real mod.
+A bounded number of recent results is retained for ``includeResults``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any, Final, Literal, TypeAlias
+
+from rimbridge_sim.diagnostics._common import call_listeners, check_limit, subscribe
+from rimbridge_sim.diagnostics._records import (
+    EVENT_TYPES,
+    OPERATION_EVENT_KINDS,
+    OPERATION_STATUSES,
+    OUTCOME_KINDS,
+    JournalListener,
+    JournalStats,
+    OperationEvent,
+    OperationEventKind,
+    OperationRecord,
+    OperationState,
+    OperationStatus,
+    UnknownOperationError,
+)
+
+__all__ = [
+    "EVENT_TYPES",
+    "OPERATION_EVENT_KINDS",
+    "OPERATION_STATUSES",
+    "OUTCOME_KINDS",
+    "JournalListener",
+    "JournalStats",
+    "OperationEvent",
+    "OperationEventKind",
+    "OperationJournal",
+    "OperationRecord",
+    "OperationStatus",
+    "UnknownOperationError",
+]
+
+_RESULT_CHARS: Final = 16_000
+
+
+_Notice: TypeAlias = tuple[OperationRecord, OperationEvent]
+
+
+class OperationJournal:
+    """Operations by id, with parent/child links, bounded event lists and bounded retention.
+
+    Args:
+        capacity: operations retained (>= 1); beyond it the oldest *finished* one is evicted
+            (the oldest running one only when none has finished).
+        event_limit: events kept per operation (>= 1); older ones are counted as dropped.
+        clock: monotonic seconds (a fake one in tests).
+    """
+
+    def __init__(
+        self,
+        capacity: int = 500,
+        *,
+        event_limit: int = 200,
+        stream_capacity: int = 2000,
+        result_capacity: int = 50,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"capacity must be an int >= 1, got {capacity!r}")
+        if isinstance(event_limit, bool) or not isinstance(event_limit, int) or event_limit < 1:
+            raise ValueError(f"event_limit must be an int >= 1, got {event_limit!r}")
+        self._capacity = capacity
+        self._event_limit = event_limit
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._operations: OrderedDict[str, OperationState] = OrderedDict()  # start order
+        self._running = 0
+        self._started = 0
+        self._evicted = 0
+        self._evicted_running = 0
+        self._listeners: tuple[JournalListener, ...] = ()
+        self._stream: deque[OperationEvent] = deque(maxlen=max(1, stream_capacity))
+        self._next_sequence = 1
+        self._results: OrderedDict[str, Any] = OrderedDict()
+        self._result_capacity = max(0, result_capacity)
+
+    def __repr__(self) -> str:
+        return f"<OperationJournal {len(self._operations)}/{self._capacity}>"
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    # -- writing
+
+    def start(
+        self,
+        operation_id: str,
+        method: str,
+        *,
+        parent_id: str | None = None,
+        arguments_summary: str | None = None,
+    ) -> OperationRecord:
+        """Record a new running operation (a child of ``parent_id`` when given).
+
+        The root is the parent's root when the parent is known, else ``parent_id`` itself, else
+        the operation. Starting an id the journal still holds raises :class:`ValueError`.
+        """
+        if type(operation_id) is not str or not operation_id:
+            raise ValueError(f"operation_id must be a non-empty str, got {operation_id!r}")
+        if type(method) is not str or not method:
+            raise ValueError(f"method must be a non-empty str, got {method!r}")
+        now = self._clock()
+        notices: builtins.list[_Notice] = []
+        with self._lock:
+            if operation_id in self._operations:
+                raise ValueError(f"operation {operation_id!r} was already started")
+            parent = self._operations.get(parent_id) if parent_id is not None else None
+            if parent is not None:
+                root_id = parent.root_id
+            elif parent_id is not None:
+                root_id = parent_id
+            else:
+                root_id = operation_id
+            operation = OperationState(
+                operation_id,
+                method,
+                parent_id,
+                root_id,
+                arguments_summary,
+                now,
+                self._event_limit,
+            )
+            self._operations[operation_id] = operation
+            self._running += 1
+            self._started += 1
+            event = self._record(operation, "started", arguments_summary, now)
+            record = operation.snapshot()
+            notices.append((record, event))
+            if parent is not None:
+                parent.children.append(operation_id)
+                parent_event = self._record(
+                    parent, "child_started", f"{operation_id} {method}", now
+                )
+                notices.append((parent.snapshot(), parent_event))
+            self._evict()
+            listeners = self._listeners
+        self._notify(listeners, notices)
+        return record
+
+    def event(
+        self, operation_id: str, kind: OperationEventKind, message: str | None = None
+    ) -> OperationRecord:
+        """Record a ``progress`` or ``log`` event; outcome kinds go to complete() / fail()."""
+        if kind == "completed":
+            return self.complete(operation_id, message)
+        if kind == "failed" or kind == "cancelled" or kind == "timed_out":
+            return self.fail(operation_id, message or kind, kind=kind)
+        if kind not in ("progress", "log"):
+            raise ValueError(
+                f"kind must be progress or log here (started and child_started are recorded "
+                f"by start(); outcomes by complete() and fail()), got {kind!r}"
+            )
+        now = self._clock()
+        with self._lock:
+            operation = self._get(operation_id)
+            event = self._record(operation, kind, message, now)
+            record = operation.snapshot()
+            listeners = self._listeners
+        self._notify(listeners, [(record, event)])
+        return record
+
+    def complete(
+        self, operation_id: str, result_summary: str | None = None, *, result: Any = None
+    ) -> OperationRecord:
+        """Mark a running operation completed (a payload failure is still a completion).
+
+        ``result`` (JSON-ready) is retained for ``list_operations {includeResults}``: the
+        most recent ones only, and cut when its JSON is longer than 16,000 characters."""
+        if result is not None and self._result_capacity:
+            self._retain(operation_id, result)
+        return self._finish(operation_id, "completed", result_summary, None)
+
+    def fail(
+        self,
+        operation_id: str,
+        error: str,
+        *,
+        kind: Literal["failed", "cancelled", "timed_out"] = "failed",
+        code: str | None = None,
+        exception_type: str | None = None,
+    ) -> OperationRecord:
+        """Mark a running operation failed, cancelled or timed out, with the error text."""
+        if kind not in OUTCOME_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(OUTCOME_KINDS)}, got {kind!r}")
+        return self._finish(operation_id, kind, None, str(error), code, exception_type)
+
+    def _finish(
+        self,
+        operation_id: str,
+        kind: Literal["completed", "failed", "cancelled", "timed_out"],
+        result_summary: str | None,
+        error: str | None,
+        error_code: str | None = None,
+        exception_type: str | None = None,
+    ) -> OperationRecord:
+        now = self._clock()
+        with self._lock:
+            operation = self._get(operation_id)
+            if operation.status != "running":
+                # the first outcome wins (e.g. a completion after a timeout); keep the trace
+                text = error if error is not None else result_summary
+                late = f"ignored late {kind}" + (f": {text}" if text else "")
+                event = self._record(operation, "log", late, now)
+            else:
+                operation.status = kind
+                operation.finished_at = now
+                operation.finished_wall = time.time()
+                operation.result_summary = result_summary
+                operation.error = error
+                operation.error_code = error_code
+                operation.exception_type = exception_type
+                self._running -= 1
+                event = self._record(
+                    operation, kind, error if error is not None else result_summary, now
+                )
+            record = operation.snapshot()
+            listeners = self._listeners
+        self._notify(listeners, [(record, event)])
+        return record
+
+    def _record(
+        self, operation: OperationState, kind: OperationEventKind, message: str | None, now: float
+    ) -> OperationEvent:
+        """Add an event to ``operation`` and to the journal-wide stream (lock held)."""
+        event = operation.add(kind, message, now, self._next_sequence)
+        self._next_sequence += 1
+        self._stream.append(event)
+        return event
+
+    def _retain(self, operation_id: str, result: Any) -> None:
+        with self._lock:
+            self._results.pop(operation_id, None)
+            self._results[operation_id] = result
+            while len(self._results) > self._result_capacity:
+                self._results.popitem(last=False)
+
+    def _get(self, operation_id: str) -> OperationState:
+        operation = self._operations.get(operation_id)
+        if operation is None:
+            raise UnknownOperationError(operation_id)
+        return operation
+
+    def _evict(self) -> None:
+        operations = self._operations
+        while len(operations) > self._capacity:
+            victim = next(
+                (op_id for op_id, op in operations.items() if op.status != "running"), None
+            )
+            if victim is None:
+                victim = next(iter(operations))
+                self._evicted_running += 1
+                self._running -= 1
+            del operations[victim]
+            self._evicted += 1
+
+    @staticmethod
+    def _notify(listeners: tuple[JournalListener, ...], notices: builtins.list[_Notice]) -> None:
+        if listeners:
+            for record, event in notices:
+                call_listeners(listeners, record, event)
+
+    # -- reading
+
+    def get(self, operation_id: str) -> OperationRecord | None:
+        with self._lock:
+            operation = self._operations.get(operation_id)
+            return operation.snapshot() if operation is not None else None
+
+    def method_of(self, operation_id: str) -> str | None:
+        """The method of a retained operation (cheap: no snapshot)."""
+        with self._lock:
+            operation = self._operations.get(operation_id)
+            return operation.method if operation is not None else None
+
+    def resolve_root(self, operation_id: str) -> tuple[str, str | None]:
+        """``(root id, root method)`` of an operation; an unknown id is its own root.
+
+        The method is ``None`` when the root is not (or no longer) in the journal.
+        """
+        with self._lock:
+            operations = self._operations
+            operation = operations.get(operation_id)
+            if operation is None:
+                return operation_id, None
+            root_id = operation.root_id
+            root = operation if root_id == operation_id else operations.get(root_id)
+            return root_id, root.method if root is not None else None
+
+    def root_of(self, operation_id: str) -> str:
+        """The root of a retained operation; an unknown id is its own root."""
+        with self._lock:
+            operation = self._operations.get(operation_id)
+            return operation.root_id if operation is not None else operation_id
+
+    def list(
+        self,
+        limit: int = 50,
+        status: OperationStatus | None = None,
+        method: str | None = None,
+    ) -> builtins.list[OperationRecord]:
+        """Retained operations, newest first, optionally filtered by status and exact method."""
+        check_limit(limit)
+        if status is not None and status not in OPERATION_STATUSES:
+            raise ValueError(
+                f"status must be one of {', '.join(OPERATION_STATUSES)}, got {status!r}"
+            )
+        picked: builtins.list[OperationRecord] = []
+        with self._lock:
+            for operation in reversed(self._operations.values()):
+                if status is not None and operation.status != status:
+                    continue
+                if method is not None and operation.method != method:
+                    continue
+                picked.append(operation.snapshot())
+                if len(picked) == limit:
+                    break
+        return picked
+
+    def events(self, operation_id: str, after_index: int = 0) -> builtins.list[OperationEvent]:
+        """The retained events of an operation with ``index > after_index``."""
+        with self._lock:
+            operation = self._get(operation_id)
+            return [event for event in operation.events if event.index > after_index]
+
+    def children(self, operation_id: str) -> builtins.list[OperationRecord]:
+        """The retained children of an operation, in start order."""
+        with self._lock:
+            operation = self._get(operation_id)
+            return [
+                self._operations[child].snapshot()
+                for child in operation.children
+                if child in self._operations
+            ]
+
+    def result_of(self, operation_id: str) -> tuple[bool, Any, bool]:
+        """``(retained, result, truncated)``: a retained result longer than 16,000 characters
+        of JSON comes back as the first 16,000 characters (a string)."""
+        with self._lock:
+            if operation_id not in self._results:
+                return False, None, False
+            result = self._results[operation_id]
+        try:
+            text = json.dumps(result, default=str)
+        except (TypeError, ValueError):
+            return True, None, True
+        if len(text) > _RESULT_CHARS:
+            return True, text[:_RESULT_CHARS], True
+        return True, result, False
+
+    def envelope(self, record: OperationRecord, *, include_result: bool = False) -> dict[str, Any]:
+        """``record`` on the wire without its events, with its retained result if asked."""
+        if not include_result:
+            return record.to_wire(include_events=False)
+        retained, result, truncated = self.result_of(record.id)
+        wire = record.to_wire(include_events=False, result=result, has_result=retained)
+        wire["resultWasTruncated"] = truncated
+        return wire
+
+    @property
+    def latest_event_sequence(self) -> int:
+        with self._lock:
+            return self._next_sequence - 1
+
+    def stream(
+        self,
+        *,
+        after_sequence: int = 0,
+        limit: int = 50,
+        event_type: str | None = None,
+        operation_id: str | None = None,
+        keep: Callable[[OperationEvent], bool] | None = None,
+    ) -> builtins.list[OperationEvent]:
+        """Events across the journal, newest first: ``sequence > after_sequence``, of the
+        wire ``event_type`` (``operation.failed``) and operation when given."""
+        if limit <= 0:
+            return []
+        picked: builtins.list[OperationEvent] = []
+        with self._lock:
+            events = list(self._stream)
+        for event in reversed(events):
+            if event.sequence <= after_sequence:
+                break
+            if event_type and EVENT_TYPES[event.kind] != event_type:
+                continue
+            if operation_id and event.operation_id != operation_id:
+                continue
+            if keep is not None and not keep(event):
+                continue
+            picked.append(event)
+            if len(picked) == limit:
+                break
+        return picked
+
+    def stats(self) -> JournalStats:
+        with self._lock:
+            return JournalStats(
+                capacity=self._capacity,
+                size=len(self._operations),
+                running=self._running,
+                started=self._started,
+                evicted=self._evicted,
+                evicted_running=self._evicted_running,
+            )
+
+    # -- listeners
+
+    def subscribe(self, listener: JournalListener) -> Callable[[], None]:
+        """Call ``listener(record, event)`` after every event; returns an unsubscriber."""
+        return subscribe(self, listener)

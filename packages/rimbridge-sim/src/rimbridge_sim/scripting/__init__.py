@@ -1,0 +1,24 @@
+"""Scripts: the JSON script runner (``rimbridge/run_script``), the Lua subset compiled into
+the same model (``rimbridge/run_lua``), and their authoring references."""
+
+from rimbridge_sim.scripting.expressions import ScriptError
+from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
+from rimbridge_sim.scripting.references import lua_reference, script_reference
+from rimbridge_sim.scripting.runner import (
+    CallOutcome,
+    ScriptReport,
+    ScriptRunner,
+    normalize_definition,
+)
+
+__all__ = [
+    "CallOutcome",
+    "LuaCompileError",
+    "ScriptError",
+    "ScriptReport",
+    "ScriptRunner",
+    "compile_lua",
+    "lua_reference",
+    "normalize_definition",
+    "script_reference",
+]

@@ -1,0 +1,321 @@
+"""The script language's values: expressions (``$ref``, ``$var``, arithmetic, comparisons,
+logic) and conditions (``all``, ``any``, ``path`` with comparisons, item quantifiers).
+
+Truthiness is Lua's: only ``null`` and ``false`` are false (``0`` and ``""`` are true).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+__all__ = [
+    "MISSING",
+    "OPERATORS",
+    "Scope",
+    "ScriptError",
+    "evaluate",
+    "matches",
+    "resolve_path",
+    "truthy",
+]
+
+
+class ScriptError(Exception):
+    """A script failed; ``code`` is one of the documented ``script.*`` failure codes."""
+
+    def __init__(self, code: str, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing()
+_SEGMENT: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+class Scope:
+    """Variables, block by block: ``let`` declares in the innermost block, ``set`` assigns
+    where the name lives."""
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.parent = parent
+        self.values: dict[str, Any] = {}
+
+    def child(self) -> Scope:
+        return Scope(self)
+
+    def find(self, name: str) -> Scope | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.values:
+                return scope
+            scope = scope.parent
+        return None
+
+    def get(self, name: str) -> Any:
+        found = self.find(name)
+        return MISSING if found is None else found.values[name]
+
+    def flatten(self) -> dict[str, Any]:
+        chain = []
+        scope: Scope | None = self
+        while scope is not None:
+            chain.append(scope.values)
+            scope = scope.parent
+        merged: dict[str, Any] = {}
+        for values in reversed(chain):
+            merged.update(values)
+        return merged
+
+
+def resolve_path(root: Any, path: str) -> Any:
+    """``result.colonists[0].name`` in ``root``; :data:`MISSING` when it is not there. An
+    empty path is the root itself."""
+    value = root
+    for field, index in _SEGMENT.findall(path or ""):
+        if field:
+            if not isinstance(value, Mapping) or field not in value:
+                return MISSING
+            value = value[field]
+        else:
+            position = int(index)
+            if not isinstance(value, list) or position >= len(value):
+                return MISSING
+            value = value[position]
+    return value
+
+
+def truthy(value: Any) -> bool:
+    return value is not None and value is not False and value is not MISSING
+
+
+def _number(operator: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ScriptError("script.invalid_expression", f"{operator} needs numbers, got {value!r}")
+    return value
+
+
+def _arith(operator: str, operands: list[Any]) -> Any:
+    numbers = [_number(operator, v) for v in operands]
+    if operator == "$add":
+        result: float = sum(numbers)
+    elif operator == "$multiply":
+        result = math.prod(numbers)
+    elif len(numbers) != 2:
+        raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
+    elif operator == "$subtract":
+        result = numbers[0] - numbers[1]
+    elif numbers[1] == 0:
+        raise ScriptError("script.invalid_expression", f"{operator}: division by zero")
+    elif operator == "$divide":
+        result = numbers[0] / numbers[1]
+    else:
+        result = numbers[0] % numbers[1]
+    return int(result) if float(result).is_integer() and operator != "$divide" else result
+
+
+def _compare(operator: str, left: Any, right: Any) -> bool:
+    if operator == "$equals":
+        return _equal(left, right)
+    if operator == "$notEquals":
+        return not _equal(left, right)
+    a, b = _number(operator, left), _number(operator, right)
+    return {
+        "$greaterThan": a > b,
+        "$greaterThanOrEqual": a >= b,
+        "$lessThan": a < b,
+        "$lessThanOrEqual": a <= b,
+    }[operator]
+
+
+def _equal(left: Any, right: Any) -> bool:
+    left = None if left is MISSING else left
+    right = None if right is MISSING else right
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    return bool(left == right)
+
+
+Lookup = Callable[[str, str, bool], Any]
+"""``lookup(kind, name_or_step, path_required)`` for ``$ref`` / ``$var``."""
+
+OPERATORS: Final = (
+    "$add",
+    "$subtract",
+    "$multiply",
+    "$divide",
+    "$mod",
+    "$negate",
+    "$not",
+    "$and",
+    "$or",
+    "$equals",
+    "$notEquals",
+    "$greaterThan",
+    "$greaterThanOrEqual",
+    "$lessThan",
+    "$lessThanOrEqual",
+    "$concat",
+    "$length",
+)
+
+
+def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
+    """The value of an expression; ``refs(step_id)`` gives a step's reference root."""
+    if isinstance(expression, list):
+        return [evaluate(item, scope, refs) for item in expression]
+    if not isinstance(expression, Mapping):
+        return expression
+    if "$ref" in expression:
+        root = refs(str(expression["$ref"]))
+        return _select(root, expression, "result", f"$ref {expression['$ref']}")
+    if "$var" in expression:
+        name = str(expression["$var"])
+        value = scope.get(name)
+        if value is MISSING:
+            raise ScriptError("script.invalid_variable", f"unknown variable '{name}'")
+        return _select(value, expression, "", f"$var {name}")
+    operator = next((k for k in expression if k in OPERATORS), None)
+    if operator is None:
+        return {k: evaluate(v, scope, refs) for k, v in expression.items()}
+    raw = expression[operator]
+    if operator in ("$and", "$or"):
+        result: Any = None
+        for item in raw if isinstance(raw, list) else [raw]:
+            result = evaluate(item, scope, refs)
+            if truthy(result) == (operator == "$or"):
+                return result
+        return result
+    value = evaluate(raw, scope, refs)
+    if operator == "$negate":
+        return -_number(operator, value)
+    if operator == "$not":
+        return not truthy(value)
+    if operator == "$length":
+        if isinstance(value, list | str | Mapping):
+            return len(value)
+        raise ScriptError("script.invalid_expression", f"$length of {value!r}")
+    if not isinstance(value, list):
+        raise ScriptError("script.invalid_expression", f"{operator} takes a list of operands")
+    if operator == "$concat":
+        return "".join(_text(v) for v in value)
+    if operator in ("$add", "$subtract", "$multiply", "$divide", "$mod"):
+        return _arith(operator, value)
+    if len(value) != 2:
+        raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
+    return _compare(operator, value[0], value[1])
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "nil" if value is None else str(value)
+
+
+def _select(root: Any, expression: Mapping[str, Any], default: str, what: str) -> Any:
+    path = expression.get("path", default)
+    value = resolve_path(root, str(path) if path is not None else "")
+    if value is MISSING:
+        if expression.get("required", True):
+            code = (
+                "script.invalid_reference"
+                if what.startswith("$ref")
+                else ("script.invalid_variable")
+            )
+            raise ScriptError(code, f"{what}: nothing at path '{path}'")
+        return None
+    return value
+
+
+_COMPARISONS: Final = {
+    "equals": "$equals",
+    "notEquals": "$notEquals",
+    "greaterThan": "$greaterThan",
+    "greaterThanOrEqual": "$greaterThanOrEqual",
+    "lessThan": "$lessThan",
+    "lessThanOrEqual": "$lessThanOrEqual",
+}
+_KEYS: Final = {
+    "all",
+    "any",
+    "path",
+    "exists",
+    "allItems",
+    "anyItem",
+    "countEquals",
+    "in",
+    "notIn",
+    "value",
+    *_COMPARISONS,
+}
+
+
+def matches(condition: Any, root: Any, scope: Scope, refs: Callable[[str], Any]) -> bool:
+    """Whether a condition object holds against ``root`` (see the module doc)."""
+    if not isinstance(condition, Mapping) or not condition:
+        raise ScriptError(
+            "script.invalid_condition", f"a condition is an object, got {condition!r}"
+        )
+    unknown = set(condition) - _KEYS
+    if unknown:
+        raise ScriptError("script.invalid_condition", f"unknown condition keys {sorted(unknown)}")
+    if "all" in condition:
+        return all(matches(c, root, scope, refs) for c in _list(condition["all"]))
+    if "any" in condition:
+        return any(matches(c, root, scope, refs) for c in _list(condition["any"]))
+    if "value" in condition:
+        selected = evaluate(condition["value"], scope, refs)
+    else:
+        path = condition.get("path", "")
+        if isinstance(path, Mapping):
+            path = evaluate(path, scope, refs)
+        selected = resolve_path(root, str(path))
+    if "exists" in condition:
+        wanted = truthy(evaluate(condition["exists"], scope, refs))
+        if (selected is not MISSING) != wanted:
+            return False
+    if "allItems" in condition or "anyItem" in condition:
+        items = selected if isinstance(selected, list) else []
+        inner = condition.get("allItems", condition.get("anyItem"))
+        test = all if "allItems" in condition else any
+        if not test(matches(inner, item, scope, refs) for item in items):
+            return False
+    if "countEquals" in condition:
+        count = len(selected) if isinstance(selected, list | Mapping) else -1
+        if count != evaluate(condition["countEquals"], scope, refs):
+            return False
+    for key, operator in _COMPARISONS.items():
+        if key in condition:
+            other = evaluate(condition[key], scope, refs)
+            if selected is MISSING or not _compare(operator, selected, other):
+                return False
+    for key in ("in", "notIn"):
+        if key in condition:
+            collection = evaluate(condition[key], scope, refs)
+            found = any(_equal(selected, item) for item in _list(collection))
+            if found != (key == "in"):
+                return False
+    only_selector = not (set(condition) - {"path", "value"})
+    if only_selector:
+        return truthy(selected)
+    return True
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ScriptError("script.invalid_condition", f"expected a list, got {value!r}")
+    return value

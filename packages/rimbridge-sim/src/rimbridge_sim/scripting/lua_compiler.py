@@ -1,0 +1,340 @@
+"""A small Lua subset, compiled (lowered) into the JSON script model the runner executes.
+
+Supported: ``local`` declarations and assignments to locals; ``if``/``elseif``/``else``;
+``while``; numeric ``for`` with a literal step; ``for i, v in ipairs(list)``; ``do ... end``;
+``return``; the host functions ``rb.call``, ``rb.poll``, ``rb.print``, ``rb.assert``,
+``rb.fail``, ``print`` and ``ipairs``; literals, table constructors (array or object form),
+static field access and static one-based indexes (``snapshot.result.colonists[1].name``),
+arithmetic, comparisons, ``and``/``or``/``not``, ``..`` and ``#``. The read-only table
+``params`` holds the call's parameters. Host calls stand alone or are the whole right-hand
+side of an assignment or ``return``. Anything else is refused with a compile error naming the
+line and column: this is a parser and a lowering, not string matching.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from rimbridge_sim.scripting.lua_lexer import LuaCompileError, Token, tokenize
+from rimbridge_sim.scripting.lua_parser import ExpressionParser
+
+__all__ = ["LuaCompileError", "compile_lua"]
+
+LOOP_LIMIT: Final = 1000
+"""``maxIterations`` of lowered ``while`` and numeric ``for`` loops."""
+
+
+def compile_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON script definition for ``source`` (:class:`LuaCompileError` when refused)."""
+    return _Compiler(tokenize(source), parameters or {}).program()
+
+
+class _Compiler(ExpressionParser):
+    def __init__(self, tokens: list[Token], parameters: dict[str, Any]) -> None:
+        super().__init__(tokens)
+        self._params = parameters
+        self._ids: dict[str, int] = {}
+        self._hidden = 0
+
+    # -- scopes ------------------------------------------------------------------------------
+
+    def _declare(self, name: str, token: Token) -> None:
+        if name == "params":
+            self._fail(
+                "lua.invalid_assignment", "params is read-only and cannot be redeclared", token
+            )
+        self._scopes[-1].add(name)
+
+    def _step_id(self, base: str) -> str:
+        count = self._ids.get(base, 0) + 1
+        self._ids[base] = count
+        return base if count == 1 else f"{base}_{count}"
+
+    # -- statements --------------------------------------------------------------------------
+
+    def program(self) -> dict[str, Any]:
+        steps = [{"type": "let", "name": "params", "value": self._params}]
+        steps += self._block(("eof",))
+        return {"name": "lua", "continueOnError": False, "steps": steps}
+
+    def _block(self, ends: tuple[str, ...]) -> list[dict[str, Any]]:
+        statements: list[dict[str, Any]] = []
+        while not (
+            self._token.kind == "eof"
+            or (self._token.kind == "keyword" and self._token.value in ends)
+        ):
+            if self._is(";"):
+                self._take()
+                continue
+            statements += self._statement()
+        if "eof" in ends and self._token.kind != "eof":
+            self._fail("lua.syntax_error", f"unexpected {self._describe()}")
+        return statements
+
+    def _scoped(self, ends: tuple[str, ...], names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        self._scopes.append(set(names))
+        try:
+            return self._block(ends)
+        finally:
+            self._scopes.pop()
+
+    def _statement(self) -> list[dict[str, Any]]:
+        token = self._token
+        if token.kind == "keyword":
+            keyword = str(token.value)
+            handler = {
+                "local": self._local,
+                "if": self._if,
+                "while": self._while,
+                "for": self._for,
+                "return": self._return,
+                "do": self._do,
+            }.get(keyword)
+            if handler is None:
+                self._fail("lua.unsupported", f"'{keyword}' is not supported in this subset")
+            return handler()
+        if token.kind != "name":
+            self._fail("lua.syntax_error", f"unexpected {self._describe()}")
+        host = self._host_name()
+        if host is not None:
+            return self._host_call(host, target=None)
+        name = self._name()
+        if self._is("="):
+            equals = self._take()
+            if name == "params":
+                self._fail("lua.invalid_assignment", "params is read-only", token)
+            if not self._declared(name):
+                self._fail(
+                    "lua.invalid_assignment",
+                    f"assignment to undeclared '{name}': declare it with local first",
+                    token,
+                )
+            del equals
+            return self._assign(name, declare=False)
+        self._fail(
+            "lua.unsupported",
+            f"only assignments to locals and rb.* calls can stand alone; found '{name}'",
+            token,
+        )
+
+    def _local(self) -> list[dict[str, Any]]:
+        self._take()
+        if self._is("function"):
+            self._fail("lua.unsupported", "local functions are not supported")
+        token = self._token
+        name = self._name()
+        if self._is(","):
+            self._fail("lua.unsupported", "declare one local per statement")
+        self._declare(name, token)
+        if not self._is("="):
+            return [{"type": "let", "name": name, "value": None}]
+        self._take()
+        return self._assign(name, declare=True)
+
+    def _assign(self, name: str, *, declare: bool) -> list[dict[str, Any]]:
+        kind = "let" if declare else "set"
+        host = self._host_name()
+        if host is not None:
+            return self._host_call(host, target=(name, kind))
+        return [{"type": kind, "name": name, "value": self._expression()}]
+
+    def _if(self) -> list[dict[str, Any]]:
+        self._take()
+        condition = {"value": self._expression()}
+        self._expect("then")
+        body = self._scoped(("elseif", "else", "end"))
+        else_body: list[dict[str, Any]] = []
+        if self._is("elseif"):
+            else_body = self._if()
+            return [{"type": "if", "condition": condition, "body": body, "elseBody": else_body}]
+        if self._is("else"):
+            self._take()
+            else_body = self._scoped(("end",))
+        self._expect("end")
+        return [{"type": "if", "condition": condition, "body": body, "elseBody": else_body}]
+
+    def _while(self) -> list[dict[str, Any]]:
+        self._take()
+        condition = {"value": self._expression()}
+        self._expect("do")
+        body = self._scoped(("end",))
+        self._expect("end")
+        return [
+            {"type": "while", "condition": condition, "maxIterations": LOOP_LIMIT, "body": body}
+        ]
+
+    def _do(self) -> list[dict[str, Any]]:
+        self._take()
+        body = self._scoped(("end",))
+        self._expect("end")
+        return [{"type": "block", "body": body}]
+
+    def _for(self) -> list[dict[str, Any]]:
+        start = self._take()
+        first_token = self._token
+        first = self._name()
+        if self._is("="):
+            return self._numeric_for(first, first_token)
+        index = first
+        self._expect(",")
+        item_token = self._token
+        item = self._name()
+        self._expect("in")
+        if self._token.value != "ipairs":
+            self._fail("lua.unsupported", "generic for only iterates ipairs(list)")
+        self._take()
+        self._expect("(")
+        collection = self._expression()
+        self._expect(")")
+        self._expect("do")
+        del start, item_token
+        self._hidden += 1
+        counter = f"__index{self._hidden}"
+        body = self._scoped(("end",), (index, item))
+        self._expect("end")
+        prelude = [{"type": "let", "name": index, "value": {"$add": [{"$var": counter}, 1]}}]
+        return [
+            {
+                "type": "foreach",
+                "collection": collection,
+                "itemName": item,
+                "indexName": counter,
+                "body": prelude + body,
+            }
+        ]
+
+    def _numeric_for(self, name: str, token: Token) -> list[dict[str, Any]]:
+        self._take()
+        low = self._expression()
+        self._expect(",")
+        high = self._expression()
+        step: Any = 1
+        if self._is(","):
+            self._take()
+            step = self._expression()
+            if not isinstance(step, int | float) or isinstance(step, bool) or step == 0:
+                self._fail("lua.unsupported", "a numeric for needs a literal, non-zero step", token)
+        self._expect("do")
+        self._hidden += 1
+        counter = f"__for{self._hidden}"
+        body = self._scoped(("end",), (name,))
+        self._expect("end")
+        compare = "$lessThanOrEqual" if step > 0 else "$greaterThanOrEqual"
+        loop_body = [
+            {"type": "let", "name": name, "value": {"$var": counter}},
+            *body,
+            {"type": "set", "name": counter, "value": {"$add": [{"$var": counter}, step]}},
+        ]
+        return [
+            {
+                "type": "block",
+                "body": [
+                    {"type": "let", "name": counter, "value": low},
+                    {
+                        "type": "while",
+                        "maxIterations": LOOP_LIMIT,
+                        "condition": {"value": {compare: [{"$var": counter}, high]}},
+                        "body": loop_body,
+                    },
+                ],
+            }
+        ]
+
+    def _return(self) -> list[dict[str, Any]]:
+        self._take()
+        if self._token.kind == "eof" or self._is("end") or self._is(";"):
+            return [{"type": "return", "value": None}]
+        host = self._host_name()
+        if host is not None:
+            return self._host_call(host, target=("__return", "return"))
+        return [{"type": "return", "value": self._expression()}]
+
+    # -- host calls --------------------------------------------------------------------------
+
+    def _arguments(self) -> list[Any]:
+        self._expect("(")
+        values: list[Any] = []
+        while not self._is(")"):
+            if self._host_name() is not None:
+                self._fail("lua.unsupported", "host calls cannot be nested in expressions")
+            values.append(self._expression())
+            if not self._is(","):
+                break
+            self._take()
+        self._expect(")")
+        return values
+
+    def _literal_string(self, value: Any, what: str, token: Token) -> str:
+        if not isinstance(value, str):
+            self._fail("lua.unsupported", f"{what} must be a literal string", token)
+        return str(value)
+
+    def _host_call(self, host: str, target: tuple[str, str] | None) -> list[dict[str, Any]]:
+        token = self._token
+        self._take()
+        if host != "print":
+            self._take()
+            self._take()
+        arguments = self._arguments()
+        if host in ("rb.call", "rb.poll"):
+            if not arguments:
+                self._fail("lua.syntax_error", f"{host} needs a capability alias", token)
+            alias = self._literal_string(arguments[0], "the capability alias", token)
+            step: dict[str, Any] = {
+                "type": "call",
+                "call": alias,
+                "arguments": arguments[1] if len(arguments) > 1 else {},
+            }
+            if step["arguments"] is None:
+                step["arguments"] = {}
+            if host == "rb.poll":
+                if len(arguments) < 3 or not isinstance(arguments[2], dict):
+                    self._fail("lua.syntax_error", "rb.poll needs a policy table", token)
+                step["continueUntil"] = arguments[2]
+            base = (
+                target[0]
+                if target is not None and target[0] != "__return"
+                else (f"call_{token.line}")
+            )
+            step["id"] = self._step_id(base.lstrip("_") or "call")
+            result = [step]
+            if target is not None:
+                reference = {"$ref": step["id"], "path": ""}
+                if target[1] == "return":
+                    result.append({"type": "return", "value": reference})
+                else:
+                    result.append({"type": target[1], "name": target[0], "value": reference})
+            return result
+        if target is not None:
+            self._fail("lua.unsupported", f"{host} returns nothing to assign", token)
+        if host == "rb.assert":
+            if not arguments:
+                self._fail("lua.syntax_error", "rb.assert needs a condition", token)
+            message = (
+                self._literal_string(arguments[1], "the rb.assert message", token)
+                if len(arguments) > 1
+                else "Assertion failed."
+            )
+            return [{"type": "assert", "condition": {"value": arguments[0]}, "message": message}]
+        if host == "rb.fail":
+            message = (
+                self._literal_string(arguments[0], "the rb.fail message", token)
+                if arguments
+                else "The script failed."
+            )
+            return [
+                {
+                    "type": "fail",
+                    "message": message,
+                    "value": arguments[1] if len(arguments) > 1 else None,
+                }
+            ]
+        if host == "rb.print":
+            first: Any = arguments[0] if arguments else ""
+            if isinstance(first, str):
+                label, shown = first, arguments[1] if len(arguments) > 1 else None
+            else:
+                label, shown = "", first
+            return [{"type": "print", "message": label, "value": shown}]
+        value = arguments[0] if len(arguments) == 1 else arguments
+        return [{"type": "print", "message": "", "value": value}]

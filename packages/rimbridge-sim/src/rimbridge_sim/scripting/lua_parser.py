@@ -1,0 +1,230 @@
+"""The token cursor and the expression grammar of the Lua subset (see :mod:`lua_compiler`).
+
+Expressions lower to the condition/value model of :mod:`rimbridge_sim.scripting.expressions`:
+literals stay literals, locals become ``{"$var": name}`` references with a static path, and
+operators become ``{"$operator": [left, right]}`` nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, NoReturn
+
+from rimbridge_sim.scripting.lua_lexer import LuaCompileError, Token
+
+__all__ = ["HOST_FUNCTIONS", "ExpressionParser"]
+
+_BINARY: Final = {
+    "or": (1, "$or"),
+    "and": (2, "$and"),
+    "<": (3, "$lessThan"),
+    ">": (3, "$greaterThan"),
+    "<=": (3, "$lessThanOrEqual"),
+    ">=": (3, "$greaterThanOrEqual"),
+    "~=": (3, "$notEquals"),
+    "==": (3, "$equals"),
+    "..": (4, "$concat"),
+    "+": (5, "$add"),
+    "-": (5, "$subtract"),
+    "*": (6, "$multiply"),
+    "/": (6, "$divide"),
+    "%": (6, "$mod"),
+}
+_UNARY_PRIORITY: Final = 7
+HOST_FUNCTIONS: Final = {"rb.call", "rb.poll", "rb.print", "rb.assert", "rb.fail", "print"}
+
+
+class ExpressionParser:
+    """Reads tokens and parses expressions; statements are the subclass's business."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self._tokens = tokens
+        self._at = 0
+        self._scopes: list[set[str]] = [{"params"}]
+
+    # -- tokens ------------------------------------------------------------------------------
+
+    @property
+    def _token(self) -> Token:
+        return self._tokens[self._at]
+
+    def _peek(self, offset: int = 1) -> Token:
+        return self._tokens[min(self._at + offset, len(self._tokens) - 1)]
+
+    def _is(self, value: str, kind: str | None = None) -> bool:
+        token = self._token
+        return (
+            token.value == value
+            and (kind is None or token.kind == kind)
+            and token.kind in ("keyword", "symbol")
+        )
+
+    def _take(self) -> Token:
+        token = self._token
+        self._at = min(self._at + 1, len(self._tokens) - 1)
+        return token
+
+    def _expect(self, value: str) -> Token:
+        if not self._is(value):
+            self._fail("lua.syntax_error", f"expected '{value}', found {self._describe()}")
+        return self._take()
+
+    def _name(self) -> str:
+        token = self._token
+        if token.kind != "name":
+            self._fail("lua.syntax_error", f"expected a name, found {self._describe()}")
+        self._take()
+        return str(token.value)
+
+    def _describe(self) -> str:
+        token = self._token
+        return "the end of the source" if token.kind == "eof" else repr(token.value)
+
+    def _fail(self, code: str, message: str, token: Token | None = None) -> NoReturn:
+        where = token or self._token
+        raise LuaCompileError(code, message, where.line, where.column)
+
+    # -- names -------------------------------------------------------------------------------
+
+    def _declared(self, name: str) -> bool:
+        return any(name in scope for scope in self._scopes)
+
+    def _host_name(self) -> str | None:
+        token = self._token
+        if token.kind != "name":
+            return None
+        if token.value == "print" and self._peek().value == "(":
+            return "print"
+        if token.value == "rb" and self._peek().value == ".":
+            name = f"rb.{self._peek(2).value}"
+            if name not in HOST_FUNCTIONS:
+                self._fail("lua.unsupported", f"unknown host function {name}", self._peek(2))
+            return name
+        return None
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def _expression(self, limit: int = 0) -> Any:
+        token = self._token
+        if token.kind == "keyword" and token.value == "not":
+            self._take()
+            left: Any = {"$not": self._expression(_UNARY_PRIORITY)}
+        elif self._is("-"):
+            self._take()
+            operand = self._expression(_UNARY_PRIORITY)
+            left = (
+                -operand
+                if isinstance(operand, int | float) and not isinstance(operand, bool)
+                else {"$negate": operand}
+            )
+        elif self._is("#"):
+            self._take()
+            left = {"$length": self._expression(_UNARY_PRIORITY)}
+        else:
+            left = self._primary()
+        while True:
+            op = self._token
+            if op.kind not in ("symbol", "keyword") or op.value not in _BINARY:
+                if op.kind == "symbol" and op.value == "^":
+                    self._fail("lua.unsupported", "'^' is not supported")
+                return left
+            priority, operator = _BINARY[str(op.value)]
+            if priority <= limit:
+                return left
+            self._take()
+            right_limit = priority - 1 if op.value == ".." else priority
+            right = self._expression(right_limit)
+            left = {operator: [left, right]}
+
+    def _primary(self) -> Any:
+        token = self._token
+        if token.kind in ("number", "string"):
+            self._take()
+            return token.value
+        if token.kind == "keyword" and token.value in ("nil", "true", "false"):
+            self._take()
+            return {"nil": None, "true": True, "false": False}[str(token.value)]
+        if self._is("{"):
+            return self._table()
+        if token.kind == "keyword" and token.value == "function":
+            self._fail("lua.unsupported", "functions are not supported in this subset")
+        if self._is("("):
+            self._take()
+            value = self._expression()
+            self._expect(")")
+            return value
+        if token.kind == "name":
+            if self._host_name() is not None or token.value in ("rb", "ipairs"):
+                self._fail(
+                    "lua.unsupported",
+                    "host calls cannot be nested in expressions: assign the call to a local first",
+                )
+            name = self._name()
+            if not self._declared(name):
+                self._fail(
+                    "lua.unknown_name",
+                    f"unknown name '{name}' (globals other than params are not supported)",
+                    token,
+                )
+            return self._suffixes({"$var": name})
+        self._fail("lua.syntax_error", f"unexpected {self._describe()}")
+
+    def _suffixes(self, base: dict[str, Any]) -> Any:
+        path = ""
+        while True:
+            if self._is("."):
+                self._take()
+                path += ("." if path else "") + self._name()
+            elif self._is("["):
+                token = self._take()
+                index = self._expression()
+                self._expect("]")
+                if isinstance(index, bool) or not isinstance(index, int):
+                    if isinstance(index, str):
+                        path += ("." if path else "") + index
+                        continue
+                    self._fail(
+                        "lua.dynamic_index",
+                        "only static one-based indexes such as names[1] are supported",
+                        token,
+                    )
+                if index < 1:
+                    self._fail("lua.dynamic_index", "indexes start at 1", token)
+                path += f"[{index - 1}]"
+            elif self._is("(") or self._is(":"):
+                self._fail("lua.unsupported", "calling values is not supported")
+            else:
+                break
+        if path:
+            return {**base, "path": path, "required": False}
+        return base
+
+    def _table(self) -> Any:
+        self._expect("{")
+        items: list[Any] = []
+        fields: dict[str, Any] = {}
+        while not self._is("}"):
+            token = self._token
+            if token.kind == "name" and self._peek().value == "=" and self._peek().kind == "symbol":
+                self._take()
+                self._take()
+                fields[str(token.value)] = self._expression()
+            elif self._is("["):
+                self._take()
+                key = self._expression()
+                self._expect("]")
+                self._expect("=")
+                if not isinstance(key, str):
+                    self._fail(
+                        "lua.unsupported", "table keys must be names or literal strings", token
+                    )
+                fields[key] = self._expression()
+            else:
+                items.append(self._expression())
+            if self._is(",") or self._is(";"):
+                self._take()
+            else:
+                break
+        self._expect("}")
+        if items and fields:
+            self._fail("lua.unsupported", "a table is either an array or an object, not both")
+        return items if items else fields

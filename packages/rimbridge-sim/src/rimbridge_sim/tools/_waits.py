@@ -1,0 +1,184 @@
+"""Bounded waits on the main loop, shaped like the real mod's (``satisfied``, ``attempts``,
+``probeFailureCount``, ...), and the readiness levels ``wait_for_game_loaded`` knows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio
+
+from rimbridge_sim.calls import MainLoopTimeout
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import World
+
+__all__ = [
+    "READINESS",
+    "Probe",
+    "WaitOutcome",
+    "resolve_readiness",
+    "wait_for_readiness",
+    "wait_response",
+    "wait_until",
+]
+
+READINESS: Final = ("gameData", "mapData", "currentMap", "playable", "visual")
+_KEYS: Final = {
+    "gameData": "gameDataReady",
+    "mapData": "mapDataReady",
+    "currentMap": "currentMapReady",
+    "playable": "playable",
+    "visual": "visualReady",
+}
+_SATISFIED: Final = {
+    "gameData": "game data is available",
+    "mapData": "map data is available",
+    "currentMap": "current map is available",
+    "playable": "has a loaded playable game",
+    "visual": "has a loaded visual-ready game",
+}
+
+
+@dataclass
+class Probe:
+    satisfied: bool
+    message: str
+    snapshot: Any = None
+    blocking_reason: str | None = None
+
+
+@dataclass
+class WaitOutcome:
+    satisfied: bool
+    message: str
+    elapsed_ms: int
+    attempts: int
+    probe_failures: int
+    last_probe_error: str | None
+    snapshot: Any
+    blocking_reason: str | None
+
+
+def _frames(poll_ms: int) -> int:
+    return max(1, round(max(0, poll_ms) * 60 / 1000))
+
+
+async def wait_until(
+    host: ToolHost,
+    probe: Callable[[], Probe],
+    *,
+    timeout_ms: int,
+    poll_ms: int,
+    timeout_message: str,
+    busy_message: str = "RimWorld's main thread was busy; retrying.",
+) -> WaitOutcome:
+    """Probe on the main loop until satisfied or ``timeout_ms`` ran out; a probe the main
+    loop does not answer (a stall) counts as a probe failure and the wait goes on."""
+    started = time.monotonic()
+    deadline = started + max(0, timeout_ms) / 1000
+    attempts = 0
+    failures = 0
+    last_error: str | None = None
+    last: Probe | None = None
+    while True:
+        attempts += 1
+        remaining = max(0.0, deadline - time.monotonic())
+        try:
+            last = await host.on_main_thread(probe, timeout=min(max(remaining, 0.05), 10.0))
+        except MainLoopTimeout as error:
+            failures += 1
+            last_error = str(error)
+            last = Probe(False, busy_message, None, str(error))
+        if last.satisfied:
+            break
+        if time.monotonic() >= deadline:
+            break
+        await host.let_frames_pass(_frames(poll_ms))
+    elapsed = round((time.monotonic() - started) * 1000)
+    return WaitOutcome(
+        last.satisfied,
+        last.message if last.satisfied else f"{timeout_message} {last.message}".strip(),
+        elapsed,
+        attempts,
+        failures,
+        last_error,
+        last.snapshot,
+        None if last.satisfied else last.blocking_reason,
+    )
+
+
+def wait_response(outcome: WaitOutcome, target: str | None = None) -> dict[str, Any]:
+    return {
+        "success": outcome.satisfied,
+        "satisfied": outcome.satisfied,
+        "message": outcome.message,
+        "targetReadiness": target,
+        "blockingReason": outcome.blocking_reason,
+        "elapsedMs": outcome.elapsed_ms,
+        "attempts": outcome.attempts,
+        "probeFailureCount": outcome.probe_failures,
+        "lastProbeError": None if outcome.satisfied else outcome.last_probe_error,
+        "state": outcome.snapshot,
+    }
+
+
+def resolve_readiness(readiness: str, target: str | None, visual: bool) -> str:
+    """``waitForVisualReady`` wins, then ``targetReadiness``, then ``readiness``."""
+    if visual:
+        return "visual"
+    return target if target else readiness
+
+
+def _blocking_reason(world: World, ready: dict[str, Any], target: str) -> str:
+    if not ready["gameDataReady"]:
+        return "No current game is loaded."
+    if target == "gameData":
+        return ""
+    if not ready["mapDataReady"]:
+        return "No RimWorld map data is available yet."
+    if target in ("mapData", "currentMap"):
+        return ""
+    if not ready["playable"]:
+        if world.program_state.value != "Playing":
+            return f"RimWorld programState is {world.program_state.value}, not Playing."
+        return "RimWorld still has a pending long event."
+    if target == "playable":
+        return ""
+    return f"RimWorld screen fade is still active (alpha {ready['fadeOverlayAlpha']:.3g})."
+
+
+async def wait_for_readiness(
+    host: ToolHost, timeout_ms: int, poll_ms: int, target: str, pause_if_needed: bool
+) -> dict[str, Any]:
+    """Wait until the world reaches readiness ``target``; pause it then if asked."""
+    world = host.world
+
+    def probe() -> Probe:
+        state = world.state_snapshot()
+        satisfied = bool(state[_KEYS[target]])
+        if satisfied and pause_if_needed and world.game is not None and not state["paused"]:
+            world.pause(True)
+            state = world.state_snapshot()
+        if not satisfied:
+            reason = _blocking_reason(world, state, target)
+            message = f"Waiting for RimWorld readiness '{target}'. {reason}"
+            return Probe(False, message, state, reason)
+        message = f"RimWorld {_SATISFIED[target]}."
+        if pause_if_needed:
+            message = f"RimWorld {_SATISFIED[target]} and is paused for automation."
+        return Probe(True, message, state)
+
+    outcome = await wait_until(
+        host,
+        probe,
+        timeout_ms=timeout_ms,
+        poll_ms=poll_ms,
+        timeout_message=f"Timed out waiting for RimWorld readiness '{target}'.",
+    )
+    return wait_response(outcome, target)
+
+
+async def sleep_ms(milliseconds: int) -> None:
+    await anyio.sleep(max(0, milliseconds) / 1000)

@@ -1,0 +1,341 @@
+"""The Architect menu and zones: discover designators by stable id, apply them to a cell
+rectangle (mine, cut, haul, build, zones, areas), and manage zones and areas.
+
+Designations carry this call's operation: the colonists who work them later log under it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import Cell, RefusedError, World
+from rimbridge_sim.world.describe import cell_payload, describe_area, describe_cell, describe_zone
+
+__all__ = ["ArchitectTools"]
+
+_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+_STATE = (
+    "designatorState {hasSelection, selectedDesignatorId, selectedDesignator, "
+    "selectedContainerDesignatorId, selectedAllowedArea}"
+)
+
+
+def _failure(world: World, message: str) -> dict[str, Any]:
+    return {
+        "success": False,
+        "message": message,
+        "devModeEnabled": world.dev_mode,
+        "godMode": world.god_mode,
+    }
+
+
+class ArchitectTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    @tool(
+        "rimworld/get_designator_state",
+        "Show the Architect selection: the selected designator and allowed area, and god mode.",
+        title="Get designator state",
+        result_description=f"{{success, devModeEnabled, godMode, {_STATE}}}.",
+    )
+    @call_spec(world=True)
+    def get_designator_state(self) -> dict[str, Any]:
+        world = self.host.world
+        return {
+            "success": True,
+            "devModeEnabled": world.dev_mode,
+            "godMode": world.god_mode,
+            "designatorState": world.architect.state(),
+        }
+
+    @tool(
+        "rimworld/list_architect_categories",
+        "List the Architect categories (Orders, Zone, Structure, ...) with their stable ids.",
+        title="List architect categories",
+        result_description="{success, devModeEnabled, godMode, categoryCount, categories: "
+        "[{id, categoryDefName, label, visible, order, designatorCount, "
+        "actionableDesignatorCount, dropdownCount, buildDesignatorCount}]}.",
+    )
+    @parameter("include_hidden", "Include categories that are hidden now.")
+    @parameter("include_empty", "Include categories without designators.")
+    @call_spec(world=True)
+    def list_architect_categories(
+        self, include_hidden: bool = False, include_empty: bool = False
+    ) -> dict[str, Any]:
+        world = self.host.world
+        categories = world.architect.categories(
+            include_hidden=include_hidden, include_empty=include_empty
+        )
+        return {
+            "success": True,
+            "devModeEnabled": world.dev_mode,
+            "godMode": world.god_mode,
+            "categoryCount": len(categories),
+            "categories": [world.architect.describe_category(c) for c in categories],
+        }
+
+    @tool(
+        "rimworld/list_architect_designators",
+        "List one category's designators with stable ids, dropdowns flattened into their "
+        "children (a dropdown itself cannot be applied).",
+        title="List architect designators",
+        result_description=f"{{success, category, designatorCount, designators: [{{id, "
+        "parentId, kind, applicationKind, actionable, supportsRectangleApplication, label, "
+        f"designationDefName, buildableDefName, selected}}], {_STATE}}}.",
+    )
+    @parameter(
+        "category_id",
+        "A category id from rimworld/list_architect_categories, or its def name (e.g. Orders).",
+    )
+    @parameter("include_hidden", "Include designators that are hidden now.")
+    @call_spec(world=True)
+    def list_architect_designators(
+        self, category_id: str, include_hidden: bool = False
+    ) -> dict[str, Any]:
+        from rimbridge_sim.world._catalogue import all_designators
+
+        world = self.host.world
+        try:
+            category = world.architect.category(category_id)
+        except RefusedError as error:
+            return _failure(world, error.message)
+        placed = all_designators(category)
+        return {
+            "success": True,
+            "devModeEnabled": world.dev_mode,
+            "godMode": world.god_mode,
+            "category": world.architect.describe_category(category),
+            "designatorCount": len(placed),
+            "designators": [world.architect.describe(p) for p in placed],
+            "designatorState": world.architect.state(),
+        }
+
+    @tool(
+        "rimworld/select_architect_designator",
+        "Select an Architect designator by its stable id (as clicking it in the menu does).",
+        title="Select architect designator",
+        result_description=f"{{success, designator, {_STATE}}}.",
+    )
+    @parameter("designator_id", "A designator id from rimworld/list_architect_designators.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def select_architect_designator(self, designator_id: str) -> dict[str, Any]:
+        world = self.host.world
+        try:
+            placed = world.architect.select(designator_id)
+        except RefusedError as error:
+            return _failure(world, error.message)
+        return {
+            "success": True,
+            "designator": world.architect.describe(placed),
+            "designatorState": world.architect.state(),
+        }
+
+    @tool(
+        "rimworld/apply_architect_designator",
+        "Apply an Architect designator to the cell rectangle starting at x/z (width x height "
+        "cells), as dragging it does: cells it cannot take are listed with the reason; with "
+        "dryRun nothing changes. Idle colonists take designated work on their own, carrying "
+        "this call's operation.",
+        title="Apply architect designator",
+        result_description="{success (some cell accepted), dryRun, designator, "
+        "requestedCellCount, acceptedCellCount, appliedCellCount, rejectedCellCount, "
+        "acceptedCells: [{x, z}], rejectedCells: [{x, z, accepted, reason}], keepSelected, "
+        "designatorState, sampleCell (one-cell calls), state}.",
+    )
+    @parameter("designator_id", "A designator id from rimworld/list_architect_designators.")
+    @parameter("x", "The rectangle's first cell x.")
+    @parameter("z", "The rectangle's first cell z.")
+    @parameter("width", "Cells along x (from x).")
+    @parameter("height", "Cells along z (from z).")
+    @parameter("dry_run", "Only check the cells; change nothing.")
+    @parameter("keep_selected", "Keep the designator selected afterwards.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def apply_architect_designator(
+        self,
+        designator_id: str,
+        x: int,
+        z: int,
+        width: int = 1,
+        height: int = 1,
+        dry_run: bool = False,
+        keep_selected: bool = True,
+    ) -> dict[str, Any]:
+        world = self.host.world
+        world.require_colony()
+        if width <= 0 or height <= 0:
+            return _failure(world, "Width and height must be positive.")
+        if width * height > 10_000:
+            return _failure(world, "At most 10000 cells per call.")
+        cells = [Cell(x + dx, z + dz) for dz in range(height) for dx in range(width)]
+        try:
+            placed, accepted, rejected = world.architect.apply(
+                designator_id, cells, dry_run=dry_run, keep_selected=keep_selected
+            )
+        except RefusedError as error:
+            return _failure(world, error.message)
+        game = world.game
+        sample = None
+        if len(cells) == 1 and game is not None and game.map.contains(cells[0]):
+            sample = describe_cell(world, cells[0])
+        return {
+            "success": bool(accepted),
+            "dryRun": dry_run,
+            "designator": world.architect.describe(placed),
+            "requestedCellCount": len(cells),
+            "acceptedCellCount": len(accepted),
+            "appliedCellCount": 0 if dry_run else len(accepted),
+            "rejectedCellCount": len(rejected),
+            "acceptedCells": [cell_payload(c) for c in accepted],
+            "rejectedCells": rejected,
+            "keepSelected": keep_selected,
+            "designatorState": world.architect.state(),
+            "sampleCell": sample,
+            "state": world.state_snapshot(),
+        }
+
+    # -- zones and areas -----------------------------------------------------------------------
+
+    @tool(
+        "rimworld/list_zones",
+        "List the current map's zones (stockpiles, growing zones).",
+        title="List zones",
+        result_description="{success, count, zones: [{id, label, className, cellCount, hidden, "
+        "position, kind}]}.",
+    )
+    @parameter("include_hidden", "Include hidden zones.")
+    @parameter("include_empty", "Include zones without cells.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def list_zones(
+        self, include_hidden: bool = False, include_empty: bool = False
+    ) -> dict[str, Any]:
+        zones = self.host.world.zones.zones(
+            include_hidden=include_hidden, include_empty=include_empty
+        )
+        return {"success": True, "count": len(zones), "zones": [describe_zone(z) for z in zones]}
+
+    @tool(
+        "rimworld/list_areas",
+        "List the current map's areas: home, roof areas and the player's allowed areas.",
+        title="List areas",
+        result_description="{success, count, selectedAllowedArea, areas: [{id, label, "
+        "className, cellCount, listPriority, mutable, assignableAsAllowed}]}.",
+    )
+    @parameter("include_empty", "Include areas without cells.")
+    @parameter("include_assignable_only", "Only areas a colonist can be restricted to.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def list_areas(
+        self, include_empty: bool = False, include_assignable_only: bool = False
+    ) -> dict[str, Any]:
+        zones = self.host.world.zones
+        areas = zones.areas(include_empty=include_empty, assignable_only=include_assignable_only)
+        return {
+            "success": True,
+            "count": len(areas),
+            "selectedAllowedArea": describe_area(zones.selected_allowed_area()),
+            "areas": [describe_area(a) for a in areas],
+        }
+
+    def _areas_result(self, **extra: Any) -> dict[str, Any]:
+        world = self.host.world
+        return {
+            "success": True,
+            **extra,
+            "selectedAllowedArea": describe_area(world.zones.selected_allowed_area()),
+            "designatorState": world.architect.state(),
+        }
+
+    @tool(
+        "rimworld/create_allowed_area",
+        "Create an allowed area (empty; grow it with the Expand allowed area designator) and "
+        "select it as the allowed-area target unless select is false.",
+        title="Create allowed area",
+        result_description="{success, created, area, selectedAllowedArea, designatorState}.",
+    )
+    @parameter("label", "The area's name (Area N when omitted).")
+    @parameter("select", "Make it the target of the allowed-area designators.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def create_allowed_area(self, label: str | None = None, select: bool = True) -> dict[str, Any]:
+        area = self.host.world.zones.create_allowed(label, select)
+        return self._areas_result(created=True, area=describe_area(area))
+
+    @tool(
+        "rimworld/select_allowed_area",
+        "Choose the allowed area the allowed-area designators change; omit areaId to clear.",
+        title="Select allowed area",
+        result_description="{success, area | cleared, selectedAllowedArea, designatorState}.",
+    )
+    @parameter("area_id", "An area id from rimworld/list_areas; omit to clear the choice.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def select_allowed_area(self, area_id: str | None = None) -> dict[str, Any]:
+        area = self.host.world.zones.select_allowed(area_id)
+        if area is None:
+            return self._areas_result(cleared=True)
+        return self._areas_result(area=describe_area(area))
+
+    @tool(
+        "rimworld/set_zone_target",
+        "Make a zone-add designator grow an existing zone instead of starting a new one; omit "
+        "zoneId to clear.",
+        title="Set zone target",
+        result_description="{success, designator, zone | cleared, designatorState}.",
+    )
+    @parameter("designator_id", "A zone-add designator id (stockpile, growing zone).")
+    @parameter("zone_id", "A zone id from rimworld/list_zones; omit to clear.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def set_zone_target(self, designator_id: str, zone_id: str | None = None) -> dict[str, Any]:
+        world = self.host.world
+        placed = world.architect.resolve(designator_id)
+        if placed.spec.application != "zone" or placed.spec.zone_kind in (None, "delete"):
+            raise RefusedError(f"Designator '{designator_id}' does not add zones.")
+        zone = world.zones.set_target(placed.id, zone_id)
+        result: dict[str, Any] = {"success": True, "designator": world.architect.describe(placed)}
+        if zone is None:
+            result["cleared"] = True
+        else:
+            result["zone"] = describe_zone(zone)
+        result["designatorState"] = world.architect.state()
+        return result
+
+    @tool(
+        "rimworld/clear_area",
+        "Remove every cell from a player area (built-in areas cannot be cleared).",
+        title="Clear area",
+        result_description="{success, cleared, area, selectedAllowedArea, designatorState}.",
+    )
+    @parameter("area_id", "An area id from rimworld/list_areas.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def clear_area(self, area_id: str) -> dict[str, Any]:
+        area = self.host.world.zones.clear_area(area_id)
+        return self._areas_result(cleared=True, area=describe_area(area))
+
+    @tool(
+        "rimworld/delete_area",
+        "Delete a player area (built-in areas cannot be deleted).",
+        title="Delete area",
+        result_description="{success, deleted, selectedAllowedArea, designatorState}.",
+    )
+    @parameter("area_id", "An area id from rimworld/list_areas.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def delete_area(self, area_id: str) -> dict[str, Any]:
+        area = self.host.world.zones.delete_area(area_id)
+        return self._areas_result(deleted=describe_area(area))
+
+    @tool(
+        "rimworld/delete_zone",
+        "Delete a zone and free its cells.",
+        title="Delete zone",
+        result_description="{success, deleted, designatorState}.",
+    )
+    @parameter("zone_id", "A zone id from rimworld/list_zones.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def delete_zone(self, zone_id: str) -> dict[str, Any]:
+        world = self.host.world
+        zone = world.zones.delete_zone(zone_id)
+        return {
+            "success": True,
+            "deleted": describe_zone(zone),
+            "designatorState": world.architect.state(),
+        }

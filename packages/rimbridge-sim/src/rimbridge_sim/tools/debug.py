@@ -1,0 +1,331 @@
+"""The debug menu: discover and run debug actions (some on a pawn), debug settings, god
+mode, job logging and spawning things."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import Cell, InvalidArgumentError, RefusedError
+from rimbridge_sim.world.describe import cell_payload, describe_pawn
+
+__all__ = ["DebugTools"]
+
+_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+_PATH = "A debug action path from the discovery tools, e.g. Actions/Pawns/Heal."
+_NODE = (
+    "{path, parentPath, label, category, actionType, isRoot, visible, on, hasChildren, "
+    "childCount, hasDirectAction, hasPawnAction, hasSettingsToggle, execution {supported, "
+    "kind, requiredTargetKind}}"
+)
+
+
+class DebugTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    def _failure(self, message: str) -> dict[str, Any]:
+        world = self.host.world
+        return {
+            "success": False,
+            "message": message,
+            "devModeEnabled": world.dev_mode,
+            "state": world.state_snapshot(),
+        }
+
+    @tool(
+        "rimworld/list_debug_action_roots",
+        "List the debug menu's top-level roots (Actions, Settings, Output).",
+        title="List debug action roots",
+        result_description=f"{{success, devModeEnabled, rootCount, roots: [{_NODE}]}}.",
+    )
+    @parameter("include_hidden", "Include roots hidden now (those needing a loaded game).")
+    @call_spec(world=True)
+    def list_debug_action_roots(self, include_hidden: bool = False) -> dict[str, Any]:
+        debug = self.host.world.debug
+        roots = debug.roots(include_hidden)
+        return {
+            "success": True,
+            "devModeEnabled": self.host.world.dev_mode,
+            "rootCount": len(roots),
+            "roots": [debug.describe(n) for n in roots],
+        }
+
+    @tool(
+        "rimworld/list_debug_action_children",
+        "List the children of a debug menu path.",
+        title="List debug action children",
+        result_description=f"{{success, devModeEnabled, path, childCount, children: [{_NODE}]}}.",
+    )
+    @parameter("path", _PATH)
+    @parameter("include_hidden", "Include children hidden now.")
+    @call_spec(world=True)
+    def list_debug_action_children(self, path: str, include_hidden: bool = False) -> dict[str, Any]:
+        debug = self.host.world.debug
+        try:
+            node = debug.resolve(path)
+        except RefusedError as error:
+            return self._failure(error.message)
+        children = debug.children(node, include_hidden)
+        return {
+            "success": True,
+            "devModeEnabled": self.host.world.dev_mode,
+            "path": node.path,
+            "childCount": len(children),
+            "children": [debug.describe(c) for c in children],
+        }
+
+    @tool(
+        "rimworld/search_debug_actions",
+        "Search the whole debug menu by path, label and category (every word must match).",
+        title="Search debug actions",
+        result_description=f"{{success, devModeEnabled, query, includeHidden, supportedOnly, "
+        f"requiredTargetKind, limit, matchCount, totalMatchCount, truncated, matches: [{_NODE}]}}.",
+    )
+    @parameter("query", "Words to find, e.g. job logging.")
+    @parameter("limit", "Most matches to return.")
+    @parameter("include_hidden", "Include nodes hidden now.")
+    @parameter("supported_only", "Only nodes that can be run.")
+    @parameter("required_target_kind", "Only actions on this target kind, e.g. pawn.")
+    @call_spec(world=True)
+    def search_debug_actions(
+        self,
+        query: str,
+        limit: int = 50,
+        include_hidden: bool = False,
+        supported_only: bool = False,
+        required_target_kind: str | None = None,
+    ) -> dict[str, Any]:
+        debug = self.host.world.debug
+        found = debug.search(query, include_hidden, supported_only, required_target_kind)
+        returned = found[: max(0, limit)]
+        return {
+            "success": True,
+            "devModeEnabled": self.host.world.dev_mode,
+            "query": query,
+            "includeHidden": include_hidden,
+            "supportedOnly": supported_only,
+            "requiredTargetKind": required_target_kind,
+            "limit": limit,
+            "matchCount": len(returned),
+            "totalMatchCount": len(found),
+            "truncated": len(returned) < len(found),
+            "matches": [debug.describe(n) for n in returned],
+        }
+
+    @tool(
+        "rimworld/get_debug_action",
+        "Describe one debug menu path and, optionally, its children.",
+        title="Get debug action",
+        result_description=f"{{success, devModeEnabled, path, node: {_NODE}, childCount, "
+        "children}.",
+    )
+    @parameter("path", _PATH)
+    @parameter("include_children", "Include the node's children.")
+    @parameter("include_hidden_children", "Include children hidden now.")
+    @call_spec(world=True)
+    def get_debug_action(
+        self, path: str, include_children: bool = True, include_hidden_children: bool = False
+    ) -> dict[str, Any]:
+        debug = self.host.world.debug
+        try:
+            node = debug.resolve(path)
+        except RefusedError as error:
+            return self._failure(error.message)
+        children = debug.children(node, include_hidden_children) if include_children else []
+        return {
+            "success": True,
+            "devModeEnabled": self.host.world.dev_mode,
+            "path": node.path,
+            "node": debug.describe(node),
+            "childCount": len(children),
+            "children": [debug.describe(c) for c in children],
+        }
+
+    @tool(
+        "rimworld/execute_debug_action",
+        "Run a debug action by path; pawn actions need pawnName or pawnId. Settings toggles "
+        "flip (see rimworld/set_debug_setting for a fixed state).",
+        title="Execute debug action",
+        result_description=f"{{success, path, node: {_NODE}, targetPawn, message, stateBefore, "
+        "stateAfter, effects {logCount, windowCountDelta}}; a category, an unknown path or a "
+        "missing pawn is {success: false, message, path}.",
+    )
+    @parameter("path", _PATH)
+    @parameter("pawn_name", "The pawn a pawn action runs on (by name).")
+    @parameter("pawn_id", "The pawn a pawn action runs on (by id).")
+    @call_spec(world=True)
+    def execute_debug_action(
+        self, path: str, pawn_name: str | None = None, pawn_id: str | None = None
+    ) -> dict[str, Any]:
+        host = self.host
+        world = host.world
+        debug = world.debug
+        before = world.state_snapshot()
+        windows_before = len(world.windows.stack)
+        first_line = (host.ring.latest_sequence or 0) + 1
+        try:
+            node = debug.resolve(path)
+            pawn = None
+            if node.pawn_target:
+                if not (pawn_name or pawn_id):
+                    raise RefusedError(
+                        f"Debug action '{node.path}' requires a current-map pawn target. "
+                        "Provide pawnName or pawnId."
+                    )
+                pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
+            did = debug.execute(node, pawn)
+        except RefusedError as error:
+            return {**self._failure(error.message), "path": path}
+        logs = host.ring.query(after_sequence=first_line - 1, minimum_level="debug", limit=20)
+        return {
+            "success": True,
+            "path": node.path,
+            "node": debug.describe(node),
+            "targetPawn": None if pawn is None else describe_pawn(world, pawn),
+            "message": did,
+            "stateBefore": before,
+            "stateAfter": world.state_snapshot(),
+            "effects": {
+                "logCount": len(logs.entries),
+                "logs": [e.message for e in reversed(logs.entries)],
+                "windowCountDelta": len(world.windows.stack) - windows_before,
+                "openedWindowTypes": [],
+                "closedWindowTypes": [],
+            },
+        }
+
+    @tool(
+        "rimworld/set_debug_setting",
+        "Set a debug settings toggle (Settings/God mode, Settings/Never hungry, ...) on or off.",
+        title="Set debug setting",
+        result_description=f"{{success, changed, path, value, node: {_NODE}, stateBefore, "
+        "stateAfter}.",
+    )
+    @parameter("path", "A settings path, e.g. Settings/God mode.")
+    @parameter("enabled", "The state to set.")
+    @call_spec(world=True)
+    def set_debug_setting(self, path: str, enabled: bool) -> dict[str, Any]:
+        world = self.host.world
+        debug = world.debug
+        before = world.state_snapshot()
+        try:
+            node = debug.resolve(path)
+            previous = debug.set_setting(node, enabled)
+        except RefusedError as error:
+            return {**self._failure(error.message), "path": path}
+        return {
+            "success": True,
+            "changed": previous != enabled,
+            "path": node.path,
+            "value": enabled,
+            "node": debug.describe(node),
+            "stateBefore": before,
+            "stateAfter": world.state_snapshot(),
+        }
+
+    @tool(
+        "rimworld/set_colonist_job_logging",
+        "Turn a colonist's job logging on or off: each job it starts is logged as "
+        "'[JobTracker] ...'. Returns a log cursor and ready-made rimbridge/list_logs arguments "
+        "to read those lines.",
+        title="Set colonist job logging",
+        result_description="{success, changed, enabled, pawn, state, logCursor, consumeLogs "
+        "{tool, arguments}}.",
+    )
+    @parameter("pawn_name", "The colonist's name.")
+    @parameter("pawn_id", "The colonist's id.")
+    @parameter("enabled", "True to log its jobs, false to stop.")
+    @call_spec(world=True)
+    def set_colonist_job_logging(
+        self, pawn_name: str | None = None, pawn_id: str | None = None, enabled: bool = True
+    ) -> dict[str, Any]:
+        host = self.host
+        world = host.world
+        try:
+            pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map colonist")
+        except (RefusedError, InvalidArgumentError) as error:
+            return {
+                "success": False,
+                "message": error.message,
+                "requestedPawnName": pawn_name,
+                "requestedPawnId": pawn_id,
+                "state": world.state_snapshot(),
+            }
+        changed = pawn.job_logging != enabled
+        pawn.job_logging = enabled
+        cursor = host.ring.latest_sequence or 0
+        return {
+            "success": True,
+            "changed": changed,
+            "enabled": enabled,
+            "pawn": describe_pawn(world, pawn),
+            "state": world.state_snapshot(),
+            "logCursor": cursor,
+            "consumeLogs": {
+                "tool": "rimbridge/list_logs",
+                "arguments": {"afterSequence": cursor, "minimumLevel": "info", "limit": 50},
+            },
+        }
+
+    @tool(
+        "rimworld/set_god_mode",
+        "Turn god mode on or off: with it on, Architect designators act at once (buildings "
+        "appear, rock is mined).",
+        title="Set god mode",
+        result_description="{success, changed, previousGodMode, godMode, devModeEnabled, "
+        "designatorState}.",
+    )
+    @parameter("enabled", "True for god mode.")
+    @call_spec(world=True)
+    def set_god_mode(self, enabled: bool = True) -> dict[str, Any]:
+        world = self.host.world
+        previous = world.architect.set_god_mode(enabled)
+        return {
+            "success": True,
+            "changed": previous != enabled,
+            "previousGodMode": previous,
+            "godMode": world.god_mode,
+            "devModeEnabled": world.dev_mode,
+            "designatorState": world.architect.state(),
+        }
+
+    @tool(
+        "rimworld/spawn_thing",
+        "Spawn one thing on a cell as the debug spawner does: the stack count is clamped to "
+        "the thing's stack limit and whatever would clash on the cell is removed.",
+        title="Spawn thing",
+        result_description="{success, defName, label, stackCount, cell {x, z}, thingId}; an "
+        "unknown def or a cell outside the map is {success: false, message}.",
+    )
+    @parameter("def_name", "The thing def, e.g. Steel, MealSimple, Wall, Bed.")
+    @parameter("x", "Cell x.")
+    @parameter("z", "Cell z.")
+    @parameter("stack_count", "How many (clamped to the def's stack limit).")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def spawn_thing(self, def_name: str, x: int, z: int, stack_count: int = 1) -> dict[str, Any]:
+        world = self.host.world
+        game = world.require_colony().game
+        if not game.map.contains(Cell(x, z)):
+            return {
+                "success": False,
+                "message": f"Cell ({x}, {z}) is out of bounds for the current map.",
+            }
+        try:
+            thing = world.spawn_stack(def_name, stack_count, (x, z))
+        except InvalidArgumentError as error:
+            return {
+                "success": False,
+                "message": f"Could not resolve ThingDef '{def_name}'.",
+                "exception": error.message,
+            }
+        return {
+            "success": True,
+            "defName": thing.def_name,
+            "label": thing.definition.label,
+            "stackCount": thing.stack_count,
+            "cell": cell_payload(thing.position),
+            "thingId": thing.id,
+        }

@@ -1,0 +1,339 @@
+"""Mods: the installed mods and their load order (``Config/ModsConfig.xml``), and mod
+settings read, changed, written to and reloaded from ``Config/Mod_<id>_<Type>.xml``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import call_spec
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo
+
+__all__ = ["ModTools"]
+
+_MOD_ID = "A modId from rimworld/list_mods, or an exact package id, name or folder name."
+_SETTINGS_ID = (
+    "A modId from rimworld/list_mod_settings_surfaces, or an exact package id, settings type "
+    "or mod name."
+)
+_DEPTH = "How deep to describe nested settings."
+_ENTRIES = "Most entries to show of any list or object."
+_TREE = "root {name, path, valueKind, typeName, value, count, truncated, children}"
+
+
+class ModTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    def _failure(self, message: str, requested: str, mod: ModInfo | None = None) -> dict[str, Any]:
+        mods = self.host.world.mods
+        return {
+            "success": False,
+            "message": message,
+            "requestedModId": requested,
+            "mod": None if mod is None else mods.describe(mod),
+            "configurationStatus": mods.status(),
+        }
+
+    @tool(
+        "rimworld/list_mods",
+        "List the installed mods, whether each is enabled now and whether it was loaded in "
+        "this session (a difference means a restart is needed).",
+        title="List mods",
+        result_description="{success, includeInactive, modCount, activeCount, "
+        "loadedSessionModCount, restartRequired, restartReasons, sessionMismatchCount, mods: "
+        "[{modId, packageId, name, folderName, source, authors, version, official, isCoreMod, "
+        "enabled, loadedInSession, activeLoadOrder}]}.",
+    )
+    @parameter("include_inactive", "Include installed mods that are not enabled.")
+    @call_spec(world=True)
+    def list_mods(self, include_inactive: bool = True) -> dict[str, Any]:
+        mods = self.host.world.mods
+        listed = [
+            mods.describe(m)
+            for m in sorted(
+                INSTALLED_MODS,
+                key=lambda m: (
+                    m.package_id not in mods.active,
+                    mods.active.index(m.package_id) if m.package_id in mods.active else 0,
+                    m.name,
+                ),
+            )
+            if include_inactive or m.package_id in mods.active
+        ]
+        status = mods.status()
+        return {
+            "success": True,
+            "includeInactive": include_inactive,
+            "modCount": len(listed),
+            "activeCount": len(mods.active),
+            "loadedSessionModCount": len(mods.loaded),
+            "restartRequired": status["restartRequired"],
+            "restartReasonCount": status["restartReasonCount"],
+            "restartReasons": status["restartReasons"],
+            "sessionMismatchCount": status["sessionMismatchCount"],
+            "mods": listed,
+        }
+
+    @tool(
+        "rimworld/get_mod_configuration_status",
+        "Check the active load order: ordering problems, and whether it differs from what this "
+        "session loaded (then a restart is needed).",
+        title="Get mod configuration status",
+        result_description="{success, configPath, installedModCount, activeModCount, "
+        "loadedSessionModCount, configurationIssueCount, orderingIssueCount, "
+        "sessionMismatchCount, restartRequired, restartReasons, currentConfigurationHash, "
+        "loadedSessionHash, currentActiveMod}.",
+    )
+    @call_spec(world=True)
+    def get_mod_configuration_status(self) -> dict[str, Any]:
+        return self.host.world.mods.status()
+
+    @tool(
+        "rimworld/set_mod_enabled",
+        "Enable or disable an installed mod in the configuration (takes effect after a "
+        "restart) and save ModsConfig.xml unless save is false. Disabling Core needs "
+        "allowDisableCore.",
+        title="Set mod enabled",
+        result_description="{success, requestedModId, changed, saved, previousEnabled, "
+        "currentEnabled, message, mod, configurationStatus}.",
+    )
+    @parameter("mod_id", _MOD_ID)
+    @parameter("enabled", "True to enable, false to disable.")
+    @parameter("save", "Write Config/ModsConfig.xml now.")
+    @parameter("allow_disable_core", "Allow disabling the Core mod.")
+    @call_spec(world=True)
+    def set_mod_enabled(
+        self, mod_id: str, enabled: bool, save: bool = True, allow_disable_core: bool = False
+    ) -> dict[str, Any]:
+        mods = self.host.world.mods
+        try:
+            mod = mods.resolve(mod_id)
+            previous = mods.set_enabled(mod, enabled, allow_disable_core)
+        except RefusedError as error:
+            return self._failure(error.message, mod_id)
+        saved = save and previous != enabled
+        if saved:
+            mods.save()
+        return {
+            "success": True,
+            "requestedModId": mod_id,
+            "changed": previous != enabled,
+            "saved": saved,
+            "previousEnabled": previous,
+            "currentEnabled": enabled,
+            "message": f"{mod.name} is {'enabled' if enabled else 'disabled'}; restart RimWorld "
+            "to apply."
+            if previous != enabled
+            else f"{mod.name} was already in that state.",
+            "mod": mods.describe(mod),
+            "configurationStatus": mods.status(),
+        }
+
+    @tool(
+        "rimworld/reorder_mod",
+        "Move an enabled mod to a 0-based position in the active load order and save "
+        "ModsConfig.xml unless save is false.",
+        title="Reorder mod",
+        result_description="{success, requestedModId, changed, saved, previousIndex, "
+        "targetIndex, currentIndex, message, mod, configurationStatus}.",
+    )
+    @parameter("mod_id", _MOD_ID)
+    @parameter("target_index", "The 0-based position in the active load order.")
+    @parameter("save", "Write Config/ModsConfig.xml now.")
+    @call_spec(world=True)
+    def reorder_mod(self, mod_id: str, target_index: int, save: bool = True) -> dict[str, Any]:
+        mods = self.host.world.mods
+        try:
+            mod = mods.resolve(mod_id)
+            previous = mods.reorder(mod, target_index)
+        except RefusedError as error:
+            return self._failure(error.message, mod_id)
+        changed = previous != target_index
+        if save and changed:
+            mods.save()
+        return {
+            "success": True,
+            "requestedModId": mod_id,
+            "changed": changed,
+            "saved": save and changed,
+            "previousIndex": previous,
+            "targetIndex": target_index,
+            "currentIndex": mods.active.index(mod.package_id),
+            "message": f"Moved {mod.name} to position {target_index}.",
+            "mod": mods.describe(mod),
+            "configurationStatus": mods.status(),
+        }
+
+    @tool(
+        "rimworld/list_mod_settings_surfaces",
+        "List the loaded mods that have a settings window or a ModSettings object.",
+        title="List mod settings surfaces",
+        result_description="{success, surfaceCount, surfaces: [{modId, packageId, name, "
+        "settingsType, settingsCategory, hasSettingsWindow, hasPersistentState, "
+        "supportsRead}]}.",
+    )
+    @parameter("include_without_settings", "Also list loaded mods without any settings.")
+    @call_spec(world=True)
+    def list_mod_settings_surfaces(self, include_without_settings: bool = False) -> dict[str, Any]:
+        store = self.host.world.mod_settings
+        surfaces = [store.describe_surface(m) for m in store.surfaces(include_without_settings)]
+        return {"success": True, "surfaceCount": len(surfaces), "surfaces": surfaces}
+
+    def _settings(
+        self, mod_id: str, max_depth: int, max_entries: int, **extra: Any
+    ) -> dict[str, Any]:
+        store = self.host.world.mod_settings
+        mod = store.resolve(mod_id)
+        tree = store.tree(mod, max_depth, max_entries)
+        return {
+            "success": True,
+            "requestedModId": mod_id,
+            **extra,
+            "mod": store.describe_surface(mod),
+            "settingsType": mod.settings_type,
+            "root": tree,
+            "topLevelSettingCount": len(store.values(mod)),
+        }
+
+    @tool(
+        "rimworld/get_mod_settings",
+        "Read a loaded mod's settings as a tree of named values with their field paths.",
+        title="Get mod settings",
+        result_description=f"{{success, requestedModId, mod, settingsType, {_TREE}, "
+        "topLevelSettingCount}.",
+    )
+    @parameter("mod_id", _SETTINGS_ID)
+    @parameter("max_depth", _DEPTH)
+    @parameter("max_collection_entries", _ENTRIES)
+    @call_spec(world=True)
+    def get_mod_settings(
+        self, mod_id: str, max_depth: int = 4, max_collection_entries: int = 32
+    ) -> dict[str, Any]:
+        try:
+            return self._settings(mod_id, max_depth, max_collection_entries)
+        except RefusedError as error:
+            return {"success": False, "message": error.message, "requestedModId": mod_id}
+
+    @tool(
+        "rimworld/update_mod_settings",
+        "Set mod settings by field path (fillPercent, limits.meals, allowedDefs[0]); every "
+        "value must fit its field's type or nothing changes. Written to the settings file "
+        "unless write is false.",
+        title="Update mod settings",
+        result_description=f"{{success, requestedModId, wroteSettings, changed, updateCount, "
+        f"updates: [{{path, previousValue, value, changed}}], mod, {_TREE}, "
+        "topLevelSettingCount}.",
+    )
+    @parameter("mod_id", _SETTINGS_ID)
+    @parameter("values", "An object of field path to new value.")
+    @parameter("write", "Write the settings file now.")
+    @parameter("max_depth", _DEPTH)
+    @parameter("max_collection_entries", _ENTRIES)
+    @call_spec(world=True)
+    def update_mod_settings(
+        self,
+        mod_id: str,
+        values: dict[str, Any],
+        write: bool = True,
+        max_depth: int = 4,
+        max_collection_entries: int = 32,
+    ) -> dict[str, Any]:
+        store = self.host.world.mod_settings
+        try:
+            mod = store.resolve(mod_id)
+            if not values:
+                raise RefusedError("values must name at least one field path.")
+            updates = store.update(mod, values)
+        except RefusedError as error:
+            return {"success": False, "message": error.message, "requestedModId": mod_id}
+        if write:
+            store.write(mod)
+        return self._settings(
+            mod_id,
+            max_depth,
+            max_collection_entries,
+            wroteSettings=write,
+            changed=any(u["changed"] for u in updates),
+            updateCount=len(updates),
+            updates=updates,
+        )
+
+    @tool(
+        "rimworld/reload_mod_settings",
+        "Read a mod's settings back from its settings file, dropping unsaved changes "
+        "(defaults when no file was written yet).",
+        title="Reload mod settings",
+        result_description=f"{{success, requestedModId, message, mod, {_TREE}, "
+        "topLevelSettingCount}.",
+    )
+    @parameter("mod_id", _SETTINGS_ID)
+    @parameter("max_depth", _DEPTH)
+    @parameter("max_collection_entries", _ENTRIES)
+    @call_spec(world=True)
+    def reload_mod_settings(
+        self, mod_id: str, max_depth: int = 4, max_collection_entries: int = 32
+    ) -> dict[str, Any]:
+        store = self.host.world.mod_settings
+        try:
+            mod = store.resolve(mod_id)
+            from_file = store.reload(mod)
+        except RefusedError as error:
+            return {"success": False, "message": error.message, "requestedModId": mod_id}
+        message = "Reloaded settings from disk." if from_file else "No settings file: defaults."
+        return self._settings(mod_id, max_depth, max_collection_entries, message=message)
+
+    @tool(
+        "rimworld/open_mod_settings",
+        "Open a mod's settings window (closing open mod-settings windows first unless "
+        "replaceExisting is false).",
+        title="Open mod settings",
+        result_description="{success, changed, requestedModId, replaceExisting, "
+        "closedExistingDialogCount, message, mod, dialog {windowType, windowId, mod}, before, "
+        "after}.",
+    )
+    @parameter("mod_id", _SETTINGS_ID)
+    @parameter("replace_existing", "Close open mod-settings windows first.")
+    @call_spec(world=True)
+    def open_mod_settings(self, mod_id: str, replace_existing: bool = True) -> dict[str, Any]:
+        world = self.host.world
+        store = world.mod_settings
+        try:
+            mod = store.resolve(mod_id)
+            if not mod.has_window:
+                raise RefusedError(f"Mod '{mod.name}' has no settings window.")
+        except RefusedError as error:
+            return {"success": False, "message": error.message, "requestedModId": mod_id}
+        before = world.windows.ui_state()
+        closed = 0
+        if replace_existing:
+            for window in world.windows.matching("Verse.Dialog_ModSettings"):
+                world.windows.close(window)
+                closed += 1
+        toggles = [(k, "toggle") for k, v in store.values(mod).items() if isinstance(v, bool)]
+        window = world.windows.open(
+            "Verse.Dialog_ModSettings",
+            mod.name,
+            semantic_kind="mod_settings",
+            buttons=[*toggles, ("Close", "close")],
+            details={
+                "modId": store.surface_id(mod),
+                **{k: store.values(mod)[k] for k, _ in toggles},
+            },
+            content_height=900.0,
+        )
+        surface = store.describe_surface(mod)
+        return {
+            "success": True,
+            "changed": True,
+            "requestedModId": mod_id,
+            "replaceExisting": replace_existing,
+            "closedExistingDialogCount": closed,
+            "message": f"Opened the settings of {mod.name}.",
+            "mod": surface,
+            "dialog": {"windowType": window.type, "windowId": window.id, "mod": surface},
+            "before": before,
+            "after": world.windows.ui_state(),
+        }

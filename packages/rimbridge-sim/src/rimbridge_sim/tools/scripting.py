@@ -1,0 +1,296 @@
+"""Scripts: JSON scripts (``rimbridge/run_script``) and the Lua subset compiled into them,
+each call of a script a child operation of the script's own call (a throwing step fails its
+child operation and opens attention caused by the script's call)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gabp import ProtocolError
+from lib_gab import ToolError, current_operation
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.scripting.expressions import ScriptError
+from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
+from rimbridge_sim.scripting.references import lua_reference, script_reference
+from rimbridge_sim.scripting.runner import CallOutcome, ScriptRunner, normalize_definition
+
+__all__ = ["ScriptingTools"]
+
+_NOT_IN_SCRIPTS = frozenset({"rimbridge/run_script", "rimbridge/run_lua", "rimbridge/run_lua_file"})
+_RUN = (
+    "{success, message, returned, result, error, output: [{index, statementId, level, message, "
+    "value}], script: {name, success, halted, haltReason, stepCount, executedStepCount, "
+    "succeededStepCount, failedStepCount, steps: [{index, id, call, operationId, status, "
+    "success, attempts, result, error}]}}"
+)
+_PARAMETERS = "An object exposed to the script as the read-only table params."
+_SOURCE = "Lua source in the supported subset (see rimbridge/get_lua_reference)."
+_PATH = "Path of a .lua file (absolute, or relative to the current directory)."
+
+
+class ScriptingTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    async def _call(self, name: str, arguments: Any) -> CallOutcome:
+        operation = current_operation()
+        assert operation is not None  # tools always run under an operation
+        if name in _NOT_IN_SCRIPTS or self.host.find_tool(name) is None:
+            reason = "cannot run inside a script" if name in _NOT_IN_SCRIPTS else "no such tool"
+            error = {"code": "capability.not_found", "message": f"{name}: {reason}"}
+            return CallOutcome(False, None, "failed", None, error)
+        if not isinstance(arguments, dict):
+            error = {"code": "tool.invalid_arguments", "message": "arguments must be an object"}
+            return CallOutcome(False, None, "failed", None, error)
+        try:
+            child, result = await self.host.run_step(name, arguments, operation.id)
+        except ToolError as error:
+            data = error.data if isinstance(error.data, dict) else {}
+            return CallOutcome(
+                False,
+                data.get("operationId"),
+                "failed",
+                None,
+                {
+                    "code": data.get("code", "tool.failed"),
+                    "message": error.message,
+                    "exceptionType": data.get("exception"),
+                },
+            )
+        except ProtocolError as error:
+            return CallOutcome(
+                False,
+                None,
+                "failed",
+                None,
+                {"code": "tool.invalid_arguments", "message": error.message},
+            )
+        ok = not (isinstance(result, dict) and result.get("success") is False)
+        failure = None
+        if not ok:
+            failure = {
+                "code": result.get("code") or "tool.payload_failure",
+                "message": result.get("message") or "the tool answered success: false",
+            }
+        return CallOutcome(ok, child, "completed", result, failure)
+
+    async def _execute(
+        self, definition: dict[str, Any], include: bool, noun: str
+    ) -> dict[str, Any]:
+        runner = ScriptRunner(self._call, include_step_results=include)
+        report = await runner.run(definition)
+        wire = report.to_wire()
+        if report.success:
+            message = (
+                f"{noun} returned successfully."
+                if report.returned
+                else (f"Executed {len(report.steps)} {noun.lower()} steps successfully.")
+            )
+        elif report.error is not None:
+            message = report.error["message"]
+        else:
+            failed = sum(1 for s in report.steps if not s["success"])
+            message = f"Executed {len(report.steps)} {noun.lower()} steps with {failed} failure(s)."
+        return {
+            "success": report.success,
+            "message": message,
+            "returned": report.returned,
+            "result": report.result,
+            "error": report.error,
+            "output": wire["output"],
+            "script": wire,
+        }
+
+    @tool(
+        "rimbridge/get_script_reference",
+        "Get the authoring reference of the JSON script language rimbridge/run_script runs.",
+        title="Get script reference",
+        result_description="{success, version, summary, definition, statementTypes, "
+        "expressionForms, conditionModel, limits, failureCodes, resultShape, examples}.",
+    )
+    async def get_script_reference(self) -> dict[str, Any]:
+        return script_reference()
+
+    @tool(
+        "rimbridge/run_script",
+        "Run a JSON script: tool calls in order with variables, if, foreach, bounded while, "
+        "assert, fail, print and return; each call is a child operation of this one. See "
+        "rimbridge/get_script_reference.",
+        title="Run script",
+        result_description=_RUN + "; JSON that does not parse is {success: false, message, "
+        "exception}.",
+    )
+    @parameter(
+        "script_json",
+        'The script object as JSON text, e.g. {"steps": [{"id": '
+        '"pause", "call": "rimworld/pause_game", "arguments": {"pause": true}}]}.',
+    )
+    @parameter("include_step_results", "Keep each successful step's result in the report.")
+    async def run_script(
+        self, script_json: str, include_step_results: bool = True
+    ) -> dict[str, Any]:
+        if not script_json.strip():
+            return {"success": False, "message": "A non-empty scriptJson payload is required."}
+        try:
+            raw = json.loads(script_json)
+        except json.JSONDecodeError as error:
+            return {
+                "success": False,
+                "message": "The scriptJson payload could not be parsed.",
+                "exception": str(error),
+            }
+        try:
+            definition = normalize_definition(raw)
+        except ScriptError as error:
+            return {"success": False, "message": error.message, "error": error.to_wire()}
+        return await self._execute(definition, include_step_results, "Script")
+
+    @tool(
+        "rimbridge/get_lua_reference",
+        "Get the authoring reference of the Lua subset rimbridge/run_lua accepts.",
+        title="Get Lua reference",
+        result_description="{success, version, summary, quickStart, supportedSubset, "
+        "parameterBinding, commonPitfalls, compileErrors, examples}.",
+    )
+    async def get_lua_reference(self) -> dict[str, Any]:
+        return lua_reference()
+
+    def _compile(
+        self, source: str, parameters: dict[str, Any] | None
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        if not source.strip():
+            return None, {"success": False, "message": "A non-empty luaSource payload is required."}
+        try:
+            definition = normalize_definition(compile_lua(source, parameters))
+        except LuaCompileError as error:
+            return None, {"success": False, "message": error.message, "error": error.to_wire()}
+        except ScriptError as error:
+            return None, {"success": False, "message": error.message, "error": error.to_wire()}
+        return definition, None
+
+    @tool(
+        "rimbridge/compile_lua",
+        "Compile Lua in the supported subset into the JSON script model without running it.",
+        title="Compile Lua",
+        result_description="{success, message, parameterCount, script (the lowered "
+        "definition), scriptJson}; a compile error is {success: false, message, error {code, "
+        "message, line, column}}.",
+    )
+    @parameter("lua_source", _SOURCE)
+    @parameter("parameters", _PARAMETERS)
+    async def compile_lua(
+        self, lua_source: str, parameters: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        definition, failure = self._compile(lua_source, parameters)
+        if definition is None:
+            assert failure is not None
+            return failure
+        return {
+            "success": True,
+            "message": f"Compiled Lua into {len(definition['steps'])} top-level statement(s).",
+            "parameterCount": len(parameters or {}),
+            "script": definition,
+            "scriptJson": json.dumps(definition, indent=2),
+        }
+
+    @tool(
+        "rimbridge/run_lua",
+        "Compile Lua in the supported subset and run it through the script runner (each "
+        "rb.call a child operation). Start with rimbridge/get_lua_reference and "
+        "rimbridge/compile_lua.",
+        title="Run Lua",
+        result_description=_RUN + " plus parameterCount; a compile error is {success: false, "
+        "message, error}.",
+    )
+    @parameter("lua_source", _SOURCE)
+    @parameter("parameters", _PARAMETERS)
+    @parameter("include_step_results", "Keep each successful call's result in the report.")
+    async def run_lua(
+        self,
+        lua_source: str,
+        parameters: dict[str, Any] | None = None,
+        include_step_results: bool = True,
+    ) -> dict[str, Any]:
+        definition, failure = self._compile(lua_source, parameters)
+        if definition is None:
+            assert failure is not None
+            return failure
+        result = await self._execute(definition, include_step_results, "Lua script")
+        return {**result, "parameterCount": len(parameters or {})}
+
+    def _read(self, script_path: str) -> tuple[str | None, str | None, dict[str, Any] | None]:
+        path = Path(script_path.strip())
+        if path.suffix.lower() != ".lua":
+            return (
+                None,
+                None,
+                {"success": False, "message": "Lua script files must use the .lua extension."},
+            )
+        resolved = path if path.is_absolute() else Path.cwd() / path
+        resolved = resolved.resolve()
+        if not resolved.is_file():
+            return (
+                None,
+                None,
+                {
+                    "success": False,
+                    "message": f"The Lua script file '{script_path}' could not be found.",
+                },
+            )
+        try:
+            return str(resolved), resolved.read_text(encoding="utf-8"), None
+        except (OSError, UnicodeDecodeError) as error:
+            return (
+                None,
+                None,
+                {
+                    "success": False,
+                    "scriptPath": script_path,
+                    "resolvedScriptPath": str(resolved),
+                    "message": f"The Lua script file could not be read. {error}",
+                },
+            )
+
+    @tool(
+        "rimbridge/compile_lua_file",
+        "Read a .lua file and compile it like rimbridge/compile_lua.",
+        title="Compile Lua file",
+        result_description="The rimbridge/compile_lua result plus scriptPath and "
+        "resolvedScriptPath.",
+    )
+    @parameter("script_path", _PATH)
+    @parameter("parameters", _PARAMETERS)
+    async def compile_lua_file(
+        self, script_path: str, parameters: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        resolved, source, failure = self._read(script_path)
+        if source is None:
+            assert failure is not None
+            return failure
+        result = await self.compile_lua(source, parameters)
+        return {**result, "scriptPath": script_path, "resolvedScriptPath": resolved}
+
+    @tool(
+        "rimbridge/run_lua_file",
+        "Read a .lua file and run it like rimbridge/run_lua.",
+        title="Run Lua file",
+        result_description="The rimbridge/run_lua result plus scriptPath and resolvedScriptPath.",
+    )
+    @parameter("script_path", _PATH)
+    @parameter("parameters", _PARAMETERS)
+    @parameter("include_step_results", "Keep each successful call's result in the report.")
+    async def run_lua_file(
+        self,
+        script_path: str,
+        parameters: dict[str, Any] | None = None,
+        include_step_results: bool = True,
+    ) -> dict[str, Any]:
+        resolved, source, failure = self._read(script_path)
+        if source is None:
+            assert failure is not None
+            return failure
+        result = await self.run_lua(source, parameters, include_step_results)
+        return {**result, "scriptPath": script_path, "resolvedScriptPath": resolved}

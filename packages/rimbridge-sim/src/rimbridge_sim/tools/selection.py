@@ -1,0 +1,225 @@
+"""Colonists, the selection, drafting, and the selection's inspect pane and gizmos.
+
+Pawns are named by ``pawnName`` (nickname, first or full name; case ignored; a unique
+partial match is enough) or ``pawnId`` (``Thing_Human12``), as the mod resolves them. A name
+or id that matches no colonist is a payload failure (``unknown_id`` / ``stale_id``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world.describe import describe_pawn
+
+__all__ = ["SelectionTools"]
+
+_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+_PAWN = (
+    "{pawnId, thingIdNumber, name, fullName, label, selected, drafted, downed, dead, spawned, "
+    "mapId, position {x, z}, job, mentalState, faction, health, needs {food, mood}, "
+    "carriedThingId, jobTarget, jobOperationId}"
+)
+_NAME = "The colonist's name: nickname, first or full name (case ignored)."
+_ID = "The colonist's id from rimworld/list_colonists (wins over pawnName)."
+
+
+class SelectionTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    @tool(
+        "rimworld/list_colonists",
+        "List the player's colonists with their ids, positions, draft state, job and needs, "
+        "sorted by name.",
+        title="List colonists",
+        result_description=f"{{success, count, colonists: [{_PAWN}]}}.",
+    )
+    @parameter("current_map_only", "Only colonists on the current map.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def list_colonists(self, current_map_only: bool = False) -> dict[str, Any]:
+        world = self.host.world
+        game = world.require_colony().game
+        pawns = sorted(game.pawns.values(), key=lambda p: p.nickname.lower())
+        return {
+            "success": True,
+            "count": len(pawns),
+            "colonists": [describe_pawn(world, p) for p in pawns],
+        }
+
+    @tool(
+        "rimworld/clear_selection",
+        "Deselect everything on the map.",
+        title="Clear selection",
+        result_description="{success, selectedCount}.",
+    )
+    @call_spec(world=True)
+    def clear_selection(self) -> dict[str, Any]:
+        self.host.world.selection.clear()
+        return {"success": True, "selectedCount": 0}
+
+    @tool(
+        "rimworld/select_pawn",
+        "Select a colonist by name or id, replacing the selection unless append is set.",
+        title="Select pawn",
+        result_description=f"{{success, selected: {_PAWN}, selectedCount}}.",
+    )
+    @parameter("pawn_name", _NAME)
+    @parameter("pawn_id", _ID)
+    @parameter("append", "Add to the selection instead of replacing it.")
+    @call_spec(world=True)
+    def select_pawn(
+        self, pawn_name: str | None = None, pawn_id: str | None = None, append: bool = False
+    ) -> dict[str, Any]:
+        world = self.host.world
+        pawn = world.resolve_pawn(pawn_name, pawn_id)
+        world.selection.select(pawn.id, append=append)
+        return {
+            "success": True,
+            "selected": describe_pawn(world, pawn),
+            "selectedCount": len(world.selection.ids),
+        }
+
+    @tool(
+        "rimworld/deselect_pawn",
+        "Deselect one selected colonist by name or id.",
+        title="Deselect pawn",
+        result_description=f"{{success, deselected (its name), deselectedPawn: {_PAWN}, "
+        "selectedCount}.",
+    )
+    @parameter("pawn_name", "The selected colonist's name.")
+    @parameter("pawn_id", "The selected colonist's id.")
+    @call_spec(world=True)
+    def deselect_pawn(
+        self, pawn_name: str | None = None, pawn_id: str | None = None
+    ) -> dict[str, Any]:
+        world = self.host.world
+        pawn = world.resolve_pawn(
+            pawn_name, pawn_id, among=world.selected_pawns(), what="selected pawn"
+        )
+        world.selection.deselect(pawn.id)
+        return {
+            "success": True,
+            "deselected": pawn.nickname,
+            "deselectedPawn": describe_pawn(world, pawn),
+            "selectedCount": len(world.selection.ids),
+        }
+
+    @tool(
+        "rimworld/set_draft",
+        "Draft or release a colonist by name or id. Drafting drops the current job; a drafted "
+        "colonist waits for orders (rimworld/right_click_cell). A downed colonist cannot be "
+        "drafted.",
+        title="Set draft",
+        result_description=f"{{success, pawn (its name), pawnInfo: {_PAWN}, drafted}}.",
+    )
+    @parameter("pawn_name", _NAME)
+    @parameter("pawn_id", _ID)
+    @parameter("drafted", "True to draft, false to release.")
+    @call_spec(world=True)
+    def set_draft(
+        self, pawn_name: str | None = None, pawn_id: str | None = None, drafted: bool = True
+    ) -> dict[str, Any]:
+        world = self.host.world
+        pawn = world.resolve_pawn(pawn_name, pawn_id)
+        if pawn.downed and drafted:
+            raise RefusedError(f"Pawn '{pawn.nickname}' is downed and cannot be drafted.")
+        world.set_draft(pawn.id, drafted)
+        return {
+            "success": True,
+            "pawn": pawn.nickname,
+            "pawnInfo": describe_pawn(world, pawn),
+            "drafted": pawn.drafted,
+        }
+
+    @tool(
+        "rimworld/get_selected_pawn_inventory_state",
+        "Show what the one selected colonist carries and holds.",
+        title="Get selected pawn inventory",
+        result_description="{success, pawnId, pawnName, currentJob, currentJobReport, "
+        "carriedThing, inventoryCount, inventoryItems, hauledInventoryThingIds}; unless exactly "
+        "one pawn is selected {success: false, error}.",
+    )
+    @call_spec(world=True)
+    def get_selected_pawn_inventory_state(self) -> dict[str, Any]:
+        try:
+            return {"success": True, **self.host.world.selection.inventory()}
+        except RefusedError as error:
+            return {"success": False, "error": error.message}
+
+    @tool(
+        "rimworld/get_selection_semantics",
+        "Describe the selection as the inspect pane does: each selected object's inspect "
+        "lines and tabs, and the selection fingerprint gizmo ids are scoped to.",
+        title="Get selection semantics",
+        result_description="{success, hasSelection, selectionFingerprint, selectedCount, "
+        "detailedObjectCount, selectionDetailsTruncated, selectedKinds, selectedObjects, "
+        "visibleGizmoCount, uiState}.",
+    )
+    @call_spec(world=True)
+    def get_selection_semantics(self) -> dict[str, Any]:
+        world = self.host.world
+        snapshot = world.selection.snapshot(details=True)
+        objects = snapshot["selectedObjects"]
+        return {
+            "success": True,
+            **snapshot,
+            "detailedObjectCount": len(objects),
+            "selectedKinds": sorted({o["kind"] for o in objects}),
+            "visibleGizmoCount": len(world.selection.gizmos()) if world.game is not None else 0,
+            "uiState": world.windows.ui_state(),
+        }
+
+    @tool(
+        "rimworld/list_selected_gizmos",
+        "List the selection's command buttons (draft toggle, designate, ...) grouped across "
+        "the selected objects, with ids scoped to the current selection.",
+        title="List selected gizmos",
+        result_description="{success, hasSelection, selectionFingerprint, selectedCount, "
+        "gizmoCount, gizmos: [{id, ordinal, gizmoType, label, description, disabled, "
+        "disabledReason, groupSize, owners}]}.",
+    )
+    @call_spec(world=True)
+    def list_selected_gizmos(self) -> dict[str, Any]:
+        selection = self.host.world.selection
+        gizmos = selection.gizmos() if self.host.world.game is not None else []
+        return {
+            "success": True,
+            "hasSelection": bool(selection.ids),
+            "selectionFingerprint": selection.fingerprint(),
+            "selectedCount": len(selection.ids),
+            "gizmoCount": len(gizmos),
+            "gizmos": [selection.describe_gizmo(g) for g in gizmos],
+        }
+
+    @tool(
+        "rimworld/execute_gizmo",
+        "Press one of the selection's gizmos by the id rimworld/list_selected_gizmos gave; an "
+        "id from another selection is refused.",
+        title="Execute gizmo",
+        result_description="{success, requestedGizmoId, gizmo, message, selectionBefore, "
+        "selectionAfter, selectionChanged, uiBefore, uiAfter}.",
+    )
+    @parameter("gizmo_id", "A gizmo id from rimworld/list_selected_gizmos.")
+    @call_spec(world=True)
+    def execute_gizmo(self, gizmo_id: str) -> dict[str, Any]:
+        world = self.host.world
+        world.require_colony()
+        before = world.selection.snapshot(details=False)
+        ui_before = world.windows.ui_state()
+        gizmo, did = world.selection.execute_gizmo(gizmo_id)
+        after = world.selection.snapshot(details=False)
+        return {
+            "success": True,
+            "requestedGizmoId": gizmo_id,
+            "gizmo": world.selection.describe_gizmo(gizmo),
+            "message": did,
+            "selectionBefore": before,
+            "selectionAfter": after,
+            "selectionChanged": before["selectionFingerprint"] != after["selectionFingerprint"],
+            "uiBefore": ui_before,
+            "uiAfter": world.windows.ui_state(),
+        }

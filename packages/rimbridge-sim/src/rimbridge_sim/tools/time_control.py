@@ -1,0 +1,213 @@
+"""Time: pausing, the time speed, playing for a while, and stepping exact ticks."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import MAX_STEP_TICKS, TimeSpeed
+
+__all__ = ["TimeTools"]
+
+_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+
+
+class TimeTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+        self._steps = 0
+
+    @tool(
+        "rimworld/pause_game",
+        "Pause the game, or unpause it back to the speed it had before the pause.",
+        title="Pause game",
+        result_description="{success, paused, message}; without a game {success: false, message}.",
+    )
+    @parameter("pause", "True to pause, false to unpause.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def pause_game(self, pause: bool = True) -> dict[str, Any]:
+        world = self.host.world
+        world.pause(pause)
+        paused = world.state_snapshot()["paused"]
+        return {
+            "success": True,
+            "paused": paused,
+            "message": "Game paused" if pause else "Game unpaused",
+        }
+
+    @tool(
+        "rimworld/set_time_speed",
+        "Set the time speed: Paused, Normal, Fast, Superfast or Ultrafast (1, 3, 6 and 15 "
+        "game ticks per frame).",
+        title="Set time speed",
+        result_description="{success, timeSpeed, paused, message, state}; without a game "
+        "{success: false, message}.",
+    )
+    @parameter("speed", "Paused, Normal, Fast, Superfast or Ultrafast.")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def set_time_speed(self, speed: str = "Normal") -> dict[str, Any]:
+        world = self.host.world
+        world.set_time_speed(TimeSpeed.parse(speed))
+        state = world.state_snapshot()
+        return {
+            "success": True,
+            "timeSpeed": state["timeSpeed"],
+            "paused": state["paused"],
+            "message": f"Time speed set to {state['timeSpeed']}.",
+            "state": state,
+        }
+
+    @tool(
+        "rimworld/play_for",
+        "Unpause at a speed for a stretch of real time, then pause again (without a tick "
+        "loop the frames of that stretch run at once).",
+        title="Play for",
+        result_description="{success, requestedDurationMs, elapsedMs, timeSpeed, paused, "
+        "initiallyPaused, startTick, endTick, advancedTicks, attempts, message, state}.",
+    )
+    @parameter("duration_ms", "Real time to play, in milliseconds (> 0).")
+    @parameter("speed", "Normal, Fast, Superfast or Ultrafast.")
+    @parameter("poll_interval_ms", "How often to check the game while it plays.")
+    @parameter("force_requested_speed", "Keep the speed even where RimWorld would slow down.")
+    @call_spec(payload_codes=_NO_GAME)
+    async def play_for(
+        self,
+        duration_ms: int,
+        speed: str = "Normal",
+        poll_interval_ms: int = 25,
+        force_requested_speed: bool = False,
+    ) -> dict[str, Any]:
+        host = self.host
+        world = host.world
+        if duration_ms <= 0 or poll_interval_ms < 0:
+            problem = (
+                "durationMs must be greater than 0."
+                if duration_ms <= 0
+                else ("pollIntervalMs cannot be negative.")
+            )
+            return {
+                "success": False,
+                "message": problem,
+                "state": await host.on_main_thread(world.state_snapshot),
+            }
+
+        def begin() -> tuple[bool, int]:
+            game = world.require_colony().game
+            initially = game.time_speed is TimeSpeed.PAUSED
+            world.set_time_speed(TimeSpeed.parse(speed))
+            return initially, game.tick
+
+        initially_paused, start_tick = await host.on_main_thread(begin)
+        started = time.monotonic()
+        attempts = 0
+        if host.config.tick_rate > 0:
+            with anyio.move_on_after(duration_ms / 1000):
+                while True:
+                    attempts += 1
+                    await anyio.sleep(max(5, poll_interval_ms) / 1000)
+        else:
+            attempts = 1
+            await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
+
+        def end() -> dict[str, Any]:
+            game = world.game
+            if game is not None:
+                world.pause(True)
+            return world.state_snapshot()
+
+        state = await host.on_main_thread(end)
+        game = world.game
+        end_tick = None if game is None else game.tick
+        return {
+            "success": game is not None,
+            "requestedDurationMs": duration_ms,
+            "elapsedMs": round((time.monotonic() - started) * 1000),
+            "pollIntervalMs": poll_interval_ms,
+            "timeSpeed": TimeSpeed.parse(speed).label,
+            "forceRequestedSpeed": force_requested_speed,
+            "finalTimeSpeed": state["timeSpeed"],
+            "paused": state["paused"],
+            "initiallyPaused": initially_paused,
+            "startTick": start_tick,
+            "endTick": end_tick,
+            "advancedTicks": None if end_tick is None else end_tick - start_tick,
+            "attempts": attempts,
+            "probeFailureCount": 0,
+            "lastProbeError": None,
+            "message": f"Played for {duration_ms} ms at {TimeSpeed.parse(speed).label}."
+            if game is not None
+            else "The game was unloaded while playing.",
+            "state": state,
+        }
+
+    @tool(
+        "rimworld/step_game_ticks",
+        "Advance a paused game by an exact number of ticks, one frame per tick (RimWorld's "
+        "tick-once), then stay paused. Jobs, needs, incidents and scheduled lines advance.",
+        title="Step game ticks",
+        result_description="{success, stepId, status, requestedTicks, completedTicks, "
+        "remainingTicks, startTicksGame, endTicksGame, advancedTicks, initialFrame, lastFrame, "
+        "advancedFrames, initialTimeSpeed, startedAtUtc, completedAtUtc, message, state}.",
+    )
+    @parameter("ticks", f"Ticks to run (1 to {MAX_STEP_TICKS}).")
+    @parameter("timeout_ms", "Give up after this many milliseconds.")
+    @parameter("poll_interval_ms", "How often to check progress, in milliseconds.")
+    @parameter("pause_first", "Pause before stepping; if false the game must be paused.")
+    @parameter("play_sound", "Play the tick sound (nothing to hear in the simulation).")
+    @call_spec(world=True, payload_codes=_NO_GAME)
+    def step_game_ticks(
+        self,
+        ticks: int = 1,
+        timeout_ms: int = 10000,
+        poll_interval_ms: int = 10,
+        pause_first: bool = True,
+        play_sound: bool = False,
+    ) -> dict[str, Any]:
+        world = self.host.world
+        game = world.require_colony().game
+        problem = None
+        if ticks <= 0:
+            problem = "ticks must be greater than 0."
+        elif ticks > MAX_STEP_TICKS:
+            problem = f"ticks must be at most {MAX_STEP_TICKS}."
+        elif timeout_ms < 0 or poll_interval_ms < 0:
+            problem = "timeoutMs and pollIntervalMs cannot be negative."
+        elif not pause_first and game.time_speed is not TimeSpeed.PAUSED:
+            problem = "The game must be paused before stepping (or pass pauseFirst)."
+        if problem is not None:
+            return {"success": False, "message": problem, "state": world.state_snapshot()}
+        self._steps += 1
+        initial_speed = game.time_speed.label
+        if pause_first:
+            world.pause(True)
+        started = time.time()
+        start_tick, start_frame = game.tick, world.frame
+        world.step(ticks)
+        end_tick = None if world.game is None else world.game.tick
+        done = ticks if end_tick is not None else 0
+        return {
+            "success": end_tick is not None,
+            "stepId": f"step-{self._steps}",
+            "status": "completed" if end_tick is not None else "cancelled",
+            "requestedTicks": ticks,
+            "completedTicks": done,
+            "remainingTicks": ticks - done,
+            "startTicksGame": start_tick,
+            "endTicksGame": end_tick,
+            "advancedTicks": None if end_tick is None else end_tick - start_tick,
+            "initialFrame": start_frame,
+            "lastFrame": world.frame,
+            "advancedFrames": world.frame - start_frame,
+            "initialTimeSpeed": initial_speed,
+            "startedAtUtc": iso_utc(started),
+            "completedAtUtc": iso_utc(time.time()),
+            "message": f"Advanced {ticks} game tick(s).",
+            "state": world.state_snapshot(),
+            "tick": end_tick,
+        }

@@ -1,0 +1,296 @@
+"""The window stack and keyboard-like input: the UI state, opening and closing windows and
+main tabs, inspect tabs, and accept / cancel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import call_spec
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import RefusedError, World
+from rimbridge_sim.world._windows import INSPECT_TABS, MAIN_TABS
+
+__all__ = ["UiTools"]
+
+_COMMAND = (
+    "{success, command, changed, windowCountDelta, message, before, after, "
+    "openedWindowTypes, closedWindowTypes}"
+)
+
+
+def _inspect_tabs(world: World) -> tuple[list[dict[str, Any]], str]:
+    selection = world.selection
+    fingerprint = selection.fingerprint()
+    objects = selection.objects()
+    if len(objects) != 1 or not selection.tab_types(objects[0]):
+        return [], fingerprint
+    tabs = []
+    for ordinal, (type_name, label, tag) in enumerate(INSPECT_TABS, start=1):
+        tabs.append(
+            {
+                "ordinal": ordinal,
+                "inspectTabId": f"inspect-tab:{fingerprint}:{ordinal}:{type_name}",
+                "selectionFingerprint": fingerprint,
+                "type": f"RimWorld.{type_name}",
+                "shortType": type_name,
+                "label": label,
+                "labelKey": f"Tab{label}",
+                "tutorTag": tag,
+                "isOpen": world.ui.inspect_tab == type_name,
+                "isVisible": True,
+                "hidden": False,
+            }
+        )
+    return tabs, fingerprint
+
+
+class UiTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    def _command(
+        self, command: str, action: Any, *, success_message: str | None = None
+    ) -> dict[str, Any]:
+        windows = self.host.world.windows
+        before = windows.ui_state()
+        try:
+            did = action()
+        except RefusedError as error:
+            return windows.command(command, before, error.message, success=False)
+        return windows.command(command, before, success_message or str(did))
+
+    @tool(
+        "rimworld/get_ui_state",
+        "Describe the window stack (dialogs, letters, main tabs, float menus) and what it "
+        "does to input: the focused window, whether the game is forced to pause, and more.",
+        title="Get UI state",
+        result_description="{success, programState, inEntryScene, hasCurrentGame, "
+        "nonImmediateDialogWindowOpen, windowsForcePause, floatMenuOpen, windowCount, "
+        "focusedWindowType, focusedWindowTitle, windows: [{index, id, type, title, layer, "
+        "getsInput, closeOnAccept, closeOnCancel, semanticKind, semanticDetails, rect}]}.",
+    )
+    @call_spec(world=True)
+    def get_ui_state(self) -> dict[str, Any]:
+        return self.host.world.windows.ui_state()
+
+    @tool(
+        "rimworld/list_main_tabs",
+        "List the main tabs of the bottom bar (Work, Schedule, Research, ...) with their "
+        "target ids and which one is open.",
+        title="List main tabs",
+        result_description="{success, count, openMainTabId, openMainTabType, "
+        "openMainTabLabel, tabs: [{targetId, defName, label, type, order, isOpen, visible, "
+        "disabled, validWithoutMap, rect}]}.",
+    )
+    @parameter("include_hidden", "Include tabs that are hidden or unavailable now.")
+    @call_spec(world=True)
+    def list_main_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
+        windows = self.host.world.windows
+        tabs = [windows.describe_tab(t) for t in MAIN_TABS]
+        if not include_hidden:
+            tabs = [t for t in tabs if not t["disabled"]]
+        open_tab = next((t for t in tabs if t["isOpen"]), None)
+        return {
+            "success": True,
+            "count": len(tabs),
+            "openMainTabId": None if open_tab is None else open_tab["targetId"],
+            "openMainTabType": None if open_tab is None else open_tab["type"],
+            "openMainTabLabel": None if open_tab is None else open_tab["label"],
+            "tabs": tabs,
+        }
+
+    @tool(
+        "rimworld/open_main_tab",
+        "Open a main tab by target id, def name, label or window type (closing another one).",
+        title="Open main tab",
+        result_description=_COMMAND + "; an unknown tab is a payload failure.",
+    )
+    @parameter("main_tab_id", "main-tab:<defName>, or a def name, label or window type.")
+    @call_spec(world=True)
+    def open_main_tab(self, main_tab_id: str) -> dict[str, Any]:
+        windows = self.host.world.windows
+        return self._command(
+            "open_main_tab",
+            lambda: f"Opened main tab '{windows.open_main_tab(main_tab_id).label}'.",
+        )
+
+    @tool(
+        "rimworld/close_main_tab",
+        "Close the open main tab; with mainTabId, only if that tab is the open one.",
+        title="Close main tab",
+        result_description=_COMMAND + "; no open tab is a payload failure.",
+    )
+    @parameter("main_tab_id", "The tab expected to be open (optional check).")
+    @call_spec(world=True)
+    def close_main_tab(self, main_tab_id: str | None = None) -> dict[str, Any]:
+        windows = self.host.world.windows
+        return self._command(
+            "close_main_tab",
+            lambda: f"Closed main tab '{windows.close_main_tab(main_tab_id).label}'.",
+        )
+
+    @tool(
+        "rimworld/list_inspect_tabs",
+        "List the inspect tabs of the selected object (a colonist's Health, Needs, Gear, "
+        "Social, Character, Log) with ids scoped to the selection.",
+        title="List inspect tabs",
+        result_description="{success, hasSelection, selectionFingerprint, selectedCount, "
+        "tabCount, openInspectTabId, openInspectTabType, openInspectTabLabel, tabs: [{ordinal, "
+        "inspectTabId, type, shortType, label, labelKey, tutorTag, isOpen}], uiState}.",
+    )
+    @parameter("include_hidden", "Include tabs that are hidden now.")
+    @call_spec(world=True)
+    def list_inspect_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
+        world = self.host.world
+        tabs, fingerprint = _inspect_tabs(world)
+        opened = next((t for t in tabs if t["isOpen"]), None)
+        return {
+            "success": True,
+            "hasSelection": bool(world.selection.ids),
+            "selectionFingerprint": fingerprint,
+            "selectedCount": len(world.selection.ids),
+            "tabCount": len(tabs),
+            "openInspectTabId": None if opened is None else opened["inspectTabId"],
+            "openInspectTabType": None if opened is None else opened["type"],
+            "openInspectTabLabel": None if opened is None else opened["label"],
+            "tabs": tabs,
+            "uiState": world.windows.ui_state(),
+        }
+
+    @tool(
+        "rimworld/open_inspect_tab",
+        "Open one of the selected object's inspect tabs by id, label, tutor tag or type name.",
+        title="Open inspect tab",
+        result_description="{success, command, changed, requestedInspectTabId, "
+        "selectionFingerprint, openedInspectTab, openInspectTabId, openInspectTabType, before, "
+        "after, tabs}; an unknown tab is {success: false, message, availableInspectTabIds}.",
+    )
+    @parameter(
+        "inspect_tab_id",
+        "An id from rimworld/list_inspect_tabs, or Health, "
+        "ITab_Pawn_Health, RimWorld.ITab_Pawn_Health or the tutor tag.",
+    )
+    @call_spec(world=True)
+    def open_inspect_tab(self, inspect_tab_id: str) -> dict[str, Any]:
+        world = self.host.world
+        tabs, fingerprint = _inspect_tabs(world)
+        wanted = inspect_tab_id.strip().lower()
+        found = next(
+            (
+                t
+                for t in tabs
+                if wanted
+                in (
+                    t["inspectTabId"].lower(),
+                    t["label"].lower(),
+                    t["shortType"].lower(),
+                    t["type"].lower(),
+                    t["tutorTag"].lower(),
+                )
+            ),
+            None,
+        )
+        before = world.windows.ui_state()
+        if found is None:
+            return {
+                "success": False,
+                "command": "open_inspect_tab",
+                "changed": False,
+                "message": f"No inspect tab '{inspect_tab_id}' for the current selection.",
+                "requestedInspectTabId": inspect_tab_id,
+                "selectionFingerprint": fingerprint,
+                "availableInspectTabIds": [t["inspectTabId"] for t in tabs],
+                "tabs": tabs,
+                "before": before,
+                "after": before,
+            }
+        changed = world.ui.inspect_tab != found["shortType"]
+        world.ui.inspect_tab = found["shortType"]
+        tabs, _ = _inspect_tabs(world)
+        return {
+            "success": True,
+            "command": "open_inspect_tab",
+            "changed": changed,
+            "requestedInspectTabId": inspect_tab_id,
+            "selectionFingerprint": fingerprint,
+            "openedInspectTab": {**found, "isOpen": True},
+            "openInspectTabId": found["inspectTabId"],
+            "openInspectTabType": found["type"],
+            "before": before,
+            "after": world.windows.ui_state(),
+            "tabs": tabs,
+        }
+
+    @tool(
+        "rimworld/press_accept",
+        "Press accept (Enter) on the top window: it does its accept action (a letter's OK "
+        "removes the letter) and closes.",
+        title="Press accept",
+        result_description=_COMMAND + "; no window to accept is a payload failure.",
+    )
+    @call_spec(world=True)
+    def press_accept(self) -> dict[str, Any]:
+        return self._command("press_accept", self.host.world.windows.press_accept)
+
+    @tool(
+        "rimworld/press_cancel",
+        "Press cancel (Escape) on the top window: it closes if it allows that.",
+        title="Press cancel",
+        result_description=_COMMAND + "; no window to cancel is a payload failure.",
+    )
+    @call_spec(world=True)
+    def press_cancel(self) -> dict[str, Any]:
+        world = self.host.world
+        if world.ui.context_menu is not None:
+
+            def close_menu() -> str:
+                world.map_input.close_menu()
+                return "closed the float menu"
+
+            return self._command("press_cancel", close_menu)
+        return self._command("press_cancel", world.windows.press_cancel)
+
+    @tool(
+        "rimworld/close_window",
+        "Close the open windows of a type (short or full type name), or the top window.",
+        title="Close window",
+        result_description=_COMMAND + "; nothing to close is a payload failure.",
+    )
+    @parameter(
+        "window_type", "Short or full window type, e.g. Dialog_Options; omit for the top window."
+    )
+    @call_spec(world=True)
+    def close_window(self, window_type: str | None = None) -> dict[str, Any]:
+        windows = self.host.world.windows
+
+        def close() -> str:
+            targets = windows.matching(window_type) if window_type else windows.stack[-1:]
+            if not targets:
+                what = f"of type '{window_type}'" if window_type else ""
+                raise RefusedError(f"No window {what} is open.".replace("  ", " "))
+            for window in targets:
+                windows.close(window)
+            return f"Closed {len(targets)} window(s)."
+
+        return self._command("close_window", close)
+
+    @tool(
+        "rimworld/open_window_by_type",
+        "Open a window by .NET type name when it has a public parameterless constructor "
+        "(RimWorld.Dialog_Options, RimWorld.Page_ModsConfig, ...).",
+        title="Open window by type",
+        result_description=_COMMAND + "; an unknown type or one that needs arguments is a "
+        "payload failure.",
+    )
+    @parameter("window_type", "Short or full type name of a window.")
+    @parameter("replace_existing", "Close open windows of that type first.")
+    @call_spec(world=True)
+    def open_window_by_type(
+        self, window_type: str, replace_existing: bool = True
+    ) -> dict[str, Any]:
+        windows = self.host.world.windows
+        return self._command(
+            "open_window_by_type",
+            lambda: f"Opened {windows.open_by_type(window_type, replace_existing).type}.",
+        )

@@ -1,0 +1,401 @@
+"""Screen-space targets: what is where on screen, UI layouts with clickable and scrollable
+element ids, the virtual hover cursor, and the game's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from rimbridge_annotations import parameter, tool
+from rimbridge_sim.calls import call_spec
+from rimbridge_sim.host import ToolHost
+from rimbridge_sim.world import Cell, RefusedError
+from rimbridge_sim.world._screen import Rect
+from rimbridge_sim.world._windows import LANGUAGES
+
+__all__ = ["UiTargetTools"]
+
+_MAX_SETTLE_MS = 5000
+
+
+class UiTargetTools:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    @tool(
+        "rimworld/get_screen_targets",
+        "List what is on screen with target ids: windows (and their dismiss targets), the "
+        "float menu and its options, the open main tab, the hover cursor, the camera.",
+        title="Get screen targets",
+        result_description="{success, targets: {capturedAtUtc, uiState, camera, hoverTarget, "
+        "selectedPawns, mainTab, windows: [{kind, id, type, title, windowTargetId, "
+        "dismissTargetId, rect}], contextMenu: {menuId, options: [{targetId, label, rect}]}}}.",
+    )
+    @call_spec(world=True)
+    def get_screen_targets(self) -> dict[str, Any]:
+        return {"success": True, "targets": self.host.world.screen.targets()}
+
+    @tool(
+        "rimworld/click_screen_target",
+        "Click a screen target id: a window's dismiss target closes it, a float-menu option "
+        "runs, a main tab opens, a window comes to the front.",
+        title="Click screen target",
+        result_description="{success, command, changed, windowCountDelta, message, targetId, "
+        "targetKind, actionKind, executedOptionIndex, executedLabel, before, after, "
+        "openedWindowTypes, closedWindowTypes}.",
+    )
+    @parameter("target_id", "A target id from rimworld/get_screen_targets.")
+    @call_spec(world=True)
+    def click_screen_target(self, target_id: str) -> dict[str, Any]:
+        world = self.host.world
+        windows = world.windows
+        before = windows.ui_state()
+        head, _, rest = target_id.strip().partition(":")
+        extra: dict[str, Any] = {
+            "targetId": target_id,
+            "targetKind": head,
+            "executedOptionIndex": None,
+            "executedLabel": None,
+        }
+        try:
+            if head == "window-dismiss":
+                window = windows.by_id(int(rest.split(":")[0]))
+                windows.close(window)
+                message, action = f"Closed {window.short_type}.", "dismiss"
+            elif head == "window":
+                window = windows.by_id(int(rest.split(":")[0]))
+                windows.stack.remove(window)
+                windows.stack.append(window)
+                message, action = f"Focused {window.short_type}.", "focus"
+            elif head == "context-menu-option":
+                menu_id, index = (int(p) for p in rest.split(":"))
+                menu = world.ui.context_menu
+                if menu is None or menu.id != menu_id:
+                    raise RefusedError(f"Context menu {menu_id} is not open.")
+                chosen, option, did = world.map_input.execute_option(index, None)
+                extra.update(executedOptionIndex=chosen, executedLabel=option.label)
+                message, action = did, "execute_option"
+            elif head == "main-tab":
+                tab = windows.open_main_tab(rest)
+                message, action = f"Opened main tab '{tab.label}'.", "open_main_tab"
+            else:
+                raise RefusedError(f"Unknown screen target id '{target_id}'.")
+        except (RefusedError, ValueError) as error:
+            text = getattr(error, "message", None) or f"Malformed screen target '{target_id}'."
+            return {
+                **windows.command("click_screen_target", before, text, success=False),
+                **extra,
+                "actionKind": None,
+            }
+        return {
+            **windows.command("click_screen_target", before, message),
+            **extra,
+            "actionKind": action,
+        }
+
+    @tool(
+        "rimworld/get_ui_layout",
+        "Capture the layout of the open windows (or one surface): each surface with its "
+        "labels, buttons, checkboxes and scroll views, with ids and screen rectangles to "
+        "click, scroll, hover or crop screenshots with.",
+        title="Get UI layout",
+        result_description="{success, captureId, capturedFrame, capturedAtUtc, surfaceCount, "
+        "surfaces: [{captureTargetId, surfaceTargetId, surfaceKind, type, title, rect, "
+        "screenRect, elementCount, actionableElementCount, elements: [{targetId, kind, label, "
+        "actionable, isChecked, rect, screenRect, scroll}]}]}.",
+    )
+    @parameter("surface_id", "Only this surface: a window target id or main-tab:<defName>.")
+    @parameter("timeout_ms", "How long to wait for the surface to be drawn, in milliseconds.")
+    @call_spec(world=True)
+    def get_ui_layout(
+        self, surface_id: str | None = None, timeout_ms: int = 2000
+    ) -> dict[str, Any]:
+        try:
+            return self.host.world.screen.layout(surface_id)
+        except RefusedError as error:
+            return {"success": False, "message": error.message}
+
+    @tool(
+        "rimworld/click_ui_target",
+        "Click a ui-element from rimworld/get_ui_layout: a button does its action, a checkbox "
+        "toggles, a float-menu row runs its option.",
+        title="Click UI target",
+        result_description="{success, command, changed, message, targetId, before, after, "
+        "openedWindowTypes, closedWindowTypes}.",
+    )
+    @parameter("target_id", "A ui-element id from rimworld/get_ui_layout.")
+    @parameter("timeout_ms", "How long to wait for the element to be drawn, in milliseconds.")
+    @call_spec(world=True)
+    def click_ui_target(self, target_id: str, timeout_ms: int = 2000) -> dict[str, Any]:
+        windows = self.host.world.windows
+        before = windows.ui_state()
+        try:
+            did = self.host.world.screen.click_element(target_id)
+        except RefusedError as error:
+            return {
+                **windows.command("click_ui_target", before, error.message, success=False),
+                "targetId": target_id,
+            }
+        return {**windows.command("click_ui_target", before, did), "targetId": target_id}
+
+    @tool(
+        "rimworld/scroll_ui_target",
+        "Scroll a scroll_view element from rimworld/get_ui_layout by a delta, or to an "
+        "absolute offset (targetY / targetX win over the deltas).",
+        title="Scroll UI target",
+        result_description="{success, command, changed, message, targetId, before, after} "
+        "where before and after are {offsetX, offsetY, maxOffsetX, maxOffsetY, atTop, "
+        "atBottom, viewportRect, contentRect}.",
+    )
+    @parameter("target_id", "A scroll_view ui-element id.")
+    @parameter("delta_y", "Pixels to scroll down (negative: up).")
+    @parameter("delta_x", "Pixels to scroll right (no horizontal scroll views here).")
+    @parameter("target_y", "Absolute vertical offset; wins over deltaY.")
+    @parameter("target_x", "Absolute horizontal offset; wins over deltaX.")
+    @parameter("timeout_ms", "How long to wait for the element to be drawn, in milliseconds.")
+    @call_spec(world=True)
+    def scroll_ui_target(
+        self,
+        target_id: str,
+        delta_y: float = 0.0,
+        delta_x: float = 0.0,
+        target_y: float | None = None,
+        target_x: float | None = None,
+        timeout_ms: int = 2000,
+    ) -> dict[str, Any]:
+        try:
+            before, after = self.host.world.screen.scroll_element(target_id, delta_y, target_y)
+        except RefusedError as error:
+            return {
+                "success": False,
+                "command": "scroll_ui_target",
+                "changed": False,
+                "message": error.message,
+                "targetId": target_id,
+            }
+        changed = abs(before["offsetY"] - after["offsetY"]) > 0.001
+        return {
+            "success": True,
+            "command": "scroll_ui_target",
+            "changed": changed,
+            "message": f"Scrolled to offset {after['offsetY']:.0f}.",
+            "targetId": target_id,
+            "before": before,
+            "after": after,
+        }
+
+    @tool(
+        "rimworld/set_hover_target",
+        "Put the virtual cursor on a UI or screen target, a map cell, a thing, a pawn, or "
+        "screen coordinates (for hover effects in screenshots); it stays until cleared or "
+        "durationMs passes. Waits settleMs before answering.",
+        title="Set hover target",
+        result_description="{success, command, message, hoverTarget: {kind, targetId, label, "
+        "screenPosition {x, y}, expiresAtFrame, details}, settleMs}.",
+    )
+    @parameter("target_id", "A ui-element or screen target id.")
+    @parameter("x", "Map cell x to hover.")
+    @parameter("z", "Map cell z to hover.")
+    @parameter("thing_id", "A thing to hover.")
+    @parameter("pawn_name", "A pawn to hover (by name).")
+    @parameter("pawn_id", "A pawn to hover (by id).")
+    @parameter("anchor", "Point inside a target rectangle: center, top, bottomLeft, ...")
+    @parameter("offset_x", "Pixels added to the point horizontally.")
+    @parameter("offset_y", "Pixels added to the point vertically.")
+    @parameter("screen_x", "Screen x in UI pixels (when no target is given).")
+    @parameter("screen_y", "Screen y in UI pixels from the top (when no target is given).")
+    @parameter("duration_ms", "How long the cursor stays, in milliseconds (omit: until cleared).")
+    @parameter("settle_ms", "Milliseconds to wait before answering (0 to 5000).")
+    async def set_hover_target(
+        self,
+        target_id: str | None = None,
+        x: int | None = None,
+        z: int | None = None,
+        thing_id: str | None = None,
+        pawn_name: str | None = None,
+        pawn_id: str | None = None,
+        anchor: str = "center",
+        offset_x: float = 0.0,
+        offset_y: float = 0.0,
+        screen_x: float | None = None,
+        screen_y: float | None = None,
+        duration_ms: int | None = None,
+        settle_ms: int = 600,
+    ) -> dict[str, Any]:
+        world = self.host.world
+
+        def place() -> dict[str, Any]:
+            screen = world.screen
+            if target_id and target_id.strip():
+                kind, label, rect = screen.resolve_rect(target_id)
+                point = rect.anchor(anchor)
+                hover_kind, ref = (
+                    "ui_element" if kind == "ui_element" else "screen_target",
+                    target_id,
+                )
+            elif x is not None and z is not None:
+                cell = world.cell((x, z))
+                point, hover_kind, ref, label = (
+                    screen.cell_to_screen(cell),
+                    "map_cell",
+                    None,
+                    f"cell {x},{z}",
+                )
+            elif thing_id or pawn_name or pawn_id:
+                if thing_id:
+                    thing = world.thing_by_id(thing_id)
+                    cell, label, ref = thing.position, thing.definition.label, thing.id
+                else:
+                    pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
+                    cell, label, ref = pawn.position, pawn.nickname, pawn.id
+                point, hover_kind = screen.cell_to_screen(cell), "map_thing"
+            elif screen_x is not None and screen_y is not None:
+                point, hover_kind, ref, label = (
+                    (screen_x, screen_y),
+                    "screen_point",
+                    None,
+                    ("screen point"),
+                )
+            else:
+                raise RefusedError(
+                    "Give a targetId, a map cell (x and z), a thingId or pawn, or screenX and "
+                    "screenY."
+                )
+            hover = screen.set_hover(
+                hover_kind,
+                ref,
+                label,
+                (point[0] + offset_x, point[1] + offset_y),
+                duration_ms,
+                {"anchor": anchor},
+            )
+            del hover
+            described = screen.describe_hover()
+            assert described is not None
+            return described
+
+        try:
+            described = await self.host.on_main_thread(place)
+        except RefusedError as error:
+            return {"success": False, "command": "set_hover_target", "message": error.message}
+        settle = max(0, min(_MAX_SETTLE_MS, settle_ms))
+        await anyio.sleep(settle / 1000)
+        return {
+            "success": True,
+            "command": "set_hover_target",
+            "message": f"Hovering {described['label']}.",
+            "hoverTarget": described,
+            "settleMs": settle,
+        }
+
+    @tool(
+        "rimworld/clear_hover_target",
+        "Remove the virtual cursor.",
+        title="Clear hover target",
+        result_description="{success, command, message, hoverTarget (the one removed, or null)}.",
+    )
+    @call_spec(world=True)
+    def clear_hover_target(self) -> dict[str, Any]:
+        screen = self.host.world.screen
+        current = screen.describe_hover()
+        screen.clear_hover()
+        return {
+            "success": True,
+            "command": "clear_hover_target",
+            "message": "Cleared the hover target." if current else "No hover target was set.",
+            "hoverTarget": current,
+        }
+
+    @tool(
+        "rimworld/list_languages",
+        "List the installed languages with an ASCII-safe query for each (use it with "
+        "rimworld/switch_language) and the active one.",
+        title="List languages",
+        result_description="{success, count, recommendedQueryField, usageHint, "
+        "activeLanguageId, activeLanguageRecommendedQuery, activeLanguage, languages: [{index, "
+        "recommendedQuery, id, folderName, displayName, friendlyNameEnglish, "
+        "friendlyNameNative, isActive}]}.",
+    )
+    @call_spec(world=True)
+    def list_languages(self) -> dict[str, Any]:
+        world = self.host.world
+        windows = world.windows
+        languages = [windows.describe_language(i, lang) for i, lang in enumerate(LANGUAGES)]
+        active = next(lang for lang in languages if lang["isActive"])
+        return {
+            "success": True,
+            "count": len(languages),
+            "recommendedQueryField": "recommendedQuery",
+            "usageHint": "Pass recommendedQuery to rimworld/switch_language.",
+            "activeLanguageId": active["id"],
+            "activeLanguageRecommendedQuery": active["recommendedQuery"],
+            "activeLanguage": active,
+            "languages": languages,
+        }
+
+    @tool(
+        "rimworld/switch_language",
+        "Switch the game's language (a short long event reloads the texts) and save the "
+        "choice in Config/Prefs.xml. A no-op for the active language.",
+        title="Switch language",
+        result_description="{success, command, status: 'queued' | 'noop', changed, "
+        "requestedLanguage, previousLanguage, activeLanguage, persistedFolderName, "
+        "longEventQueued, message, before, after}.",
+    )
+    @parameter(
+        "language",
+        "The recommendedQuery from rimworld/list_languages, or an exact "
+        "language id or display, native or English name.",
+    )
+    @call_spec(world=True)
+    def switch_language(self, language: str) -> dict[str, Any]:
+        world = self.host.world
+        windows = world.windows
+        before = windows.ui_state()
+        try:
+            wanted = windows.language(language)
+        except RefusedError as error:
+            return {
+                "success": False,
+                "command": "switch_language",
+                "message": error.message,
+                "before": before,
+            }
+        previous = world.language
+        common = {
+            "success": True,
+            "command": "switch_language",
+            "requestedLanguage": language,
+            "before": before,
+        }
+        if wanted.id == previous:
+            return {
+                **common,
+                "status": "noop",
+                "changed": False,
+                "activeLanguage": wanted.id,
+                "message": f"{wanted.friendly_english} is already active.",
+            }
+        world.queue_language(wanted.id)
+        prefs = (
+            '<?xml version="1.0" encoding="utf-8"?>\n<PrefsData>\n'
+            f"  <langFolderName>{wanted.folder_name}</langFolderName>\n</PrefsData>\n"
+        )
+        world.storage.write("Config/Prefs.xml", prefs.encode("utf-8"))
+        return {
+            **common,
+            "status": "queued",
+            "changed": True,
+            "previousLanguage": previous,
+            "activeLanguage": wanted.id,
+            "persistedFolderName": wanted.folder_name,
+            "longEventQueued": True,
+            "message": f"Switching to {wanted.friendly_english}; wait with "
+            "rimbridge/wait_for_long_event_idle.",
+            "after": windows.ui_state(),
+        }
+
+
+def _unused(rect: Rect, cell: Cell) -> None:
+    """Keeps the public types imported for readers of the signatures above."""

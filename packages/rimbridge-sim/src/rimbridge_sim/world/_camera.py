@@ -1,0 +1,122 @@
+"""The map camera: jumping, moving, zooming and framing pawns or cell rectangles.
+A subsystem of the world (``world.camera``)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH, describe_camera
+from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError
+from rimbridge_sim.world.model import Cell
+from rimbridge_sim.world.state import Camera, Pawn
+
+__all__ = ["MAX_ROOT_SIZE", "MIN_ROOT_SIZE", "CameraControl", "rect_payload"]
+
+MIN_ROOT_SIZE: Final = 8.0
+MAX_ROOT_SIZE: Final = 140.0
+
+
+def rect_payload(x: int, z: int, width: int, height: int) -> dict[str, int]:
+    return {
+        "x": x,
+        "z": z,
+        "width": width,
+        "height": height,
+        "maxX": x + width - 1,
+        "maxZ": z + height - 1,
+    }
+
+
+def _clamp(value: float, low: float, high: float) -> float:
+    return max(low, min(high, value))
+
+
+class CameraControl:
+    """Where the camera looks and how far it is zoomed out."""
+
+    def __init__(self, world: WorldCore) -> None:
+        self._world = world
+
+    @property
+    def camera(self) -> Camera:
+        return self._world.ui.camera
+
+    def state(self) -> dict[str, Any]:
+        return describe_camera(self._world)
+
+    def jump_to(self, cell: Cell) -> None:
+        self.camera.x, self.camera.z = cell.x + 0.5, cell.z + 0.5
+
+    def move(self, delta_x: float, delta_z: float) -> Cell:
+        game = self._world.require_colony().game
+        target = Cell(
+            int(_clamp(round(self.camera.x - 0.5 + delta_x), 0, game.map.width - 1)),
+            int(_clamp(round(self.camera.z - 0.5 + delta_z), 0, game.map.height - 1)),
+        )
+        self.jump_to(target)
+        return target
+
+    def zoom(self, delta: float) -> float:
+        self.camera.root_size = _clamp(self.camera.root_size + delta, MIN_ROOT_SIZE, MAX_ROOT_SIZE)
+        return self.camera.root_size
+
+    def set_zoom(self, root_size: float) -> float:
+        self.camera.root_size = _clamp(root_size, MIN_ROOT_SIZE, MAX_ROOT_SIZE)
+        return self.camera.root_size
+
+    def frame_pawns(self, pawns: list[Pawn]) -> float:
+        if not pawns:
+            raise RefusedError("No spawned pawns were available to frame.")
+        xs = [p.position.x for p in pawns]
+        zs = [p.position.z for p in pawns]
+        self.camera.x = sum(xs) / len(xs) + 0.5
+        self.camera.z = sum(zs) / len(zs) + 0.5
+        span = max(max(xs) - min(xs) + 1, max(zs) - min(zs) + 1)
+        self.camera.root_size = _clamp(span * 0.9 + 12, MIN_ROOT_SIZE, MAX_ROOT_SIZE)
+        return self.camera.root_size
+
+    def frame_rect(
+        self, x: int, z: int, width: int, height: int, padding: int, root_size: float
+    ) -> dict[str, Any]:
+        """Centre a cell rectangle plus ``padding`` cells; zoom to ``root_size`` when > 0,
+        else keep the zoom (and report whether the rectangle is fully visible)."""
+        game = self._world.require_colony().game
+        if width <= 0 or height <= 0:
+            raise InvalidArgumentError("width and height must be positive")
+        if not game.map.contains(Cell(x, z)) or not game.map.contains(
+            Cell(x + width - 1, z + height - 1)
+        ):
+            raise RefusedError(
+                f"Cell rectangle ({x}, {z}, {width}x{height}) is outside the current map "
+                f"({game.map.width}x{game.map.height})."
+            )
+        padding = max(0, padding)
+        padded = (x - padding, z - padding, width + 2 * padding, height + 2 * padding)
+        required = _clamp(
+            max(padded[3] / 2, padded[2] / 2 * SCREEN_HEIGHT / SCREEN_WIDTH), 0.01, MAX_ROOT_SIZE
+        )
+        mode = "explicit" if root_size > 0 else "current"
+        applied = _clamp(root_size, MIN_ROOT_SIZE, MAX_ROOT_SIZE) if root_size > 0 else None
+        self.camera.x = x + width / 2
+        self.camera.z = z + height / 2
+        if applied is not None:
+            self.camera.root_size = applied
+        applied_size = self.camera.root_size
+        return {
+            "requestedRect": rect_payload(x, z, width, height),
+            "paddedRect": rect_payload(*padded),
+            "paddingCells": padding,
+            "fullyVisible": applied_size >= required,
+            "rootSizeMode": mode,
+            "requestedRootSize": root_size if root_size > 0 else None,
+            "requiredRootSize": round(required, 3),
+            "appliedRootSize": round(applied_size, 3),
+            "preparedFrameCount": self._world.frame,
+        }
+
+    def snapshot(self) -> Camera:
+        return Camera(self.camera.x, self.camera.z, self.camera.root_size)
+
+    def restore(self, saved: Camera) -> None:
+        self.camera.x, self.camera.z, self.camera.root_size = saved.x, saved.z, saved.root_size

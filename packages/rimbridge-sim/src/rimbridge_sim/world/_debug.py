@@ -1,0 +1,252 @@
+"""RimWorld's debug menu: a tree of actions (some on a pawn), settings toggles and job
+logging. Paths are stable ``/``-joined labels. A subsystem of the world (``world.debug``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.model import Cell, LetterKind, LogLevel
+from rimbridge_sim.world.state import Pawn
+
+__all__ = ["DEBUG_SETTINGS", "DebugMenu", "DebugNode"]
+
+DEBUG_SETTINGS: Final[dict[str, str]] = {
+    "godMode": "God mode",
+    "neverHungry": "Never hungry",
+    "showPaths": "Draw paths",
+    "logIncidents": "Log incidents",
+}
+"""Debug settings toggles: setting key -> label."""
+
+
+@dataclass
+class DebugNode:
+    label: str
+    category: str
+    action: Callable[[Pawn | None], str] | None = None
+    pawn_target: bool = False
+    setting: str | None = None
+    hidden_without_game: bool = True
+    children: list[DebugNode] = field(default_factory=list)
+    path: str = ""
+    parent: DebugNode | None = None
+
+
+class DebugMenu:
+    def __init__(self, world: WorldCore, spawn: Callable[[str, int, Cell], str]) -> None:
+        self._world = world
+        self._spawn = spawn
+        self._root = DebugNode("", "")
+        self._build()
+
+    # -- the tree ----------------------------------------------------------------------------
+
+    def _add(self, parent: DebugNode, node: DebugNode) -> DebugNode:
+        node.parent = parent
+        node.path = node.label if parent is self._root else f"{parent.path}/{node.label}"
+        parent.children.append(node)
+        return node
+
+    def _build(self) -> None:
+        actions = self._add(self._root, DebugNode("Actions", "Actions"))
+        pawns = self._add(actions, DebugNode("Pawns", "Pawns"))
+        for label, action in (
+            ("Heal", self._heal),
+            ("Down", self._down),
+            ("Make hungry", self._hungry),
+            ("Toggle job logging", self._toggle_job_logging),
+            ("Log job details", self._log_job),
+        ):
+            self._add(pawns, DebugNode(label, "Pawns", action, pawn_target=True))
+        spawning = self._add(actions, DebugNode("Spawning", "Spawning"))
+        for def_name, count in (("Steel", 75), ("MealSimple", 10), ("WoodLog", 75)):
+            self._add(
+                spawning,
+                DebugNode(
+                    f"Spawn {def_name} x{count}",
+                    "Spawning",
+                    lambda _p, d=def_name, c=count: self._spawn_near_drop(d, c),  # type: ignore[misc]
+                ),
+            )
+        incidents = self._add(actions, DebugNode("Incidents", "Incidents"))
+        for label, kind, text in (
+            ("Cargo pods", LetterKind.POSITIVE, "Cargo pods crashed nearby."),
+            ("Cold snap", LetterKind.NEGATIVE, "Temperatures have dropped sharply."),
+            ("Raid", LetterKind.THREAT, "Pirates are gathering at the edge of the map."),
+        ):
+            self._add(
+                incidents,
+                DebugNode(
+                    label,
+                    "Incidents",
+                    lambda _p, lb=label, k=kind, t=text: (  # type: ignore[misc]
+                        self._letter(lb, k, t)
+                    ),
+                ),
+            )
+        settings = self._add(
+            self._root, DebugNode("Settings", "Settings", hidden_without_game=False)
+        )
+        for key, label in DEBUG_SETTINGS.items():
+            self._add(
+                settings, DebugNode(label, "Settings", setting=key, hidden_without_game=False)
+            )
+        output = self._add(self._root, DebugNode("Output", "Output", hidden_without_game=False))
+        self._add(output, DebugNode("Log colonists", "Output", self._log_colonists))
+
+    def _walk(self, node: DebugNode | None = None) -> list[DebugNode]:
+        found = []
+        for child in (node or self._root).children:
+            found.append(child)
+            found.extend(self._walk(child))
+        return found
+
+    def visible(self, node: DebugNode) -> bool:
+        return not node.hidden_without_game or self._world.game is not None
+
+    def resolve(self, path: str) -> DebugNode:
+        wanted = path.strip().strip("/").replace("\\", "/").lower()
+        for node in self._walk():
+            if node.path.lower() == wanted:
+                return node
+        raise RefusedError(
+            f"Unknown debug action path '{path}'. Discover paths with "
+            "rimworld/list_debug_action_roots."
+        )
+
+    def roots(self, include_hidden: bool) -> list[DebugNode]:
+        return [n for n in self._root.children if include_hidden or self.visible(n)]
+
+    def children(self, node: DebugNode, include_hidden: bool) -> list[DebugNode]:
+        return [n for n in node.children if include_hidden or self.visible(n)]
+
+    def search(
+        self, query: str, include_hidden: bool, supported_only: bool, target_kind: str | None
+    ) -> list[DebugNode]:
+        words = query.strip().lower().split()
+        found = []
+        for node in self._walk():
+            haystack = f"{node.path} {node.label} {node.category}".lower()
+            if not all(word in haystack for word in words):
+                continue
+            if not include_hidden and not self.visible(node):
+                continue
+            if supported_only and node.action is None and node.setting is None:
+                continue
+            if target_kind and (target_kind.lower() != "pawn" or not node.pawn_target):
+                continue
+            found.append(node)
+        return found
+
+    def describe(self, node: DebugNode) -> dict[str, Any]:
+        visible_children = [c for c in node.children if self.visible(c)]
+        kind = (
+            "pawn"
+            if node.pawn_target
+            else "setting"
+            if node.setting
+            else ("direct" if node.action else "category")
+        )
+        root = node
+        while root.parent is not None and root.parent is not self._root:
+            root = root.parent
+        return {
+            "path": node.path,
+            "parentPath": None if node.parent in (None, self._root) else node.parent.path,
+            "label": node.label,
+            "category": node.category,
+            "actionType": {"pawn": "ToolMapForPawns", "setting": "Action", "direct": "Action"}.get(
+                kind
+            ),
+            "isRoot": node.parent is self._root,
+            "visible": self.visible(node),
+            "active": self.visible(node),
+            "on": None
+            if node.setting is None
+            else self._world.debug_settings.get(node.setting, False),
+            "displayPriority": 0,
+            "tabId": root.label.lower(),
+            "tabTitle": root.label,
+            "tabRootPath": root.path,
+            "tabDefName": root.label,
+            "hasChildren": bool(node.children),
+            "childCount": len(node.children),
+            "visibleChildCount": len(visible_children),
+            "hasDirectAction": node.action is not None and not node.pawn_target,
+            "hasPawnAction": node.pawn_target,
+            "hasSettingsToggle": node.setting is not None,
+            "execution": {
+                "supported": node.action is not None or node.setting is not None,
+                "kind": kind,
+                "requiredTargetKind": "pawn" if node.pawn_target else None,
+            },
+            "source": "RimBridgeSim.DebugActions",
+        }
+
+    # -- running -----------------------------------------------------------------------------
+
+    def execute(self, node: DebugNode, pawn: Pawn | None) -> str:
+        if node.setting is not None:
+            value = not self._world.debug_settings.get(node.setting, False)
+            self._world.debug_settings[node.setting] = value
+            return f"{node.label} is now {'on' if value else 'off'}"
+        if node.action is None:
+            raise RefusedError(f"Debug node '{node.path}' is a category, not an action.")
+        if not self.visible(node):
+            raise RefusedError(f"Debug action '{node.path}' needs a loaded game.")
+        did = node.action(pawn)
+        self._world.emit(LogLevel.INFO, f"Debug action {node.path}: {did}", "debug")
+        return did
+
+    def set_setting(self, node: DebugNode, enabled: bool) -> bool:
+        if node.setting is None:
+            raise RefusedError(f"Debug node '{node.path}' is not a settings toggle.")
+        previous = self._world.debug_settings.get(node.setting, False)
+        self._world.debug_settings[node.setting] = enabled
+        return previous
+
+    def _heal(self, pawn: Pawn | None) -> str:
+        assert pawn is not None
+        pawn.health, pawn.downed = 1.0, False
+        return f"healed {pawn.nickname}"
+
+    def _down(self, pawn: Pawn | None) -> str:
+        assert pawn is not None
+        pawn.health = 0.2
+        return f"{pawn.nickname} will be downed"
+
+    def _hungry(self, pawn: Pawn | None) -> str:
+        assert pawn is not None
+        pawn.food = 0.05
+        return f"{pawn.nickname} is hungry"
+
+    def _toggle_job_logging(self, pawn: Pawn | None) -> str:
+        assert pawn is not None
+        pawn.job_logging = not pawn.job_logging
+        return f"job logging for {pawn.nickname} is {'on' if pawn.job_logging else 'off'}"
+
+    def _log_job(self, pawn: Pawn | None) -> str:
+        assert pawn is not None
+        job = pawn.job
+        text = "no job" if job is None else f"{job.kind.value} stage {job.stage} at {job.target}"
+        self._world.emit(LogLevel.INFO, f"[JobTracker] {pawn.nickname}: {text}", "jobs")
+        return text
+
+    def _spawn_near_drop(self, def_name: str, count: int) -> str:
+        game = self._world.require_colony().game
+        return self._spawn(def_name, count, game.drop_spot)
+
+    def _letter(self, label: str, kind: LetterKind, text: str) -> str:
+        colony = self._world.require_colony()
+        colony.add_letter(label, text, kind)
+        return f"sent letter '{label}'"
+
+    def _log_colonists(self, _pawn: Pawn | None) -> str:
+        game = self._world.game
+        names = [] if game is None else [p.nickname for p in game.pawns.values()]
+        self._world.emit(LogLevel.INFO, f"Colonists: {', '.join(names) or 'none'}", "debug")
+        return f"logged {len(names)} colonist(s)"

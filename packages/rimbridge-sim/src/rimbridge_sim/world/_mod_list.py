@@ -1,0 +1,247 @@
+"""The installed mods, the active load order (``Config/ModsConfig.xml``) and how it differs
+from the session RimWorld loaded at start. A subsystem of the world (``world.mods``)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Final
+from xml.sax.saxutils import escape
+
+from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._selection import stable_hash
+from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.model import LogLevel
+
+__all__ = ["INSTALLED_MODS", "ModInfo", "ModList"]
+
+
+@dataclass(frozen=True)
+class ModInfo:
+    package_id: str
+    name: str
+    folder: str
+    source: str
+    """``Official``, ``SteamWorkshop`` or ``LocalMods``."""
+    authors: str
+    version: str
+    settings_type: str | None = None
+    """The ``ModSettings`` class, when the mod has settings."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Default settings values."""
+    has_window: bool = False
+
+    @property
+    def root_dir(self) -> str:
+        base = {"Official": "Data", "SteamWorkshop": "steamapps/workshop/content/294100"}
+        return f"{base.get(self.source, 'Mods')}/{self.folder}"
+
+    @property
+    def mod_id(self) -> str:
+        return f"mod-config:{self.package_id}:{stable_hash(self.root_dir)}"
+
+    @property
+    def official(self) -> bool:
+        return self.source == "Official"
+
+    @property
+    def core(self) -> bool:
+        return self.package_id == "ludeon.rimworld"
+
+
+INSTALLED_MODS: Final[tuple[ModInfo, ...]] = (
+    ModInfo(
+        "brrainz.harmony", "Harmony", "2009463077", "SteamWorkshop", "Andreas Pardeike", "2.3.3"
+    ),
+    ModInfo("ludeon.rimworld", "Core", "Core", "Official", "Ludeon Studios", "1.5.4104"),
+    ModInfo(
+        "ludeon.rimworld.royalty", "Royalty", "Royalty", "Official", "Ludeon Studios", "1.5.4104"
+    ),
+    ModInfo(
+        "brrainz.rimbridgeserver",
+        "RimBridgeServer",
+        "RimBridgeServer",
+        "LocalMods",
+        "Andreas Pardeike",
+        "1.5-sim",
+    ),
+    ModInfo(
+        "sim.tidystockpiles",
+        "Tidy Stockpiles",
+        "TidyStockpiles",
+        "LocalMods",
+        "GABP workspace",
+        "1.2.0",
+        "TidyStockpiles.TidySettings",
+        {
+            "enabled": True,
+            "fillPercent": 100,
+            "haulPriority": "Normal",
+            "sortSpeed": 1.5,
+            "allowedDefs": ["Steel", "WoodLog"],
+            "limits": {"meals": 20, "medicine": 10},
+        },
+        has_window=True,
+    ),
+    ModInfo(
+        "sim.colonyjournal",
+        "Colony Journal",
+        "ColonyJournal",
+        "LocalMods",
+        "GABP workspace",
+        "0.4.1",
+        "ColonyJournal.JournalSettings",
+        {"logIncidents": True, "verbosity": 2},
+        has_window=True,
+    ),
+    ModInfo(
+        "sim.prettywalls", "Pretty Walls", "PrettyWalls", "LocalMods", "GABP workspace", "2.0.0"
+    ),
+)
+_DEFAULT_ACTIVE: Final = (
+    "brrainz.harmony",
+    "ludeon.rimworld",
+    "ludeon.rimworld.royalty",
+    "brrainz.rimbridgeserver",
+    "sim.tidystockpiles",
+)
+CONFIG_FILE: Final = "Config/ModsConfig.xml"
+
+
+class ModList:
+    """Installed mods, the active order, and saving it."""
+
+    def __init__(self, world: WorldCore) -> None:
+        self._world = world
+        self.active: list[str] = list(_DEFAULT_ACTIVE)
+        self.loaded: tuple[str, ...] = tuple(_DEFAULT_ACTIVE)
+        """What the running session loaded at start (changes need a restart)."""
+        self.settings: dict[str, dict[str, Any]] = {
+            mod.package_id: copy.deepcopy(mod.settings) for mod in INSTALLED_MODS if mod.settings
+        }
+
+    def resolve(self, query: str) -> ModInfo:
+        wanted = query.strip().lower()
+        for mod in INSTALLED_MODS:
+            names = (mod.mod_id, mod.package_id, mod.name, mod.folder)
+            if wanted in (n.lower() for n in names):
+                return mod
+        raise RefusedError(
+            f"Could not resolve an installed mod from '{query}'. Use a modId from "
+            "rimworld/list_mods or an exact package id, name or folder name."
+        )
+
+    def restart_reasons(self) -> list[str]:
+        reasons = []
+        if tuple(self.active) != self.loaded:
+            if set(self.active) != set(self.loaded):
+                reasons.append("The active mod list differs from the mods loaded in this session.")
+            else:
+                reasons.append("The load order differs from the order loaded in this session.")
+        return reasons
+
+    def describe(self, mod: ModInfo) -> dict[str, Any]:
+        enabled = mod.package_id in self.active
+        loaded = mod.package_id in self.loaded
+        return {
+            "modId": mod.mod_id,
+            "packageId": mod.package_id,
+            "packageIdPlayerFacing": mod.package_id,
+            "packageIdNonUnique": mod.package_id,
+            "name": mod.name,
+            "shortName": mod.name,
+            "folderName": mod.folder,
+            "rootDir": mod.root_dir,
+            "source": mod.source,
+            "authors": mod.authors,
+            "version": mod.version,
+            "official": mod.official,
+            "onSteamWorkshop": mod.source == "SteamWorkshop",
+            "isCoreMod": mod.core,
+            "enabled": enabled,
+            "loadedInSession": loaded,
+            "activeLoadOrder": self.active.index(mod.package_id) if enabled else None,
+            "loadedSessionOrder": self.loaded.index(mod.package_id) if loaded else None,
+            "versionCompatible": True,
+            "madeForNewerVersion": False,
+            "hasConfigurationWarning": False,
+            "configurationWarnings": [],
+            "sessionMismatch": enabled != loaded,
+        }
+
+    def status(self) -> dict[str, Any]:
+        reasons = self.restart_reasons()
+        ordering = self._ordering_issues()
+        return {
+            "success": True,
+            "configPath": f"{self._world.storage.root}/{CONFIG_FILE}",
+            "installedModCount": len(INSTALLED_MODS),
+            "activeModCount": len(self.active),
+            "loadedSessionModCount": len(self.loaded),
+            "configurationIssueCount": len(ordering),
+            "configurationIssues": ordering,
+            "versionWarningCount": 0,
+            "orderingIssueCount": len(ordering),
+            "unsatisfiedDependencyCount": 0,
+            "sessionMismatchCount": len(set(self.active) ^ set(self.loaded)),
+            "restartRequired": bool(reasons),
+            "restartReasonCount": len(reasons),
+            "restartReasons": reasons,
+            "currentConfigurationHash": stable_hash(*self.active),
+            "loadedSessionHash": stable_hash(*self.loaded),
+            "currentActiveMod": self.describe(self.resolve("brrainz.rimbridgeserver")),
+        }
+
+    def _ordering_issues(self) -> list[str]:
+        issues = []
+        order = {package: index for index, package in enumerate(self.active)}
+        for first, then, text in (
+            ("brrainz.harmony", "ludeon.rimworld", "Harmony should load before Core."),
+            ("ludeon.rimworld", "ludeon.rimworld.royalty", "Royalty must load after Core."),
+        ):
+            if first in order and then in order and order[first] > order[then]:
+                issues.append(text)
+        return issues
+
+    def set_enabled(self, mod: ModInfo, enabled: bool, allow_core: bool) -> bool:
+        if mod.core and not enabled and not allow_core:
+            raise RefusedError(
+                "Refusing to disable the core RimWorld mod; pass allowDisableCore to force it."
+            )
+        was = mod.package_id in self.active
+        if enabled and not was:
+            self.active.append(mod.package_id)
+        elif not enabled and was:
+            self.active.remove(mod.package_id)
+        return was
+
+    def reorder(self, mod: ModInfo, index: int) -> int:
+        if mod.package_id not in self.active:
+            raise RefusedError(f"Mod '{mod.name}' is not enabled; only active mods can be moved.")
+        if not 0 <= index < len(self.active):
+            raise RefusedError(
+                f"targetIndex {index} is outside the active load order (0..{len(self.active) - 1})."
+            )
+        previous = self.active.index(mod.package_id)
+        self.active.remove(mod.package_id)
+        self.active.insert(index, mod.package_id)
+        return previous
+
+    def save(self) -> str:
+        """Write ``Config/ModsConfig.xml`` as RimWorld does; returns its path."""
+        lines = [
+            '<?xml version="1.0" encoding="utf-8"?>',
+            "<ModsConfigData>",
+            "  <version>1.5.4104 rev435</version>",
+            "  <activeMods>",
+            *(f"    <li>{escape(package)}</li>" for package in self.active),
+            "  </activeMods>",
+            "  <knownExpansions>",
+            "    <li>ludeon.rimworld.royalty</li>",
+            "  </knownExpansions>",
+            "</ModsConfigData>",
+            "",
+        ]
+        stored = self._world.storage.write(CONFIG_FILE, "\n".join(lines).encode("utf-8"))
+        self._world.emit(LogLevel.INFO, "Saved ModsConfig.xml", "mods")
+        return stored.path

@@ -1,0 +1,267 @@
+"""Mod settings: the ``ModSettings`` objects of loaded mods, read as a tree, changed by field
+path (``limits.meals``, ``allowedDefs[0]``), written to and reloaded from
+``Config/Mod_<packageId>_<Type>.xml`` in RimWorld's format. Part of ``world.mods``."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from typing import Any, Final
+from xml.sax.saxutils import escape
+
+from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo, ModList
+from rimbridge_sim.world._selection import stable_hash
+from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.model import LogLevel
+
+__all__ = ["ModSettingsStore"]
+
+_PATH_PART: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    return "object"
+
+
+class ModSettingsStore:
+    def __init__(self, world: WorldCore, mods: ModList) -> None:
+        self._world = world
+        self._mods = mods
+
+    def surface_id(self, mod: ModInfo) -> str:
+        return f"mod-settings:{mod.package_id}:{stable_hash(mod.settings_type or 'Mod')}"
+
+    def resolve(self, query: str) -> ModInfo:
+        wanted = query.strip().lower()
+        for mod in INSTALLED_MODS:
+            names = (self.surface_id(mod), mod.package_id, mod.settings_type or "", mod.name)
+            if wanted in (n.lower() for n in names if n):
+                if mod.package_id not in self._mods.loaded:
+                    raise RefusedError(f"Mod '{mod.name}' is not loaded in this session.")
+                if mod.settings_type is None:
+                    raise RefusedError(f"Mod '{mod.name}' has no ModSettings object.")
+                return mod
+        raise RefusedError(
+            f"Could not resolve a loaded mod settings surface from '{query}'. Use a modId from "
+            "rimworld/list_mod_settings_surfaces."
+        )
+
+    def describe_surface(self, mod: ModInfo) -> dict[str, Any]:
+        return {
+            "modId": self.surface_id(mod),
+            "packageId": mod.package_id,
+            "packageIdPlayerFacing": mod.package_id,
+            "name": mod.name,
+            "folderName": mod.folder,
+            "authors": mod.authors,
+            "version": mod.version,
+            "rootDir": mod.root_dir,
+            "handleType": f"{mod.folder}.{mod.folder}Mod",
+            "handleTypeName": f"{mod.folder}Mod",
+            "settingsType": mod.settings_type,
+            "settingsCategory": mod.name if mod.has_window else None,
+            "settingsCategoryError": None,
+            "hasSettingsWindow": mod.has_window,
+            "hasPersistentState": mod.settings_type is not None,
+            "supportsRead": mod.settings_type is not None,
+        }
+
+    def surfaces(self, include_without_settings: bool) -> list[ModInfo]:
+        return [
+            mod
+            for mod in INSTALLED_MODS
+            if mod.package_id in self._mods.loaded
+            and (include_without_settings or mod.settings_type is not None)
+        ]
+
+    def values(self, mod: ModInfo) -> dict[str, Any]:
+        return self._mods.settings[mod.package_id]
+
+    def tree(self, mod: ModInfo, max_depth: int, max_entries: int) -> dict[str, Any]:
+        return self._node("root", "", self.values(mod), 0, max(0, max_depth), max(0, max_entries))
+
+    def _node(
+        self, name: str, path: str, value: Any, depth: int, max_depth: int, max_entries: int
+    ) -> dict[str, Any]:
+        kind = _kind(value)
+        node: dict[str, Any] = {
+            "name": name,
+            "path": path,
+            "valueKind": kind,
+            "typeName": {
+                "bool": "System.Boolean",
+                "int": "System.Int32",
+                "float": "System.Single",
+                "string": "System.String",
+                "list": "System.Collections.Generic.List`1",
+            }.get(kind, "object"),
+            "value": value if kind not in ("list", "object") else None,
+            "count": len(value) if kind in ("list", "object") else None,
+            "truncated": False,
+            "children": [],
+        }
+        if kind in ("list", "object") and depth < max_depth:
+            items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+            node["truncated"] = len(items) > max_entries
+            for key, child in items[:max_entries]:
+                child_path = (
+                    f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else key
+                )
+                node["children"].append(
+                    self._node(str(key), child_path, child, depth + 1, max_depth, max_entries)
+                )
+        return node
+
+    # -- updating ----------------------------------------------------------------------------
+
+    def update(self, mod: ModInfo, values: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply every ``path: value`` (all or nothing); returns what changed."""
+        settings = self.values(mod)
+        staged = []
+        for path, value in values.items():
+            container, key = self._locate(settings, path)
+            previous = container[key]
+            converted = self._convert(path, previous, value)
+            staged.append((container, key, path, previous, converted))
+        updates = []
+        for container, key, path, previous, converted in staged:
+            container[key] = converted
+            updates.append(
+                {
+                    "path": path,
+                    "previousValue": previous,
+                    "value": converted,
+                    "changed": previous != converted,
+                }
+            )
+        return updates
+
+    def _locate(self, settings: dict[str, Any], path: str) -> tuple[Any, Any]:
+        parts = path.strip().split(".")
+        node: Any = settings
+        parent: Any = None
+        key: Any = None
+        for part in parts:
+            match = _PATH_PART.fullmatch(part)
+            if match is None:
+                raise RefusedError(f"Malformed settings path '{path}'.")
+            name, indexes = match.group(1), match.group(2)
+            if not isinstance(node, dict) or name not in node:
+                raise RefusedError(f"Settings path '{path}': no field '{name}'.")
+            parent, key, node = node, name, node[name]
+            for index in (int(i) for i in re.findall(r"\d+", indexes)):
+                if not isinstance(node, list) or index >= len(node):
+                    raise RefusedError(f"Settings path '{path}': index {index} is out of range.")
+                parent, key, node = node, index, node[index]
+        return parent, key
+
+    def _convert(self, path: str, previous: Any, value: Any) -> Any:
+        kind = _kind(previous)
+        if kind == "bool" and isinstance(value, bool):
+            return value
+        if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if kind == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if kind == "string" and isinstance(value, str):
+            return value
+        if kind == "list" and isinstance(value, list):
+            return list(value)
+        raise RefusedError(f"Settings path '{path}' holds a {kind}; cannot set it to {value!r}.")
+
+    # -- files -------------------------------------------------------------------------------
+
+    def file_name(self, mod: ModInfo) -> str:
+        type_name = (mod.settings_type or "Mod").rsplit(".", 1)[-1]
+        return f"Config/Mod_{mod.package_id}_{type_name}.xml"
+
+    def write(self, mod: ModInfo) -> str:
+        body = "\n".join(_xml_lines(self.values(mod), 2))
+        text = (
+            '<?xml version="1.0" encoding="utf-8"?>\n<SettingsBlock>\n'
+            f'  <ModSettings Class="{escape(mod.settings_type or "")}">\n{body}\n'
+            "  </ModSettings>\n</SettingsBlock>\n"
+        )
+        stored = self._world.storage.write(self.file_name(mod), text.encode("utf-8"))
+        self._world.emit(LogLevel.INFO, f"Wrote settings of {mod.name}", "mods")
+        return stored.path
+
+    def reload(self, mod: ModInfo) -> bool:
+        """Read the settings file back (defaults when there is none); True when a file was
+        read."""
+        data = self._world.storage.read(self.file_name(mod))
+        defaults = next(m.settings for m in INSTALLED_MODS if m.package_id == mod.package_id)
+        if data is None:
+            self._mods.settings[mod.package_id] = _copy(defaults)
+            return False
+        root = ElementTree.fromstring(data.decode("utf-8"))
+        block = root.find("ModSettings")
+        if block is None:
+            raise RefusedError(f"{self.file_name(mod)} has no ModSettings element.")
+        self._mods.settings[mod.package_id] = _read(block, defaults)
+        return True
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _xml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return escape(str(value))
+
+
+def _xml_lines(values: dict[str, Any], depth: int) -> list[str]:
+    pad = "  " * depth
+    lines = []
+    for key, value in values.items():
+        if isinstance(value, dict):
+            lines += [f"{pad}<{key}>", *_xml_lines(value, depth + 1), f"{pad}</{key}>"]
+        elif isinstance(value, list):
+            items = [f"{pad}  <li>{_xml_value(v)}</li>" for v in value]
+            lines += [f"{pad}<{key}>", *items, f"{pad}</{key}>"]
+        else:
+            lines.append(f"{pad}<{key}>{_xml_value(value)}</{key}>")
+    return lines
+
+
+def _parse(text: str, like: Any) -> Any:
+    if isinstance(like, bool):
+        return text.strip().lower() == "true"
+    if isinstance(like, int):
+        return int(text.strip())
+    if isinstance(like, float):
+        return float(text.strip())
+    return text
+
+
+def _read(element: ElementTree.Element, defaults: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, default in defaults.items():
+        child = element.find(key)
+        if child is None:
+            result[key] = _copy(default)
+        elif isinstance(default, dict):
+            result[key] = _read(child, default)
+        elif isinstance(default, list):
+            like = default[0] if default else ""
+            result[key] = [_parse(li.text or "", like) for li in child.findall("li")]
+        else:
+            result[key] = _parse(child.text or "", default)
+    return result

@@ -1,0 +1,321 @@
+"""Letters, live messages and alerts, and what clicking them does.
+A subsystem of the world (``world.notifications``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from rimbridge_sim.world._camera import CameraControl
+from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._selection import Selection, stable_hash
+from rimbridge_sim.world._windows import Windows
+from rimbridge_sim.world.describe import cell_payload
+from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.model import LetterKind, LogLevel, ThingCategory
+from rimbridge_sim.world.state import Letter, Message, Pawn
+
+__all__ = ["Alert", "Notifications"]
+
+MESSAGE_FRAMES: Final = 780
+"""A live message stays 13 seconds (at 60 frames per second)."""
+_FADE_FRAMES: Final = 120
+_LETTER_DEFS: Final = {
+    LetterKind.POSITIVE: "PositiveEvent",
+    LetterKind.NEUTRAL: "NeutralEvent",
+    LetterKind.NEGATIVE: "NegativeEvent",
+    LetterKind.THREAT: "ThreatBig",
+}
+
+
+@dataclass
+class Alert:
+    id: str
+    ordinal: int
+    type: str
+    priority: str
+    label: str
+    explanation: str
+    culprits: list[Pawn]
+
+
+class Notifications:
+    def __init__(
+        self, world: WorldCore, windows: Windows, selection: Selection, camera: CameraControl
+    ) -> None:
+        self._world = world
+        self._windows = windows
+        self._selection = selection
+        self._camera = camera
+        self._next_message = 1
+
+    # -- the state clicks change -------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        top = self._windows.top()
+        camera = self._world.ui.camera
+        return {
+            "windowCount": len(self._windows.stack),
+            "topWindowType": None if top is None else top.type,
+            "selection": self._selection.snapshot(details=False),
+            "camera": {
+                "x": round(camera.x, 2),
+                "z": round(camera.z, 2),
+                "rootSize": round(camera.root_size, 2),
+            },
+        }
+
+    @staticmethod
+    def effects(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "windowCountDelta": after["windowCount"] - before["windowCount"],
+            "openedWindowTypes": [after["topWindowType"]]
+            if after["windowCount"] > before["windowCount"] and after["topWindowType"]
+            else [],
+            "closedWindowTypes": [before["topWindowType"]]
+            if after["windowCount"] < before["windowCount"] and before["topWindowType"]
+            else [],
+            "selectionChanged": before["selection"]["selectionFingerprint"]
+            != after["selection"]["selectionFingerprint"],
+            "cameraChanged": before["camera"] != after["camera"],
+            "topWindowChanged": before["topWindowType"] != after["topWindowType"],
+            "focusedWindowChanged": before["topWindowType"] != after["topWindowType"],
+        }
+
+    # -- letters -----------------------------------------------------------------------------
+
+    def letters(self) -> list[Letter]:
+        game = self._world.require_colony().game
+        return list(game.letters)
+
+    def describe_letter(self, letter: Letter) -> dict[str, Any]:
+        tick = self._world.current_tick()
+        choice = letter.label.startswith("Trader")
+        choices = [("Accept", False), ("Reject", False)] if choice else [("OK", False)]
+        return {
+            "id": letter.id,
+            "type": "RimWorld.ChoiceLetter_AcceptVisitors" if choice else "Verse.StandardLetter",
+            "letterDef": _LETTER_DEFS[letter.kind],
+            "label": letter.label,
+            "text": letter.text,
+            "arrivalTick": letter.tick,
+            "ageTicks": max(0, tick - letter.tick),
+            "canDismissWithRightClick": not choice,
+            "shouldAutomaticallyOpenLetter": False,
+            "relatedFaction": "Traders" if choice else None,
+            "debugInfo": None,
+            "lookTargets": {
+                "isValid": False,
+                "any": False,
+                "targetCount": 0,
+                "targetsTruncated": False,
+                "primaryTarget": None,
+                "targets": [],
+            },
+            "choiceCount": len(choices),
+            "choices": [
+                {
+                    "index": index,
+                    "text": text,
+                    "disabled": disabled,
+                    "disabledReason": None,
+                    "closesDialog": True,
+                    "hasAction": True,
+                    "hasLink": False,
+                }
+                for index, (text, disabled) in enumerate(choices, start=1)
+            ],
+            "read": letter.read,
+        }
+
+    def open_letter(self, letter_id: str) -> Letter:
+        letter = self._world.letter_by_id(letter_id.strip())
+        letter.read = True
+
+        def accept() -> str:
+            self._remove_letter(letter)
+            return f"closed letter {letter.id}"
+
+        self._windows.open(
+            "Verse.Dialog_NodeTree",
+            letter.label,
+            semantic_kind="letter",
+            on_accept=accept,
+            buttons=[("OK", "accept")],
+            details={"letterId": letter.id},
+            force_pause=True,
+        )
+        return letter
+
+    def dismiss_letter(self, letter_id: str) -> Letter:
+        letter = self._world.letter_by_id(letter_id.strip())
+        if letter.label.startswith("Trader"):
+            raise RefusedError(f"Letter '{letter.id}' cannot be dismissed with a right-click.")
+        self._remove_letter(letter)
+        return letter
+
+    def _remove_letter(self, letter: Letter) -> None:
+        game = self._world.game
+        if game is not None and letter in game.letters:
+            game.letters.remove(letter)
+            self._world.retire(letter.id, destroyed=True)
+
+    def letter_present(self, letter: Letter) -> bool:
+        game = self._world.game
+        return game is not None and letter in game.letters
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def message(self, text: str, message_type: str = "NeutralEvent") -> Message:
+        """Show a live message (the line at the top left of the screen)."""
+        message = Message(
+            self._next_message, text, message_type, self._world.current_tick(), self._world.frame
+        )
+        self._next_message += 1
+        self._world.ui.messages.append(message)
+        return message
+
+    def live_messages(self) -> list[Message]:
+        frame = self._world.frame
+        return [m for m in self._world.ui.messages if frame - m.starting_frame < MESSAGE_FRAMES]
+
+    def describe_message(self, message: Message) -> dict[str, Any]:
+        age = self._world.frame - message.starting_frame
+        remaining = MESSAGE_FRAMES - age
+        alpha = 1.0 if remaining >= _FADE_FRAMES else max(0.0, remaining / _FADE_FRAMES)
+        return {
+            "id": message.id,
+            "text": message.text,
+            "messageType": message.message_type,
+            "alpha": round(alpha, 3),
+            "expired": remaining <= 0,
+            "startingTick": message.starting_tick,
+            "startingFrame": message.starting_frame,
+            "ageTicks": max(0, self._world.current_tick() - message.starting_tick),
+            "hasQuest": False,
+            "lookTargets": {"isValid": False, "any": False, "targetCount": 0, "targets": []},
+        }
+
+    # -- alerts ------------------------------------------------------------------------------
+
+    def alerts(self) -> tuple[str, list[Alert]]:
+        """The active alerts and the snapshot fingerprint their ids are scoped to."""
+        colony = self._world.require_colony()
+        game = colony.game
+        pawns = list(game.pawns.values())
+        found: list[tuple[str, str, str, str, list[Pawn]]] = []
+        downed = [p for p in pawns if p.downed]
+        if downed:
+            found.append(
+                (
+                    "Alert_ColonistNeedsRescuing",
+                    "Critical",
+                    "Colonist needs rescue",
+                    "Downed colonists need to be carried to a bed.",
+                    downed,
+                )
+            )
+        starving = [p for p in pawns if p.food <= 0]
+        if starving:
+            found.append(
+                (
+                    "Alert_Starvation",
+                    "High",
+                    "Starvation",
+                    "Colonists are starving: get them food.",
+                    starving,
+                )
+            )
+        breaking = [p for p in pawns if p.mood < 0.2 and not p.downed]
+        if breaking:
+            found.append(
+                (
+                    "Alert_MajorBreakRisk",
+                    "High",
+                    "Major break risk",
+                    "Colonists are close to a mental break.",
+                    breaking,
+                )
+            )
+        if not any(t.def_name == "MealSimple" for t in game.things.values()):
+            found.append(
+                ("Alert_LowFood", "Medium", "Low food", "The colony is running out of meals.", [])
+            )
+        beds = sum(
+            1
+            for t in game.things.values()
+            if t.def_name == "Bed" and t.definition.category is ThingCategory.BUILDING
+        )
+        if pawns and beds < len(pawns):
+            found.append(
+                (
+                    "Alert_NeedColonistBeds",
+                    "Medium",
+                    "Need colonist beds",
+                    f"{len(pawns) - beds} colonist(s) have no bed.",
+                    [],
+                )
+            )
+        fingerprint = "alerts-" + stable_hash(*(entry[0] for entry in found))
+        alerts = [
+            Alert(
+                f"alert:{fingerprint}:{ordinal}:{stable_hash(kind, label)}",
+                ordinal,
+                f"RimWorld.{kind}",
+                priority,
+                label,
+                explanation,
+                culprits,
+            )
+            for ordinal, (kind, priority, label, explanation, culprits) in enumerate(found, 1)
+        ]
+        return fingerprint, alerts
+
+    def describe_alert(self, alert: Alert) -> dict[str, Any]:
+        game = self._world.game
+        targets = [
+            {
+                "kind": "thing",
+                "id": p.id,
+                "label": p.nickname,
+                "thingType": "Verse.Pawn",
+                "defName": "Human",
+                "mapId": None if game is None else game.map.id,
+                "mapIndex": 0,
+                "position": cell_payload(p.position),
+            }
+            for p in alert.culprits
+        ]
+        return {
+            "id": alert.id,
+            "ordinal": alert.ordinal,
+            "type": alert.type,
+            "priority": alert.priority,
+            "label": alert.label,
+            "explanation": alert.explanation,
+            "jumpToTargetsText": "Click to jump to the colonist." if targets else None,
+            "active": True,
+            "enabledWithActiveExpansions": True,
+            "anyCulpritValid": bool(targets),
+            "targetCount": len(targets),
+            "targetsTruncated": False,
+            "targets": targets,
+            "activatable": True,
+            "error": None,
+            "exceptionType": None,
+        }
+
+    def activate(self, alert_id: str) -> Alert:
+        fingerprint, alerts = self.alerts()
+        for alert in alerts:
+            if alert.id == alert_id.strip():
+                if alert.culprits:
+                    target = alert.culprits[0]
+                    self._camera.jump_to(target.position)
+                    self._selection.select(target.id, append=False)
+                self._world.emit(LogLevel.DEBUG, f"Activated alert {alert.label}", "ui")
+                return alert
+        raise RefusedError(
+            f"Alert id '{alert_id}' is not active in the current alert snapshot "
+            f"({fingerprint}); list alerts again."
+        )

@@ -1,0 +1,377 @@
+"""The window stack: dialogs, letters, main tabs, float menus; accept and cancel input;
+main tabs, inspect tabs and languages. A subsystem of the world (``world.windows``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
+from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError, UnknownIdError
+from rimbridge_sim.world.model import LogLevel, ProgramState
+from rimbridge_sim.world.state import Window
+
+__all__ = [
+    "INSPECT_TABS",
+    "LANGUAGES",
+    "MAIN_TABS",
+    "WINDOW_TYPES",
+    "Language",
+    "MainTab",
+    "Windows",
+]
+
+MAX_WINDOWS: Final = 32
+
+
+@dataclass(frozen=True)
+class MainTab:
+    def_name: str
+    label: str
+    type: str
+    order: int
+    valid_without_map: bool = False
+
+
+MAIN_TABS: Final[tuple[MainTab, ...]] = tuple(
+    MainTab(name, label, f"RimWorld.MainTabWindow_{kind}", order, name == "Menu")
+    for order, (name, label, kind) in enumerate(
+        (
+            ("Work", "Work", "Work"),
+            ("Restrict", "Schedule", "Restrict"),
+            ("Assign", "Assign", "Assign"),
+            ("Animals", "Animals", "Animals"),
+            ("Wildlife", "Wildlife", "Wildlife"),
+            ("Research", "Research", "Research"),
+            ("Quests", "Quests", "Quests"),
+            ("World", "World", "World"),
+            ("History", "History", "History"),
+            ("Factions", "Factions", "Factions"),
+            ("Menu", "Menu", "Menu"),
+        ),
+        start=1,
+    )
+)
+
+INSPECT_TABS: Final[tuple[tuple[str, str, str], ...]] = (
+    ("ITab_Pawn_Health", "Health", "TabHealth"),
+    ("ITab_Pawn_Needs", "Needs", "TabNeeds"),
+    ("ITab_Pawn_Gear", "Gear", "TabGear"),
+    ("ITab_Pawn_Social", "Social", "TabSocial"),
+    ("ITab_Pawn_Character", "Character", "TabCharacter"),
+    ("ITab_Pawn_Log", "Log", "TabLog"),
+)
+"""The inspect tabs a selected colonist shows: (type, label, tutor tag)."""
+
+
+@dataclass(frozen=True)
+class Language:
+    id: str
+    folder_name: str
+    friendly_english: str
+    friendly_native: str
+
+
+LANGUAGES: Final[tuple[Language, ...]] = (
+    Language("English", "English", "English", "English"),
+    Language("German", "German (Deutsch)", "German", "Deutsch"),
+    Language("French", "French (Français)", "French", "Français"),
+    Language("Japanese", "Japanese (日本語)", "Japanese", "日本語"),
+    Language("Russian", "Russian (Русский)", "Russian", "Русский"),
+    Language("ChineseSimplified", "ChineseSimplified (简体中文)", "Chinese Simplified", "简体中文"),
+)
+
+WINDOW_TYPES: Final[dict[str, tuple[str, bool]]] = {
+    "RimWorld.Dialog_Options": ("Options", True),
+    "RimWorld.Dialog_KeyBindings": ("Keyboard configuration", True),
+    "RimWorld.Page_ModsConfig": ("Mods", True),
+    "RimWorld.Dialog_AdvancedGameConfig": ("Advanced", True),
+    "Verse.Dialog_DebugActionsMenu": ("Debug actions", True),
+    "Verse.Dialog_MessageBox": ("Message", False),
+    "Verse.Dialog_ModSettings": ("Mod settings", False),
+    "Verse.Dialog_NodeTree": ("Letter", False),
+}
+"""Window types the simulation can open, by full name: (title, has a public parameterless
+constructor)."""
+
+_DIALOG_RECT: Final = (340.0, 110.0, 600.0, 500.0)
+_TAB_RECT: Final = (0.0, 380.0, float(SCREEN_WIDTH), 305.0)
+
+
+class Windows:
+    """The window stack and everything that opens, closes and reads it."""
+
+    def __init__(self, world: WorldCore) -> None:
+        self._world = world
+
+    # -- the stack ---------------------------------------------------------------------------
+
+    @property
+    def stack(self) -> list[Window]:
+        return self._world.ui.windows
+
+    def open(
+        self,
+        type_name: str,
+        title: str,
+        *,
+        semantic_kind: str = "dialog",
+        layer: str = "Dialog",
+        rect: tuple[float, float, float, float] = _DIALOG_RECT,
+        on_accept: Callable[[], str] | None = None,
+        buttons: list[tuple[str, str]] | None = None,
+        details: dict[str, Any] | None = None,
+        force_pause: bool = False,
+        content_height: float = 0.0,
+    ) -> Window:
+        """Push a window on top of the stack."""
+        if len(self.stack) >= MAX_WINDOWS:
+            raise InvalidArgumentError(f"at most {MAX_WINDOWS} windows can be open")
+        window = Window(
+            id=self._world.new_window_id(),
+            type=type_name,
+            title=title,
+            layer=layer,
+            semantic_kind=semantic_kind,
+            rect=rect,
+            on_accept=on_accept,
+            buttons=list(buttons or [("Close", "close")]),
+            details=dict(details or {}),
+            force_pause=force_pause,
+            content_height=content_height,
+        )
+        self.stack.append(window)
+        return window
+
+    def close(self, window: Window) -> None:
+        if window in self.stack:
+            self.stack.remove(window)
+        ui = self._world.ui
+        if ui.context_menu is not None and ui.context_menu.window_id == window.id:
+            ui.context_menu = None
+        if window.semantic_kind == "main_tab":
+            ui.main_tab = None
+
+    def by_id(self, window_id: int) -> Window:
+        for window in self.stack:
+            if window.id == window_id:
+                return window
+        raise UnknownIdError(f"no open window with id {window_id}")
+
+    def matching(self, type_name: str) -> list[Window]:
+        """Open windows whose full or short type name is ``type_name`` (case ignored)."""
+        wanted = type_name.strip().lower()
+        return [w for w in self.stack if wanted in (w.type.lower(), w.short_type.lower())]
+
+    def top(self) -> Window | None:
+        return self.stack[-1] if self.stack else None
+
+    def describe(self, window: Window) -> dict[str, Any]:
+        index = self.stack.index(window) if window in self.stack else -1
+        x, y, width, height = window.rect
+        return {
+            "index": index,
+            "id": window.id,
+            "type": window.type,
+            "title": window.title,
+            "layer": window.layer,
+            "isOpen": window in self.stack,
+            "getsInput": window is self.top(),
+            "closeOnAccept": window.close_on_accept,
+            "closeOnCancel": window.close_on_cancel,
+            "forcePause": window.force_pause,
+            "preventCameraMotion": window.semantic_kind != "main_tab",
+            "absorbInputAroundWindow": window.absorb_input,
+            "drawInScreenshotMode": True,
+            "semanticKind": window.semantic_kind,
+            "semanticDetails": dict(window.details),
+            "rect": {"x": x, "y": y, "width": width, "height": height},
+        }
+
+    def ui_state(self) -> dict[str, Any]:
+        """``rimworld/get_ui_state``: the window stack and what it does to input."""
+        world = self._world
+        top = self.top()
+        dialogs = [w for w in self.stack if w.layer == "Dialog"]
+        return {
+            "success": True,
+            "programState": world.program_state.value,
+            "inEntryScene": world.program_state is ProgramState.ENTRY,
+            "hasCurrentGame": world.game is not None,
+            "nonImmediateDialogWindowOpen": bool(dialogs),
+            "currentWindowGetsInput": top is not None,
+            "mouseObscuredNow": False,
+            "windowsForcePause": any(w.force_pause for w in self.stack),
+            "windowsPreventCameraMotion": bool(dialogs),
+            "windowsPreventSave": any(w.semantic_kind == "float_menu" for w in self.stack),
+            "anyWindowAbsorbingAllInput": any(w.absorb_input for w in self.stack),
+            "anySearchWidgetFocused": False,
+            "floatMenuOpen": world.ui.context_menu is not None,
+            "windowCount": len(self.stack),
+            "focusedWindowType": None if top is None else top.type,
+            "focusedWindowTitle": None if top is None else top.title,
+            "windows": [self.describe(w) for w in self.stack],
+        }
+
+    def command(
+        self, command: str, before: dict[str, Any], message: str, *, success: bool = True
+    ) -> dict[str, Any]:
+        """The answer of a UI command: what changed between ``before`` and now."""
+        after = self.ui_state()
+        before_types = [w["type"] for w in before["windows"]]
+        after_types = [w["type"] for w in after["windows"]]
+        before_ids = {w["id"] for w in before["windows"]}
+        after_ids = {w["id"] for w in after["windows"]}
+        return {
+            "success": success,
+            "command": command,
+            "changed": before_ids != after_ids,
+            "windowCountDelta": len(after_types) - len(before_types),
+            "message": message,
+            "before": before,
+            "after": after,
+            "openedWindowTypes": [w["type"] for w in after["windows"] if w["id"] not in before_ids],
+            "closedWindowTypes": [w["type"] for w in before["windows"] if w["id"] not in after_ids],
+        }
+
+    # -- input -------------------------------------------------------------------------------
+
+    def press_accept(self) -> str:
+        """What the accept key does: the top window's accept action, then it closes."""
+        top = self.top()
+        if top is None:
+            raise RefusedError("No window is open to accept.")
+        if not top.close_on_accept:
+            raise RefusedError(f"The top window ({top.short_type}) does not accept input.")
+        did = top.on_accept() if top.on_accept is not None else f"accepted {top.short_type}"
+        self.close(top)
+        return did
+
+    def press_cancel(self) -> str:
+        top = self.top()
+        if top is None:
+            raise RefusedError("No window is open to cancel.")
+        if not top.close_on_cancel:
+            raise RefusedError(f"The top window ({top.short_type}) ignores cancel.")
+        self.close(top)
+        return f"closed {top.short_type}"
+
+    def open_by_type(self, type_name: str, replace_existing: bool) -> Window:
+        wanted = type_name.strip().lower()
+        full = next(
+            (t for t in WINDOW_TYPES if wanted in (t.lower(), t.rsplit(".", 1)[-1].lower())),
+            None,
+        )
+        if full is None:
+            raise RefusedError(f"Could not resolve a Verse.Window type named '{type_name}'.")
+        title, parameterless = WINDOW_TYPES[full]
+        if not parameterless:
+            raise RefusedError(
+                f"Window type '{full}' does not expose a public parameterless constructor."
+            )
+        if replace_existing:
+            for window in self.matching(full):
+                self.close(window)
+        buttons = [("Close", "close")]
+        if full.endswith("Dialog_Options"):
+            buttons = [("Pause on load", "toggle"), ("Run in background", "toggle"), *buttons]
+        window = self.open(full, title, buttons=buttons, content_height=1200.0)
+        self._world.emit(LogLevel.DEBUG, f"Opened window {full}", "ui")
+        return window
+
+    # -- main tabs ---------------------------------------------------------------------------
+
+    def main_tab(self, query: str) -> MainTab:
+        wanted = query.strip().removeprefix("main-tab:").lower()
+        for tab in MAIN_TABS:
+            names = (tab.def_name, tab.label, tab.type, tab.type.rsplit(".", 1)[-1])
+            if wanted in (n.lower() for n in names):
+                return tab
+        raise RefusedError(f"Could not resolve main tab '{query}'.")
+
+    def tab_available(self, tab: MainTab) -> bool:
+        return self._world.game is not None or tab.valid_without_map
+
+    def describe_tab(self, tab: MainTab) -> dict[str, Any]:
+        width = SCREEN_WIDTH / len(MAIN_TABS)
+        return {
+            "targetId": f"main-tab:{tab.def_name}",
+            "defName": tab.def_name,
+            "label": tab.label,
+            "type": tab.type,
+            "order": tab.order,
+            "isOpen": self._world.ui.main_tab == tab.def_name,
+            "visible": True,
+            "disabled": not self.tab_available(tab),
+            "validWithoutMap": tab.valid_without_map,
+            "minimized": False,
+            "rect": {
+                "x": round((tab.order - 1) * width, 1),
+                "y": SCREEN_HEIGHT - 35,
+                "width": round(width, 1),
+                "height": 35,
+            },
+        }
+
+    def open_main_tab(self, query: str) -> MainTab:
+        tab = self.main_tab(query)
+        if not self.tab_available(tab):
+            raise RefusedError(f"Main tab '{tab.def_name}' needs a loaded map.")
+        for window in [w for w in self.stack if w.semantic_kind == "main_tab"]:
+            self.close(window)
+        self.open(
+            tab.type,
+            tab.label,
+            semantic_kind="main_tab",
+            layer="GameUI",
+            rect=_TAB_RECT,
+            details={"mainTabDefName": tab.def_name},
+        )
+        self._world.ui.main_tab = tab.def_name
+        return tab
+
+    def close_main_tab(self, expected: str | None) -> MainTab:
+        current = self._world.ui.main_tab
+        if current is None:
+            raise RefusedError("No main tab is open.")
+        tab = self.main_tab(current)
+        if expected is not None and expected.strip() and self.main_tab(expected) != tab:
+            raise RefusedError(f"The open main tab is '{tab.def_name}', not '{expected}'.")
+        for window in [w for w in self.stack if w.semantic_kind == "main_tab"]:
+            self.close(window)
+        return tab
+
+    # -- languages ---------------------------------------------------------------------------
+
+    def language(self, query: str) -> Language:
+        wanted = query.strip().lower()
+        for language in LANGUAGES:
+            names = (
+                language.id,
+                language.folder_name,
+                language.friendly_english,
+                language.friendly_native,
+            )
+            if wanted in (n.lower() for n in names):
+                return language
+        known = ", ".join(language.friendly_english for language in LANGUAGES)
+        raise RefusedError(f"No installed language matches '{query}'. Installed: {known}.")
+
+    def describe_language(self, index: int, language: Language) -> dict[str, Any]:
+        return {
+            "index": index,
+            "recommendedQuery": language.friendly_english,
+            "id": language.id,
+            "folderName": language.folder_name,
+            "legacyFolderName": language.id,
+            "displayName": f"{language.friendly_native} ({language.friendly_english})"
+            if language.friendly_native != language.friendly_english
+            else language.friendly_english,
+            "friendlyNameEnglish": language.friendly_english,
+            "friendlyNameNative": language.friendly_native,
+            "isActive": self._world.language == language.id,
+            "hasErrors": False,
+            "loadErrorCount": 0,
+        }

@@ -1,0 +1,334 @@
+"""Plain JSON views of the world in the shapes RimBridge's tools return.
+
+The real mod describes pawns, things, cells, zones, areas and the camera the same way across
+its tools; these functions are the one place the simulation builds those objects (camelCase
+keys, cells as ``{"x", "z"}``). They read the world and change nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from rimbridge_sim.world.model import (
+    FLOOR_DEFS,
+    Cell,
+    DesignationKind,
+    Terrain,
+    ThingCategory,
+)
+from rimbridge_sim.world.state import Area, Designation, Pawn, Thing, Zone
+
+if TYPE_CHECKING:
+    from rimbridge_sim.world._core import WorldCore
+
+__all__ = [
+    "DESIGNATION_DEFS",
+    "SCREEN_HEIGHT",
+    "SCREEN_WIDTH",
+    "cell_payload",
+    "describe_area",
+    "describe_camera",
+    "describe_cell",
+    "describe_pawn",
+    "describe_thing",
+    "describe_zone",
+    "fogged",
+    "pawn_name",
+    "thing_number",
+    "view_rect",
+    "walkable",
+]
+
+SCREEN_WIDTH: Final = 1280
+"""The simulated screen, in RimWorld UI logical pixels."""
+SCREEN_HEIGHT: Final = 720
+
+DESIGNATION_DEFS: Final[dict[DesignationKind, str]] = {
+    DesignationKind.MINE: "Mine",
+    DesignationKind.CUT: "CutPlant",
+    DesignationKind.HAUL: "Haul",
+    DesignationKind.DECONSTRUCT: "Deconstruct",
+    DesignationKind.BUILD: "Build",
+}
+_ROOF: Final = {True: "RoofRockThick", False: None}
+
+
+def cell_payload(cell: Cell) -> dict[str, int]:
+    return {"x": cell.x, "z": cell.z}
+
+
+def thing_number(some_id: str) -> int | None:
+    """RimWorld's ``thingIDNumber``: the digits at the end of a load id."""
+    digits = ""
+    for ch in reversed(some_id):
+        if not ch.isdigit():
+            break
+        digits = ch + digits
+    return int(digits) if digits else None
+
+
+def pawn_name(pawn: Pawn) -> str:
+    """RimWorld's short name (``Name.ToStringShort``): the nickname."""
+    return pawn.nickname
+
+
+def describe_pawn(world: WorldCore, pawn: Pawn) -> dict[str, Any]:
+    """A pawn as the mod describes it, plus the needs and job detail the simulation tracks."""
+    game = world.game
+    job = pawn.job
+    return {
+        "pawnId": pawn.id,
+        "thingIdNumber": thing_number(pawn.id),
+        "name": pawn_name(pawn),
+        "fullName": pawn.full_name,
+        "label": pawn.nickname,
+        "selected": pawn.id in world.ui.selection,
+        "drafted": pawn.drafted,
+        "downed": pawn.downed,
+        "dead": False,
+        "spawned": True,
+        "map": "0",
+        "mapId": None if game is None else game.map.id,
+        "mapIndex": 0,
+        "position": cell_payload(pawn.position),
+        "job": None if job is None else job.kind.value,
+        "mentalState": None,
+        "faction": "New Arrivals",
+        "health": round(pawn.health, 4),
+        "needs": {"food": round(pawn.food, 4), "mood": round(pawn.mood, 4)},
+        "carriedThingId": pawn.carrying,
+        "jobTarget": None if job is None or job.target is None else cell_payload(job.target),
+        "jobOperationId": None if job is None else job.operation_id,
+    }
+
+
+def describe_thing(world: WorldCore, thing: Thing) -> dict[str, Any]:
+    """A thing as the mod describes it (``thingId``, ``defName``, ``position``, ...)."""
+    game = world.game
+    definition = thing.definition
+    return {
+        "thingId": thing.id,
+        "thingIdNumber": thing_number(thing.id),
+        "defName": thing.def_name,
+        "label": definition.label
+        if thing.stack_count == 1
+        else f"{definition.label} x{thing.stack_count}",
+        "className": _class_name(thing),
+        "spawned": True,
+        "mapId": None if game is None else game.map.id,
+        "mapIndex": 0,
+        "position": cell_payload(thing.position),
+        "category": definition.category.value,
+        "stackCount": thing.stack_count,
+        "stackLimit": definition.stack_limit,
+    }
+
+
+def _class_name(thing: Thing) -> str:
+    category = thing.definition.category
+    if category is ThingCategory.PLANT:
+        return "RimWorld.Plant"
+    if category is ThingCategory.BUILDING:
+        return "RimWorld.Building_Door" if thing.def_name == "Door" else "Verse.Building"
+    return "Verse.ThingWithComps"
+
+
+def describe_zone(zone: Zone | None) -> dict[str, Any] | None:
+    if zone is None:
+        return None
+    cells = sorted(zone.cells, key=lambda c: (c.z, c.x))
+    first = cells[0] if cells else Cell(0, 0)
+    kind_class = {
+        "Stockpile": "RimWorld.Zone_Stockpile",
+        "DumpingStockpile": "RimWorld.Zone_Stockpile",
+        "Growing": "RimWorld.Zone_Growing",
+    }
+    return {
+        "id": zone.id,
+        "label": zone.label,
+        "baseLabel": zone.label.rstrip("0123456789 "),
+        "inspectLabel": zone.label,
+        "className": kind_class.get(zone.kind, "RimWorld.Zone"),
+        "cellCount": len(zone.cells),
+        "hidden": zone.hidden,
+        "position": cell_payload(first),
+        "kind": zone.kind,
+        "plantDefName": zone.plant_def,
+    }
+
+
+def describe_area(area: Area | None) -> dict[str, Any] | None:
+    if area is None:
+        return None
+    class_name = {
+        "Home": "Verse.Area_Home",
+        "BuildRoof": "Verse.Area_BuildRoof",
+        "NoRoof": "Verse.Area_NoRoof",
+        "SnowClear": "Verse.Area_SnowClear",
+    }.get(area.kind, "Verse.Area_Allowed")
+    return {
+        "id": area.id,
+        "label": area.label,
+        "baseLabel": area.label if area.kind != "Allowed" else "Area",
+        "renamableLabel": area.label,
+        "className": class_name,
+        "cellCount": len(area.cells),
+        "listPriority": area.list_priority,
+        "mutable": area.mutable,
+        "assignableAsAllowed": area.assignable,
+    }
+
+
+def fogged(world: WorldCore, cell: Cell) -> bool:
+    """RimWorld fogs the inside of mountains: rock whose neighbours are all rock."""
+    game = world.game
+    if game is None:
+        return False
+    game_map = game.map
+    if game_map.terrain_at(cell) is not Terrain.STONE:
+        return False
+    for dx in (-1, 0, 1):
+        for dz in (-1, 0, 1):
+            other = Cell(cell.x + dx, cell.z + dz)
+            if game_map.contains(other) and game_map.terrain_at(other) is not Terrain.STONE:
+                return False
+    return True
+
+
+def walkable(world: WorldCore, cell: Cell) -> bool:
+    colony = world.colony
+    return colony is not None and colony.passable(cell)
+
+
+def describe_cell(world: WorldCore, cell: Cell) -> dict[str, Any]:
+    """Everything on one cell, as ``rimworld/get_cell_info`` returns it."""
+    colony = world.colony
+    assert colony is not None
+    game = colony.game
+    things = colony.things_at(cell)
+    pawns = colony.pawns_at(cell)
+    designations = [d for d in game.designations.values() if d.cell == cell]
+    # a build order is a blueprint thing on the cell, not a designation (as in the game)
+    blueprints = [d for d in designations if d.kind is DesignationKind.BUILD]
+    builds = sorted({d.build_def or "Wall" for d in blueprints})
+    others = [d for d in designations if d.kind is not DesignationKind.BUILD]
+    zone = next((z for z in game.zones.values() if cell in z.cells), None)
+    areas = sorted(
+        (a for a in game.areas.values() if cell in a.cells),
+        key=lambda a: (-a.list_priority, a.label),
+    )
+    terrain = game.map.terrain_at(cell)
+    return {
+        "x": cell.x,
+        "z": cell.z,
+        "terrainDefName": terrain.value,
+        "roofDefName": _ROOF[game.map.roofed_at(cell)],
+        "fogged": fogged(world, cell),
+        "walkable": colony.passable(cell),
+        "thingCount": len(things) + len(pawns) + len(blueprints),
+        "designationCount": len(others),
+        "blueprintBuildDefs": builds,
+        "frameBuildDefs": [],
+        "solidThingDefs": sorted({t.def_name for t in things} | {"Human" for _ in pawns}),
+        "zone": describe_zone(zone),
+        "areaCount": len(areas),
+        "areas": [describe_area(a) for a in areas],
+        "things": [_thing_at_cell(t) for t in things]
+        + [
+            {
+                "defName": "Human",
+                "label": p.nickname,
+                "className": "Verse.Pawn",
+                "thingId": p.id,
+                "isBlueprint": False,
+                "isFrame": False,
+            }
+            for p in pawns
+        ]
+        + [_blueprint_at_cell(d) for d in blueprints],
+        "designations": [_designation_at_cell(world, d) for d in others],
+    }
+
+
+def _thing_at_cell(thing: Thing) -> dict[str, Any]:
+    return {
+        "defName": thing.def_name,
+        "label": thing.definition.label,
+        "className": _class_name(thing),
+        "thingId": thing.id,
+        "stackCount": thing.stack_count,
+        "isBlueprint": False,
+        "isFrame": False,
+    }
+
+
+def _blueprint_at_cell(designation: Designation) -> dict[str, Any]:
+    build = designation.build_def or "Wall"
+    return {
+        "defName": f"Blueprint_{build}",
+        "label": f"{build} (blueprint)",
+        "className": "RimWorld.Blueprint_Build",
+        "thingId": designation.id,
+        "stackCount": 1,
+        "isBlueprint": True,
+        "isFrame": False,
+    }
+
+
+def _designation_at_cell(world: WorldCore, designation: Designation) -> dict[str, Any]:
+    game = world.game
+    target = None
+    if game is not None and designation.thing_id is not None:
+        thing = game.things.get(designation.thing_id)
+        target = None if thing is None else thing.def_name
+    return {
+        "defName": DESIGNATION_DEFS[designation.kind],
+        "targetCell": cell_payload(designation.cell),
+        "targetThingDefName": target,
+        "designationId": designation.id,
+        "claimedBy": designation.claimed_by,
+    }
+
+
+def view_rect(world: WorldCore) -> dict[str, int]:
+    """The cells the camera shows (clipped to the map)."""
+    camera = world.ui.camera
+    half_height = camera.root_size
+    half_width = camera.root_size * SCREEN_WIDTH / SCREEN_HEIGHT
+    game = world.game
+    width, height = (game.map.width, game.map.height) if game is not None else (0, 0)
+    min_x = max(0, int(camera.x - half_width))
+    min_z = max(0, int(camera.z - half_height))
+    max_x = min(max(0, width - 1), int(camera.x + half_width))
+    max_z = min(max(0, height - 1), int(camera.z + half_height))
+    return {
+        "minX": min_x,
+        "minZ": min_z,
+        "maxX": max_x,
+        "maxZ": max_z,
+        "width": max(0, max_x - min_x + 1),
+        "height": max(0, max_z - min_z + 1),
+    }
+
+
+def describe_camera(world: WorldCore) -> dict[str, Any]:
+    """``rimworld/get_camera_state``: position, zoom and the visible rect."""
+    camera = world.ui.camera
+    game = world.game
+    size = camera.root_size
+    zoom = "Closest" if size < 15 else "Close" if size < 24 else "Middle" if size < 40 else "Far"
+    return {
+        "success": True,
+        "map": None if game is None else "0",
+        "mapId": None if game is None else game.map.id,
+        "mapIndex": None if game is None else 0,
+        "rootSize": round(size, 3),
+        "zoomRootSize": round(size, 3),
+        "zoomRange": zoom,
+        "mapPosition": {"x": int(camera.x), "z": int(camera.z)},
+        "viewRect": view_rect(world),
+    }
+
+
+def floor_def(def_name: str) -> Terrain | None:
+    return FLOOR_DEFS.get(def_name)

@@ -1,0 +1,314 @@
+"""The operation journal: operations by id, their events, the event stream, results."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from lib_gab.operation import Operation, use_operation
+from rimbridge_sim.clock import ManualClock
+from rimbridge_sim.diagnostics import (
+    LogRing,
+    OperationJournal,
+    UnknownOperationError,
+    log_with_operation,
+    new_operation_id,
+)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def ring(clock: ManualClock) -> LogRing:
+    return LogRing(capacity=10, collapse_window=1.0, clock=clock)
+
+
+@pytest.fixture
+def journal(clock: ManualClock) -> OperationJournal:
+    return OperationJournal(capacity=5, event_limit=4, clock=clock)
+
+
+# --- the operation journal -----------------------------------------------------------------------
+
+
+def test_an_operation_runs_then_completes(journal: OperationJournal, clock: ManualClock) -> None:
+    journal.start("call-1", "rimworld/pause_game", arguments_summary="{}")
+    clock.advance(0.25)
+    journal.event("call-1", "progress", "pausing")
+    clock.advance(0.25)
+    record = journal.complete("call-1", "paused")
+
+    assert (record.id, record.method, record.parent_id, record.root_id, record.status) == (
+        "call-1",
+        "rimworld/pause_game",
+        None,
+        "call-1",
+        "completed",
+    )
+    assert (record.started_at, record.finished_at, record.result_summary, record.error) == (
+        50.0,
+        50.5,
+        "paused",
+        None,
+    )
+    assert [(e.index, e.kind, e.time, e.message, e.sequence) for e in record.events] == [
+        (1, "started", 50.0, "{}", 1),
+        (2, "progress", 50.25, "pausing", 2),
+        (3, "completed", 50.5, "paused", 3),
+    ]
+    assert record.events_dropped == 0
+    assert journal.get("call-1") == record
+    assert not record.running
+
+
+@pytest.mark.parametrize("kind", ["failed", "cancelled", "timed_out"])
+def test_an_operation_can_fail_be_cancelled_or_time_out(
+    journal: OperationJournal, kind: str
+) -> None:
+    journal.start("call-1", "rimworld/load_game")
+    record = journal.fail("call-1", "boom", kind=kind)  # type: ignore[arg-type]
+
+    assert (record.status, record.error, record.events[-1].kind) == (kind, "boom", kind)
+    assert journal.stats().running == 0
+
+
+def test_outcome_kinds_given_to_event_finish_the_operation(journal: OperationJournal) -> None:
+    journal.start("a", "x/y")
+    journal.start("b", "x/y")
+
+    assert journal.event("a", "completed", "done").status == "completed"
+    assert journal.event("b", "timed_out", "slow").status == "timed_out"
+    with pytest.raises(ValueError, match="kind must be progress or log here"):
+        journal.event("a", "started")
+
+
+def test_the_first_outcome_wins_and_a_late_one_is_kept_as_a_log_event(
+    journal: OperationJournal,
+) -> None:
+    journal.start("call-1", "rimworld/load_game")
+    journal.fail("call-1", "took too long", kind="timed_out")
+    record = journal.complete("call-1", "loaded")
+
+    assert (record.status, record.error, record.result_summary) == (
+        "timed_out",
+        "took too long",
+        None,
+    )
+    assert record.events[-1].kind == "log"
+    assert record.events[-1].message == "ignored late completed: loaded"
+
+
+def test_children_link_to_their_parent_and_share_its_root(journal: OperationJournal) -> None:
+    journal.start("call-1", "rimbridge/run_script")
+    journal.start("step-1", "rimworld/pause_game", parent_id="call-1")
+    journal.start("job-1", "job/haul", parent_id="step-1")
+
+    assert journal.get("job-1").root_id == "call-1"  # type: ignore[union-attr]
+    assert [r.id for r in journal.children("call-1")] == ["step-1"]
+    assert [r.id for r in journal.children("step-1")] == ["job-1"]
+    parent = journal.get("call-1")
+    assert parent is not None
+    assert parent.children == ("step-1",)
+    last = parent.events[-1]
+    assert (last.index, last.kind, last.message) == (
+        2,
+        "child_started",
+        "step-1 rimworld/pause_game",
+    )
+    assert journal.resolve_root("job-1") == ("call-1", "rimbridge/run_script")
+    assert journal.root_of("job-1") == "call-1"
+
+
+def test_an_unknown_parent_still_becomes_the_root(journal: OperationJournal) -> None:
+    record = journal.start("job-1", "job/haul", parent_id="gone-call")
+
+    assert (record.parent_id, record.root_id) == ("gone-call", "gone-call")
+    assert journal.resolve_root("job-1") == ("gone-call", None)
+    assert journal.resolve_root("never-seen") == ("never-seen", None)
+
+
+def test_events_are_bounded_per_operation_and_readable_after_an_index(
+    journal: OperationJournal,
+) -> None:
+    journal.start("call-1", "x/y")
+    for index in range(5):
+        journal.event("call-1", "progress", str(index))
+
+    record = journal.get("call-1")
+    assert record is not None
+    assert [event.index for event in record.events] == [3, 4, 5, 6]
+    assert record.events_dropped == 2
+    assert [e.message for e in journal.events("call-1", after_index=4)] == ["3", "4"]
+
+
+def test_finished_operations_are_evicted_oldest_first(journal: OperationJournal) -> None:
+    journal.start("running-0", "x/y")
+    for index in range(5):
+        journal.start(f"done-{index}", "x/y")
+        journal.complete(f"done-{index}")
+    journal.start("new", "x/y")  # 7 started, capacity 5
+
+    assert [r.id for r in journal.list(limit=10)] == [
+        "new",
+        "done-4",
+        "done-3",
+        "done-2",
+        "running-0",
+    ]
+    assert journal.get("done-0") is None
+    with pytest.raises(UnknownOperationError, match="unknown operation 'done-0'"):
+        journal.complete("done-0")
+    assert journal.stats().evicted == 2
+
+
+def test_running_operations_are_evicted_only_when_nothing_has_finished(
+    journal: OperationJournal,
+) -> None:
+    for index in range(6):
+        journal.start(f"op-{index}", "x/y")
+
+    assert journal.get("op-0") is None
+    stats = journal.stats()
+    assert (stats.size, stats.running, stats.evicted_running) == (5, 5, 1)
+
+
+def test_listing_filters_by_status_and_method(journal: OperationJournal) -> None:
+    journal.start("a", "rimworld/load_game")
+    journal.start("b", "rimworld/save_game")
+    journal.start("c", "rimworld/load_game")
+    journal.fail("a", "boom")
+
+    assert [r.id for r in journal.list(status="failed")] == ["a"]
+    assert [r.id for r in journal.list(method="rimworld/load_game")] == ["c", "a"]
+    assert [r.id for r in journal.list(limit=1)] == ["c"]
+    with pytest.raises(ValueError, match="status must be one of"):
+        journal.list(status="done")  # type: ignore[arg-type]
+
+
+def test_starting_an_id_twice_is_refused(journal: OperationJournal) -> None:
+    journal.start("call-1", "x/y")
+    with pytest.raises(ValueError, match="already started"):
+        journal.start("call-1", "x/y")
+
+
+def test_journal_listeners_hear_every_event_with_the_record_after_it(
+    journal: OperationJournal,
+) -> None:
+    heard: list[tuple[str, str, str]] = []
+    journal.subscribe(lambda record, event: heard.append((record.id, event.kind, record.status)))
+    journal.start("call-1", "rimbridge/run_script")
+    journal.start("step-1", "x/y", parent_id="call-1")
+    journal.fail("step-1", "boom")
+    journal.complete("call-1")
+
+    assert heard == [
+        ("call-1", "started", "running"),
+        ("step-1", "started", "running"),
+        ("call-1", "child_started", "running"),
+        ("step-1", "failed", "failed"),
+        ("call-1", "completed", "completed"),
+    ]
+
+
+def test_an_operation_serializes_as_the_mods_envelope_with_its_links(
+    journal: OperationJournal,
+) -> None:
+    journal.start("call-1", "rimworld/load_game", arguments_summary='{"saveName":"a"}')
+    record = journal.fail(
+        "call-1", "FileNotFoundException: a.rws", code="tool.failed", exception_type="IOError"
+    )
+
+    wire = record.to_wire(include_events=False)
+    assert {k: wire[k] for k in ("operationId", "capabilityId", "status", "success")} == {
+        "operationId": "call-1",
+        "capabilityId": "rimworld/load_game",
+        "status": "failed",
+        "success": False,
+    }
+    assert wire["error"] == {
+        "code": "tool.failed",
+        "message": "FileNotFoundException: a.rws",
+        "exceptionType": "IOError",
+    }
+    assert wire["startedAtUtc"].endswith("Z")
+    assert wire["completedAtUtc"].endswith("Z")
+    assert (wire["durationMs"], wire["parentId"], wire["rootId"], wire["children"]) == (
+        0,
+        None,
+        "call-1",
+        [],
+    )
+    assert [e["eventType"] for e in record.to_wire()["events"]] == [
+        "operation.started",
+        "operation.failed",
+    ]
+
+
+def test_the_journal_wide_event_stream_pages_by_sequence_and_filters(
+    journal: OperationJournal,
+) -> None:
+    journal.start("a", "rimworld/pause_game")
+    journal.start("b", "rimworld/load_game")
+    journal.complete("a")
+    journal.fail("b", "boom")
+
+    assert [(e.sequence, e.operation_id, e.kind) for e in journal.stream()] == [
+        (4, "b", "failed"),
+        (3, "a", "completed"),
+        (2, "b", "started"),
+        (1, "a", "started"),
+    ]
+    assert [e.sequence for e in journal.stream(after_sequence=2)] == [4, 3]
+    assert [e.sequence for e in journal.stream(event_type="operation.failed")] == [4]
+    assert [e.sequence for e in journal.stream(operation_id="a", limit=1)] == [3]
+    assert journal.stream(limit=0) == []
+    assert journal.latest_event_sequence == 4
+
+
+def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: ManualClock) -> None:
+    journal = OperationJournal(capacity=10, result_capacity=2, clock=clock)
+    for index in range(3):
+        journal.start(f"op-{index}", "x/y")
+        journal.complete(f"op-{index}", result={"index": index})
+    journal.start("big", "x/y")
+    journal.complete("big", result={"text": "x" * 20_000})
+
+    assert journal.result_of("op-0") == (False, None, False)
+    assert journal.result_of("op-2") == (True, {"index": 2}, False)
+    retained, text, truncated = journal.result_of("big")
+    assert (retained, truncated, len(text)) == (True, True, 16_000)
+    record = journal.get("op-2")
+    assert record is not None
+    assert journal.envelope(record, include_result=True)["result"] == {"index": 2}
+    assert "result" not in journal.envelope(record)
+
+
+def test_new_operation_ids_are_fresh_uuids() -> None:
+    first, second = new_operation_id(), new_operation_id()
+    assert first != second
+    assert uuid.UUID(first).version == 4
+
+
+# --- attribution ---------------------------------------------------------------------------------
+
+
+def test_log_with_operation_attributes_lines_to_the_current_operation_and_its_root(
+    ring: LogRing, journal: OperationJournal
+) -> None:
+    journal.start("call-1", "rimworld/set_draft")
+    journal.start("job-1", "job/goto", parent_id="call-1")
+    captured = Operation("job-1", "job/goto")
+
+    outside = log_with_operation(ring, journal, "info", "tick", source="world")
+    with use_operation(Operation("call-1", "rimworld/set_draft")):
+        inside = log_with_operation(ring, journal, "info", "drafted", source="tool")
+    with use_operation(captured):  # later, e.g. on a game tick
+        later = log_with_operation(ring, journal, "error", "job threw", source="job", tick=9)
+
+    assert (outside.operation_id, outside.root_operation_id) == (None, None)
+    assert (inside.operation_id, inside.root_operation_id) == ("call-1", "call-1")
+    assert (later.operation_id, later.root_operation_id, later.tick) == ("job-1", "call-1", 9)

@@ -1,0 +1,261 @@
+"""The JSON script runner and the Lua subset compiled into it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rimbridge_sim.scripting import (
+    CallOutcome,
+    LuaCompileError,
+    ScriptError,
+    ScriptRunner,
+    compile_lua,
+    lua_reference,
+    normalize_definition,
+    script_reference,
+)
+
+
+class FakeTools:
+    """A caller that records calls and answers from a table."""
+
+    def __init__(self, answers: dict[str, Any] | None = None) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.answers = answers or {}
+
+    async def __call__(self, name: str, arguments: Mapping[str, Any]) -> CallOutcome:
+        self.calls.append((name, dict(arguments)))
+        answer = self.answers.get(name, {"success": True})
+        if callable(answer):
+            answer = answer(len(self.calls))
+        ok = answer.get("success") is not False
+        error = None if ok else {"code": "x", "message": answer.get("message", "no")}
+        return CallOutcome(ok, f"op-{len(self.calls)}", "completed", answer, error)
+
+
+async def run(definition: Any, tools: FakeTools, include: bool = True) -> dict[str, Any]:
+    report = await ScriptRunner(tools, include_step_results=include).run(
+        normalize_definition(definition)
+    )
+    return report.to_wire()
+
+
+async def test_calls_run_in_order_and_refs_pass_values_between_them() -> None:
+    tools = FakeTools({"a/list": {"success": True, "items": [{"id": "first"}]}})
+    report = await run(
+        {
+            "Steps": [  # keys are matched without regard to case
+                {"id": "list", "call": "a/list"},
+                {
+                    "CALL": "a/use",
+                    "arguments": {"pick": {"$ref": "list", "path": "result.items[0].id"}},
+                },
+                {"type": "return", "value": {"$add": [1, 2]}},
+            ]
+        },
+        tools,
+    )
+    assert tools.calls == [("a/list", {}), ("a/use", {"pick": "first"})]
+    assert (report["success"], report["returned"], report["result"]) == (True, True, 3)
+    assert [s["id"] for s in report["steps"]] == ["list", "step-2"]
+
+
+async def test_a_failed_call_halts_unless_continue_on_error() -> None:
+    tools = FakeTools({"a/bad": {"success": False, "message": "nope"}})
+    halted = await run({"steps": [{"call": "a/bad"}, {"call": "a/good"}]}, tools)
+    assert (halted["success"], halted["halted"], len(tools.calls)) == (False, True, 1)
+    assert halted["haltReason"] == "Step 'step-1' (a/bad) failed: nope"
+    tools = FakeTools({"a/bad": {"success": False}})
+    goes_on = await run(
+        {"continueOnError": True, "steps": [{"call": "a/bad"}, {"call": "a/good"}]}, tools
+    )
+    assert (goes_on["success"], goes_on["executedStepCount"], goes_on["failedStepCount"]) == (
+        False,
+        2,
+        1,
+    )
+
+
+async def test_loops_are_bounded_and_budgets_are_enforced() -> None:
+    tools = FakeTools()
+    looping = {
+        "steps": [
+            {"type": "let", "name": "n", "value": 0},
+            {
+                "type": "while",
+                "maxIterations": 3,
+                "condition": {"path": "vars.n", "lessThan": 10},
+                "body": [{"type": "set", "name": "n", "value": {"$add": [{"$var": "n"}, 1]}}],
+            },
+        ]
+    }
+    report = await run(looping, tools)
+    assert report["error"]["code"] == "script.max_iterations"
+    budget = {"maxExecutedStatements": 5, "steps": [{"call": "a/x"} for _ in range(10)]}
+    report = await run(budget, tools)
+    assert report["error"]["code"] == "script.statement_limit_exceeded"
+
+
+async def test_assert_fail_print_foreach_and_continue_until() -> None:
+    answers = {"a/poll": lambda n: {"success": True, "ready": n >= 3}}
+    tools = FakeTools(answers)
+    report = await run(
+        {
+            "steps": [
+                {
+                    "id": "p",
+                    "call": "a/poll",
+                    "continueUntil": {
+                        "pollIntervalMs": 0,
+                        "condition": {"path": "result.ready", "equals": True},
+                    },
+                },
+                {
+                    "type": "foreach",
+                    "collection": ["x", "y"],
+                    "itemName": "item",
+                    "indexName": "i",
+                    "body": [{"type": "print", "message": "seen", "value": {"$var": "item"}}],
+                },
+                {
+                    "type": "assert",
+                    "condition": {"path": "vars.missing", "exists": True},
+                    "message": "no such variable",
+                },
+            ]
+        },
+        tools,
+    )
+    assert report["steps"][0]["attempts"] == 3
+    assert [o["value"] for o in report["output"]] == ["x", "y"]
+    assert report["error"] == {
+        "code": "script.assertion_failed",
+        "message": "no such variable",
+        "details": None,
+    }
+
+
+def test_bad_definitions_are_refused_with_a_code() -> None:
+    with pytest.raises(ScriptError) as caught:
+        normalize_definition({"steps": []})
+    assert caught.value.code == "script.invalid_definition"
+    with pytest.raises(ScriptError) as caught:
+        normalize_definition({"steps": [{"type": "goto"}]})
+    assert caught.value.code == "script.invalid_step"
+
+
+def test_lua_lowers_locals_calls_loops_and_params_into_the_script_model() -> None:
+    script = compile_lua(
+        'local snap = rb.call("rimworld/list_colonists", { currentMapOnly = true })\n'
+        "for i, c in ipairs(snap.result.colonists) do\n"
+        '  rb.call("rimworld/select_pawn", { pawnName = c.name, append = i > 1 })\n'
+        "end\n"
+        "return params.limit or #snap.result.colonists\n",
+        {"limit": 2},
+    )
+    steps = script["steps"]
+    assert steps[0] == {"type": "let", "name": "params", "value": {"limit": 2}}
+    assert steps[1] == {
+        "type": "call",
+        "call": "rimworld/list_colonists",
+        "arguments": {"currentMapOnly": True},
+        "id": "snap",
+    }
+    assert steps[2] == {"type": "let", "name": "snap", "value": {"$ref": "snap", "path": ""}}
+    assert steps[3]["type"] == "foreach"
+    assert steps[4]["value"] == {
+        "$or": [
+            {"$var": "params", "path": "limit", "required": False},
+            {"$length": {"$var": "snap", "path": "result.colonists", "required": False}},
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "code", "line"),
+    [
+        ("count = 1", "lua.invalid_assignment", 1),
+        ("local names = {}\nlocal x = names[i]", "lua.unknown_name", 2),
+        ("local names = {}\nlocal i = 1\nlocal x = names[i]", "lua.dynamic_index", 3),
+        ('local n = rb.call("a/b", {}).result', "lua.syntax_error", 1),
+        ("params = 3", "lua.invalid_assignment", 1),
+        ("local f = function() end", "lua.unsupported", 1),
+        ('local s = "open', "lua.syntax_error", 1),
+        ("while true do\nend\nx ^ 2", "lua.unsupported", 3),
+    ],
+)
+def test_lua_outside_the_subset_is_refused_with_a_position(
+    source: str, code: str, line: int
+) -> None:
+    with pytest.raises(LuaCompileError) as caught:
+        compile_lua(source)
+    assert (caught.value.code, caught.value.line) == (code, line)
+
+
+async def test_run_lua_selects_every_colonist_through_child_operations(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        source = lua_reference()["examples"][1]["luaSource"]
+        result = await sim.call("rimbridge/run_lua", luaSource=source)
+        assert (result["success"], result["returned"], result["result"]) == (True, True, 3)
+        steps = result["script"]["steps"]
+        assert [s["call"] for s in steps] == ["rimworld/list_colonists"] + [
+            "rimworld/select_pawn"
+        ] * 3
+        parent = sim.bridge.journal.get(steps[1]["operationId"])
+        assert parent is not None and parent.method == "rimworld/select_pawn"
+        semantics = await sim.call("rimworld/get_selection_semantics")
+        assert semantics["selectedCount"] == 3
+
+
+async def test_run_lua_reads_params_and_reports_compile_errors(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        result = await sim.call(
+            "rimbridge/run_lua",
+            luaSource='rb.print("limit", params.retry or 6)\nreturn params.name .. "!"',
+            parameters={"name": "Kolonie"},
+        )
+        assert (result["result"], result["output"][0]["value"], result["parameterCount"]) == (
+            "Kolonie!",
+            6,
+            1,
+        )
+        broken = await sim.call("rimbridge/compile_lua", luaSource="x = 1")
+        assert broken["error"]["code"] == "lua.invalid_assignment"
+        compiled = await sim.call("rimbridge/compile_lua", luaSource="return 1 + 2")
+        assert json.loads(compiled["scriptJson"]) == compiled["script"]
+
+
+async def test_lua_files_are_read_compiled_and_run(open_sim: Any, tmp_path: Path) -> None:
+    script = tmp_path / "pause.lua"
+    script.write_text(
+        'local p = rb.call("rimworld/pause_game", { pause = true })\nreturn p.result.paused\n',
+        encoding="utf-8",
+    )
+    async with open_sim(tick_rate=0) as sim:
+        ran = await sim.call("rimbridge/run_lua_file", scriptPath=str(script))
+        assert (ran["result"], ran["resolvedScriptPath"]) == (True, str(script))
+        compiled = await sim.call("rimbridge/compile_lua_file", scriptPath=str(script))
+        assert compiled["success"] is True
+        wrong = await sim.call("rimbridge/run_lua_file", scriptPath=str(tmp_path / "x.txt"))
+        assert wrong["message"] == "Lua script files must use the .lua extension."
+
+
+async def test_the_script_references_examples_run_against_the_simulation(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        reference = await sim.call("rimbridge/get_script_reference")
+        assert reference["version"] == "json-script-v1"
+        results = [
+            await sim.call("rimbridge/run_script", scriptJson=json.dumps(example["script"]))
+            for example in script_reference()["examples"]
+        ]
+        assert [(r["success"], r["result"]) for r in results] == [(True, 3), (True, 3)]
+        starter = lua_reference()["examples"][0]["luaSource"]
+        first = await sim.call("rimbridge/run_lua", luaSource=starter)
+        assert first["result"]["pawnId"].startswith("Thing_Human")
+        unparsable = await sim.call("rimbridge/run_script", scriptJson="{nope")
+        assert unparsable["message"] == "The scriptJson payload could not be parsed."
