@@ -20,6 +20,7 @@ from typing import Final
 
 import anyio
 import mcp_types as types
+from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.message import SessionMessage
@@ -29,6 +30,7 @@ from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
+from gabs.transports.stdio_calls import LeanCalls
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
 from gabs.transports.stdio_wire import WireClosed, open_wire
 
@@ -39,7 +41,7 @@ logger = logging.getLogger("gabs.stdio")
 #: How long the bridge keeps answering after stdin ends, for requests read before the end.
 EOF_GRACE_SECONDS: Final = 30.0
 #: Requests read and not yet answered, at most; reading stdin waits beyond.
-MAX_UNANSWERED: Final = 4096
+MAX_UNANSWERED: Final = 1024
 _WRITE_BATCH: Final = 64
 _FINAL_WRITE_SECONDS: Final = 5.0
 
@@ -83,7 +85,8 @@ class _Unanswered:
         self._changed.set()
         self._changed = anyio.Event()
 
-    def read(self, message: types.JSONRPCMessage) -> None:
+    def read(self, message: types.JSONRPCMessage) -> RequestId | None:
+        """Count a request in; for a cancellation, settle its request and return its id."""
         if isinstance(message, types.JSONRPCRequest):
             self._ids[coerce_request_id(message.id)] += 1
         elif (
@@ -93,16 +96,20 @@ class _Unanswered:
         ):
             request_id = as_request_id(message.params.get("requestId"))
             if request_id is not None:
-                self._settle(coerce_request_id(request_id))
+                self.settle(request_id)
+                return request_id
+        return None
 
     def written(self, message: types.JSONRPCMessage) -> None:
         answered = (
             getattr(message, "id", None) if not isinstance(message, types.JSONRPCRequest) else None
         )
         if answered is not None:
-            self._settle(coerce_request_id(answered))
+            self.settle(answered)
 
-    def _settle(self, key: RequestId) -> None:
+    def settle(self, request_id: RequestId) -> None:
+        """``request_id`` was answered (or cancelled)."""
+        key = coerce_request_id(request_id)
         count = self._ids.get(key, 0)
         if count <= 0:
             return
@@ -136,6 +143,7 @@ async def framed_stdio(
     wire_out: int | None = None,
     *,
     eof_grace: float = EOF_GRACE_SECONDS,
+    lean: LeanCalls | None = None,
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
@@ -147,7 +155,9 @@ async def framed_stdio(
     When the input ends, the read stream ends only once every request read so far has been
     answered (or cancelled by the client), or after ``eof_grace`` seconds: a host that writes
     its requests and closes stdin still gets every answer. At most :data:`MAX_UNANSWERED`
-    requests are read ahead of their answers; past that, reading waits.
+    requests are read ahead of their answers, and nothing is read while the host is not reading
+    what was written. Game calls ``lean`` takes are run here instead of going to the server
+    (:mod:`gabs.transports.stdio_calls`).
     """
     saved: tuple[int, int] | None = None
     if wire_in is None or wire_out is None:
@@ -158,11 +168,18 @@ async def framed_stdio(
     wire = await open_wire(wire_in, wire_out)
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](16)
+    written_all = anyio.Event()
 
-    async def read_loop() -> None:
+    def answer(request_id: RequestId, body: bytes) -> None:
+        wire.write(encode_frame(body, decoder.mode))
+        unanswered.settle(request_id)
+
+    async def read_loop(tg: TaskGroup) -> None:
         async with read_send:
             while True:
                 await unanswered.at_most(MAX_UNANSWERED)
+                with suppress(WireClosed):
+                    await wire.drain()
                 chunk = await wire.read()
                 if not chunk:
                     break
@@ -173,7 +190,15 @@ async def framed_stdio(
                         continue
                     item = _decode(body)
                     if isinstance(item, SessionMessage):
-                        unanswered.read(item.message)
+                        message = item.message
+                        cancelled = unanswered.read(message)
+                        if lean is not None:
+                            if cancelled is not None:
+                                lean.cancel(cancelled)
+                            elif lean.read(message):
+                                assert isinstance(message, types.JSONRPCRequest)
+                                tg.start_soon(lean.run, message, answer)
+                                continue
                     await read_send.send(item)
             if len(unanswered):
                 logger.info("stdin closed: answering %d requests first", len(unanswered))
@@ -182,39 +207,36 @@ async def framed_stdio(
                 if grace.cancelled_caught:
                     left = len(unanswered)
                     logger.warning("stdin closed: %d unanswered after %g s", left, eof_grace)
-
-    written_all = anyio.Event()
+            if lean is not None:
+                lean.close()
 
     async def write_loop() -> None:
-        broken = False
         async with write_receive:
             async for first in write_receive:
                 batch = [first]
                 with suppress(anyio.WouldBlock):
                     while len(batch) < _WRITE_BATCH:
                         batch.append(write_receive.receive_nowait())
-                if broken:
-                    continue
-                frames = []
                 for session_message in batch:
+                    message = session_message.message
                     body = types.jsonrpc_message_adapter.dump_json(
-                        session_message.message, by_alias=True, exclude_unset=True
+                        message, by_alias=True, exclude_unset=True
                     )
-                    frames.append(encode_frame(body, decoder.mode))
+                    wire.write(encode_frame(body, decoder.mode))
+                    unanswered.written(message)
+                    if lean is not None:
+                        lean.written(message)
                 try:
-                    await wire.write(b"".join(frames))
+                    await wire.drain()
                 except WireClosed as exc:
-                    logger.info("%s: answers are dropped from now on", exc)
-                    broken = True
+                    if len(unanswered):
+                        logger.info("%s: %d requests stay unanswered", exc, len(unanswered))
                     unanswered.clear()
-                    continue
-                for session_message in batch:
-                    unanswered.written(session_message.message)
         written_all.set()
 
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_loop)
+            tg.start_soon(read_loop, tg)
             tg.start_soon(write_loop)
             try:
                 yield read_receive, write_send
@@ -225,8 +247,7 @@ async def framed_stdio(
             finally:
                 tg.cancel_scope.cancel()
     finally:
-        with anyio.CancelScope(shield=True):
-            await wire.aclose()
+        await wire.aclose()
         if saved is not None:
             with suppress(OSError):
                 os.close(wire_out)
@@ -256,6 +277,6 @@ async def serve_stdio(config_dir: str | os.PathLike[str] | None = None) -> None:
         async with anyio.create_task_group() as tg:
             if sys.platform != "win32":
                 tg.start_soon(_until_sigterm, tg.cancel_scope)
-            async with framed_stdio() as (read_stream, write_stream):
+            async with framed_stdio(lean=LeanCalls(server)) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, initialization_options(server))
             tg.cancel_scope.cancel()

@@ -4,16 +4,17 @@
 
 * on the asyncio event loop, for pipes, sockets and terminals (what an MCP host gives its
   server), both ends are served by the loop itself (``connect_read_pipe`` /
-  ``connect_write_pipe``): one read returns everything that has arrived, a write goes straight
-  to the descriptor (the loop keeps what the pipe could not take yet and reports when that
-  backlog drains), and no worker thread is woken per message;
+  ``connect_write_pipe``): one read returns everything that has arrived, and what is written
+  during one turn of the loop goes out in one system call (answers finishing together share a
+  write, and the host wakes up once for them); no worker thread is woken per message;
 * anything else (a regular file as stdin or stdout, another event loop, Windows) falls back to
-  blocking reads and writes in worker threads, one direction at a time.
+  blocking reads and writes in worker threads.
 
-The loop's pipe transports switch a descriptor to non-blocking mode; :meth:`Wire.aclose` puts
-the mode back as it was, so a terminal or a pipe shared with the parent is left as found.
-Writes are bounded: :meth:`Wire.write` returns once the backlog is under the transport's high
-water mark, so at most that much (64 KiB) waits in memory besides the caller's own queue.
+:meth:`Wire.write` queues bytes (in order, never interleaved); :meth:`Wire.drain` waits until
+the backlog is under the high-water mark (64 KiB), so a host that stops reading holds up its
+writers instead of filling memory. The loop's pipe transports switch a descriptor to
+non-blocking mode; :meth:`Wire.aclose` writes what is queued (bounded) and puts the mode back
+as it was, so a terminal or a pipe shared with the parent is left as found.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ from typing import Final, Protocol
 
 import anyio
 
-__all__ = ["READ_BYTES", "Wire", "WireClosed", "open_wire"]
+__all__ = ["CLOSE_SECONDS", "READ_BYTES", "Wire", "WireClosed", "open_wire"]
 
 #: The most one read takes from stdin.
 READ_BYTES: Final = 256 * 1024
+#: How long closing the wire waits for queued bytes to be written.
+CLOSE_SECONDS: Final = 5.0
+_HIGH_WATER: Final = 64 * 1024
 
 
 class WireClosed(Exception):
@@ -43,8 +47,19 @@ class Wire(Protocol):
         """What has arrived (at least one byte), or ``b""`` at end of input."""
         ...
 
-    async def write(self, data: bytes) -> None:
-        """Write ``data`` (all of it); :class:`WireClosed` when the reader is gone."""
+    def write(self, data: bytes) -> None:
+        """Queue ``data`` to be written soon, after everything queued before (dropped once
+        the wire is closed)."""
+        ...
+
+    async def drain(self) -> None:
+        """Wait until the backlog is under the high-water mark; :class:`WireClosed` when the
+        reader is gone."""
+        ...
+
+    @property
+    def closed(self) -> bool:
+        """Whether the reader of the output is gone (or the wire was closed)."""
         ...
 
     @property
@@ -53,18 +68,19 @@ class Wire(Protocol):
         ...
 
     async def aclose(self) -> None:
-        """Stop reading and writing (the descriptors stay open)."""
+        """Write what is queued (bounded by :data:`CLOSE_SECONDS`), then stop reading and
+        writing; the descriptors stay open, the caller's to close."""
         ...
 
 
 class _WriteSide(asyncio.Protocol):
-    """The write pipe's flow control: writers wait while its backlog is over the mark."""
+    """The write pipe's flow control and its end."""
 
     def __init__(self) -> None:
         self.drained = asyncio.Event()
         self.drained.set()
-        self.lost: BaseException | None = None
-        self.closed = False
+        self.lost = asyncio.Event()
+        self.error: BaseException | None = None
 
     def pause_writing(self) -> None:
         self.drained.clear()
@@ -73,8 +89,8 @@ class _WriteSide(asyncio.Protocol):
         self.drained.set()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        self.lost = exc
+        self.error = exc
+        self.lost.set()
         self.drained.set()
 
 
@@ -83,45 +99,67 @@ class _PipeWire:
 
     def __init__(
         self,
+        loop: asyncio.AbstractEventLoop,
         reader: asyncio.StreamReader,
         read_transport: asyncio.ReadTransport,
         write_transport: asyncio.WriteTransport,
         write_side: _WriteSide,
         restore: list[tuple[int, bool]],
     ) -> None:
+        self._loop = loop
         self._reader = reader
         self._read_transport = read_transport
         self._write_transport = write_transport
         self._write_side = write_side
         self._restore = restore
+        self._queued: list[bytes] = []
 
-    async def read(self) -> bytes:
-        try:
-            return await self._reader.read(READ_BYTES)
-        except (ConnectionError, OSError):
-            return b""
-
-    async def write(self, data: bytes) -> None:
-        side = self._write_side
-        if side.closed or self._write_transport.is_closing():
-            raise WireClosed("stdout is closed")
-        self._write_transport.write(data)
-        if not side.drained.is_set():
-            await side.drained.wait()
-            if side.closed:
-                raise WireClosed(f"stdout is closed: {side.lost}")
+    @property
+    def closed(self) -> bool:
+        return self._write_side.lost.is_set() or self._write_transport.is_closing()
 
     @property
     def threaded(self) -> bool:
         return False
 
+    async def read(self) -> bytes:
+        try:
+            return await self._reader.read(READ_BYTES)
+        except OSError:
+            return b""
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        if not self._queued:
+            self._loop.call_soon(self._flush)
+        self._queued.append(data)
+
+    def _flush(self) -> None:
+        data = b"".join(self._queued)
+        self._queued.clear()
+        if data and not self.closed:
+            self._write_transport.write(data)
+
+    async def drain(self) -> None:
+        side = self._write_side
+        if not side.drained.is_set():
+            await side.drained.wait()
+        if self.closed:
+            raise WireClosed(f"stdout is closed{f': {side.error}' if side.error else ''}")
+
     async def aclose(self) -> None:
+        self._flush()
+        self._write_transport.close()  # writes its backlog first, then reports the end
+        with anyio.move_on_after(CLOSE_SECONDS, shield=True):
+            await self._write_side.lost.wait()
+        if not self._write_side.lost.is_set():
+            self._write_transport.abort()
+        self._read_transport.close()
+        await asyncio.sleep(0)  # the read transport lets go of its descriptor
         for fd, blocking in self._restore:
             with suppress(OSError):
                 os.set_blocking(fd, blocking)
-        self._read_transport.close()
-        self._write_transport.close()
-        await asyncio.sleep(0)  # let the transports finish closing their descriptors
 
 
 class _ThreadWire:
@@ -130,6 +168,18 @@ class _ThreadWire:
     def __init__(self, wire_in: int, wire_out: int) -> None:
         self._in = wire_in
         self._out = wire_out
+        self._queued: list[bytes] = []
+        self._size = 0
+        self._writing = anyio.Lock()
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def threaded(self) -> bool:
+        return True
 
     async def read(self) -> bytes:
         # a blocked read cannot be interrupted: on cancellation its thread is left behind (the
@@ -141,21 +191,35 @@ class _ThreadWire:
         except OSError:
             return b""
 
-    async def write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> None:
+        if not self._closed:
+            self._queued.append(data)
+            self._size += len(data)
+
+    async def drain(self) -> None:
+        async with self._writing:
+            while self._queued and not self._closed:
+                data = b"".join(self._queued)
+                self._queued.clear()
+                self._size = 0
+                await self._write_all(data)
+        if self._closed:
+            raise WireClosed("stdout is closed")
+
+    async def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             try:
                 written = await anyio.to_thread.run_sync(os.write, self._out, view)
-            except OSError as exc:
-                raise WireClosed(f"stdout is closed: {exc}") from None
+            except OSError:
+                self._closed = True
+                return
             view = view[written:]
 
-    @property
-    def threaded(self) -> bool:
-        return True
-
     async def aclose(self) -> None:
-        pass
+        with anyio.move_on_after(CLOSE_SECONDS, shield=True), suppress(WireClosed):
+            await self.drain()
+        self._closed = True
 
 
 async def _pipe_wire(wire_in: int, wire_out: int) -> _PipeWire | None:
@@ -181,10 +245,12 @@ async def _pipe_wire(wire_in: int, wire_out: int) -> _PipeWire | None:
         )
     except (ValueError, OSError):
         read_transport.close()
+        await asyncio.sleep(0)
         with suppress(OSError):
             os.set_blocking(wire_in, restore[0][1])
         return None
-    return _PipeWire(reader, read_transport, write_transport, write_side, restore)
+    write_transport.set_write_buffer_limits(high=_HIGH_WATER)
+    return _PipeWire(loop, reader, read_transport, write_transport, write_side, restore)
 
 
 async def open_wire(wire_in: int, wire_out: int) -> Wire:
