@@ -30,7 +30,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _loopback import start_server, stop
 
 from _common import median, parse_args, record, report
-
 from gabs.mcp.call_results import call_view
 
 TARGET = 0.97
