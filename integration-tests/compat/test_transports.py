@@ -67,18 +67,27 @@ async def read_framed(stream: Any, buffer: bytearray) -> dict[str, Any]:
         buffer += await stream.receive()
 
 
-async def test_stdio_content_length_framing_is_answered_in_kind(
+@asynccontextmanager
+async def stdio_process(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
-) -> None:
+) -> AsyncIterator[Process]:
+    """``<bridge> server stdio`` as a process, with the compat game configured."""
     config_dir.game("compat")
     directory = config_dir.write()
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     command = [*bridge_command, "server", "stdio", "--configDir", str(directory)]
+    async with await anyio.open_process(
+        command, env=bridge_environment(home), stderr=subprocess.DEVNULL
+    ) as process:
+        yield process
+
+
+async def test_stdio_content_length_framing_is_answered_in_kind(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
     with anyio.fail_after(60):
-        async with await anyio.open_process(
-            command, env=bridge_environment(home), stderr=subprocess.DEVNULL
-        ) as process:
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
             assert process.stdin is not None and process.stdout is not None
             await process.stdin.send(framed(INITIALIZE) + framed(INITIALIZED))
             buffer = bytearray()
@@ -119,19 +128,12 @@ def call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any
 async def test_stdio_requests_written_before_stdin_closes_are_all_answered(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path, framing: str
 ) -> None:
-    config_dir.game("compat")
-    directory = config_dir.write()
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
     encode = line if framing == "lines" else framed
-    command = [*bridge_command, "server", "stdio", "--configDir", str(directory)]
     requests = [call(10 + n, "games_list", {}) for n in range(8)]
     requests += [call(20 + n, "games_status", {"gameId": "compat"}) for n in range(8)]
     requests += [call(30 + n, "games_call_tool", {"gameId": "nope", "tool": "x"}) for n in range(8)]
     with anyio.fail_after(60):
-        async with await anyio.open_process(
-            command, env=bridge_environment(home), stderr=subprocess.DEVNULL
-        ) as process:
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
             assert process.stdin is not None and process.stdout is not None
             written = encode(INITIALIZE) + encode(INITIALIZED)
             written += b"".join(encode(request) for request in requests)
@@ -152,15 +154,8 @@ async def test_stdio_requests_written_before_stdin_closes_are_all_answered(
 async def test_stdio_sigterm_ends_the_bridge_cleanly(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:
-    config_dir.game("compat")
-    directory = config_dir.write()
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    command = [*bridge_command, "server", "stdio", "--configDir", str(directory)]
     with anyio.fail_after(60):
-        async with await anyio.open_process(
-            command, env=bridge_environment(home), stderr=subprocess.DEVNULL
-        ) as process:
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
             assert process.stdin is not None and process.stdout is not None
             await process.stdin.send(line(INITIALIZE) + line(INITIALIZED) + line(LIST_GAMES))
             buffer = bytearray()

@@ -91,6 +91,11 @@ class Pipes:
         data = b"Content-Length: %d\r\n\r\n" % len(body) + body if self.headers else body + b"\n"
         os.write(self.to_server, data)
 
+    def send_slow_call(self, request_id: int) -> None:
+        """Ask for ``colony/slow`` through ``games_call_tool``, without waiting."""
+        params = {"name": "games_call_tool", "arguments": {"tool": "colony/slow"}}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
     def close_input(self) -> None:
         os.close(self.to_server)
         self.to_server = -1
@@ -290,14 +295,7 @@ async def test_a_cancelled_lean_call_is_never_answered_and_stops_waiting(tmp_pat
     async with stdio_bridge(tmp_path, game, lean=True) as (pipes, _):
         assert pipes.lean is not None
         with anyio.fail_after(15):
-            pipes.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 5,
-                    "method": "tools/call",
-                    "params": _call("games_call_tool", {"tool": "colony/slow"}),
-                }
-            )
+            pipes.send_slow_call(5)
             await game.slow_started.wait()
             assert pipes.lean.in_flight == 1
             pipes.send(
@@ -321,14 +319,7 @@ async def test_stdin_ending_lets_calls_in_flight_finish_first(tmp_path: Path) ->
     async with stdio_bridge(tmp_path, game, lean=True) as (pipes, _):
         with anyio.fail_after(15):
             for request_id in (5, 6):
-                pipes.send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": request_id,
-                        "method": "tools/call",
-                        "params": _call("games_call_tool", {"tool": "colony/slow"}),
-                    }
-                )
+                pipes.send_slow_call(request_id)
             await game.slow_started.wait()
             pipes.close_input()
             game.slow_release.set()
@@ -342,14 +333,7 @@ async def test_stdin_ending_waits_for_unanswered_calls_only_for_the_grace(tmp_pa
     game = Game()
     async with stdio_bridge(tmp_path, game, lean=True, eof_grace=0.2) as (pipes, _):
         with anyio.fail_after(15):
-            pipes.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 5,
-                    "method": "tools/call",
-                    "params": _call("games_call_tool", {"tool": "colony/slow"}),
-                }
-            )
+            pipes.send_slow_call(5)
             await game.slow_started.wait()
             pipes.close_input()
             answer = await pipes.receive()
