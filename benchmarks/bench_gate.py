@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _loopback import start_server, stop
 
 from _common import median, parse_args, record, report
+from gabs.mcp.call_results import call_view
 
 TARGET = 0.97
 TOKEN = "9a7e" * 16
@@ -60,8 +61,6 @@ async def _serve_game() -> None:
 async def _rate(client: Any, game_id: str, in_flight: int, seconds: float) -> float:
     import anyio
 
-    from gabs.mcp.call_results import call_view
-
     count = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -71,7 +70,7 @@ async def _rate(client: Any, game_id: str, in_flight: int, seconds: float) -> fl
         nonlocal count
         while time.perf_counter() < deadline:
             result = await client.call_tool("games_call_tool", arguments)
-            if result.is_error or call_view(result)["executed"] is not True:
+            if result.is_error or call_view(result).get("executed") is not True:
                 raise RuntimeError(f"call failed: {result.content}")
             count += 1
 
@@ -83,8 +82,6 @@ async def _rate(client: Any, game_id: str, in_flight: int, seconds: float) -> fl
 
 async def _check_gating(client: Any, manager: Any) -> None:
     """The gated game is subscribed and refuses calls under a blocking item; off never does."""
-    from gabs.mcp.call_results import call_view
-
     gated = manager.runtime("gated").session
     assert gated.subscribed and gated.gate.mode == "gate", "the gated game is not subscribed"
     assert manager.runtime("open").session.gate.mode == "off"
@@ -92,9 +89,8 @@ async def _check_gating(client: Any, manager: Any) -> None:
     blocked = await client.call_tool(
         "games_call_tool", {"gameId": "gated", "tool": "bench/echo", "arguments": ARGUMENTS}
     )
-    blocked_view = call_view(blocked)
-    assert blocked_view["executed"] is False, "the gate did not block"
-    attention_id = blocked_view["attentionId"]
+    assert call_view(blocked)["executed"] is False, "the gate did not block"
+    attention_id = blocked.structured_content["attentionId"]
     acked = await client.call_tool(
         "games_ack_attention", {"gameId": "gated", "attentionId": attention_id}
     )
