@@ -131,9 +131,7 @@ def _defined_names(tree: ast.AST) -> set[str]:
             names.add(node.attr)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.keyword) and node.arg:
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg:
             names.add(node.arg)
         elif isinstance(node, ast.alias):
             names.add((node.asname or node.name).rpartition(".")[2])
@@ -164,7 +162,8 @@ def foreign_private_names(trees: Sequence[Path]) -> list[str]:
                 private = [p for p in parts if _is_private(p)]
                 private += [a.name for a in node.names if _is_private(a.name)]
                 if private:
-                    found.append(f"{path}:{node.lineno}: import of {', '.join(private)} from {node.module}")
+                    what = ", ".join(private)
+                    found.append(f"{path}:{node.lineno}: import of {what} from {node.module}")
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     parts = alias.name.split(".")

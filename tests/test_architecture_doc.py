@@ -125,9 +125,7 @@ def test_the_page_names_only_paths_that_exist() -> None:
 
 def test_each_package_table_names_every_module_of_its_package() -> None:
     text = PAGE.read_text(encoding="utf-8")
-    tables = [
-        line for line in text.splitlines() if line.startswith("### ") and "packages/" in line
-    ]
+    tables = [line for line in text.splitlines() if line.startswith("### ") and "packages/" in line]
     assert len(tables) >= 6, tables
     assert table_problems(text) == []
 
