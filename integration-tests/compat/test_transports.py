@@ -18,7 +18,6 @@ from typing import Any
 
 import anyio
 import httpx2 as httpx
-import pytest
 from anyio.abc import Process
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -184,7 +183,6 @@ async def test_http_sigterm_ends_the_bridge_cleanly(
     assert process.returncode == 0
 
 
-@pytest.mark.beyond_go
 async def test_the_sdk_client_starts_calls_and_stops_a_game_over_streamable_http(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:
