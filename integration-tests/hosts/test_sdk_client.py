@@ -54,7 +54,9 @@ def check_report(report: dict[str, Any]) -> None:
 async def test_the_sdk_client_runs_the_attention_flow_over_stdio(
     gabs_config: GabsConfig, node_env: dict[str, str]
 ) -> None:
-    report = await run_flow({"transport": "stdio", "command": gabs_config.stdio_command()}, node_env)
+    report = await run_flow(
+        {"transport": "stdio", "command": gabs_config.stdio_command()}, node_env
+    )
     check_report(report)
 
 
