@@ -61,6 +61,7 @@ class GameManager(LifecycleMixin):
             game_id: GameRuntime(game_id, game) for game_id, game in config.games.items()
         }
         self._tg: anyio.abc.TaskGroup | None = None
+        self._claim_views = {}
         self.session_id = new_id()
         """This bridge run: the ledger's session."""
         self.ledger = CallLedger(
@@ -260,6 +261,17 @@ class GameManager(LifecycleMixin):
 
     # -- calls and attention --------------------------------------------------------------------
 
+    async def _require_owner(
+        self, runtime: GameRuntime, action: str, timeout: float | None
+    ) -> None:
+        """Refuse with ``blocked_by_active_runtime_owner`` when another live bridge process
+        holds the game's owner lease (see :mod:`gabs.games_owner`)."""
+        blocked = await self.ensure_owner(runtime.id, action, timeout or 0)
+        if blocked is not None:
+            code, message = blocked.pop("code"), blocked.pop("message")
+            blocked.pop("causeClass", None)
+            raise GameError(code, message, **blocked)
+
     async def call_tool(
         self,
         tool: str,
@@ -271,6 +283,7 @@ class GameManager(LifecycleMixin):
         runtime = self.resolve(game_id, tool)
         mirrored = self.resolve_tool(runtime, tool)
         session = self._session(runtime)
+        await self._require_owner(runtime, f"tool '{mirrored.name}'", timeout)
         runtime.calls += 1
         outcome = await session.call_tool(mirrored.name, arguments, timeout=timeout)
         self.ledger.record_outcome(
@@ -306,6 +319,7 @@ class GameManager(LifecycleMixin):
     ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
+        await self._require_owner(runtime, "games_get_attention", timeout)
         if not session.supports_attention:
             return {"gameId": runtime.id, "supported": False, "attention": None}
         if session.gate.mode == "off":
@@ -325,6 +339,7 @@ class GameManager(LifecycleMixin):
     ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
+        await self._require_owner(runtime, "games_ack_attention", timeout)
         if not session.supports_attention:
             return {
                 "gameId": runtime.id,

@@ -5,7 +5,8 @@ bridge's pid and fingerprint, a lease renewed while the socket lives) is written
 ``runtime.json``, so another bridge process or a CLI command sees the game as connected, and
 is cleared when the connection ends. The claim's *owner* is the bridge that acts on the game;
 another bridge's ``games_connect`` waits for an idle owner's lease to run out (or takes over
-with ``forceTakeover``), and its game calls answer ``blocked_by_active_runtime_owner``.
+with ``forceTakeover``), and its game calls answer ``blocked_by_active_runtime_owner``
+(:mod:`gabs.games_owner`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import anyio.abc
 from gabp import GabpError, read_bridge_config
 from gabs.attention import Gate
 from gabs.config import ConfigStore, GameConfig
+from gabs.games_owner import OwnerMixin
 from gabs.games_runtime import GameRuntime
 from gabs.lifecycle import Lifecycle, LifecycleError, Superseded, next_action
 from gabs.lifecycle.core import now as _utc
@@ -44,7 +46,7 @@ def _alive_from_claim(claim: RuntimeState | None) -> Callable[[], bool] | None:
     return lambda: verify_pid(pid, start)[0] != "stopped"
 
 
-class ConnectMixin:
+class ConnectMixin(OwnerMixin):
     """Sessions, attachments and ownership (part of :class:`~gabs.games.GameManager`)."""
 
     store: ConfigStore
@@ -247,63 +249,6 @@ class ConnectMixin:
 
         with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
             await self.lc.update(runtime.game_id, launch_id, clear)
-
-    # -- ownership ------------------------------------------------------------------------------
-
-    def _owner_blocked(self, game_id: str, claim: RuntimeState, action: str) -> dict[str, Any]:
-        until = claim.owner_lease_until
-        data: dict[str, Any] = {
-            "executed": False,
-            "status": "blocked_by_active_runtime_owner",
-            "code": "blocked_by_active_runtime_owner",
-            "causeClass": "state",
-            "gameId": game_id,
-            "ownerPID": claim.owner_pid,
-            "ownerInstance": claim.owner_instance_id,
-            "message": (
-                f"Game '{game_id}' is currently owned by another active GABS session (pid "
-                f"{claim.owner_pid}"
-                + (f" until {format_time(until)}" if until else "")
-                + f"). This session did not execute {action} to avoid competing bridge clients."
-            ),
-            "nextActions": [
-                next_action(
-                    "games_status",
-                    {"gameId": game_id},
-                    "Inspect the current runtime owner and bridge status.",
-                ),
-                next_action(
-                    "games_connect",
-                    {"gameId": game_id},
-                    "Retry after the active owner lease expires, or use forceTakeover only when "
-                    "intentionally moving control now.",
-                ),
-            ],
-        }
-        if until is not None:
-            data["ownerLeaseUntil"] = format_time(until)
-            data["ownerLeaseRemainingMs"] = max(int((until - _utc()).total_seconds() * 1000), 0)
-        return data
-
-    async def ensure_owner(
-        self, game_id: str, action: str, timeout: float = 0
-    ) -> dict[str, Any] | None:
-        """None when this bridge may act on the game now (its lease renewed); otherwise the
-        ``blocked_by_active_runtime_owner`` result for the caller to return."""
-        try:
-            claim = await self.lc.load(game_id)
-        except ClaimError:
-            return None
-        if claim is None:
-            return None
-        if self.lc.foreign_owner(claim):
-            return self._owner_blocked(game_id, claim, action)
-        lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
-        with contextlib.suppress(Superseded, ClaimError, OSError):
-            await self.lc.update(
-                game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
-            )
-        return None
 
     # -- games_connect --------------------------------------------------------------------------
 
