@@ -46,7 +46,9 @@ def _sync(session: nox.Session) -> None:
 
 
 def _unit_test_paths() -> list[str]:
-    return sorted(str(p) for p in (ROOT / "packages").glob("*/tests") if p.is_dir())
+    """The workspace's own tests (house rules, the architecture page), then each package's."""
+    packages = sorted(str(p) for p in (ROOT / "packages").glob("*/tests") if p.is_dir())
+    return [str(ROOT / "tests"), *packages]
 
 
 def _checkpoint_session(letter: str) -> None:

@@ -10,7 +10,7 @@ configured as ``gated`` (attention mode ``gate``: subscribed, gate checked on ev
 the same client, each round a fixed time of back-to-back ``games_call_tool`` calls with 1 and
 with 16 in flight; the medians are compared.
 
-Ratio = gate / off (target 0.95). Before measuring, the script checks the gated game really is
+Ratio = gate / off (target 0.97). Before measuring, the script checks the gated game really is
 subscribed and gating (a blocking item refuses a call, the ack clears it).
 Usage: ``uv run python benchmarks/bench_gate.py [--quick] [--json PATH]``.
 """
@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _loopback import start_server, stop
 
 from _common import median, parse_args, record, report
+from gabs.mcp.call_results import call_view
 
-TARGET = 0.95
+TARGET = 0.97
 TOKEN = "9a7e" * 16
 ARGUMENTS = {"text": "Ärger im Lager", "n": 1}
 BASELINE_NAME = "the same games_call_tool with attention mode off"
@@ -69,7 +70,7 @@ async def _rate(client: Any, game_id: str, in_flight: int, seconds: float) -> fl
         nonlocal count
         while time.perf_counter() < deadline:
             result = await client.call_tool("games_call_tool", arguments)
-            if result.is_error or result.structured_content["executed"] is not True:
+            if result.is_error or call_view(result).get("executed") is not True:
                 raise RuntimeError(f"call failed: {result.content}")
             count += 1
 
@@ -88,7 +89,7 @@ async def _check_gating(client: Any, manager: Any) -> None:
     blocked = await client.call_tool(
         "games_call_tool", {"gameId": "gated", "tool": "bench/echo", "arguments": ARGUMENTS}
     )
-    assert blocked.structured_content["executed"] is False, "the gate did not block"
+    assert call_view(blocked)["executed"] is False, "the gate did not block"
     attention_id = blocked.structured_content["attentionId"]
     acked = await client.call_tool(
         "games_ack_attention", {"gameId": "gated", "attentionId": attention_id}
@@ -98,7 +99,7 @@ async def _check_gating(client: Any, manager: Any) -> None:
     passed = await client.call_tool(
         "games_call_tool", {"gameId": "open", "tool": "bench/echo", "arguments": ARGUMENTS}
     )
-    assert passed.structured_content["executed"] is True, "mode off blocked a call"
+    assert call_view(passed)["executed"] is True, "mode off blocked a call"
 
 
 async def _compare(ports: dict[str, int], *, rounds: int, seconds: float) -> list[dict[str, Any]]:

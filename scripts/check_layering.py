@@ -4,10 +4,12 @@ Every ``import`` and ``from ... import`` is read from the AST, at any depth (fun
 ``TYPE_CHECKING`` imports count: dependencies point one way), and resolved to the modules of
 the same tree; ``from package import submodule`` is an edge to the submodule only. Circles are
 the strongly connected components of that graph. Exit 1 when a circle is found, or with
-``--max-lines N`` a module longer than N lines.
+``--max-lines N`` a module longer than N lines, or with ``--private`` a private name of another
+library in use: an attribute ``x._name`` that no source tree checked defines anywhere (so it can
+only belong to someone else's object), or an import of an underscored module or name from outside.
 
     uv run python scripts/check_layering.py packages/gabs/src
-    uv run python scripts/check_layering.py --max-lines 500
+    uv run python scripts/check_layering.py --max-lines 500 --private
 """
 
 from __future__ import annotations
@@ -111,10 +113,73 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _defined_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in {"self", "cls"}
+        ):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg:
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).rpartition(".")[2])
+    return names
+
+
+def foreign_private_names(trees: Sequence[Path]) -> list[str]:
+    """Uses of another library's private names in ``trees``, as ``file:line: what``."""
+    parsed = {
+        path: ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for src in trees
+        for path in sorted(src.rglob("*.py"))
+    }
+    ours = {name.partition(".")[0] for src in trees for name in modules_of(src)}
+    defined: set[str] = set()
+    for tree in parsed.values():
+        defined |= _defined_names(tree)
+    found: list[str] = []
+    for path, tree in parsed.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _is_private(node.attr):
+                if node.attr not in defined:
+                    found.append(f"{path}:{node.lineno}: attribute {node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                parts = node.module.split(".")
+                if parts[0] in ours:
+                    continue
+                private = [p for p in parts if _is_private(p)]
+                private += [a.name for a in node.names if _is_private(a.name)]
+                if private:
+                    found.append(f"{path}:{node.lineno}: import of {', '.join(private)} from {node.module}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    if parts[0] not in ours and any(_is_private(p) for p in parts):
+                        found.append(f"{path}:{node.lineno}: import of {alias.name}")
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("src", nargs="*", type=Path, help="source trees (default packages/*/src)")
     parser.add_argument("--max-lines", type=int, help="also report modules longer than this")
+    parser.add_argument(
+        "--private", action="store_true", help="also report private names of other libraries"
+    )
     args = parser.parse_args(argv)
     trees = args.src or sorted((ROOT / "packages").glob("*/src"))
     failed = False
@@ -129,6 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if lines > args.max_lines:
                     failed = True
                     print(f"{src}: {name} has {lines} lines (limit {args.max_lines})")
+    if args.private:
+        for line in foreign_private_names(trees):
+            failed = True
+            print(line)
     return 1 if failed else 0
 
 

@@ -87,7 +87,7 @@ async def agent_at_main_menu(config_dir: Path) -> AsyncIterator[Agent]:
     async with Client(params, read_timeout_seconds=30) as client:
         agent = Agent(client)
         started = await agent.bridge("games_start", {"gameId": "rimworld"})
-        assert started["status"] == "started_connected", started
+        assert started["code"] == "started_connected", started
         try:
             yield agent
         finally:

@@ -12,7 +12,7 @@ import signal
 import socket
 import subprocess
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -66,18 +66,27 @@ async def read_framed(stream: Any, buffer: bytearray) -> dict[str, Any]:
         buffer += await stream.receive()
 
 
-async def test_stdio_content_length_framing_is_answered_in_kind(
+@asynccontextmanager
+async def stdio_process(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
-) -> None:
+) -> AsyncIterator[Process]:
+    """``<bridge> server stdio`` as a process, with the compat game configured."""
     config_dir.game("compat")
     directory = config_dir.write()
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     command = [*bridge_command, "server", "stdio", "--configDir", str(directory)]
+    async with await anyio.open_process(
+        command, env=bridge_environment(home), stderr=subprocess.DEVNULL
+    ) as process:
+        yield process
+
+
+async def test_stdio_content_length_framing_is_answered_in_kind(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
     with anyio.fail_after(60):
-        async with await anyio.open_process(
-            command, env=bridge_environment(home), stderr=subprocess.DEVNULL
-        ) as process:
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
             assert process.stdin is not None and process.stdout is not None
             await process.stdin.send(framed(INITIALIZE) + framed(INITIALIZED))
             buffer = bytearray()
@@ -90,6 +99,70 @@ async def test_stdio_content_length_framing_is_answered_in_kind(
     assert listed["id"] == 2
     games = listed["result"]["structuredContent"]["games"]
     assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+async def read_lines(stream: Any) -> list[dict[str, Any]]:
+    """Every newline-delimited message the bridge writes until its stdout ends."""
+    data = bytearray()
+    with suppress(anyio.EndOfStream):
+        while True:
+            data += await stream.receive()
+    return [json.loads(raw) for raw in bytes(data).splitlines() if raw.strip()]
+
+
+def call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+@pytest.mark.parametrize("framing", ["lines", "content-length"])
+async def test_stdio_requests_written_before_stdin_closes_are_all_answered(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path, framing: str
+) -> None:
+    encode = line if framing == "lines" else framed
+    requests = [call(10 + n, "games_list", {}) for n in range(8)]
+    requests += [call(20 + n, "games_status", {"gameId": "compat"}) for n in range(8)]
+    requests += [call(30 + n, "games_call_tool", {"gameId": "nope", "tool": "x"}) for n in range(8)]
+    with anyio.fail_after(60):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            written = encode(INITIALIZE) + encode(INITIALIZED)
+            written += b"".join(encode(request) for request in requests)
+            await process.stdin.send(written)
+            await process.stdin.aclose()  # everything written, then the end at once
+            if framing == "lines":
+                answers = await read_lines(process.stdout)
+            else:
+                buffer = bytearray()
+                answers = [await read_framed(process.stdout, buffer) for _ in range(25)]
+            await process.wait()
+    by_id = {answer["id"]: answer for answer in answers}
+    assert set(by_id) == {1} | {request["id"] for request in requests}
+    assert all("result" in answer for answer in answers), answers
+    assert process.returncode == 0
+
+
+async def test_stdio_sigterm_ends_the_bridge_cleanly(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    with anyio.fail_after(60):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(line(INITIALIZE) + line(INITIALIZED) + line(LIST_GAMES))
+            buffer = bytearray()
+            while buffer.count(b"\n") < 2:  # serving: both answers are out
+                buffer += await process.stdout.receive()
+            process.send_signal(signal.SIGTERM)
+            await process.wait()
+    assert process.returncode == 0
 
 
 def free_port() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import sys
 from pathlib import Path
@@ -522,3 +523,35 @@ def test_the_store_reloads_games_and_keeps_the_last_good_config(tmp_path: Path) 
     write_config(tmp_path, one_game())
     fixed = store.snapshot()
     assert (fixed.error, sorted(fixed.config.games)) == (None, ["g"])
+
+
+def test_an_in_place_rewrite_of_the_same_size_is_seen_at_once(tmp_path: Path) -> None:
+    path = write_config(tmp_path, one_game(target="/a"))
+    store = ConfigStore(GabsConfig.load(tmp_path))
+    assert store.snapshot().config.games["g"].target == "/a"
+    before = path.stat()
+    write_config(tmp_path, one_game(target="/b"))  # same size, same file, same instant
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert store.snapshot().config.games["g"].target == "/b"
+
+
+def test_a_settled_file_is_not_read_again_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_config(tmp_path, one_game(target="/a"))
+    old = path.stat().st_mtime_ns - 5_000_000_000
+    os.utime(path, ns=(old, old))  # written long ago: settled
+    store = ConfigStore(GabsConfig.load(tmp_path))
+    reads: list[Path] = []
+    original = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        reads.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    for _ in range(5):
+        assert store.snapshot().config.games["g"].target == "/a"
+    assert len(reads) <= 1
+    write_config(tmp_path, one_game(target="/c"))
+    assert store.snapshot().config.games["g"].target == "/c"

@@ -105,8 +105,22 @@ class ToolDispatcher:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        arguments: Any = params.arguments if params.arguments is not None else {}
-        name = self._core_name(params.name)
+        return await self.call(ctx, params.name, params.arguments)
+
+    def takes_no_context(self, name: str) -> bool:
+        """Whether a ``tools/call`` of ``name`` never uses its request context: a game tool
+        or ``games_call_tool`` (no progress, no requests to the client)."""
+        return self._core_name(name) in (None, "games_call_tool")
+
+    async def call(self, ctx: Any, tool: str, arguments: Any) -> types.CallToolResult:
+        """Run the ``tools/call`` of ``tool`` with ``arguments`` (see the module doc).
+
+        ``ctx`` is the SDK's request context; it may be None for a tool that
+        :meth:`takes_no_context`.
+        """
+        if arguments is None:
+            arguments = {}
+        name = self._core_name(tool)
         call = name in (None, "games_call_tool")
         game_id = arguments.get("gameId") if isinstance(arguments, dict) else None
         try:
@@ -121,13 +135,13 @@ class ToolDispatcher:
                 if problems:
                     return invalid_arguments(name, problems, call=call)
                 return await self.handlers[name](ctx, arguments)
-            return await self._game_tool(params.name, arguments)
+            return await self._game_tool(tool, arguments)
         except GameError as exc:
             return refusal_result(
                 exc, game_id=game_id if isinstance(game_id, str) else None, call=call
             )
         except Exception as exc:  # the boundary: a bug must become an answer, not a hang
-            logger.exception("%s failed", params.name)
+            logger.exception("%s failed", tool)
             data: dict[str, Any] = {
                 "status": "internal_error",
                 "code": "internal_error",
@@ -135,9 +149,7 @@ class ToolDispatcher:
             }
             if call:
                 data = {"executed": "unknown", **data}
-            return text_result(
-                f"The bridge failed on {params.name}: {data['message']}", data, error=True
-            )
+            return text_result(f"The bridge failed on {tool}: {data['message']}", data, error=True)
 
     async def _game_tool(self, name: str, arguments: Any) -> types.CallToolResult:
         """A game tool called by one of its names, straight from ``tools/call``."""

@@ -109,6 +109,7 @@ class ToolIndex:
         self.entries: list[NamedTool] = []
         self.by_exposed: dict[str, NamedTool] = {}
         self._by_alias: dict[str, list[NamedTool]] = {}
+        self._by_game: dict[str, list[NamedTool]] = {}
         taken: set[str] = set()
         for game_id, tools in sorted(games, key=lambda pair: pair[0]):
             for tool in sorted(tools, key=lambda t: gabp_canonical(t.name)):
@@ -118,12 +119,13 @@ class ToolIndex:
                 taken.add(exposed)
                 entry = NamedTool(game_id, tool, exposed, _aliases(game_id, tool, exposed))
                 self.entries.append(entry)
+                self._by_game.setdefault(game_id, []).append(entry)
                 self.by_exposed[exposed] = entry
                 for alias in entry.aliases:
                     self._by_alias.setdefault(alias, []).append(entry)
 
     def of_game(self, game_id: str) -> list[NamedTool]:
-        return [entry for entry in self.entries if entry.game_id == game_id]
+        return list(self._by_game.get(game_id, ()))
 
     def find(self, requested: str, game_id: str | None = None) -> list[NamedTool]:
         """Every tool ``requested`` names (within ``game_id`` when given)."""
@@ -133,7 +135,17 @@ class ToolIndex:
         if game_id is None:
             found = list(self._by_alias.get(requested, ()))
         else:
-            found = [e for e in self.of_game(game_id) if e.matches(requested, game_id=game_id)]
+            # what NamedTool.matches accepts, looked up instead of tried on every tool
+            hits = {
+                id(entry): entry
+                for alias in (requested, f"{game_id}.{requested}", f"{game_id}/{requested}")
+                for entry in self._by_alias.get(alias, ())
+                if entry.game_id == game_id
+            }
+            found = list(hits.values())
+            if len(found) > 1:
+                order = {id(entry): at for at, entry in enumerate(self._by_game[game_id])}
+                found.sort(key=lambda entry: order[id(entry)])
         if found:
             return found
         # Ours on top of Go's: a unique last part of a GABP name (``get_game_info``).

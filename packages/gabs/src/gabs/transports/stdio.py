@@ -13,26 +13,37 @@ import logging
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Final
 
 import anyio
 import mcp_types as types
+from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.message import SessionMessage
+from mcp_types import RequestId
 
 from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
+from gabs.transports.stdio_calls import LeanCalls
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
+from gabs.transports.stdio_wire import WireClosed, open_wire
 
-__all__ = ["framed_stdio", "serve_stdio"]
+__all__ = ["EOF_GRACE_SECONDS", "MAX_UNANSWERED", "framed_stdio", "serve_stdio"]
 
 logger = logging.getLogger("gabs.stdio")
 
-_READ_BYTES: Final = 65536
+#: How long the bridge keeps answering after stdin ends, for requests read before the end.
+EOF_GRACE_SECONDS: Final = 30.0
+#: Requests read and not yet answered, at most; reading stdin waits beyond.
+MAX_UNANSWERED: Final = 1024
+_WRITE_BATCH: Final = 64
+_FINAL_WRITE_SECONDS: Final = 5.0
 
 
 def _claim_fds() -> tuple[int, int, int, int]:
@@ -56,68 +67,193 @@ def _restore_fds(saved_in: int, saved_out: int) -> None:
             os.close(saved)
 
 
+class _Unanswered:
+    """Requests read from the client and not answered yet (what stdin's end waits for).
+
+    Keyed as the SDK correlates ids (``"7"`` and ``7`` are one id); a request leaves when its
+    answer is written or the client cancels it (a cancelled request is never answered).
+    """
+
+    def __init__(self) -> None:
+        self._ids: Counter[RequestId] = Counter()
+        self._changed = anyio.Event()
+
+    def __len__(self) -> int:
+        return self._ids.total()
+
+    def _touch(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    def read(self, message: types.JSONRPCMessage) -> RequestId | None:
+        """Count a request in; for a cancellation, settle its request and return its id."""
+        if isinstance(message, types.JSONRPCRequest):
+            self._ids[coerce_request_id(message.id)] += 1
+        elif (
+            isinstance(message, types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+            and isinstance(message.params, dict)
+        ):
+            request_id = as_request_id(message.params.get("requestId"))
+            if request_id is not None:
+                self.settle(request_id)
+                return request_id
+        return None
+
+    def written(self, message: types.JSONRPCMessage) -> None:
+        answered = (
+            getattr(message, "id", None) if not isinstance(message, types.JSONRPCRequest) else None
+        )
+        if answered is not None:
+            self.settle(answered)
+
+    def settle(self, request_id: RequestId) -> None:
+        """``request_id`` was answered (or cancelled)."""
+        key = coerce_request_id(request_id)
+        count = self._ids.get(key, 0)
+        if count <= 0:
+            return
+        if count == 1:
+            del self._ids[key]
+        else:
+            self._ids[key] = count - 1
+        self._touch()
+
+    def clear(self) -> None:
+        self._ids.clear()
+        self._touch()
+
+    async def at_most(self, count: int) -> None:
+        """Wait until no more than ``count`` requests are unanswered."""
+        while len(self) > count:
+            await self._changed.wait()
+
+
+def _decode(body: bytes) -> SessionMessage | Exception:
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+    except Exception as exc:
+        return exc
+    return SessionMessage(message)
+
+
 @asynccontextmanager
 async def framed_stdio(
-    wire_in: int | None = None, wire_out: int | None = None
+    wire_in: int | None = None,
+    wire_out: int | None = None,
+    *,
+    eof_grace: float = EOF_GRACE_SECONDS,
+    lean: LeanCalls | None = None,
 ) -> AsyncIterator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
         MemoryObjectSendStream[SessionMessage],
     ]
 ]:
-    """The read and write streams of an MCP server on stdin/stdout (or the given fds)."""
+    """The read and write streams of an MCP server on stdin/stdout (or the given fds).
+
+    When the input ends, the read stream ends only once every request read so far has been
+    answered (or cancelled by the client), or after ``eof_grace`` seconds: a host that writes
+    its requests and closes stdin still gets every answer. At most :data:`MAX_UNANSWERED`
+    requests are read ahead of their answers, and nothing is read while the host is not reading
+    what was written. Game calls ``lean`` takes are run here instead of going to the server
+    (:mod:`gabs.transports.stdio_calls`).
+    """
     saved: tuple[int, int] | None = None
     if wire_in is None or wire_out is None:
         wire_in, wire_out, saved_in, saved_out = _claim_fds()
         saved = (saved_in, saved_out)
     decoder = StdioFrameDecoder()
+    unanswered = _Unanswered()
+    wire = await open_wire(wire_in, wire_out)
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](16)
+    written_all = anyio.Event()
 
-    async def read_loop() -> None:
+    def answer(request_id: RequestId, body: bytes) -> None:
+        wire.write(encode_frame(body, decoder.mode))
+        unanswered.settle(request_id)
+
+    async def read_loop(tg: TaskGroup) -> None:
         async with read_send:
             while True:
-                # a blocked read cannot be interrupted: on cancellation its thread is left
-                # behind (the process is ending), and its descriptor is never closed under it
-                chunk = await anyio.to_thread.run_sync(
-                    os.read, wire_in, _READ_BYTES, abandon_on_cancel=True
-                )
+                await unanswered.at_most(MAX_UNANSWERED)
+                with suppress(WireClosed):
+                    await wire.drain()
+                chunk = await wire.read()
                 if not chunk:
-                    return
+                    break
                 decoder.feed(chunk)
                 for body in decoder.messages():
                     if isinstance(body, FramingError):
                         logger.warning("stdin: %s", body)
                         continue
-                    try:
-                        message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
-                    except Exception as exc:
-                        await read_send.send(exc)
-                        continue
-                    await read_send.send(SessionMessage(message))
+                    item = _decode(body)
+                    if isinstance(item, SessionMessage):
+                        message = item.message
+                        cancelled = unanswered.read(message)
+                        if lean is not None:
+                            if cancelled is not None:
+                                lean.cancel(cancelled)
+                            elif lean.read(message):
+                                assert isinstance(message, types.JSONRPCRequest)
+                                tg.start_soon(lean.run, message, answer)
+                                continue
+                    await read_send.send(item)
+            if len(unanswered):
+                logger.info("stdin closed: answering %d requests first", len(unanswered))
+                with anyio.move_on_after(eof_grace) as grace:
+                    await unanswered.at_most(0)
+                if grace.cancelled_caught:
+                    left = len(unanswered)
+                    logger.warning("stdin closed: %d unanswered after %g s", left, eof_grace)
+            if lean is not None:
+                lean.close()
 
     async def write_loop() -> None:
         async with write_receive:
-            async for session_message in write_receive:
-                body = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                frame = encode_frame(body.encode("utf-8"), decoder.mode)
-                view = memoryview(frame)
-                while view:
-                    written = await anyio.to_thread.run_sync(os.write, wire_out, view)
-                    view = view[written:]
+            async for first in write_receive:
+                batch = [first]
+                with suppress(anyio.WouldBlock):
+                    while len(batch) < _WRITE_BATCH:
+                        batch.append(write_receive.receive_nowait())
+                for session_message in batch:
+                    message = session_message.message
+                    body = types.jsonrpc_message_adapter.dump_json(
+                        message, by_alias=True, exclude_unset=True
+                    )
+                    wire.write(encode_frame(body, decoder.mode))
+                    unanswered.written(message)
+                    if lean is not None:
+                        lean.written(message)
+                try:
+                    await wire.drain()
+                except WireClosed as exc:
+                    if len(unanswered):
+                        logger.info("%s: %d requests stay unanswered", exc, len(unanswered))
+                    unanswered.clear()
+        written_all.set()
 
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_loop)
+            tg.start_soon(read_loop, tg)
             tg.start_soon(write_loop)
             try:
                 yield read_receive, write_send
+                # the server is done: write what it left, then stop reading
+                write_send.close()
+                with anyio.move_on_after(_FINAL_WRITE_SECONDS):
+                    await written_all.wait()
             finally:
                 tg.cancel_scope.cancel()
     finally:
+        await wire.aclose()
         if saved is not None:
             with suppress(OSError):
                 os.close(wire_out)
+            if not wire.threaded:
+                with suppress(OSError):
+                    os.close(wire_in)
             _restore_fds(*saved)
 
 
@@ -141,6 +277,6 @@ async def serve_stdio(config_dir: str | os.PathLike[str] | None = None) -> None:
         async with anyio.create_task_group() as tg:
             if sys.platform != "win32":
                 tg.start_soon(_until_sigterm, tg.cancel_scope)
-            async with framed_stdio() as (read_stream, write_stream):
+            async with framed_stdio(lean=LeanCalls(server)) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, initialization_options(server))
             tg.cancel_scope.cancel()

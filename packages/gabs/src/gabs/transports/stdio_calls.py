@@ -1,0 +1,199 @@
+"""Game calls on stdio answered straight from the transport (:class:`LeanCalls`).
+
+Every message of a stdio connection goes through the SDK's server except the one that matters
+for throughput: a handshake-era ``tools/call`` of ``games_call_tool`` or of a game tool (the
+tools whose handler never uses the request context,
+:meth:`~gabs.mcp.dispatch.ToolDispatcher.takes_no_context`). The transport runs that one
+itself, through the very handler the SDK would call, and writes the answer: no per-request
+task group, cancel scope, context or memory-stream hops of the SDK's dispatch, and the
+parameters and the result are each validated once.
+
+What the SDK decides stays the SDK's:
+
+* a call takes this path only after the SDK answered ``initialize`` (the gate), in the protocol
+  version the SDK negotiated, and once the connection is known to the tool-list notifier (it
+  learns connections from messages the SDK handles);
+* only parameters the SDK's validation takes as they are (``name`` a string, ``arguments`` an
+  object, ``_meta`` with at most a ``progressToken``) are taken; anything else (more keys, a
+  2026-07-28 envelope, a request id already in flight) goes to the SDK, which answers it as
+  always;
+* the result is shaped by the per-version result model the SDK serializes with
+  (:data:`mcp_types.methods.SERVER_RESULTS`), so a client of any version reads what the SDK
+  would have sent;
+* ``notifications/cancelled`` interrupts the call and it is never answered; a call still running
+  when the server stops is answered with the SDK's ``Connection closed`` error (-32000).
+
+Nothing takes this path on a server with middleware besides the notifier's (``GABS_OTEL=1``
+keeps OpenTelemetry's, which must see every request) or with cache hints for ``tools/call``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import anyio
+import mcp_types as types
+from mcp.shared.dispatcher import coerce_request_id
+from mcp_types.methods import SERVER_RESULTS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter, ValidationError
+
+from gabs.mcp import BridgeServer
+
+__all__ = ["LeanCalls"]
+
+logger = logging.getLogger("gabs.stdio")
+
+_PARAM_KEYS: Final = frozenset({"name", "arguments", "_meta"})
+_MAX_INITIALIZE_IDS: Final = 8
+_CLOSED: Final = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
+_INVALID_RESULT: Final = types.ErrorData(
+    code=types.INTERNAL_ERROR, message="Handler returned an invalid result"
+)
+
+#: Writes one answer's body for a request id.
+Answer = Callable[[types.RequestId, bytes], None]
+
+
+def _plain_meta(meta: Any) -> bool:
+    """``_meta`` with nothing but a well-formed ``progressToken`` (or nothing)."""
+    if not isinstance(meta, Mapping) or not meta.keys() <= {"progressToken"}:
+        return False
+    token = meta.get("progressToken")
+    return token is None or (isinstance(token, str | int) and not isinstance(token, bool))
+
+
+@dataclass(eq=False)
+class _Call:
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    cancelled_by_client: bool = False
+
+
+class LeanCalls:
+    """The lean ``tools/call`` path of one stdio connection (see the module doc)."""
+
+    def __init__(self, server: BridgeServer) -> None:
+        self._dispatcher = server.dispatcher
+        self._notifier = server.notifier
+        self.enabled = (
+            list(server.middleware) == [server.notifier.middleware]
+            and "tools/call" not in server.cache_hints
+        )
+        self._initialize_ids: OrderedDict[types.RequestId, None] = OrderedDict()
+        self._results: TypeAdapter[Any] | None = None
+        self._calls: dict[types.RequestId, _Call] = {}
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._calls)
+
+    # -- what the transport sees -----------------------------------------------------------------
+
+    def read(self, message: types.JSONRPCMessage) -> bool:
+        """Note a message from the client; True when it is a call for :meth:`run`."""
+        if not isinstance(message, types.JSONRPCRequest):
+            return False
+        if message.method == "initialize":
+            self._initialize_ids[coerce_request_id(message.id)] = None
+            while len(self._initialize_ids) > _MAX_INITIALIZE_IDS:
+                self._initialize_ids.popitem(last=False)
+            return False
+        if message.method != "tools/call" or self._results is None:
+            return False
+        params = message.params
+        if not params or not params.keys() <= _PARAM_KEYS:
+            return False
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+            return False
+        if "_meta" in params and not _plain_meta(params["_meta"]):
+            return False
+        if coerce_request_id(message.id) in self._calls or not self._notifier.legacy_connections:
+            return False
+        return self._dispatcher.takes_no_context(name)
+
+    def written(self, message: types.JSONRPCMessage) -> None:
+        """Note a message the SDK wrote: its answer to ``initialize`` opens this path."""
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            return
+        if message.id is None or coerce_request_id(message.id) not in self._initialize_ids:
+            return
+        del self._initialize_ids[coerce_request_id(message.id)]
+        version = None
+        if isinstance(message, types.JSONRPCResponse):
+            version = message.result.get("protocolVersion")
+        if self.enabled and version in HANDSHAKE_PROTOCOL_VERSIONS:
+            model: Any = SERVER_RESULTS[("tools/call", version)]
+            self._results = TypeAdapter(model)
+        else:
+            self._results = None
+
+    def cancel(self, request_id: Any) -> None:
+        """The client cancelled ``request_id``: interrupt it if it is a call of this path."""
+        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+            return
+        call = self._calls.get(coerce_request_id(request_id))
+        if call is not None:
+            call.cancelled_by_client = True
+            call.scope.cancel()
+
+    def close(self) -> None:
+        """Interrupt every call still running (each is answered ``Connection closed``)."""
+        for call in self._calls.values():
+            call.scope.cancel()
+
+    # -- running a call --------------------------------------------------------------------------
+
+    async def run(self, message: types.JSONRPCRequest, answer: Answer) -> None:
+        """Run one call :meth:`read` took, and answer it through ``answer``."""
+        assert message.params is not None and self._results is not None
+        results = self._results
+        key = coerce_request_id(message.id)
+        call = self._calls[key] = _Call()
+        params = message.params
+        try:
+            with call.scope:
+                result = await self._dispatcher.call(None, params["name"], params.get("arguments"))
+        except anyio.get_cancelled_exc_class():
+            answer(message.id, _error(message.id, _CLOSED))  # the server is stopping
+            raise
+        finally:
+            if self._calls.get(key) is call:
+                del self._calls[key]
+        if call.cancelled_by_client:
+            return  # a cancelled request is never answered
+        if call.scope.cancelled_caught:
+            answer(message.id, _error(message.id, _CLOSED))
+            return
+        answer(message.id, _response(message.id, result, results))
+
+
+def _envelope(request_id: types.RequestId, member: bytes, body: bytes) -> bytes:
+    rid = json.dumps(request_id, ensure_ascii=False).encode()
+    return b'{"jsonrpc":"2.0","id":' + rid + b',"' + member + b'":' + body + b"}"
+
+
+def _error(request_id: types.RequestId, error: types.ErrorData) -> bytes:
+    return _envelope(
+        request_id, b"error", error.model_dump_json(by_alias=True, exclude_none=True).encode()
+    )
+
+
+def _response(
+    request_id: types.RequestId, result: types.CallToolResult, results: TypeAdapter[Any]
+) -> bytes:
+    """The answer as the SDK writes it: the result dumped, shaped for the version, enveloped."""
+    data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    try:
+        shaped = results.validate_python(data, by_name=False)
+    except ValidationError:
+        logger.exception("games call returned an invalid result")
+        return _error(request_id, _INVALID_RESULT)
+    return _envelope(
+        request_id, b"result", results.dump_json(shaped, by_alias=True, exclude_none=True)
+    )
