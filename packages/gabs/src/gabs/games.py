@@ -20,6 +20,8 @@ import anyio
 import anyio.abc
 
 from gabp import new_id
+from gabs.backoff import DEFAULT_BACKOFF
+from gabs.call_outcome import CallOutcome
 from gabs.config import ConfigStore, GabsConfig
 from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles, Purpose
 from gabs.game_tools import MirroredTool, mcp_tool_name
@@ -28,7 +30,7 @@ from gabs.games_runtime import GameError, GameRuntime
 from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
-from gabs.session import CallOutcome, GameSession
+from gabs.session import GameSession
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
 
@@ -40,7 +42,7 @@ class GameManager(LifecycleMixin):
 
     #: The reconnection backoff (seconds, min and max) of managers built without one
     #: (``gabs server --reconnectBackoff``).
-    default_backoff: ClassVar[tuple[float, float]] = (0.1, 1.0)
+    default_backoff: ClassVar[tuple[float, float]] = DEFAULT_BACKOFF
 
     def __init__(
         self,

@@ -23,6 +23,7 @@ import anyio.abc
 
 from gabp import GabpError, read_bridge_config
 from gabs.attention import Gate
+from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
 from gabs.games_owner import OwnerMixin
 from gabs.games_runtime import GameRuntime
@@ -83,6 +84,7 @@ class ConnectMixin(OwnerMixin):
             process_alive=alive,
             on_change=lambda what: self._session_changed(runtime, session, what),
             max_concurrent_requests=config.max_concurrent_requests,
+            reconnect_backoff=self.backoff,
         )
         assert self._tg is not None
         await self._tg.start(self._run_session, runtime, session)
@@ -138,7 +140,7 @@ class ConnectMixin(OwnerMixin):
     ) -> str | None:
         """Connect, retrying with backoff until ``until`` (monotonic); None when connected,
         else the last error (``exited`` when the game's process ended)."""
-        delay, ceiling = self.backoff
+        delays = backoff_delays(self.backoff)
         last = "no connection attempt made"
         config = runtime.config or GameConfig(id=runtime.game_id)
         while True:
@@ -158,8 +160,7 @@ class ConnectMixin(OwnerMixin):
                 return None
             except (SessionError, GabpError, OSError, TimeoutError) as exc:
                 last = str(exc)
-            await anyio.sleep(max(min(delay, until - time.monotonic()), 0))
-            delay = min(max(delay * 2, 0.01), ceiling)
+            await anyio.sleep(max(min(next(delays), until - time.monotonic()), 0))
 
     async def _close_session(self, runtime: GameRuntime) -> None:
         if runtime.background is not None:
