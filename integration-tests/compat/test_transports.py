@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import httpx2 as httpx
+import pytest
 from anyio.abc import Process
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
