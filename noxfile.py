@@ -3,9 +3,11 @@
 Every session installs the workspace from ``uv.lock`` (``uv sync --locked``) into the
 session's own virtual environment, so what runs here is exactly what the lock pins.
 ``checkpoint-X`` runs every checkpoint up to and including X; from F on, also the
-bridge-agnostic compatibility suite (``integration-tests/compat``) against our ``gabs``.
-``compat`` runs that suite alone: ``nox -s compat -- --bridge "<command>"`` tests another
-GABS build (the Go bridge, for example).
+bridge-agnostic compatibility suite (``integration-tests/compat``) against our ``gabs`` and the
+host tests (``integration-tests/hosts``: the official TypeScript MCP SDK client and the MCP
+Inspector, installed with npm). ``compat`` runs that suite alone: ``nox -s compat -- --bridge
+"<command>"`` tests another GABS build (the Go bridge, for example); ``hosts`` runs the host
+tests alone.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ CHECKPOINTS = sorted(
 )
 PYTEST_PARALLEL = ["-n", os.environ.get("GABP_TEST_WORKERS", "auto")]
 COMPAT = "integration-tests/compat"
-#: The first checkpoint whose session also runs the compatibility suite.
+HOSTS = "integration-tests/hosts"
+#: The first checkpoint whose session also runs the compatibility suite and the host tests.
 COMPAT_FROM = "f"
 
 
@@ -56,11 +59,11 @@ def _checkpoint_session(letter: str) -> None:
         _sync(session)
         paths = _unit_test_paths() + [f"integration-tests/checkpoint_{c}" for c in upto]
         if letter >= COMPAT_FROM:
-            paths.append(COMPAT)
+            paths += [COMPAT, HOSTS]
         session.run("pytest", *PYTEST_PARALLEL, *paths, *session.posargs)
 
     session.__doc__ = f"Unit tests and checkpoints {', '.join(c.upper() for c in upto)}" + (
-        ", and the compatibility suite." if letter >= COMPAT_FROM else "."
+        ", the compatibility suite and the host tests." if letter >= COMPAT_FROM else "."
     )
 
 
@@ -73,6 +76,13 @@ def compat(session: nox.Session) -> None:
     """The compatibility suite; pass ``-- --bridge "<command>"`` to test another GABS build."""
     _sync(session)
     session.run("pytest", *PYTEST_PARALLEL, COMPAT, *session.posargs)
+
+
+@nox.session
+def hosts(session: nox.Session) -> None:
+    """Real MCP hosts against gabs: the TypeScript SDK client and the Inspector (Node.js, npm)."""
+    _sync(session)
+    session.run("pytest", *PYTEST_PARALLEL, HOSTS, *session.posargs)
 
 
 @nox.session

@@ -4,6 +4,7 @@ and store launchers, with real processes (issue 11)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -11,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import anyio
+import mcp_types as types
 import pytest
 
 from .harness import GAME_SCRIPT, ConfigDir, OpenBridge
@@ -56,6 +58,104 @@ async def test_a_second_bridge_sees_the_game_and_does_not_launch_a_duplicate(
             )
             assert "42" in text_of(called), text_of(called)
             stopped = await second.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+            await wait_gone(pid)
+
+
+def owner_pid(config_dir: ConfigDir, game_id: str) -> int:
+    """The owner process ``runtime.json`` names."""
+    claim = json.loads((config_dir.path / game_id / "runtime.json").read_text(encoding="utf-8"))
+    return int(claim["ownerPid"])
+
+
+def assert_owner_blocked(result: types.CallToolResult, owner: int) -> None:
+    """Refused because another live bridge holds the owner lease, as the Go bridge words it."""
+    assert result.is_error, text_of(result)
+    found = data(result)
+    assert (found["status"], found["executed"]) == ("blocked_by_active_runtime_owner", False)
+    assert (found["gameId"], found["ownerPID"]) == ("compat", owner), found
+    assert found["ownerInstance"] and found["ownerLeaseUntil"], found
+    assert next_tools(result) == ["games_status", "games_connect"]
+    assert "owned by another active GABS session" in text_of(result)
+
+
+async def test_a_game_call_is_refused_while_another_bridge_holds_the_owner_lease(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """Ownership moves between two connected bridges by the lease rules: the bridge that took
+    over keeps it while its lease runs, then the other one takes it with its next game request,
+    and from then on the first one's game calls are refused, not sent."""
+    config_dir.game("compat")
+    add = {"gameId": "compat", "tool": "compat/add", "arguments": {"a": 1, "b": 2}}
+    inspect = {"gameId": "compat"}
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
+            started = await first.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            pid = await wait_pid(config_dir, "compat")
+            # a short connect timeout: the new owner's lease is that plus 5 s
+            taken = await second.call_tool(
+                "games_connect", {"gameId": "compat", "forceTakeover": True, "timeout": 2}
+            )
+            assert data(taken)["connected"] is True, text_of(taken)
+            second_pid = owner_pid(config_dir, "compat")
+            assert second_pid in bridge_pids(config_dir.path)
+            assert_owner_blocked(await first.call_tool("games_get_attention", inspect), second_pid)
+
+            # once the idle owner's lease runs out, the first bridge's next request takes it
+            while True:
+                checked = await first.call_tool("games_get_attention", inspect)
+                if data(checked).get("status") != "blocked_by_active_runtime_owner":
+                    break
+                await anyio.sleep(0.25)
+            assert not checked.is_error, text_of(checked)
+            first_pid = owner_pid(config_dir, "compat")
+            assert first_pid != second_pid and first_pid in bridge_pids(config_dir.path)
+
+            # the second bridge is still attached, but its game call is refused, not sent
+            assert_owner_blocked(await second.call_tool("games_call_tool", add), first_pid)
+            # the owner attaches again (the game's attachment is still the second bridge's)
+            attached = await first.call_tool("games_connect", {"gameId": "compat"})
+            assert data(attached)["connected"] is True, text_of(attached)
+            done = await first.call_tool("games_call_tool", add)
+            assert not done.is_error and "3" in text_of(done), text_of(done)
+
+            stopped = await first.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+            await wait_gone(pid)
+
+
+@pytest.mark.beyond_go
+async def test_the_bridge_a_game_was_taken_from_is_told_who_owns_it_now(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """Right after another bridge's ``forceTakeover``, the old bridge's game call names the new
+    owner (``blocked_by_active_runtime_owner``); the Go bridge answers that it is not connected
+    via GABP. Taking the game back turns it around."""
+    config_dir.game("compat")
+    add = {"gameId": "compat", "tool": "compat/add", "arguments": {"a": 1, "b": 2}}
+    take = {"gameId": "compat", "forceTakeover": True}
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
+            started = await first.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            pid = await wait_pid(config_dir, "compat")
+            taken = await second.call_tool("games_connect", take)
+            assert data(taken)["connected"] is True, text_of(taken)
+            assert_owner_blocked(
+                await first.call_tool("games_call_tool", add), owner_pid(config_dir, "compat")
+            )
+            owned = await second.call_tool("games_call_tool", add)
+            assert not owned.is_error and "3" in text_of(owned), text_of(owned)
+
+            back = await first.call_tool("games_connect", take)
+            assert data(back)["connected"] is True, text_of(back)
+            again = await first.call_tool("games_call_tool", add)
+            assert not again.is_error and "3" in text_of(again), text_of(again)
+            assert_owner_blocked(
+                await second.call_tool("games_call_tool", add), owner_pid(config_dir, "compat")
+            )
+            stopped = await first.call_tool("games_stop", {"gameId": "compat"})
             assert data(stopped)["code"] == "terminated", text_of(stopped)
             await wait_gone(pid)
 

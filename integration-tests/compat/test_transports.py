@@ -257,7 +257,6 @@ async def test_http_sigterm_ends_the_bridge_cleanly(
     assert process.returncode == 0
 
 
-@pytest.mark.beyond_go
 async def test_the_sdk_client_starts_calls_and_stops_a_game_over_streamable_http(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:

@@ -538,7 +538,10 @@ async def test_games_start_reports_progress(tmp_path: Path) -> None:
 
     notifier = ToolListNotifier()
     async with GameManager(
-        _config(tmp_path, **config), on_tools_changed=notifier, liveness_interval=60
+        _config(tmp_path, **config),
+        on_tools_changed=notifier,
+        liveness_interval=60,
+        backoff=(0.05, 0.4),
     ) as manager:
         server = build_server(manager, notifier=notifier)
         async with Client(server, mode="legacy") as client:
@@ -548,6 +551,9 @@ async def test_games_start_reports_progress(tmp_path: Path) -> None:
                 )
                 assert not started.is_error, _text(started)
                 assert _data(started)["code"] == "started_connected"
+                # the session reconnects with the bridge's --reconnectBackoff window
+                session = manager.runtime("sim").session
+                assert session is not None and session.reconnect_backoff == (0.05, 0.4)
                 echo = await client.call_tool(
                     "games_call_tool", {"tool": "example/echo", "arguments": {"text": "ß"}}
                 )

@@ -190,7 +190,9 @@ async def test_a_session_reconnects_and_rereads_the_open_item(mode: str) -> None
     first, _ = game()
     first.port = port
     async with anyio.create_task_group() as tg:
-        session = GameSession("sim", port=port, token=TOKEN, liveness_interval=60)
+        session = GameSession(
+            "sim", port=port, token=TOKEN, liveness_interval=60, reconnect_backoff=(0.01, 0.05)
+        )
         async with first.running():
             with anyio.fail_after(10):
                 await tg.start(session.run)

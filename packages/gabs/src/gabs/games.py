@@ -20,6 +20,8 @@ import anyio
 import anyio.abc
 
 from gabp import new_id
+from gabs.backoff import DEFAULT_BACKOFF
+from gabs.call_outcome import CallOutcome
 from gabs.config import ConfigStore, GabsConfig
 from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles, Purpose
 from gabs.game_tools import MirroredTool, mcp_tool_name
@@ -28,7 +30,7 @@ from gabs.games_runtime import GameError, GameRuntime
 from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
-from gabs.session import CallOutcome, GameSession
+from gabs.session import GameSession
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
 
@@ -40,7 +42,7 @@ class GameManager(LifecycleMixin):
 
     #: The reconnection backoff (seconds, min and max) of managers built without one
     #: (``gabs server --reconnectBackoff``).
-    default_backoff: ClassVar[tuple[float, float]] = (0.1, 1.0)
+    default_backoff: ClassVar[tuple[float, float]] = DEFAULT_BACKOFF
 
     def __init__(
         self,
@@ -61,6 +63,7 @@ class GameManager(LifecycleMixin):
             game_id: GameRuntime(game_id, game) for game_id, game in config.games.items()
         }
         self._tg: anyio.abc.TaskGroup | None = None
+        self._claim_views = {}
         self.session_id = new_id()
         """This bridge run: the ledger's session."""
         self.ledger = CallLedger(
@@ -260,6 +263,17 @@ class GameManager(LifecycleMixin):
 
     # -- calls and attention --------------------------------------------------------------------
 
+    async def _require_owner(
+        self, runtime: GameRuntime, action: str, timeout: float | None
+    ) -> None:
+        """Refuse with ``blocked_by_active_runtime_owner`` when another live bridge process
+        holds the game's owner lease (see :mod:`gabs.games_owner`)."""
+        blocked = await self.ensure_owner(runtime.id, action, timeout or 0)
+        if blocked is not None:
+            code, message = blocked.pop("code"), blocked.pop("message")
+            blocked.pop("causeClass", None)
+            raise GameError(code, message, **blocked)
+
     async def call_tool(
         self,
         tool: str,
@@ -271,6 +285,7 @@ class GameManager(LifecycleMixin):
         runtime = self.resolve(game_id, tool)
         mirrored = self.resolve_tool(runtime, tool)
         session = self._session(runtime)
+        await self._require_owner(runtime, f"tool '{mirrored.name}'", timeout)
         runtime.calls += 1
         outcome = await session.call_tool(mirrored.name, arguments, timeout=timeout)
         self.ledger.record_outcome(
@@ -306,6 +321,7 @@ class GameManager(LifecycleMixin):
     ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
+        await self._require_owner(runtime, "games_get_attention", timeout)
         if not session.supports_attention:
             return {"gameId": runtime.id, "supported": False, "attention": None}
         if session.gate.mode == "off":
@@ -325,6 +341,7 @@ class GameManager(LifecycleMixin):
     ) -> dict[str, Any]:
         runtime = self.resolve(game_id)
         session = self._session(runtime)
+        await self._require_owner(runtime, "games_ack_attention", timeout)
         if not session.supports_attention:
             return {
                 "gameId": runtime.id,

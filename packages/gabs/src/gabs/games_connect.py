@@ -5,7 +5,8 @@ bridge's pid and fingerprint, a lease renewed while the socket lives) is written
 ``runtime.json``, so another bridge process or a CLI command sees the game as connected, and
 is cleared when the connection ends. The claim's *owner* is the bridge that acts on the game;
 another bridge's ``games_connect`` waits for an idle owner's lease to run out (or takes over
-with ``forceTakeover``), and its game calls answer ``blocked_by_active_runtime_owner``.
+with ``forceTakeover``), and its game calls answer ``blocked_by_active_runtime_owner``
+(:mod:`gabs.games_owner`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import anyio.abc
 
 from gabp import GabpError, read_bridge_config
 from gabs.attention import Gate
+from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
+from gabs.games_owner import OwnerMixin
 from gabs.games_runtime import GameRuntime
 from gabs.lifecycle import Lifecycle, LifecycleError, Superseded, next_action
 from gabs.lifecycle.core import now as _utc
@@ -44,7 +47,7 @@ def _alive_from_claim(claim: RuntimeState | None) -> Callable[[], bool] | None:
     return lambda: verify_pid(pid, start)[0] != "stopped"
 
 
-class ConnectMixin:
+class ConnectMixin(OwnerMixin):
     """Sessions, attachments and ownership (part of :class:`~gabs.games.GameManager`)."""
 
     store: ConfigStore
@@ -81,6 +84,7 @@ class ConnectMixin:
             process_alive=alive,
             on_change=lambda what: self._session_changed(runtime, session, what),
             max_concurrent_requests=config.max_concurrent_requests,
+            reconnect_backoff=self.backoff,
         )
         assert self._tg is not None
         await self._tg.start(self._run_session, runtime, session)
@@ -136,7 +140,7 @@ class ConnectMixin:
     ) -> str | None:
         """Connect, retrying with backoff until ``until`` (monotonic); None when connected,
         else the last error (``exited`` when the game's process ended)."""
-        delay, ceiling = self.backoff
+        delays = backoff_delays(self.backoff)
         last = "no connection attempt made"
         config = runtime.config or GameConfig(id=runtime.game_id)
         while True:
@@ -156,8 +160,7 @@ class ConnectMixin:
                 return None
             except (SessionError, GabpError, OSError, TimeoutError) as exc:
                 last = str(exc)
-            await anyio.sleep(max(min(delay, until - time.monotonic()), 0))
-            delay = min(max(delay * 2, 0.01), ceiling)
+            await anyio.sleep(max(min(next(delays), until - time.monotonic()), 0))
 
     async def _close_session(self, runtime: GameRuntime) -> None:
         if runtime.background is not None:
@@ -247,63 +250,6 @@ class ConnectMixin:
 
         with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
             await self.lc.update(runtime.game_id, launch_id, clear)
-
-    # -- ownership ------------------------------------------------------------------------------
-
-    def _owner_blocked(self, game_id: str, claim: RuntimeState, action: str) -> dict[str, Any]:
-        until = claim.owner_lease_until
-        data: dict[str, Any] = {
-            "executed": False,
-            "status": "blocked_by_active_runtime_owner",
-            "code": "blocked_by_active_runtime_owner",
-            "causeClass": "state",
-            "gameId": game_id,
-            "ownerPID": claim.owner_pid,
-            "ownerInstance": claim.owner_instance_id,
-            "message": (
-                f"Game '{game_id}' is currently owned by another active GABS session (pid "
-                f"{claim.owner_pid}"
-                + (f" until {format_time(until)}" if until else "")
-                + f"). This session did not execute {action} to avoid competing bridge clients."
-            ),
-            "nextActions": [
-                next_action(
-                    "games_status",
-                    {"gameId": game_id},
-                    "Inspect the current runtime owner and bridge status.",
-                ),
-                next_action(
-                    "games_connect",
-                    {"gameId": game_id},
-                    "Retry after the active owner lease expires, or use forceTakeover only when "
-                    "intentionally moving control now.",
-                ),
-            ],
-        }
-        if until is not None:
-            data["ownerLeaseUntil"] = format_time(until)
-            data["ownerLeaseRemainingMs"] = max(int((until - _utc()).total_seconds() * 1000), 0)
-        return data
-
-    async def ensure_owner(
-        self, game_id: str, action: str, timeout: float = 0
-    ) -> dict[str, Any] | None:
-        """None when this bridge may act on the game now (its lease renewed); otherwise the
-        ``blocked_by_active_runtime_owner`` result for the caller to return."""
-        try:
-            claim = await self.lc.load(game_id)
-        except ClaimError:
-            return None
-        if claim is None:
-            return None
-        if self.lc.foreign_owner(claim):
-            return self._owner_blocked(game_id, claim, action)
-        lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
-        with contextlib.suppress(Superseded, ClaimError, OSError):
-            await self.lc.update(
-                game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
-            )
-        return None
 
     # -- games_connect --------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeAlias
 
 import anyio.to_thread
 
-from gabs.session import CallOutcome
+from gabs.call_outcome import CallOutcome
 
 __all__ = ["LEDGER_KINDS", "CallLedger", "LedgerEntry", "LedgerKind"]
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from gabp.messages import Attention
-from gabs.session import CallOutcome
+from gabs.call_outcome import CallOutcome
 
 __all__ = [
     "attention_brief",

@@ -3,13 +3,14 @@
 A :class:`GameSession` owns the bridge's connection to one game. It says hello with the
 launch's token, detects capabilities, mirrors the game's tools (also the older descriptor shape
 of the C# runtime), subscribes to the attention channels the game advertises, keeps the
-:class:`~gabs.attention.AttentionCache` in event order, reconnects with backoff while the
-game's process lives, and notices a stalled game with a liveness probe.
+:class:`~gabs.attention.AttentionCache` in event order, reconnects while the game's process
+lives (waiting as :mod:`gabs.backoff` says), and notices a stalled game with a liveness probe.
 
 :meth:`GameSession.call_tool` is where the three answers to "did it run?" are decided
 (ARCHITECTURE decision 5): refused by the gate means ``executed: false``; answered means
-``executed: true`` with any attention the call caused or met attached; a connection that died
-(or a timeout) before the answer means ``executed: "unknown"``.
+``executed: true`` with any attention the call caused or met attached
+(:func:`gabs.call_outcome.attach_attention`); a connection that died (or a timeout) before the
+answer means ``executed: "unknown"``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import logging
 import platform
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
@@ -38,6 +38,8 @@ from gabp import (
 from gabp.messages import Attention, Capabilities, Event, parse_result
 from gabs._version import __version__
 from gabs.attention import AttentionCache, Gate, GateDecision
+from gabs.backoff import DEFAULT_BACKOFF, backoff_delays
+from gabs.call_outcome import NOT_RUN_CODES, CallOutcome, CallWatch, attach_attention
 from gabs.game_tools import MirroredTool
 from gabs.request_slots import QueueFull, RequestSlots, declared_concurrency
 
@@ -52,20 +54,6 @@ __all__ = [
 logger = logging.getLogger("gabs.session")
 
 ATTENTION_CHANNELS = ("attention/opened", "attention/updated", "attention/cleared")
-
-# Errors that mean the game refused the call before running it.
-NOT_RUN_CODES = frozenset(
-    {
-        ErrorCode.PARSE_ERROR,
-        ErrorCode.INVALID_REQUEST,
-        ErrorCode.METHOD_NOT_FOUND,
-        ErrorCode.INVALID_PARAMS,
-        ErrorCode.AUTHENTICATION_FAILED,
-        ErrorCode.SESSION_NOT_ESTABLISHED,
-        ErrorCode.TOOL_NOT_FOUND,
-        ErrorCode.METHOD_NOT_ALLOWED,
-    }
-)
 
 
 class SessionError(GabpError):
@@ -90,32 +78,6 @@ def _platform() -> str:
     return {"darwin": "macos", "windows": "windows"}.get(system, "linux")
 
 
-@dataclass
-class CallOutcome:
-    """How one game-bound call ended."""
-
-    executed: bool | Literal["unknown"]
-    status: Literal["ok", "error", "blocked_by_attention", "attention_unavailable", "unknown"]
-    tool: str
-    operation_id: str | None = None
-    result: Any = None
-    error: dict[str, Any] | None = None
-    attention: Attention | None = None
-    attention_relation: (
-        Literal["caused_by_call", "opened_during_call", "open_before_call", "blocking"] | None
-    ) = None
-    gate: GateDecision | None = None
-    duration_ms: float = 0.0
-
-
-@dataclass
-class _CallWatch:
-    """Attention seen while one call was in flight."""
-
-    operation_id: str
-    seen: list[Attention] = field(default_factory=list)
-
-
 class GameSession:
     """The bridge's connection to one game."""
 
@@ -134,6 +96,7 @@ class GameSession:
         process_alive: Callable[[], bool] | None = None,
         on_change: Callable[[str], Awaitable[None] | None] | None = None,
         max_concurrent_requests: int | None = None,
+        reconnect_backoff: tuple[float, float] = DEFAULT_BACKOFF,
     ) -> None:
         self.game_id = game_id
         self.host = host
@@ -156,10 +119,12 @@ class GameSession:
         )
         self.last_error: str | None = None
         self.reconnects = 0
+        self.reconnect_backoff = reconnect_backoff
+        """The waits between reconnection attempts (see :mod:`gabs.backoff`)."""
         self._connection: Connection | None = None
         self._connected = anyio.Event()
         self._closed = False
-        self._watches: dict[str, _CallWatch] = {}
+        self._watches: dict[str, CallWatch] = {}
         self._last_seq: dict[str, int] = {}
         self._needs_refresh = False
         self._tg: anyio.abc.TaskGroup | None = None
@@ -294,7 +259,7 @@ class GameSession:
 
     async def _reconnect(self) -> bool:
         self.state = "reconnecting"
-        delay = 0.1
+        delays = backoff_delays(self.reconnect_backoff)
         deadline = time.monotonic() + 60.0
         while not self._closed and time.monotonic() < deadline:
             if self._process_alive is not None and not self._process_alive():
@@ -306,8 +271,7 @@ class GameSession:
                 return True
             except (SessionError, GabpError, OSError, TimeoutError) as exc:
                 self.last_error = str(exc)
-                await anyio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                await anyio.sleep(next(delays))
         return False
 
     async def _liveness(self) -> None:
@@ -494,7 +458,7 @@ class GameSession:
             )
         before = self.cache.snapshot()
         operation_id = new_id()
-        watch = _CallWatch(operation_id)
+        watch = CallWatch(operation_id)
         self._watches[operation_id] = watch
         outcome = CallOutcome(
             executed="unknown",
@@ -528,26 +492,6 @@ class GameSession:
         finally:
             self._watches.pop(operation_id, None)
             outcome.duration_ms = (time.perf_counter() - started) * 1000
-        self._attach(outcome, before, watch)
+        if self.gate.mode != "off":
+            attach_attention(outcome, before=before, current=self.cache.snapshot(), watch=watch)
         return outcome
-
-    def _attach(self, outcome: CallOutcome, before: Attention | None, watch: _CallWatch) -> None:
-        """Attach the attention the call caused, met or saw open (decision 4)."""
-        if self.gate.mode == "off":
-            return
-        current = self.cache.snapshot()
-        caused = [item for item in watch.seen if item.causal_operation_id == watch.operation_id]
-        if current is not None and current.causal_operation_id == watch.operation_id:
-            outcome.attention, outcome.attention_relation = current, "caused_by_call"
-        elif caused:
-            outcome.attention, outcome.attention_relation = caused[-1], "caused_by_call"
-        elif watch.seen and current is not None:
-            outcome.attention, outcome.attention_relation = current, "opened_during_call"
-        elif (
-            current is not None
-            and before is not None
-            and current.attention_id == before.attention_id
-        ):
-            outcome.attention, outcome.attention_relation = current, "open_before_call"
-        elif current is not None:
-            outcome.attention, outcome.attention_relation = current, "opened_during_call"

@@ -25,9 +25,9 @@ from typing import Any, Final
 import mcp_types as types
 
 from gabp.messages import Attention
+from gabs.call_outcome import CallOutcome
 from gabs.mcp.envelope import NextAction, cause_class, failure_next_actions, track_record_line
 from gabs.results import attention_brief, outcome_structured, outcome_text
-from gabs.session import CallOutcome
 
 __all__ = ["CALL_META_KEY", "attention_line", "call_meta", "call_view", "game_call_result"]
 

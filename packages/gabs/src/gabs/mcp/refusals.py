@@ -5,7 +5,8 @@ this turns one into a core result (:func:`gabs.mcp.envelope.core_result`): the G
 ``code`` where it has one for the situation (``game_not_found``,
 ``ambiguous_game_reference``), ``causeClass``, ``trackRecord`` and ``nextActions``, the
 message with the key guidance as text, and our details (``status: "refused"``, the
-``candidates``, ...) as extra keys. A refused game call also says ``executed: false``.
+``candidates``, ...) as extra keys; next actions the error carries (``nextActions`` in its
+details) are used as they are. A refused game call also says ``executed: false``.
 """
 
 from __future__ import annotations
@@ -69,13 +70,19 @@ def refusal_result(
     """The core result for a refused request (see the module doc)."""
     code = GO_CODES.get(error.code, error.code)
     details = dict(error.details)
+    given = details.pop("nextActions", None)
     extra: dict[str, Any] = {"status": "refused", "message": error.message, **details}
     if code != error.code:
         extra["reason"] = error.code
     if call:
         extra = {"executed": False, **extra}
     cause = cause_class(code) or _CAUSES.get(code)
-    actions = _next_actions(code, game_id, details)
+    if given:
+        actions: list[NextAction] | None = [
+            NextAction(a["tool"], a.get("arguments") or {}, a.get("reason", "")) for a in given
+        ]
+    else:
+        actions = _next_actions(code, game_id, details)
     message = f"Refused ({code}): {error.message}"
     if call:
         message = "NOT EXECUTED. " + message

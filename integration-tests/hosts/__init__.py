@@ -1,0 +1,1 @@
+"""Real MCP hosts (the official TypeScript SDK client, the MCP Inspector) driving ``gabs``."""

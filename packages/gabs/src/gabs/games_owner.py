@@ -1,0 +1,144 @@
+"""Who may act on a running game: the owner of its runtime claim.
+
+A claim names one bridge process as its owner, with a lease (``ownerLeaseUntil``, at least
+``timeouts.session.ownerLeaseSeconds``). Before every game-bound request of an MCP client (a
+game call, an attention inspection or acknowledgement), :meth:`OwnerMixin.ensure_owner` checks
+the claim as the Go bridge does: when another bridge process that is still alive owns it with a
+lease that has not run out, the request is refused with ``blocked_by_active_runtime_owner``
+(``executed: false``, the owner's pid and instance, its lease, and ``games_status`` /
+``games_connect`` as next actions); otherwise this bridge becomes or stays the owner and its
+lease is renewed to cover the request (the lease, or the request's timeout plus 5 s when that
+is longer).
+
+Unlike the Go bridge, which rewrites the claim on every call, the renewal is written only when
+the lease has run down by a sixth of its length, so a busy game is not slowed by a file write per
+call; ``ownerLeaseUntil`` always covers the request, and other bridges see the owner as active
+for at least five sixths of the lease after its last call. The claim is read on every request,
+but parsed again only when the file changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Final
+
+from gabs.lifecycle import Lifecycle, Superseded, next_action
+from gabs.lifecycle.core import now as _utc
+from gabs.runtime import ClaimError, RuntimeState
+from gabs.runtime.claim import claim_path, format_time, load_claim
+
+__all__ = ["OwnerMixin"]
+
+#: The longest a parsed claim is trusted while the file looks unchanged, in seconds (a bound on
+#: the rare case of two writes that leave the same inode, size and timestamps behind).
+CLAIM_VIEW_TTL: Final = 1.0
+
+
+@dataclass
+class _ClaimView:
+    key: tuple[int, int, int, int]
+    read_at: float
+    claim: RuntimeState | None
+
+
+class OwnerMixin:
+    """Owner leases checked at call time (part of :class:`~gabs.games.GameManager`)."""
+
+    lc: Lifecycle
+    _claim_views: dict[str, _ClaimView]
+    """Claims as last read, by game id (set up by the manager)."""
+
+    def _claim_view(self, game_id: str) -> RuntimeState | None:
+        """The game's claim for reading (never change it): parsed again only when the file
+        changed; :class:`ClaimError` when it cannot be used."""
+        views = self._claim_views
+        folder = self.lc.game_dir(game_id)
+        try:
+            stat = os.stat(claim_path(folder))
+        except FileNotFoundError:
+            views.pop(game_id, None)
+            return None
+        except OSError:
+            return load_claim(folder)  # raises ClaimError with the reason
+        key = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        moment = time.monotonic()
+        view = views.get(game_id)
+        if view is None or view.key != key or moment - view.read_at > CLAIM_VIEW_TTL:
+            view = views[game_id] = _ClaimView(key, moment, load_claim(folder))
+        return view.claim
+
+    def _owner_blocked(self, game_id: str, claim: RuntimeState, action: str) -> dict[str, Any]:
+        until = claim.owner_lease_until
+        data: dict[str, Any] = {
+            "executed": False,
+            "status": "blocked_by_active_runtime_owner",
+            "code": "blocked_by_active_runtime_owner",
+            "causeClass": "state",
+            "gameId": game_id,
+            "ownerPID": claim.owner_pid,
+            "ownerInstance": claim.owner_instance_id,
+            "message": (
+                f"Game '{game_id}' is currently owned by another active GABS session (pid "
+                f"{claim.owner_pid}"
+                + (f" until {format_time(until)}" if until else "")
+                + f"). This session did not execute {action} to avoid competing bridge clients."
+            ),
+            "nextActions": [
+                next_action(
+                    "games_status",
+                    {"gameId": game_id},
+                    "Inspect the current runtime owner and bridge status.",
+                ),
+                next_action(
+                    "games_connect",
+                    {"gameId": game_id},
+                    "Retry after the active owner lease expires, or use forceTakeover only when "
+                    "intentionally moving control now.",
+                ),
+            ],
+        }
+        if until is not None:
+            data["ownerLeaseUntil"] = format_time(until)
+            data["ownerLeaseRemainingMs"] = max(int((until - _utc()).total_seconds() * 1000), 0)
+        return data
+
+    def _lease_covers(self, claim: RuntimeState, needed: timedelta) -> bool:
+        """Whether this bridge owns ``claim`` with a lease that needs no renewal yet."""
+        until = claim.owner_lease_until
+        return (
+            claim.owner_pid == self.lc.pid
+            and claim.owner_instance_id == self.lc.instance_id
+            and until is not None
+            and until >= _utc() + needed - needed / 6
+        )
+
+    async def ensure_owner(
+        self, game_id: str, action: str, timeout: float = 0
+    ) -> dict[str, Any] | None:
+        """None when this bridge may act on the game now (its lease renewed when due);
+        otherwise the ``blocked_by_active_runtime_owner`` result for the caller to return.
+
+        ``action`` names what was not done (``tool 'x/y'``, ``games_get_attention``);
+        ``timeout`` is the request's own, in seconds (0: none)."""
+        try:
+            claim = self._claim_view(game_id)
+        except ClaimError:
+            return None  # an unreadable claim is reported by games_status; calls go on
+        if claim is None:
+            return None
+        if self.lc.foreign_owner(claim):
+            return self._owner_blocked(game_id, claim, action)
+        lease = self.lc.owner_lease
+        if timeout > 0:
+            lease = max(lease, timedelta(seconds=timeout + 5))
+        if self._lease_covers(claim, lease):
+            return None
+        with contextlib.suppress(Superseded, ClaimError, OSError):
+            await self.lc.update(
+                game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
+            )
+        return None
