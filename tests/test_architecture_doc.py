@@ -24,6 +24,8 @@ PAGE = ROOT / "docs" / "architecture.md"
 _TICKED = re.compile(r"`([^`]+)`")
 _PATH = re.compile(r"^packages/[\w./-]+$")
 _CALLABLE = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*\(\))$")
+#: Suffixes of file names, which look like ``Class.method`` but are not.
+_FILES = (".py", ".json", ".md", ".toml")
 #: Files a package folder has that are not modules a reader needs named.
 _UNLISTED = {"__init__.py", "__main__.py", "_version.py", "py.typed", "__pycache__"}
 
@@ -91,31 +93,44 @@ def table_problems(text: str, root: Path = ROOT) -> list[str]:
     return problems
 
 
+def _steps(text: str) -> list[str]:
+    """The numbered steps under ``## The path of``, each with its continuation lines."""
+    steps: list[str] = []
+    in_path = False
+    for line in text.splitlines():
+        if line.startswith("#"):
+            in_path = line.startswith("## The path of")
+        elif in_path and re.match(r"^\d+\. ", line):
+            steps.append(line)
+        elif in_path and steps and line.startswith(" ") and line.strip():
+            steps[-1] += " " + line.strip()
+        elif in_path and steps and not line.strip():
+            steps.append("")
+    return [step for step in steps if step]
+
+
 def call_path_problems(text: str, root: Path = ROOT) -> list[str]:
     problems: list[str] = []
-    in_path = False
-    steps = 0
-    for line in text.splitlines():
-        if line.startswith("## "):
-            in_path = line.startswith("## The path of")
-            continue
-        if not in_path or not re.match(r"^\d+\. ", line):
-            continue
-        steps += 1
-        files = [t for t in _ticked(line) if _PATH.match(t) and t.endswith(".py")]
+    steps = _steps(text)
+    for number, step in enumerate(steps, 1):
+        files = [t for t in _ticked(step) if _PATH.match(t) and t.endswith(".py")]
         if len(files) != 1:
-            problems.append(f"step {steps} names {len(files)} files, not one: {line[:80]}")
+            problems.append(f"step {number} names {len(files)} files, not one: {step[:80]}")
             continue
         path = root / files[0]
         if not path.exists():
-            problems.append(f"step {steps} names {files[0]}, which does not exist")
+            problems.append(f"step {number} names {files[0]}, which does not exist")
             continue
         defined = _defined(path)
-        for token in _ticked(line):
-            if _CALLABLE.match(token) and token.removesuffix("()") not in defined:
-                problems.append(f"step {steps}: {token} is not defined in {files[0]}")
-    if steps < 5:
-        problems.append(f"the call path has {steps} steps")
+        for token in _ticked(step):
+            if (
+                _CALLABLE.match(token)
+                and not token.endswith(_FILES)
+                and (token.removesuffix("()") not in defined)
+            ):
+                problems.append(f"step {number}: {token} is not defined in {files[0]}")
+    if len(steps) < 5:
+        problems.append(f"the call path has {len(steps)} steps")
     return problems
 
 
@@ -157,7 +172,8 @@ def test_the_checks_catch_a_gone_module_a_missing_row_and_a_renamed_function(
             "| `sub/` | sub |",
             "",
             "## The path of a call",
-            "1. `packages/toy/src/toy/kept.py`: `Kept.run` then `Kept.renamed`",
+            "1. `packages/toy/src/toy/kept.py`: `Kept.run` then",
+            "   `Kept.renamed` on the next line",
             "2. `packages/toy/src/toy/other.py`: `helper()`",
             "3. `packages/toy/src/toy/gone.py`: `anything()`",
         ]
