@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import socket
 import sys
+import textwrap
+from pathlib import Path
 
 import anyio
 import pytest
 
-from .harness import ConfigDir, OpenBridge
+from .harness import GAME_SCRIPT, ConfigDir, OpenBridge
 from .results import data, next_tools, process_alive, text_of, wait_gone
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process environments in /proc")
@@ -48,5 +51,62 @@ async def test_a_game_holding_an_earlier_launchs_endpoint_is_a_stale_bridge_cred
             assert kept["endpoint"]["token"] == fresh, "the claim's credential was replaced"
             assert process_alive(pid)
             stopped = await second.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+            await wait_gone(pid)
+
+
+def stale_opener(folder: Path, process_name: str, games_dir: Path, port: int) -> Path:
+    """An ``xdg-open`` standing for a store client that was already running: the game it starts
+    gets the client's old GABP endpoint, not the one the bridge issued for this launch."""
+    folder.mkdir(parents=True, exist_ok=True)
+    opener = folder / "xdg-open"
+    opener.write_text(
+        textwrap.dedent(
+            f'''\
+            #!/bin/bash
+            export GABP_SERVER_PORT={port} GABP_TOKEN={secrets.token_hex(32)} GABS_GAME_ID=store
+            export COMPAT_GAME_DIR="{games_dir}"
+            export PYTHONPATH="{os.pathsep.join(p for p in sys.path if p)}"
+            (exec -a {process_name} "{sys.executable}" "{GAME_SCRIPT}" > "{folder}/game.log" 2>&1 &)
+            exit 0
+            '''
+        ),
+        encoding="utf-8",
+    )
+    opener.chmod(0o755)
+    return opener
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_start_that_finds_the_game_on_an_earlier_endpoint_warns_and_connect_refuses(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    name = f"compat-stale-{os.getpid()}"
+    opener = stale_opener(tmp_path / "bin", name, config_dir.games_dir, free_port())
+    entry = config_dir.game(
+        "store", launchMode="SteamAppId", target="4242003", stopProcessName=name
+    )
+    entry.pop("args")
+    entry.pop("env")
+    path = f"{opener.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir, env={"PATH": path}) as client:
+            started = await client.call_tool("games_start", {"gameId": "store", "timeout": 2})
+            assert not started.is_error, text_of(started)
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            warnings = data(started).get("startWarnings") or []
+            assert any("stale_bridge_credential" in w for w in warnings), text_of(started)
+            pid = config_dir.game_pid("store")
+            while pid is None:
+                await anyio.sleep(0.05)
+                pid = config_dir.game_pid("store")
+            refused = await client.call_tool("games_connect", {"gameId": "store"})
+            assert data(refused)["code"] == "stale_bridge_credential", text_of(refused)
+            stopped = await client.call_tool("games_stop", {"gameId": "store"})
             assert data(stopped)["code"] == "terminated", text_of(stopped)
             await wait_gone(pid)
