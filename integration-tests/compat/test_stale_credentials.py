@@ -8,14 +8,14 @@ import os
 import secrets
 import socket
 import sys
-import textwrap
 from pathlib import Path
 
 import anyio
 import pytest
 
-from .harness import GAME_SCRIPT, ConfigDir, OpenBridge
+from .harness import ConfigDir, OpenBridge
 from .results import data, next_tools, process_alive, text_of, wait_gone
+from .test_lifecycle_processes import fake_opener
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process environments in /proc")
 
@@ -55,28 +55,6 @@ async def test_a_game_holding_an_earlier_launchs_endpoint_is_a_stale_bridge_cred
             await wait_gone(pid)
 
 
-def stale_opener(folder: Path, process_name: str, games_dir: Path, port: int) -> Path:
-    """An ``xdg-open`` standing for a store client that was already running: the game it starts
-    gets the client's old GABP endpoint, not the one the bridge issued for this launch."""
-    folder.mkdir(parents=True, exist_ok=True)
-    opener = folder / "xdg-open"
-    opener.write_text(
-        textwrap.dedent(
-            f'''\
-            #!/bin/bash
-            export GABP_SERVER_PORT={port} GABP_TOKEN={secrets.token_hex(32)} GABS_GAME_ID=store
-            export COMPAT_GAME_DIR="{games_dir}"
-            export PYTHONPATH="{os.pathsep.join(p for p in sys.path if p)}"
-            (exec -a {process_name} "{sys.executable}" "{GAME_SCRIPT}" > "{folder}/game.log" 2>&1 &)
-            exit 0
-            '''
-        ),
-        encoding="utf-8",
-    )
-    opener.chmod(0o755)
-    return opener
-
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -87,7 +65,14 @@ async def test_a_start_that_finds_the_game_on_an_earlier_endpoint_warns_and_conn
     open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
 ) -> None:
     name = f"compat-stale-{os.getpid()}"
-    opener = stale_opener(tmp_path / "bin", name, config_dir.games_dir, free_port())
+    # A store client that was already running hands the game its old endpoint, not the one
+    # the bridge issued for this launch.
+    earlier = {
+        "GABP_SERVER_PORT": str(free_port()),
+        "GABP_TOKEN": secrets.token_hex(32),
+        "GABS_GAME_ID": "store",
+    }
+    opener = fake_opener(tmp_path / "bin", name, config_dir.games_dir, earlier)
     entry = config_dir.game(
         "store", launchMode="SteamAppId", target="4242003", stopProcessName=name
     )
