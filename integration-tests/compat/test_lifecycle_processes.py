@@ -288,15 +288,20 @@ async def test_a_steam_managed_game_is_found_in_the_library_and_started_directly
         assert (tmp_path / "steam-args").read_text(encoding="utf-8").split() == ["-silent"]
 
 
-def fake_opener(folder: Path, process_name: str, games_dir: Path) -> Path:
-    """An ``xdg-open`` that records the URI it got and starts the game as ``process_name``."""
+def fake_opener(
+    folder: Path, process_name: str, games_dir: Path, env: dict[str, str] | None = None
+) -> Path:
+    """An ``xdg-open`` that records the URI it got and starts the game as ``process_name``
+    (with ``env`` added to what it was given)."""
     folder.mkdir(parents=True, exist_ok=True)
     opener = folder / "xdg-open"
+    exports = " ".join(f"{name}={value}" for name, value in (env or {}).items())
     opener.write_text(
         textwrap.dedent(
             f'''\
             #!/bin/bash
             echo "$1" > "{folder}/opened-uri"
+            {f"export {exports}" if exports else ""}
             export COMPAT_GAME_DIR="{games_dir}"
             export PYTHONPATH="{os.pathsep.join(p for p in sys.path if p)}"
             (exec -a {process_name} "{sys.executable}" "{GAME_SCRIPT}" > "{folder}/game.log" 2>&1 &)

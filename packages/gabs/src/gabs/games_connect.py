@@ -27,11 +27,18 @@ from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
 from gabs.games_owner import OwnerMixin
 from gabs.games_runtime import GameRuntime
-from gabs.lifecycle import Lifecycle, LifecycleError, Superseded, next_action
+from gabs.lifecycle import (
+    Lifecycle,
+    LifecycleError,
+    Superseded,
+    next_action,
+    stale_bridge_credential,
+)
 from gabs.lifecycle.core import now as _utc
 from gabs.runtime import Attachment, ClaimError, RuntimeState
 from gabs.runtime.claim import format_time, new_id
 from gabs.runtime.endpoint import read_bridge_file
+from gabs.runtime.procenv import stale_credentials
 from gabs.runtime.procs import verify_pid
 from gabs.session import GameSession, SessionError
 
@@ -312,6 +319,13 @@ class ConnectMixin(OwnerMixin):
         previous = (claim.owner_pid, claim.owner_instance_id) if claim is not None else (0, "")
         if port is None or token is None:
             port, token = self._endpoint_for(game_id, claim, port, token)
+            if claim is not None and claim.has_endpoint:
+                config = runtime.config
+                stale = await anyio.to_thread.run_sync(
+                    stale_credentials, claim, config.stop_process_name if config else ""
+                )
+                if stale is not None:
+                    raise stale_bridge_credential(game_id, stale.pid)
         if claim is not None:
             lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
             with contextlib.suppress(Superseded):

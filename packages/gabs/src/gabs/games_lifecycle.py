@@ -31,6 +31,7 @@ from gabs.lifecycle import (
     start_game,
     stop_game,
 )
+from gabs.runtime.procenv import stale_credentials
 
 __all__ = ["LifecycleMixin", "Progress"]
 
@@ -154,6 +155,15 @@ class LifecycleMixin(StatusMixin):
     ) -> dict[str, Any]:
         spawned = started.spawned
         alive = (lambda: not spawned.exited) if not game.url_mode and not started.adopted else None
+        stale = await anyio.to_thread.run_sync(
+            stale_credentials, started.claim, game.stop_process_name
+        )
+        if stale is not None:
+            started.warnings.append(
+                f"stale_bridge_credential: the running game process (pid {stale.pid}) holds the "
+                "GABP endpoint of an earlier launch, not this one's, so this bridge cannot "
+                "attach to it; restart the game so that it gets the current environment"
+            )
         sync = min(SYNC_WAIT, total)
         began = time.monotonic()
         error = await self._try_connect(

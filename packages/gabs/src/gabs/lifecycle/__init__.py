@@ -1,7 +1,7 @@
 """The game lifecycle both front ends share (``gabs games ...`` and the MCP tools): start
 (stages 1 to 4), status from the claim, stop and kill, with the Go bridge's outcome codes."""
 
-from .codes import LifecycleError, cause_class, next_action
+from .codes import LifecycleError, cause_class, next_action, stale_bridge_credential
 from .core import Lifecycle, Superseded
 from .history import TrackRecord, context_hash, summary_line
 from .observe import Observation, observe
@@ -21,6 +21,7 @@ __all__ = [
     "exited_during_start",
     "next_action",
     "observe",
+    "stale_bridge_credential",
     "start_game",
     "stop_game",
     "summary_line",

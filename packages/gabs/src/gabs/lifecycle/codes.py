@@ -15,6 +15,7 @@ __all__ = [
     "LifecycleError",
     "cause_class",
     "next_action",
+    "stale_bridge_credential",
 ]
 
 _CLASSES: Final[dict[str, tuple[str, ...]]] = {
@@ -118,3 +119,27 @@ class LifecycleError(Exception):
         if self.next_actions:
             result["nextActions"] = self.next_actions
         return result
+
+
+def stale_bridge_credential(game_id: str, pid: int) -> LifecycleError:
+    """``stale_bridge_credential``: the game process ``pid`` runs with an earlier launch's GABP
+    endpoint, so this launch's credential can never attach to it (nothing is dialled)."""
+    return LifecycleError(
+        "stale_bridge_credential",
+        f"Stale bridge credential for '{game_id}': its running process (pid {pid}) was started "
+        "with the GABP endpoint of an earlier launch, not the one this launch issued, so this "
+        "bridge cannot attach to it. Restart the game so that it gets the current environment.",
+        next_actions=[
+            next_action(
+                "games_status",
+                {"gameId": game_id},
+                "Inspect the running instance; it holds an earlier launch's bridge environment.",
+            ),
+            next_action(
+                "games_stop",
+                {"gameId": game_id},
+                "Stop the stale instance, then start it again with the current environment.",
+            ),
+        ],
+        warnings_key="warnings",
+    )
