@@ -11,12 +11,12 @@ from .steam import SteamApp, SteamError, resolve_app
 
 __all__ = [
     "LAUNCH_LOG",
+    "ExecLimits",
     "HookResult",
     "ResolveError",
     "Resolved",
     "ResolvedHook",
     "ResolvedLifecycle",
-    "ExecLimits",
     "SizeIssue",
     "SpawnError",
     "SpawnedGame",
