@@ -120,25 +120,22 @@ def check_unix_size(
     """The issue of a launch under explicit Unix ``limits``, or None."""
     if limits.combined <= 0:
         return None
-    env_strings = arg_strings = 0
-    for key, value in env.items():
-        size = _nbytes(key) + _nbytes(value) + 2  # "=" and the terminator
-        if limits.per_string and size > limits.per_string:
-            return SizeIssue(
-                "env",
-                f"environment entry {key} is {size} bytes including its terminator, exceeding "
-                f"the per-string exec limit of {limits.per_string}",
-            )
-        env_strings += size
-    for index, arg in enumerate(argv):
-        size = _nbytes(arg) + 1
-        if limits.per_string and size > limits.per_string:
-            return SizeIssue(
-                "args",
-                f"argument {index} is {size} bytes including its terminator, exceeding the "
-                f"per-string exec limit of {limits.per_string}",
-            )
-        arg_strings += size
+    env_sizes = [
+        (f"environment entry {key}", _nbytes(key) + _nbytes(value) + 2)  # "=" and the NUL
+        for key, value in env.items()
+    ]
+    arg_sizes = [(f"argument {index}", _nbytes(arg) + 1) for index, arg in enumerate(argv)]
+    part: Literal["args", "env"]
+    for part, sizes in (("env", env_sizes), ("args", arg_sizes)):
+        for what, size in sizes:
+            if limits.per_string and size > limits.per_string:
+                return SizeIssue(
+                    part,
+                    f"{what} is {size} bytes including its terminator, exceeding the "
+                    f"per-string exec limit of {limits.per_string}",
+                )
+    env_strings = sum(size for _, size in env_sizes)
+    arg_strings = sum(size for _, size in arg_sizes)
     env_charge = env_strings + len(env) * limits.pointer
     arg_charge = arg_strings + len(argv) * limits.pointer
     if limits.terminators > 0:
