@@ -107,6 +107,42 @@ async def test_a_game_that_exits_while_starting_is_exited_during_start(
     assert data(status)["status"] == "stopped"
 
 
+#: Over every platform's combined exec limit (Linux at most 6 MiB, macOS 1 MiB, Windows far
+#: less) without depending on Linux's page-sized cap on one string.
+OVERSIZED_ARGS = ["x" * 100 * 1024] * 65
+
+
+async def test_a_launch_over_the_exec_limits_is_spec_too_large_and_spawns_nothing(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    entry = config_dir.game("big")
+    entry["args"] = entry["args"] + OVERSIZED_ARGS
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            result = await client.call_tool("games_start", {"gameId": "big", "timeout": 1})
+            status = await client.call_tool("games_status", {"gameId": "big"})
+        cli = await anyio.to_thread.run_sync(lambda: gabs_cli(config_dir, "games", "start", "big"))
+    assert result.is_error
+    found = data(result)
+    assert (found["code"], found["part"], found["gameId"], found["causeClass"]) == (
+        "spec_too_large",
+        "args",
+        "big",
+        "config",
+    )
+    assert next_tools(result) == ["games_show"]
+    assert text_of(result).startswith("Refusing to start big: ")
+    assert data(status)["status"] == "stopped", text_of(status)
+    assert config_dir.game_pid("big") is None and config_dir.launch_report("big") is None
+    folder = config_dir.path / "big"
+    assert not (folder / "runtime.json").exists()
+    bridge = json.loads((folder / "bridge.json").read_text(encoding="utf-8"))
+    assert len(bridge["token"]) == 64
+    assert not {"profile", "configRevision", "startedAt"} & {k for k, v in bridge.items() if v}
+    assert cli.returncode == 1, cli.stderr
+    assert any(line.startswith("spec_too_large: ") for line in cli.stderr.splitlines()), cli.stderr
+
+
 async def test_a_slow_game_is_bridge_pending_then_connected(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:

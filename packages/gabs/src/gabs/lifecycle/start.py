@@ -23,6 +23,7 @@ import anyio
 from gabs.config import GameConfig
 from gabs.launch.environment import game_environment
 from gabs.launch.resolve import Resolved
+from gabs.launch.size import check_process_size
 from gabs.launch.spawn import (
     LAUNCH_LOG,
     SpawnedGame,
@@ -156,6 +157,7 @@ async def start_game(
             "unobserved",
             "spawn_failed",
             "endpoint_unavailable",
+            "spec_too_large",
         ):
             record.failed(resolved.profile, digest, failure.code, cause_class(failure.code))
         raise
@@ -224,8 +226,6 @@ async def _launch(
     except SpawnError as exc:
         raise _spawn_failed(game, exc) from None
     warnings += more
-    if game.launch_mode in ("SteamManaged", "SteamAppId"):
-        await _steam_client(game, claim, warnings)
     env = game_environment(
         resolved,
         launch_mode=game.launch_mode,
@@ -236,6 +236,15 @@ async def _launch(
     )
     if not game.url_mode:
         argv += list(resolved.args)
+    too_large = check_process_size(argv, env)
+    if too_large is not None:
+        raise LifecycleError(
+            "spec_too_large",
+            f"Refusing to start {game.id}: {too_large.message}",
+            data={"part": too_large.part},
+        )
+    if game.launch_mode in ("SteamManaged", "SteamAppId"):
+        await _steam_client(game, claim, warnings)
 
     def spawning(state: RuntimeState) -> None:
         state.endpoint_port, state.endpoint_token = endpoint.port, endpoint.token
