@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from gabp import ErrorCode, ProtocolError
 from gabp.messages import ToolDescriptor
 from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments
+from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
     described,
     input_schema_from_infos,
@@ -188,6 +189,9 @@ class Tool:
         For a function: its keyword arguments. For a handler: the arguments mapping, checked,
         with the defaults of parameters left out.
         """
+        if unknown == "refuse" and self.call_style == "keywords":  # the common case, quickly
+            if (plain := plain_values(self.input_model, arguments)) is not None:
+                return plain
         model = check_arguments(self.name, self.input_model, arguments, unknown=unknown)
         if self.call_style == "mapping":
             values = model.model_dump(by_alias=True, exclude_unset=True)
