@@ -63,7 +63,7 @@ def plain_values(model: type[BaseModel], arguments: Any) -> dict[str, Any] | Non
     values: dict[str, Any] = {}
     taken = 0
     for name, (kind, default) in fields.items():
-        value = arguments.get(name, _MISSING)
+        value: Any = arguments.get(name, _MISSING)
         if value is _MISSING:
             if default is PydanticUndefined:
                 return None
@@ -72,12 +72,12 @@ def plain_values(model: type[BaseModel], arguments: Any) -> dict[str, Any] | Non
         if type(value) is not kind:
             return None
         taken += 1
-        if kind is str and not value.isascii():
+        if isinstance(value, str) and not value.isascii():
             try:
                 value.encode()
             except UnicodeEncodeError:  # a lone surrogate: not JSON text
                 return None
-        elif kind is float and not math.isfinite(value):
+        elif isinstance(value, float) and not math.isfinite(value):
             return None
         values[name] = value
     # every name known: as many values taken as the arguments hold

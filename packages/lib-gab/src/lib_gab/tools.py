@@ -189,9 +189,9 @@ class Tool:
         For a function: its keyword arguments. For a handler: the arguments mapping, checked,
         with the defaults of parameters left out.
         """
-        if unknown == "refuse" and self.call_style == "keywords":  # the common case, quickly
-            if (plain := plain_values(self.input_model, arguments)) is not None:
-                return plain
+        quick = unknown == "refuse" and self.call_style == "keywords"  # the common case
+        if quick and (plain := plain_values(self.input_model, arguments)) is not None:
+            return plain
         model = check_arguments(self.name, self.input_model, arguments, unknown=unknown)
         if self.call_style == "mapping":
             values = model.model_dump(by_alias=True, exclude_unset=True)
