@@ -251,7 +251,7 @@ async def test_a_status_hook_finds_an_external_instance_and_records_it(tmp_path:
         tmp_path,
         lifecycle={
             "status": {"command": sys.executable, "args": running},
-            "stop": {"command": "/bin/true"},
+            "stop": {"command": "/bin/true", "verifyTimeoutSeconds": 1},
         },
     )
     with pytest.raises(LifecycleError) as caught:
@@ -264,6 +264,26 @@ async def test_a_status_hook_finds_an_external_instance_and_records_it(tmp_path:
     assert claim is not None and (claim.source, claim.phase) == ("external", "active")
     outcome = await stop_game(lc, "g", "stop")
     assert outcome is not None and outcome.code == "action_succeeded_running"
+
+
+async def test_a_status_run_cut_short_by_the_verify_deadline_does_not_erase_the_evidence(
+    tmp_path: Path,
+) -> None:
+    # Each status run takes about 0.5 s and says running; with a 1 s window the second run
+    # starts with less time left than it needs, and the deadline, not the hook, ends it.
+    slow_running = ["-c", "import time; time.sleep(0.5)"]
+    lc, game = sleeper(
+        tmp_path,
+        lifecycle={
+            "status": {"command": sys.executable, "args": slow_running, "timeoutSeconds": 5},
+            "stop": {"command": "/bin/true", "verifyTimeoutSeconds": 1},
+        },
+    )
+    with pytest.raises(LifecycleError):
+        await start(lc, game)
+    outcome = await stop_game(lc, "g", "stop")
+    assert outcome is not None
+    assert (outcome.code, "unknown" in outcome.detail) == ("action_succeeded_running", False)
 
 
 async def test_a_claim_without_a_way_to_stop_is_stop_unsupported(tmp_path: Path) -> None:

@@ -244,6 +244,7 @@ class _Round:
     bridge_live: bool = False
     own_bridge: bool = False
     hook_stopped: bool = False
+    truncated: bool = False
     details: list[str] = field(default_factory=list)
 
     @property
@@ -294,6 +295,8 @@ async def _evidence(
         found.running |= verdict == "running"
         found.unknown |= verdict == "unknown"
         found.hook_stopped |= verdict == "stopped"
+        # The deadline, not the hook, ended this run: it says nothing about the game.
+        found.truncated = result.timed_out and remaining < float(hook.timeout_seconds or 5)
         found.details.append(f"status hook reports {verdict} ({result.describe()})")
     if gabp_live is not None and gabp_live():
         found.bridge_live = found.own_bridge = True
@@ -372,7 +375,10 @@ async def stop_game(
             outcome.code, outcome.detail = "termination_unverified", "verification abandoned"
             return outcome
         claim = current
-        last = await _evidence(lc, claim, gabp_live, remaining)
+        current_round = await _evidence(lc, claim, gabp_live, remaining)
+        if current_round.truncated and last.sources > 0:
+            break  # keep the last complete round rather than a run the deadline cut short
+        last = current_round
         if last.all_stopped or last.no_sources:
             break
         await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
