@@ -15,7 +15,6 @@ answer means ``executed: "unknown"``.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import platform
 import time
@@ -36,7 +35,6 @@ from gabp import (
     RequestTimeout,
     new_id,
 )
-from gabp import connect_tcp as gabp_connect_tcp
 from gabp.messages import Attention, Capabilities, Event, parse_result
 from gabs._version import __version__
 from gabs.attention import AttentionCache, Gate, GateDecision
@@ -78,16 +76,6 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
 def _platform() -> str:
     system = platform.system().lower()
     return {"darwin": "macos", "windows": "windows"}.get(system, "linux")
-
-
-async def _connect_tcp(host: str, port: int) -> anyio.abc.ByteStream:
-    """A TCP stream to the game: on asyncio transports (one loop turn less per call than an
-    anyio socket stream), or anyio's own under another event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return await anyio.connect_tcp(host, port)
-    return await gabp_connect_tcp(host, port)
 
 
 class GameSession:
@@ -208,7 +196,7 @@ class GameSession:
     async def _connect_once(self) -> None:
         with anyio.fail_after(self.connect_timeout):
             try:
-                stream = await _connect_tcp(self.host, self.port)
+                stream = await anyio.connect_tcp(self.host, self.port)
             except OSError as exc:
                 raise SessionError(
                     f"cannot connect to {self.game_id} at {self.host}:{self.port}: {exc}"
