@@ -29,6 +29,7 @@ __all__ = [
     "bridge_session",
     "process_alive",
     "run_cli",
+    "start_game",
     "structured",
     "text_of",
     "wait_gone",
@@ -173,3 +174,11 @@ def run_cli(
 def structured(result: types.CallToolResult) -> dict[str, Any]:
     assert isinstance(result.structured_content, dict), result
     return result.structured_content
+
+
+async def start_game(client: Client, game_id: str = "compat") -> types.CallToolResult:
+    """``games_start`` of ``game_id``, which must answer ``started_connected``."""
+    started = await client.call_tool("games_start", {"gameId": game_id})
+    assert not started.is_error, text_of(started)
+    assert structured(started).get("code") == "started_connected", text_of(started)
+    return started

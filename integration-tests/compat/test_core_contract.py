@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import anyio
 
-from .harness import ConfigDir, OpenBridge, process_alive, structured, text_of, wait_gone
+from .harness import (
+    ConfigDir,
+    OpenBridge,
+    process_alive,
+    start_game,
+    structured,
+    text_of,
+    wait_gone,
+)
 
 CORE_TOOLS = {
     "games_list",
@@ -62,8 +70,7 @@ async def test_a_game_is_started_called_and_stopped(
     config_dir.game("compat")
     with anyio.fail_after(120):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert not started.is_error, text_of(started)
+            started = await start_game(client)
             pid = config_dir.game_pid("compat")
             assert pid is not None and process_alive(pid), text_of(started)
 

@@ -15,7 +15,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from .harness import GAME_SCRIPT, ConfigDir, OpenBridge
+from .harness import GAME_SCRIPT, ConfigDir, OpenBridge, start_game
 from .results import bridge_pids, data, next_tools, process_alive, text_of, wait_gone
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux processes and /proc")
@@ -33,8 +33,7 @@ async def test_a_second_bridge_sees_the_game_and_does_not_launch_a_duplicate(
     config_dir.game("compat")
     with anyio.fail_after(180):
         async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
-            started = await first.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(first)
             pid = await wait_pid(config_dir, "compat")
 
             seen = await second.call_tool("games_status", {"gameId": "compat"})
@@ -90,8 +89,7 @@ async def test_a_game_call_is_refused_while_another_bridge_holds_the_owner_lease
     inspect = {"gameId": "compat"}
     with anyio.fail_after(180):
         async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
-            started = await first.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(first)
             pid = await wait_pid(config_dir, "compat")
             # a short connect timeout: the new owner's lease is that plus 5 s
             taken = await second.call_tool(
@@ -137,8 +135,7 @@ async def test_the_bridge_a_game_was_taken_from_is_told_who_owns_it_now(
     take = {"gameId": "compat", "forceTakeover": True}
     with anyio.fail_after(180):
         async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
-            started = await first.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(first)
             pid = await wait_pid(config_dir, "compat")
             taken = await second.call_tool("games_connect", take)
             assert data(taken)["connected"] is True, text_of(taken)
@@ -167,8 +164,7 @@ async def test_a_game_outlives_a_bridge_killed_with_sigkill_and_the_next_one_att
     with anyio.fail_after(180):
         with contextlib.suppress(Exception, BaseExceptionGroup):
             async with open_bridge(config_dir) as doomed:
-                started = await doomed.call_tool("games_start", {"gameId": "compat"})
-                assert data(started)["code"] == "started_connected", text_of(started)
+                await start_game(doomed)
                 pids = bridge_pids(config_dir.path)
                 assert len(pids) == 1, pids
                 os.kill(pids[0], signal.SIGKILL)
@@ -200,8 +196,7 @@ async def test_a_stop_hook_that_times_out_is_action_timed_out_and_kill_still_wor
     config_dir.game("compat", lifecycle={"stop": {"command": str(hook), "timeoutSeconds": 1}})
     with anyio.fail_after(180):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(client)
             pid = await wait_pid(config_dir, "compat")
             stopped = await client.call_tool("games_stop", {"gameId": "compat"})
             assert stopped.is_error
@@ -375,8 +370,7 @@ async def test_the_endpoint_file_is_private(open_bridge: OpenBridge, config_dir:
     config_dir.game("compat")
     with anyio.fail_after(120):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(client)
             mode = (config_dir.path / "compat" / "bridge.json").stat().st_mode & 0o777
             await client.call_tool("games_kill", {"gameId": "compat"})
     assert mode == 0o600
@@ -406,8 +400,7 @@ async def test_a_duplicate_start_from_another_bridge_points_at_games_connect(
     config_dir.game("compat")
     with anyio.fail_after(180):
         async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
-            started = await first.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(first)
             duplicate = await second.call_tool("games_start", {"gameId": "compat"})
             assert data(duplicate)["code"] == "already_running"
             assert "games_connect" in next_tools(duplicate)

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from .harness import ConfigDir, OpenBridge
+from .harness import ConfigDir, OpenBridge, start_game
 from .results import data, next_tools, process_alive, text_of, wait_gone
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
@@ -23,8 +23,7 @@ async def test_a_start_answers_with_the_go_codes_and_next_actions(
     config_dir.game("compat")
     with anyio.fail_after(120):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert not started.is_error, text_of(started)
+            started = await start_game(client)
             assert (data(started)["code"], data(started)["gameId"]) == (
                 "started_connected",
                 "compat",

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from .harness import ConfigDir, OpenBridge
+from .harness import ConfigDir, OpenBridge, start_game
 from .results import data, next_tools, process_alive, text_of, wait_gone
 from .test_lifecycle_processes import fake_opener
 
@@ -27,8 +27,7 @@ async def test_a_game_holding_an_earlier_launchs_endpoint_is_a_stale_bridge_cred
     claim_file = config_dir.path / "compat" / "runtime.json"
     with anyio.fail_after(180):
         async with open_bridge(config_dir) as first:
-            started = await first.call_tool("games_start", {"gameId": "compat"})
-            assert data(started)["code"] == "started_connected", text_of(started)
+            await start_game(first)
         pid = config_dir.game_pid("compat")
         assert pid is not None and process_alive(pid), "the game ended with its bridge"
 

@@ -13,7 +13,7 @@ import anyio
 import mcp_types as types
 import pytest
 
-from .harness import ConfigDir, OpenBridge, structured, text_of
+from .harness import ConfigDir, OpenBridge, start_game, structured, text_of
 
 GAME_TIMEOUT = 120
 
@@ -46,8 +46,7 @@ async def test_tool_names_are_paged_with_a_cursor(
     config_dir.game("compat")
     with anyio.fail_after(GAME_TIMEOUT):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert not started.is_error, text_of(started)
+            await start_game(client)
             first = structured(
                 await client.call_tool("games_tool_names", {"gameId": "compat", "limit": 2})
             )
@@ -82,8 +81,7 @@ async def test_a_connected_game_has_a_state_resource(
     config_dir.game("compat")
     with anyio.fail_after(GAME_TIMEOUT):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert not started.is_error, text_of(started)
+            await start_game(client)
             listed = await client.list_resources()
             await client.call_tool("games_stop", {"gameId": "compat"})
     assert "gab://compat/state" in {str(r.uri) for r in listed.resources}
@@ -98,8 +96,7 @@ async def test_a_state_resource_is_read_in_the_mcp_shape(
     config_dir.game("compat")
     with anyio.fail_after(GAME_TIMEOUT):
         async with open_bridge(config_dir) as client:
-            started = await client.call_tool("games_start", {"gameId": "compat"})
-            assert not started.is_error, text_of(started)
+            await start_game(client)
             read = await client.read_resource("gab://compat/state")
             await client.call_tool("games_stop", {"gameId": "compat"})
     content = read.contents[0]

@@ -24,7 +24,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from .harness import ConfigDir, bridge_environment, structured, text_of
+from .harness import ConfigDir, bridge_environment, start_game, structured, text_of
 
 API_KEY = "compat-api-key-0123456789abcdef0123456789abcdef"
 INITIALIZE = {
@@ -266,8 +266,7 @@ async def test_the_sdk_client_starts_calls_and_stops_a_game_over_streamable_http
             http = create_mcp_http_client(headers={"Authorization": f"Bearer {API_KEY}"})
             transport = streamable_http_client(f"{base}/mcp", http_client=http)
             async with http, Client(transport, mode="legacy") as client:  # type: ignore[arg-type]
-                started = await client.call_tool("games_start", {"gameId": "compat"})
-                assert not started.is_error, text_of(started)
+                await start_game(client)
                 echoed = await client.call_tool(
                     "games_call_tool",
                     {"gameId": "compat", "tool": "compat/echo", "arguments": {"text": "über"}},
