@@ -21,6 +21,7 @@ from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig
 from gabs.launch import ResolveError, check_resolvable, resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
 from gabs.runtime import ClaimError, list_claims, load_claim, remove_claim, transition_lock
+from gabs.runtime.legacy import LegacyContext
 
 __all__ = [
     "coerce_input",
@@ -237,8 +238,11 @@ def _stop(args: argparse.Namespace, action: str) -> int:
     lc = _lifecycle(config)
     game = config.games.get(args.game_id)
     window = game.timeouts.stop_grace_seconds if game is not None else None
+    legacy = LegacyContext(game.launch_mode if game is not None else "", config.revision)
     try:
-        outcome = anyio.run(lambda: stop_game(lc, args.game_id, action, verify_window=window))
+        outcome = anyio.run(
+            lambda: stop_game(lc, args.game_id, action, verify_window=window, legacy=legacy)
+        )
     except LifecycleError as exc:
         return _refuse(exc)
     if outcome is None:

@@ -35,9 +35,10 @@ from gabs.lifecycle import (
     stale_bridge_credential,
 )
 from gabs.lifecycle.core import now as _utc
-from gabs.runtime import Attachment, ClaimError, RuntimeState
+from gabs.runtime import Attachment, ClaimError, LockBusy, RuntimeState
 from gabs.runtime.claim import format_time, new_id
 from gabs.runtime.endpoint import read_bridge_file
+from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
 from gabs.runtime.procenv import stale_credentials
 from gabs.runtime.procs import verify_pid
 from gabs.session import GameSession, SessionError
@@ -66,6 +67,13 @@ class ConnectMixin(OwnerMixin):
 
     async def _tools_changed(self) -> None:
         raise NotImplementedError
+
+    def _legacy_context(self, runtime: GameRuntime) -> LegacyContext:
+        """What normalizing an older Go bridge's claim of this game takes from its entry."""
+        config = runtime.config
+        return LegacyContext(
+            config.launch_mode if config is not None else "", self.store.current.revision
+        )
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -317,7 +325,12 @@ class ConnectMixin(OwnerMixin):
                 ],
             }
         previous = (claim.owner_pid, claim.owner_instance_id) if claim is not None else (0, "")
-        if port is None or token is None:
+        migrated: LegacyEndpoint | None = None
+        if is_legacy(claim):
+            claim, migrated = await self._normalize_for_connect(runtime, port is None)
+        if migrated is not None:
+            port, token = port or migrated.port, token or migrated.token
+        elif port is None or token is None:
             port, token = self._endpoint_for(game_id, claim, port, token)
             if claim is not None and claim.has_endpoint:
                 config = runtime.config
@@ -351,6 +364,8 @@ class ConnectMixin(OwnerMixin):
                 ],
                 warnings_key="warnings",
             )
+        if claim is not None and migrated is not None:
+            claim = await self._keep_migrated_endpoint(runtime, claim, port, token)
         if claim is not None:
             await self._attach(runtime, claim)
         result = self._connected(runtime, claim, "Successfully connected to")
@@ -358,6 +373,55 @@ class ConnectMixin(OwnerMixin):
             result.update(previousPID=previous[0], previousOwner=previous[1])
             result["forceTakeover" if force_takeover else "idleTakeover"] = True
         return result
+
+    async def _normalize_for_connect(
+        self, runtime: GameRuntime, capture: bool
+    ) -> tuple[RuntimeState | None, LegacyEndpoint | None]:
+        """Normalize an older Go bridge's claim (a connect is a lifecycle touch), taking the
+        one endpoint candidate its ``bridge.json`` offers when ``capture``."""
+        game_id = runtime.game_id
+        try:
+            return await normalize_legacy_claim(
+                self.lc.game_dir(game_id), self._legacy_context(runtime), capture_endpoint=capture
+            )
+        except (ClaimError, LockBusy) as exc:
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"The pre-upgrade runtime claim for '{game_id}' could not be normalized: {exc}",
+                warnings_key="warnings",
+            ) from None
+
+    async def _keep_migrated_endpoint(
+        self, runtime: GameRuntime, claim: RuntimeState, port: int, token: str
+    ) -> RuntimeState:
+        """Write the endpoint a connect just proved into the normalized claim (fenced to the
+        launch it minted); the connection is closed and the connect refused otherwise."""
+        game_id = runtime.game_id
+
+        def keep(state: RuntimeState) -> None:
+            if state.has_endpoint:
+                raise Superseded("the endpoint was migrated meanwhile")
+            state.endpoint_port, state.endpoint_token = port, token
+
+        try:
+            return await self.lc.update(game_id, claim.launch_id, keep)
+        except (Superseded, ClaimError, LockBusy, OSError) as exc:
+            await self._close_session(runtime)
+            replaced = isinstance(exc, Superseded)
+            raise LifecycleError(
+                "operation_in_progress" if replaced else "endpoint_unavailable",
+                f"The pre-upgrade claim for '{game_id}' was replaced while its endpoint was "
+                "being validated; the connection was closed: re-check games_status."
+                if replaced
+                else f"The validated legacy endpoint for '{game_id}' could not be kept: {exc}. "
+                "The connection was closed; the old endpoint is not offered again.",
+                next_actions=[
+                    next_action(
+                        "games_status", {"gameId": game_id}, "Inspect the current launch state."
+                    )
+                ],
+                warnings_key="warnings",
+            ) from None
 
     def _endpoint_for(
         self, game_id: str, claim: RuntimeState | None, port: int | None, token: str | None
@@ -372,6 +436,19 @@ class ConnectMixin(OwnerMixin):
             )
         if claim is not None and claim.has_endpoint:
             return port or claim.endpoint_port, token or claim.endpoint_token
+        if claim is not None and claim.normalized_from_legacy:
+            raise LifecycleError(
+                "endpoint_unavailable",
+                f"The runtime claim for '{game_id}' carries no attachable endpoint: the endpoint "
+                "file of the older bridge's launch is offered once, and it did not answer. Restart "
+                "the game with games_start, or pass port and token.",
+                next_actions=[
+                    next_action(
+                        "games_status", {"gameId": game_id}, "Inspect the current launch state."
+                    )
+                ],
+                warnings_key="warnings",
+            )
         saved = read_bridge_file(self.lc.game_dir(game_id))
         if saved is not None and isinstance(saved.get("port"), int) and saved.get("token"):
             return port or int(saved["port"]), token or str(saved["token"])

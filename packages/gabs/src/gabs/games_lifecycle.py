@@ -299,7 +299,12 @@ class LifecycleMixin(StatusMixin):
         config = runtime.config
         window = config.timeouts.stop_grace_seconds if config is not None else None
         outcome = await stop_game(
-            self.lc, game_id, action, verify_window=window, gabp_live=lambda: runtime.connected
+            self.lc,
+            game_id,
+            action,
+            verify_window=window,
+            gabp_live=lambda: runtime.connected,
+            legacy=self._legacy_context(runtime),
         )
         if outcome is None:
             if runtime.session is not None:

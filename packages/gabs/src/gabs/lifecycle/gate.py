@@ -10,6 +10,7 @@ claim is written whole, under the transition lock.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -18,6 +19,7 @@ from gabs.launch.hooks import run_status_hook
 from gabs.launch.resolve import Resolved, profile_lifecycles
 from gabs.runtime import (
     ClaimError,
+    LockBusy,
     Operation,
     RuntimeState,
     evaluate,
@@ -26,6 +28,7 @@ from gabs.runtime import (
     transition_lock,
 )
 from gabs.runtime.claim import format_time, new_id
+from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
 from gabs.runtime.procs import find_by_name
 
 from .codes import LifecycleError, next_action
@@ -238,6 +241,13 @@ async def claim_for_start(
                 f"The runtime claim for '{game.id}' is unreadable: {exc}. Use 'gabs games repair "
                 f"{game.id} --forget-runtime' if the game is provably gone.",
             ) from None
+        if is_legacy(existing):
+            # a start's duplicate check is a lifecycle touch: an older Go bridge's claim is
+            # normalized first and then judged like any other
+            with contextlib.suppress(ClaimError, LockBusy):
+                existing, _ = await normalize_legacy_claim(
+                    folder, LegacyContext(game.launch_mode, resolved.config_revision)
+                )
         if existing is not None:
             try:
                 await _judge_existing(lc, game, existing, live, warnings)

@@ -34,6 +34,7 @@ from gabs.runtime import (
     transition_lock,
 )
 from gabs.runtime.claim import new_id
+from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
 from gabs.runtime.liveness import attachment_is_live, owned_by
 from gabs.runtime.procs import find_by_name, signal_process, verify_pid
 
@@ -139,7 +140,11 @@ def _unsupported(game_id: str, claim: RuntimeState, action: str) -> LifecycleErr
 
 
 async def _admit(
-    lc: Lifecycle, game_id: str, action: str, budget_for: Callable[[ResolvedHook | None], float]
+    lc: Lifecycle,
+    game_id: str,
+    action: str,
+    budget_for: Callable[[ResolvedHook | None], float],
+    legacy: LegacyContext,
 ) -> tuple[RuntimeState, str] | None:
     folder = lc.game_dir(game_id)
     try:
@@ -156,6 +161,11 @@ async def _admit(
                 ) from None
             if claim is None:
                 return None
+            if is_legacy(claim):  # a stop or kill is a lifecycle touch: normalize it first
+                normalize(
+                    claim, launch_mode=legacy.launch_mode, config_revision=legacy.config_revision
+                )
+                save_claim(folder, claim)
             moment = now()
             current = claim.operation
             if current is not None and current.in_flight(moment):
@@ -322,8 +332,12 @@ async def stop_game(
     *,
     verify_window: float | None = None,
     gabp_live: Callable[[], bool] | None = None,
+    legacy: LegacyContext | None = None,
 ) -> StopOutcome | None:
-    """Stop (``action="stop"``) or kill the game of this claim; None when there is no claim."""
+    """Stop (``action="stop"``) or kill the game of this claim; None when there is no claim.
+
+    A claim of an older Go bridge is normalized first, with the launch mode and config revision
+    of ``legacy`` (the game's current entry; see :mod:`gabs.runtime.legacy`)."""
 
     def window(hook: ResolvedHook | None) -> float:
         if hook is not None and hook.verify_timeout_seconds:
@@ -333,7 +347,7 @@ async def stop_game(
     def budget(hook: ResolvedHook | None) -> float:
         return (float(hook.timeout_seconds) if hook is not None else BUILTIN_BUDGET) + window(hook)
 
-    admitted = await _admit(lc, game_id, action, budget)
+    admitted = await _admit(lc, game_id, action, budget, legacy or LegacyContext())
     if admitted is None:
         return None
     claim, prior = admitted

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import secrets
+import stat
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -246,6 +247,7 @@ class RuntimeState:
     last_action_result: ActionResult | None = None
     process_start_deadline: datetime | None = None
     observed_profile: str = ""
+    normalized_from_legacy: bool = False
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -298,6 +300,7 @@ class RuntimeState:
             if self.last_action_result
             else None,
             "observedProfile": self.observed_profile,
+            "normalizedFromLegacy": self.normalized_from_legacy,
         }
         data.update({key: value for key, value in rest.items() if value})
         data["processStartDeadline"] = format_time(self.process_start_deadline)
@@ -314,6 +317,7 @@ class RuntimeState:
             "pidStartTime", "adopted", "profile", "appliedInputNames", "configRevision",
             "lifecycle", "builtinFallback", "endpoint", "operation", "attachment",
             "lastActionResult", "processStartDeadline", "observedProfile",
+            "normalizedFromLegacy",
         }  # fmt: skip
         names = data.get("appliedInputNames")
         return cls(
@@ -351,6 +355,7 @@ class RuntimeState:
             last_action_result=ActionResult.from_json(data.get("lastActionResult")),
             process_start_deadline=parse_time(data.get("processStartDeadline")),
             observed_profile=_str(data.get("observedProfile")),
+            normalized_from_legacy=data.get("normalizedFromLegacy") is True,
             extra={key: value for key, value in data.items() if key not in known},
         )
 
@@ -365,6 +370,38 @@ def claim_path(game_dir: Path) -> Path:
     return game_dir / CLAIM_FILE
 
 
+#: The largest claim file read (a claim is a few KiB; anything far larger is not one).
+MAX_CLAIM_BYTES: Final = 4 * 1024 * 1024
+
+
+def _read_tightened(path: Path) -> bytes:
+    """The file's bytes, read through one handle that is proven to be a regular file; a claim
+    others may read (written so by an older bridge) is made private through that handle."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ClaimError(f"{path} is not a regular file")
+        if info.st_size > MAX_CLAIM_BYTES:
+            raise ClaimError(f"{path} is corrupt: {info.st_size} bytes (at most {MAX_CLAIM_BYTES})")
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        raw = b"".join(chunks)
+        if os.name == "posix" and info.st_mode & 0o077:
+            try:
+                os.fchmod(fd, 0o600)
+            except OSError as exc:
+                raise ClaimError(
+                    f"{path} is readable by others (mode {info.st_mode & 0o777:o}) and cannot be "
+                    f"made private: {exc.strerror or exc}"
+                ) from None
+        return raw
+    finally:
+        os.close(fd)
+
+
 def load_claim(game_dir: Path) -> RuntimeState | None:
     """The claim in ``game_dir``; None when there is none; :class:`ClaimError` when it exists
     but cannot be used."""
@@ -372,7 +409,7 @@ def load_claim(game_dir: Path) -> RuntimeState | None:
     try:
         if path.is_symlink() or (path.exists() and not path.is_file()):
             raise ClaimError(f"{path} is not a regular file")
-        raw = path.read_bytes()
+        raw = _read_tightened(path)
     except FileNotFoundError:
         return None
     except ClaimError:

@@ -156,6 +156,8 @@ async def _below_bridge(
         pid_detail = "tracked PID is the URL-opener helper; not workload evidence"
     elif claim.game_pid > 0:
         pid_verdict, pid_detail = verify_pid(claim.game_pid, claim.pid_start_time)
+        if claim.schema_version == 0 and pid_detail.endswith(")"):
+            pid_detail = pid_detail[:-1] + "; legacy claim)"  # an older Go bridge's claim
         if pid_verdict == "running":
             return Evidence("running", "pid_fingerprint", pid_detail)
     else:
