@@ -37,6 +37,7 @@ from .cli_args import (
 )
 from .cli_games import Failed
 from .config import LAUNCH_MODES
+from .launch.steam_ready import PROBE_ARGUMENT, run_probe_child
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "run"]
 
@@ -290,6 +291,8 @@ def _server(args: argparse.Namespace) -> int:
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse and run; return the exit code instead of exiting."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] == PROBE_ARGUMENT:  # the Steam readiness probe child
+        return run_probe_child(arguments, sys.stdout)
     try:
         flags, rest = hoist_global_flags(arguments)
         if not rest or rest[0] in ("help",):

@@ -139,7 +139,8 @@ def games_start(args: argparse.Namespace) -> int:
         return 1
     lc = _lifecycle(config)
     try:
-        started = anyio.run(lambda: start_game(lc, game, resolved))
+        connect = float(game.timeouts.start_seconds or config.settings.startup.gabp_connect_seconds)
+        started = anyio.run(lambda: start_game(lc, game, resolved, gabp_timeout=connect))
     except LifecycleError as exc:
         return _refuse(exc)
     for warning in started.warnings:

@@ -55,6 +55,7 @@ from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, Superseded, now
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash
+from .store_ready import needs_store_readiness, prove_store_ready
 
 __all__ = ["Started", "start_game"]
 
@@ -138,7 +139,17 @@ async def start_game(
     keep_claim = False
     try:
         return await _launch(
-            lc, game, resolved, claim, warnings, reset_endpoint, budget, lease, record, digest
+            lc,
+            game,
+            resolved,
+            claim,
+            warnings,
+            reset_endpoint,
+            budget,
+            lease,
+            record,
+            digest,
+            gabp_timeout,
         )
     except LifecycleError as failure:
         failure.warnings = warnings + [w for w in failure.warnings if w not in warnings]
@@ -187,6 +198,7 @@ async def _launch(
     lease: timedelta,
     record: TrackRecord,
     digest: str,
+    readiness_timeout: float,
 ) -> Started:
     folder = lc.game_dir(game.id)
     assert claim.operation is not None
@@ -243,7 +255,9 @@ async def _launch(
             f"Refusing to start {game.id}: {too_large.message}",
             data={"part": too_large.part},
         )
-    if game.launch_mode in ("SteamManaged", "SteamAppId"):
+    if needs_store_readiness(game):
+        await prove_store_ready(lc, game, resolved, claim, timeout=readiness_timeout, budget=budget)
+    elif game.launch_mode in ("SteamManaged", "SteamAppId"):
         await _steam_client(game, claim, warnings)
 
     def spawning(state: RuntimeState) -> None:
