@@ -4,6 +4,7 @@ follow-up errors, loads, stalls, dropped connections and scenarios, over real lo
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -12,6 +13,9 @@ import pytest
 
 from gabp import ConnectionClosed, RemoteError
 from lib_gab.testing import bridge_session
+from rimbridge_sim.calls import call_spec
+from rimbridge_sim.config import BridgeConfig
+from rimbridge_sim.integration import RimBridge
 
 TOKEN = "7c1e" * 16
 SCRIPT_ID = "5d7e3b9a-1c2f-4e8a-9b6d-0f1e2d3c4b5a"
@@ -305,6 +309,59 @@ async def test_a_stalled_main_loop_delays_game_calls_but_not_diagnostics(open_si
         assert time.monotonic() - started < 0.3
         await sim.call("rimworld/get_game_info")
         assert time.monotonic() - started >= 0.3
+
+
+async def test_a_quick_read_waits_for_a_stalled_world_without_holding_up_the_connection(
+    open_sim: Any,
+) -> None:
+    async with open_sim(enable_test_tools=True) as sim:
+        await sim.call("sim/stall", ms=500)
+        started = time.monotonic()
+        answered: dict[str, float] = {}
+
+        async def read() -> None:
+            await sim.call("rimworld/get_game_info")
+            answered["info"] = time.monotonic() - started
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            await anyio.sleep(0.05)  # the read is waiting for the world by now
+            ping = await sim.call("rimbridge/ping")
+            answered["ping"] = time.monotonic() - started
+        assert ping["stalled"] is True
+        assert answered["ping"] < 0.4 <= answered["info"]
+
+
+async def test_a_quick_read_runs_on_the_event_loop_when_the_world_is_free_else_in_a_thread(
+    tmp_path: Any,
+) -> None:
+    bridge = RimBridge(
+        BridgeConfig(token=TOKEN, tick_rate=0, data_dir=str(tmp_path), start_game=True)
+    )
+    ran_in: list[int] = []
+
+    @call_spec(world=True, quick=True)
+    def body() -> dict[str, Any]:
+        ran_in.append(threading.get_ident())
+        return {"success": True}
+
+    here = threading.get_ident()
+    lock = bridge.loop.lock
+    with anyio.fail_after(10):
+        await bridge.runner.invoke_quick("sim/body", body, {})
+        assert lock.acquire(timeout=5)  # the world is busy: the read waits in a worker thread
+        held = True
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(bridge.runner.invoke_quick, "sim/body", body, {})
+                await anyio.sleep(0.05)
+                assert len(ran_in) == 1
+                lock.release()
+                held = False
+        finally:
+            if held:
+                lock.release()
+    assert ran_in[0] == here and len(ran_in) == 2 and ran_in[1] != here
 
 
 async def test_a_game_call_that_waits_too_long_for_the_main_loop_times_out(

@@ -7,10 +7,15 @@ own envelope under ``operation``, as the real mod adds it to every answer.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
+
+import anyio
+import anyio.to_thread
 
 from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_sim._mainloop import MainLoop
@@ -69,8 +74,10 @@ class OperationRunner:
         arguments: Mapping[str, Any],
         *,
         parent_id: str | None = None,
+        held: bool = False,
     ) -> Any:
-        """Run a sync tool body as one operation (the current one, else a new id).
+        """Run a sync tool body as one operation (the current one, else a new id); ``held``:
+        the caller already holds the world lock.
 
         The operation is started in the journal, the body runs (under the world lock and
         ``world.caused_by`` when its :class:`~rimbridge_sim.calls.CallSpec` says so), then:
@@ -87,7 +94,8 @@ class OperationRunner:
         world = self._loop.world
         try:
             if spec.world:
-                with self._loop.hold(), world.caused_by(operation_id):
+                hold = contextlib.nullcontext() if held else self._loop.hold()
+                with hold, world.caused_by(operation_id):
                     try:
                         result = function(**arguments)
                     finally:
@@ -97,6 +105,22 @@ class OperationRunner:
         except Exception as error:
             result = self._failed(operation_id, name, spec.payload_codes, error)
         return self._end(operation_id, result)
+
+    async def invoke_quick(
+        self, name: str, function: Callable[..., Any], arguments: Mapping[str, Any]
+    ) -> Any:
+        """:meth:`invoke` for a quick read of the world (``CallSpec.quick``): on the event loop
+        when the world lock is free at this moment, otherwise in a worker thread that waits
+        for it (a stalled main loop never blocks the event loop)."""
+        lock = self._loop.lock
+        if lock.acquire(blocking=False):
+            try:
+                return self.invoke(name, function, arguments, held=True)
+            finally:
+                lock.release()
+        return await anyio.to_thread.run_sync(
+            functools.partial(self.invoke, name, function, arguments)
+        )
 
     async def invoke_async(
         self,

@@ -17,6 +17,7 @@ from lib_gab import GabpServer
 from lib_gab.tools import Tool
 from rimbridge_annotations import ToolInfo, collect
 from rimbridge_sim._operations import OperationRunner
+from rimbridge_sim.calls import spec_of
 from rimbridge_sim.contract import Contract
 from rimbridge_sim.contract._schema import check_body, signature_for
 
@@ -37,6 +38,14 @@ def _wrap(
             return await runner.invoke_async(name, function, arguments)
 
         return call_async
+
+    if spec_of(function).quick:
+
+        @functools.wraps(function)
+        async def call_quick(**arguments: Any) -> Any:
+            return await runner.invoke_quick(name, function, arguments)
+
+        return call_quick
 
     @functools.wraps(function)
     def call_sync(**arguments: Any) -> Any:

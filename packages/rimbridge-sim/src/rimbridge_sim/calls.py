@@ -49,16 +49,22 @@ class CallSpec:
 
     world: bool = False
     payload_codes: frozenset[str] = DEFAULT_PAYLOAD_CODES
+    quick: bool = False
+    """A short read of the world (no disk, no rendering): it runs on the event loop when the
+    world lock is free at that moment, and in a worker thread (waiting for the lock) otherwise."""
 
 
 _PLAIN = CallSpec()
 
 
 def call_spec(
-    *, world: bool = False, payload_codes: frozenset[str] = DEFAULT_PAYLOAD_CODES
+    *,
+    world: bool = False,
+    payload_codes: frozenset[str] = DEFAULT_PAYLOAD_CODES,
+    quick: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark how a tool function runs (see :class:`CallSpec`)."""
-    spec = CallSpec(world=world, payload_codes=payload_codes)
+    spec = CallSpec(world=world, payload_codes=payload_codes, quick=quick)
 
     def mark(function: Callable[..., Any]) -> Callable[..., Any]:
         setattr(function, _ATTRIBUTE, spec)

@@ -41,7 +41,7 @@ class ArchitectTools:
         title="Get designator state",
         result_description=f"{{success, devModeEnabled, godMode, {_STATE}}}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_designator_state(self) -> dict[str, Any]:
         world = self.host.world
         return {

@@ -40,7 +40,7 @@ class CameraTools:
         result_description="{success, map, mapId, mapIndex, rootSize, zoomRootSize, "
         "zoomRange, mapPosition {x, z}, viewRect}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_camera_state(self) -> dict[str, Any]:
         return self.host.world.camera.state()
 

@@ -54,7 +54,7 @@ class DiagnosticsTools:
         "selectedPawns, phase, mapId, mapWidth, mapHeight, date, timeSpeed, paused, "
         "colonistCount, thingCount, seed, longEvent}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_game_info(self) -> dict[str, Any]:
         world = self.host.world
         info = world.get_game_info()

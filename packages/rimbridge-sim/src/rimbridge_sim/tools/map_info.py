@@ -55,7 +55,7 @@ class MapInfoTools:
     )
     @parameter("x", "Cell x (west to east, from 0).")
     @parameter("z", "Cell z (south to north, from 0).")
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_cell_info(self, x: int, z: int) -> dict[str, Any]:
         world = self.host.world
         cell = world.cell((x, z))

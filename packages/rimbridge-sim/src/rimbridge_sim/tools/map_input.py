@@ -314,7 +314,7 @@ class MapInputTools:
         result_description="{success, menuId, provider, target, clickCell, optionCount, "
         "options}; without an open menu {success: false, message}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_context_menu_options(self) -> dict[str, Any]:
         world = self.host.world
         menu = world.ui.context_menu

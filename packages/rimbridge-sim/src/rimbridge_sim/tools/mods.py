@@ -87,7 +87,7 @@ class ModTools:
         "sessionMismatchCount, restartRequired, restartReasons, currentConfigurationHash, "
         "loadedSessionHash, currentActiveMod}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_mod_configuration_status(self) -> dict[str, Any]:
         return self.host.world.mods.status()
 

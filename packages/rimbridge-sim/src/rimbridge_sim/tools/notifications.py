@@ -32,7 +32,7 @@ class NotificationTools:
         "ageTicks, lookTargets}]}.",
     )
     @parameter("limit", "Most messages to return.")
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def list_messages(self, limit: int = 12) -> dict[str, Any]:
         world = self.host.world
         notes = world.notifications

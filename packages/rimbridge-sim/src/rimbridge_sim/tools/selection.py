@@ -143,7 +143,7 @@ class SelectionTools:
         "carriedThing, inventoryCount, inventoryItems, hauledInventoryThingIds}; unless exactly "
         "one pawn is selected {success: false, error}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_selected_pawn_inventory_state(self) -> dict[str, Any]:
         try:
             return {"success": True, **self.host.world.selection.inventory()}
@@ -159,7 +159,7 @@ class SelectionTools:
         "detailedObjectCount, selectionDetailsTruncated, selectedKinds, selectedObjects, "
         "visibleGizmoCount, uiState}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_selection_semantics(self) -> dict[str, Any]:
         world = self.host.world
         snapshot = world.selection.snapshot(details=True)
@@ -182,7 +182,7 @@ class SelectionTools:
         "gizmoCount, gizmos: [{id, ordinal, gizmoType, label, description, disabled, "
         "disabledReason, groupSize, owners}]}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def list_selected_gizmos(self) -> dict[str, Any]:
         selection = self.host.world.selection
         gizmos = selection.gizmos() if self.host.world.game is not None else []

@@ -70,7 +70,7 @@ class UiTools:
         "focusedWindowType, focusedWindowTitle, windows: [{index, id, type, title, layer, "
         "getsInput, closeOnAccept, closeOnCancel, semanticKind, semanticDetails, rect}]}.",
     )
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def get_ui_state(self) -> dict[str, Any]:
         return self.host.world.windows.ui_state()
 
@@ -84,7 +84,7 @@ class UiTools:
         "disabled, validWithoutMap, rect}]}.",
     )
     @parameter("include_hidden", "Include tabs that are hidden or unavailable now.")
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def list_main_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         windows = self.host.world.windows
         tabs = [windows.describe_tab(t) for t in MAIN_TABS]
@@ -140,7 +140,7 @@ class UiTools:
         "inspectTabId, type, shortType, label, labelKey, tutorTag, isOpen}], uiState}.",
     )
     @parameter("include_hidden", "Include tabs that are hidden now.")
-    @call_spec(world=True)
+    @call_spec(world=True, quick=True)
     def list_inspect_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         world = self.host.world
         tabs, fingerprint = _inspect_tabs(world)
