@@ -30,6 +30,7 @@ __all__ = [
     "client_running",
     "ensure_appid_file",
     "library_folders",
+    "open_client",
     "parse_vdf",
     "resolve_app",
 ]
@@ -361,13 +362,8 @@ def client_start_command() -> list[str]:
     return ["steam", "-silent"]
 
 
-def assist_client(budget: float) -> str | None:
-    """Start the Steam client and wait until it can be seen, never longer than ``budget``
-    seconds (then a short settling wait, also within the budget). Best effort: returns why it
-    did not complete, or None. Blocking: run it in a worker thread."""
-    if budget <= 0:
-        return "no time left for starting the Steam client"
-    deadline = time.monotonic() + budget
+def open_client() -> str | None:
+    """Start the Steam client, detached (no waiting); why it could not be started, or None."""
     try:
         subprocess.Popen(
             client_start_command(),
@@ -378,6 +374,19 @@ def assist_client(budget: float) -> str | None:
         )
     except OSError as exc:
         return f"cannot start the Steam client: {exc}"
+    return None
+
+
+def assist_client(budget: float) -> str | None:
+    """Start the Steam client and wait until it can be seen, never longer than ``budget``
+    seconds (then a short settling wait, also within the budget). Best effort: returns why it
+    did not complete, or None. Blocking: run it in a worker thread."""
+    if budget <= 0:
+        return "no time left for starting the Steam client"
+    deadline = time.monotonic() + budget
+    problem = open_client()
+    if problem is not None:
+        return problem
     while not client_running():
         if time.monotonic() >= deadline:
             return f"the Steam client did not become visible within {budget:.0f}s"

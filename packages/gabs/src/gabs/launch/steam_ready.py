@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Final
 
-from .steam import client_start_command
+from .steam import open_client
 from .steam_probe import RANKS, Observation, probe_app
 
 __all__ = [
@@ -140,17 +140,7 @@ def run_probe_process(
 
 
 def _open_client() -> str:
-    try:
-        subprocess.Popen(
-            client_start_command(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return f"Steam could not be opened: {exc}"
-    return ""
+    return open_client() or ""
 
 
 _supported: Callable[[], bool] = lambda: sys.platform == "darwin"  # noqa: E731
