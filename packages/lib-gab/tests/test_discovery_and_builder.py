@@ -57,6 +57,9 @@ def test_a_gabs_launch_is_port_and_token_with_the_bridge_file_as_a_path() -> Non
         ({"GABP_SERVER_PORT": "65536"}, False),
         ({"GABP_SERVER_PORT": "port"}, False),
         ({"GABP_SERVER_PORT": " 5174 "}, True),
+        # digits beyond ASCII: .NET's int.Parse refuses them, and "²" would crash int()
+        ({"GABP_SERVER_PORT": "\u00b2"}, False),
+        ({"GABP_SERVER_PORT": "\u0663\u0664"}, False),
     ],
 )
 def test_running_under_gabs_needs_a_valid_port_and_a_token(

@@ -34,7 +34,8 @@ def gabs_launch(env: Mapping[str, str] | None = None) -> GabsLaunch | None:
         env = os.environ
     raw_port = (env.get("GABP_SERVER_PORT") or "").strip()
     token = env.get("GABP_TOKEN") or ""
-    if not raw_port.isdigit() or not token:
+    # ASCII digits only, as .NET's int.Parse reads them ("²".isdigit() is true, int() refuses it)
+    if not (raw_port.isascii() and raw_port.isdigit()) or not token:
         return None
     port = int(raw_port)
     if not 1 <= port <= 65535:
