@@ -32,9 +32,13 @@ _SUMMARY_LIMIT: Final = 200
 LogFunction = Callable[[str, str, str, str | None], None]
 
 
+_SUMMARY_ENCODER: Final = json.JSONEncoder(sort_keys=True, default=str, separators=(",", ":"))
+"""``json.dumps(value, sort_keys=True, default=str, separators=...)``, built once."""
+
+
 def _summary(value: Any) -> str:
     try:
-        text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+        text = _SUMMARY_ENCODER.encode(value)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 1] + "…"

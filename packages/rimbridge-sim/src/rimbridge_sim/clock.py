@@ -7,11 +7,22 @@ from datetime import UTC, datetime
 
 __all__ = ["ManualClock", "iso_utc"]
 
+_last_second: list[tuple[tuple[int, int, int, int, int, int], str]] = [((0, 0, 0, 0, 0, 0), "")]
+"""The formatted date and time of the last second asked for (one entry, replaced whole)."""
+
 
 def iso_utc(epoch_seconds: float) -> str:
-    """``2026-03-17T12:00:00.123Z`` for a Unix time."""
+    """``2026-03-17T12:00:00.123Z`` for a Unix time.
+
+    Every operation envelope carries two of these, so the part up to the second is formatted
+    once per second (``strftime`` is most of the cost); the result is the same text."""
     moment = datetime.fromtimestamp(epoch_seconds, UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    key = (moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second)
+    cached_key, prefix = _last_second[0]
+    if cached_key != key:
+        prefix = moment.strftime("%Y-%m-%dT%H:%M:%S.")
+        _last_second[0] = (key, prefix)
+    return f"{prefix}{moment.microsecond // 1000:03d}Z"
 
 
 class ManualClock:
