@@ -212,6 +212,29 @@ async def test_run_lua_selects_every_colonist_through_child_operations(open_sim:
         assert semantics["selectedCount"] == 3
 
 
+async def test_quick_world_reads_run_as_script_and_lua_steps(open_sim: Any) -> None:
+    """Tools that answer on the event loop when the world is free (``CallSpec.quick``) are
+    steps like any other: a script and a Lua chunk call them as child operations."""
+    async with open_sim(tick_rate=0) as sim:
+        script = {
+            "steps": [
+                {"id": "info", "call": "rimworld/get_game_info"},
+                {"id": "camera", "call": "rimworld/get_camera_state"},
+            ]
+        }
+        ran = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+        assert ran["success"] is True, ran
+        steps = ran["script"]["steps"]
+        assert [step["call"] for step in steps] == [
+            "rimworld/get_game_info",
+            "rimworld/get_camera_state",
+        ]
+        assert all(step["success"] for step in steps), steps
+        lua = 'local info = rb.call("rimworld/get_game_info")\nreturn info.result.mapCount'
+        result = await sim.call("rimbridge/run_lua", luaSource=lua)
+        assert (result["success"], result["result"]) == (True, 1), result
+
+
 async def test_run_lua_reads_params_and_reports_compile_errors(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         result = await sim.call(

@@ -19,6 +19,7 @@ It implements :class:`~rimbridge_sim.host.ToolHost`, the view tools and scenario
 
 from __future__ import annotations
 
+import inspect
 import logging
 import tempfile
 import time
@@ -252,7 +253,8 @@ class RimBridge:
         validated = tool.validate_arguments(arguments)
         body = self._bodies[name]
         child = Operation(id=new_operation_id(), method=name)
-        if tool.is_async:
+        # the body, not the registered wrapper: a quick read's wrapper is async, its body not
+        if inspect.iscoroutinefunction(body):
             with use_operation(child):
                 result = await self.runner.invoke_async(name, body, validated, parent_id=parent_id)
         else:
