@@ -189,6 +189,40 @@ async def test_concurrent_calls_to_a_game_that_interleaves_overlapping_replies_a
     assert seen["maxInFlight"] == 1 and seen["overlaps"] == 0, seen
 
 
+# The Go bridge frees a call's turn when the call times out, while the game still runs it; the
+# next call then overlaps it (the test game sees maxInFlight 2).
+@pytest.mark.beyond_go
+async def test_a_call_that_timed_out_keeps_its_turn_until_the_game_answers_it(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("interleave", script=INTERLEAVING_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client, "interleave")
+            late = await client.call_tool(
+                "games_call_tool",
+                {
+                    "gameId": "interleave",
+                    "tool": "interleave/wait",
+                    "arguments": {"ms": 2500},
+                    "timeout": 1,
+                },
+            )
+            # sent at once, but the game gets it only after it answered the call before
+            echo = await client.call_tool(
+                "games_call_tool",
+                {"gameId": "interleave", "tool": "interleave/echo", "arguments": {"text": "next"}},
+            )
+            stats = await client.call_tool(
+                "games_call_tool", {"gameId": "interleave", "tool": "interleave/stats"}
+            )
+            await client.call_tool("games_stop", {"gameId": "interleave"})
+    assert late.is_error, text_of(late)
+    assert structured(echo) == {"text": "next"}, text_of(echo)
+    seen = structured(stats)
+    assert seen["maxInFlight"] == 1 and seen["overlaps"] == 0, seen
+
+
 @pytest.mark.beyond_go
 async def test_a_game_that_declares_concurrency_gets_overlapping_calls(
     open_bridge: OpenBridge, config_dir: ConfigDir

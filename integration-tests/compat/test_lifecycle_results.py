@@ -33,7 +33,8 @@ async def test_a_start_answers_with_the_go_codes_and_next_actions(
             again = await client.call_tool("games_start", {"gameId": "compat"})
             assert not again.is_error, text_of(again)
             assert (data(again)["code"], data(again)["causeClass"]) == ("already_running", "state")
-            assert isinstance(data(again)["trackRecord"], str)
+            # the connect of this launch is credited to its context
+            assert "bridge connected 1\u00d7" in data(again)["trackRecord"], data(again)
 
             status = await client.call_tool("games_status", {"gameId": "compat"})
             assert data(status)["status"] == "running", text_of(status)
@@ -45,6 +46,14 @@ async def test_a_start_answers_with_the_go_codes_and_next_actions(
             assert data(after)["status"] == "stopped"
             again_stopped = await client.call_tool("games_stop", {"gameId": "compat"})
             assert again_stopped.is_error, "a game that is not running is not reported stopped"
+
+            # the verified stop is a clean stop; the second launch connects once more
+            await start_game(client)
+            third = await client.call_tool("games_start", {"gameId": "compat"})
+            record = data(third)["trackRecord"]
+            assert "started 2\u00d7" in record, record
+            assert "bridge connected 2\u00d7, clean stops 1\u00d7" in record, record
+            await client.call_tool("games_stop", {"gameId": "compat"})
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,14 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from .harness import ConfigDir, bridge_environment, start_game, structured, text_of
+from .harness import (
+    INTERLEAVING_GAME,
+    ConfigDir,
+    bridge_environment,
+    start_game,
+    structured,
+    text_of,
+)
 
 API_KEY = "compat-api-key-0123456789abcdef0123456789abcdef"
 INITIALIZE = {
@@ -245,6 +252,72 @@ async def test_http_health_api_key_and_plain_json_answers(
     assert listed.status_code == 200
     games = listed.json()["result"]["structuredContent"]["games"]
     assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
+
+
+# The Go bridge serves one MCP request at a time, so a cancellation reaches it only after the
+# call it cancels has been answered.
+@pytest.mark.beyond_go
+async def test_http_a_cancelled_request_gets_no_answer(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """MCP: a request the client cancelled is not answered (no result, no error)."""
+    config_dir.game("slow", script=INTERLEAVING_GAME)
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {API_KEY}",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+    slow = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {
+            "name": "games_call_tool",
+            "arguments": {"gameId": "slow", "tool": "interleave/wait", "arguments": {"ms": 5000}},
+        },
+    }
+    answered: list[httpx.Response] = []
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            initialized = await http.post(f"{base}/mcp", json=INITIALIZE, headers=headers)
+            session = initialized.headers.get("mcp-session-id")
+            if session:
+                headers["Mcp-Session-Id"] = session
+            await http.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+            start = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "games_start", "arguments": {"gameId": "slow"}},
+            }
+            started = await http.post(f"{base}/mcp", json=start, headers=headers, timeout=60)
+            assert '"started_connected"' in started.text, started.text
+
+            async def call() -> None:
+                answered.append(await http.post(f"{base}/mcp", json=slow, headers=headers))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                await anyio.sleep(1.0)  # the call is in flight at the game
+                cancel = {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": 3, "reason": "the user changed their mind"},
+                }
+                await http.post(f"{base}/mcp", json=cancel, headers=headers)
+            stop = {
+                **start,
+                "id": 4,
+                "params": {"name": "games_stop", "arguments": start["params"]["arguments"]},
+            }  # type: ignore[index]
+            await http.post(f"{base}/mcp", json=stop, headers=headers, timeout=60)
+    body = answered[0].text
+    assert '"id":3' not in body.replace(" ", ""), body
+    assert "-32800" not in body and '"result"' not in body, body
 
 
 async def test_http_sigterm_ends_the_bridge_cleanly(

@@ -508,10 +508,41 @@ async def test_the_notifier_keeps_only_the_most_recently_active_legacy_connectio
         ToolListNotifier(max_legacy=0)
 
 
+@pytest.mark.parametrize("exposed", [False, True])
+async def test_a_connect_and_a_stop_each_send_one_notification_per_list_that_changed(
+    tmp_path: Path, exposed: bool
+) -> None:
+    """The default surface lists no game tools: a game coming and going changes only the
+    resource list. Listing a game's tools publicly changes both, each told once."""
+    seen: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(
+            message, types.ToolListChangedNotification | types.ResourceListChangedNotification
+        ):
+            seen.append(type(message).__name__)
+
+    async with (
+        bridge_for(tmp_path, {"sim": Game()}, sim={"exposeGameTools": exposed}) as bridge,
+        Client(bridge.server, mode="legacy", message_handler=on_message) as client,
+    ):
+        await client.list_tools()  # registers this connection for notifications
+        with anyio.fail_after(20):
+            await bridge.connect("sim")
+            await client.list_tools()  # a round trip: what was sent before it has arrived
+            connected = list(seen)
+            stopped = await bridge.manager.stop("sim")
+            assert stopped["code"] == "terminated"
+            await client.list_tools()
+    tools = ["ToolListChangedNotification"] if exposed else []
+    assert sorted(connected) == sorted(["ResourceListChangedNotification", *tools])
+    assert sorted(seen) == sorted(connected * 2)
+
+
 async def test_tool_list_changes_reach_subscriptions_listen(tmp_path: Path) -> None:
     game = Game()
     async with (
-        bridge_for(tmp_path, {"sim": game}) as bridge,
+        bridge_for(tmp_path, {"sim": game}, sim={"exposeGameTools": True}) as bridge,
         Client(bridge.server) as client,
     ):
         with anyio.fail_after(10):

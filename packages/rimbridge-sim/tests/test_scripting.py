@@ -179,14 +179,16 @@ def test_lua_lowers_locals_calls_loops_and_params_into_the_script_model() -> Non
 @pytest.mark.parametrize(
     ("source", "code", "line"),
     [
-        ("count = 1", "lua.invalid_assignment", 1),
-        ("local names = {}\nlocal x = names[i]", "lua.unknown_name", 2),
-        ("local names = {}\nlocal i = 1\nlocal x = names[i]", "lua.dynamic_index", 3),
+        # the mod's codes: statements and expressions outside the subset apart
+        ("count = 1", "lua.unsupported_statement", 1),
+        ("local names = {}\nlocal x = names[i]", "lua.unsupported_expression", 2),
+        ("local names = {}\nlocal i = 1\nlocal x = names[i]", "lua.unsupported_expression", 3),
         ('local n = rb.call("a/b", {}).result', "lua.syntax_error", 1),
-        ("params = 3", "lua.invalid_assignment", 1),
-        ("local f = function() end", "lua.unsupported", 1),
+        ("params = 3", "lua.unsupported_statement", 1),
+        ("local function f() end", "lua.unsupported_statement", 1),
+        ("local f = function() end", "lua.unsupported_expression", 1),
         ('local s = "open', "lua.syntax_error", 1),
-        ("while true do\nend\nx ^ 2", "lua.unsupported", 3),
+        ("while true do\nend\nlocal y = 2 ^ 2", "lua.unsupported_expression", 3),
     ],
 )
 def test_lua_outside_the_subset_is_refused_with_a_position(
@@ -248,7 +250,18 @@ async def test_run_lua_reads_params_and_reports_compile_errors(open_sim: Any) ->
             1,
         )
         broken = await sim.call("rimbridge/compile_lua", luaSource="x = 1")
-        assert broken["error"]["code"] == "lua.invalid_assignment"
+        assert broken["error"]["code"] == "lua.unsupported_statement"
+        empty = await sim.call("rimbridge/compile_lua", luaSource="  ")
+        assert (empty["success"], empty["error"]["code"]) == (False, "lua.invalid_source")
+        codes = {item["code"] for item in lua_reference()["compileErrors"]["failureCodes"]}
+        assert codes == {
+            "lua.invalid_source",
+            "lua.invalid_parameters",
+            "lua.compile_error",
+            "lua.syntax_error",
+            "lua.unsupported_statement",
+            "lua.unsupported_expression",
+        }
         compiled = await sim.call("rimbridge/compile_lua", luaSource="return 1 + 2")
         assert json.loads(compiled["scriptJson"]) == compiled["script"]
 

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import math
 import re
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -136,6 +136,10 @@ class ConnectionCore:
         # Own requests: the future each caller awaits, by id; how many are outstanding, and
         # the callers waiting for a slot once ``max_outstanding_requests`` are.
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # Own requests that ended unanswered (a timeout, a cancelled caller) whose caller asked
+        # to learn when the peer is done with them: the callback, by id, oldest first (bounded;
+        # see ``Connection.request(on_late_answer=...)``).
+        self._late: OrderedDict[str, Callable[[], None]] = OrderedDict()
         self._outstanding = 0
         self._slot_waiters: deque[asyncio.Future[None]] = deque()
         self._send_methods: set[str] = set()
@@ -217,6 +221,9 @@ class ConnectionCore:
         for slot in self._slot_waiters:
             if not slot.done():
                 slot.set_result(None)
+        late, self._late = list(self._late.values()), OrderedDict()
+        for done in late:  # the peer can no longer be working on them for this connection
+            _call_late(done)
         if self._events_send is not None:
             self._events_send.close()
         if self._events_receive is not None and not self._events_taken:
@@ -388,3 +395,12 @@ class ConnectionCore:
             await self._queue_frame(lambda: body, closing=closing)
         except ConnectionClosed:
             logger.debug("%s: could not send error %s (connection closed)", self.name, code)
+
+
+def _call_late(done: Callable[[], None]) -> None:
+    """Run an ``on_late_answer`` callback; its failure is logged, never raised into the
+    connection's reader."""
+    try:
+        done()
+    except Exception:
+        logger.exception("an on_late_answer callback failed")

@@ -22,6 +22,7 @@ from gabp._connection_base import (
     UUID,
     InboundRequest,
     RequestHandler,
+    _call_late,
     logger,
 )
 from gabp._connection_serving import ConnectionServing, Suspended
@@ -229,6 +230,10 @@ class ConnectionInbound(ConnectionServing):
             problem = "a response carries exactly one of result and error"
         waiter = self._pending.get(message["id"])
         if waiter is None:
+            late = self._late.pop(message["id"], None)
+            if late is not None:  # a request its caller gave up on, answered now
+                _call_late(late)
+                return
             logger.warning(
                 "%s: response to an unknown or expired request %s ignored", self.name, message["id"]
             )

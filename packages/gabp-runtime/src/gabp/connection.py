@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Any, Self
@@ -47,6 +47,7 @@ from gabp._connection_base import (
     EventHandler,
     InboundRequest,
     RequestHandler,
+    _call_late,
 )
 from gabp._connection_inbound import ConnectionInbound
 from gabp.errors import ConnectionClosed, RemoteError, RequestTimeout
@@ -101,6 +102,16 @@ class Connection(ConnectionInbound):
     def pending_requests(self) -> int:
         """Own requests sent and not yet answered."""
         return len(self._pending)
+
+    def awaits_late_answer(self, request_id: str) -> bool:
+        """Whether an unanswered request's ``on_late_answer`` callback is still to be called."""
+        return request_id in self._late
+
+    def _remember_late(self, request_id: str, done: Callable[[], None]) -> None:
+        self._late[request_id] = done
+        while len(self._late) > self.limits.max_outstanding_requests:
+            _, oldest = self._late.popitem(last=False)
+            _call_late(oldest)
 
     async def wait_closed(self, timeout: float | None = None) -> bool:
         """Wait until the connection has shut down; False if ``timeout`` passed first."""
@@ -189,12 +200,21 @@ class Connection(ConnectionInbound):
         *,
         timeout: float | None = None,
         request_id: str | None = None,
+        on_late_answer: Callable[[], None] | None = None,
     ) -> Any:
         """Send a request and return its result.
 
         ``request_id`` sets the request's id (a UUID not in use on this connection; by default
         a fresh one), for callers that record which request caused what, e.g. a bridge
         matching ``causalOperationId`` of attention to its own calls.
+
+        ``on_late_answer``: when the request ends without an answer while the connection stays
+        open (its timeout passed, or its caller was cancelled), the peer may still be working on
+        it. The callback is then called once, later, when that answer arrives, when the
+        connection closes, or when more than ``limits.max_outstanding_requests`` such requests
+        are remembered (the oldest first). It is not called when the request was answered or
+        the connection was already closed; :meth:`awaits_late_answer` tells which. A bridge uses
+        it to keep a game that takes one request at a time from seeing two.
 
         Raises :class:`RemoteError` when the peer answers with an error,
         :class:`RequestTimeout` when no answer comes within ``timeout`` (default
@@ -247,6 +267,8 @@ class Connection(ConnectionInbound):
             timer.cancel()
             if self._pending.get(request_id) is waiter:
                 del self._pending[request_id]
+            if on_late_answer is not None and not self._closed and _unanswered(waiter):
+                self._remember_late(request_id, on_late_answer)
             self._release_request_slot()
             if waiter.done() and not waiter.cancelled():
                 waiter.exception()  # retrieved, even when this caller was cancelled meanwhile
@@ -316,6 +338,13 @@ class Connection(ConnectionInbound):
 
 _REQUEST_HEAD = b'{"v":"' + PROTOCOL_VERSION.encode() + b'","id":"'
 _METHOD_KEY = b'","type":"request","method":"'
+
+
+def _unanswered(waiter: asyncio.Future[dict[str, Any]]) -> bool:
+    """Whether a finished request's waiter never got an answer (timed out or cancelled)."""
+    if not waiter.done() or waiter.cancelled():
+        return True
+    return isinstance(waiter.exception(), RequestTimeout)
 
 
 def _expire(waiter: asyncio.Future[dict[str, Any]], method: str, limit: float) -> None:

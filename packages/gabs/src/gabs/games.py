@@ -13,7 +13,6 @@ are withdrawn from the claims, and the games keep running for the next bridge to
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 import anyio
@@ -26,7 +25,7 @@ from gabs.config import ConfigStore, GabsConfig
 from gabs.context import AssembledContext, ContextAssembler, ContextRequest, LocalFiles, Purpose
 from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.games_lifecycle import LifecycleMixin
-from gabs.games_runtime import GameError, GameRuntime
+from gabs.games_runtime import GameError, GameRuntime, ListsChanged
 from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
@@ -49,7 +48,7 @@ class GameManager(LifecycleMixin):
         config: GabsConfig,
         *,
         bridge_path: str | None = None,
-        on_tools_changed: Callable[[], Awaitable[None] | None] | None = None,
+        on_tools_changed: ListsChanged | None = None,
         liveness_interval: float = 5.0,
         backoff: tuple[float, float] | None = None,
     ) -> None:
@@ -58,6 +57,8 @@ class GameManager(LifecycleMixin):
         self.bridge_path = bridge_path
         self.backoff = backoff or self.default_backoff
         self._on_tools_changed = on_tools_changed
+        self._listed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        """The game tools listed in MCP and the games with a state resource, as last told."""
         self._liveness_interval = liveness_interval
         self._runtimes: dict[str, GameRuntime] = {
             game_id: GameRuntime(game_id, game) for game_id, game in config.games.items()
@@ -86,17 +87,28 @@ class GameManager(LifecycleMixin):
         """The current configuration (re-read when ``config.json`` changed)."""
         return self.store.snapshot().config
 
-    def set_tools_changed_callback(
-        self, callback: Callable[[], Awaitable[None] | None] | None
-    ) -> None:
-        """Be told when the set of game tools may have changed (a game (dis)connected)."""
+    def set_tools_changed_callback(self, callback: ListsChanged | None) -> None:
+        """Be told when the MCP tool list or resource list changed (a game (dis)connected)."""
         self._on_tools_changed = callback
 
     async def _tools_changed(self) -> None:
-        if self._on_tools_changed is not None:
-            outcome = self._on_tools_changed()
-            if outcome is not None:
-                await outcome
+        """Tell the callback what changed since it was last told: the listed game tools
+        (``exposeGameTools``) and the state resources (one per connected game). Nothing is
+        sent when neither changed, so one change is one notification of each kind that
+        changed (the default surface lists no game tools: a connect changes only resources)."""
+        if self._on_tools_changed is None:
+            return
+        listed = (
+            tuple(name for name, _, _ in self.exposed_tools()),
+            tuple(runtime.id for runtime in self.connected_games()),
+        )
+        tools, resources = listed[0] != self._listed[0], listed[1] != self._listed[1]
+        self._listed = listed
+        if not (tools or resources):
+            return
+        outcome = self._on_tools_changed(tools=tools, resources=resources)
+        if outcome is not None:
+            await outcome
 
     async def __aenter__(self) -> GameManager:
         self._tg = await anyio.create_task_group().__aenter__()

@@ -31,6 +31,7 @@ from gabs.lifecycle import (
     Lifecycle,
     LifecycleError,
     Superseded,
+    TrackRecord,
     next_action,
     stale_bridge_credential,
 )
@@ -183,8 +184,10 @@ class ConnectMixin(OwnerMixin):
             runtime.background = None
         session = runtime.session
         if session is not None:
-            await session.close()
+            # unbound first: the session's own "disconnected" while closing is then not ours
+            # to handle, and the lists change (and are told) once
             runtime.session = None
+            await session.close()
             await self._detach(runtime)
             await self._tools_changed()
 
@@ -228,6 +231,11 @@ class ConnectMixin(OwnerMixin):
             logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
             return
         runtime.attachment = (claim.launch_id, connection_id)
+        # bridgeConnects++ for each attachment bound to a launch's credentials (as Go); a
+        # claim without a pinned context (an external game) has no track record to credit
+        TrackRecord(self.lc.game_dir(runtime.game_id)).count(
+            claim.effective_profile, claim.history_context_hash, "bridgeConnects"
+        )
         assert self._tg is not None
         self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
 

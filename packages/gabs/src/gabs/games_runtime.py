@@ -3,8 +3,9 @@ and the claim attachment that session is bound to."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -12,7 +13,14 @@ from gabs.config import GameConfig
 from gabs.launch.spawn import SpawnedGame
 from gabs.session import GameSession
 
-__all__ = ["GameError", "GameRuntime"]
+__all__ = ["GameError", "GameRuntime", "ListsChanged"]
+
+
+class ListsChanged(Protocol):
+    """Told by the game manager that the MCP tool list, the resource list or both changed
+    (:class:`gabs.mcp.notify.ToolListNotifier` is the one the transports use)."""
+
+    def __call__(self, *, tools: bool = True, resources: bool = True) -> Awaitable[None] | None: ...
 
 
 class GameError(Exception):

@@ -17,10 +17,17 @@ declares.
 and cancellable queue. Taking a free slot costs no task and no cancel scope; a request that has
 to wait does so under the same deadline as the request itself, so a queued request that never
 got a slot was never sent.
+
+A request that ends without an answer (its timeout passed, or its caller was cancelled) may
+still be running in the game. Its slot (:class:`SlotHold`) then stays taken until the game's late
+answer arrives or the connection closes, at most :data:`LATE_ANSWER_HOLD` seconds, so a game
+that takes one request at a time never sees a second one beside it. (The Go bridge frees the
+slot at once.)
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -29,8 +36,10 @@ import anyio
 __all__ = [
     "CONCURRENCY_EXTENSION",
     "DEFAULT_MAX_WAITING",
+    "LATE_ANSWER_HOLD",
     "QueueFull",
     "RequestSlots",
+    "SlotHold",
     "declared_concurrency",
 ]
 
@@ -38,6 +47,8 @@ __all__ = [
 CONCURRENCY_EXTENSION: Final = "concurrency"
 #: Requests that may wait for a slot of one game at once; one more is refused (:class:`QueueFull`).
 DEFAULT_MAX_WAITING: Final = 1024
+#: Longest a slot stays taken after its request ended unanswered (see the module doc).
+LATE_ANSWER_HOLD: Final = 30.0
 
 
 class QueueFull(Exception):
@@ -110,3 +121,28 @@ class RequestSlots:
 
     def release(self) -> None:
         self._semaphore.release()
+
+
+class SlotHold:
+    """One taken slot of :class:`RequestSlots`, given back exactly once."""
+
+    __slots__ = ("_released", "_slots")
+
+    def __init__(self, slots: RequestSlots) -> None:
+        self._slots = slots
+        self._released = False
+
+    def release(self) -> None:
+        """Give the slot back (again: nothing happens)."""
+        if not self._released:
+            self._released = True
+            self._slots.release()
+
+    def settle(self, answer_pending: bool, hold: float = LATE_ANSWER_HOLD) -> None:
+        """At the end of the request: give the slot back now, or, while the game may still be
+        working on it (``answer_pending``), when its late answer comes (:meth:`release` is the
+        request's ``on_late_answer``) and at the latest after ``hold`` seconds."""
+        if answer_pending:
+            asyncio.get_running_loop().call_later(hold, self.release)
+        else:
+            self.release()

@@ -41,7 +41,7 @@ from gabs.attention import AttentionCache, Gate, GateDecision
 from gabs.backoff import DEFAULT_BACKOFF, backoff_delays
 from gabs.call_outcome import NOT_RUN_CODES, CallOutcome, CallWatch, attach_attention
 from gabs.game_tools import MirroredTool
-from gabs.request_slots import QueueFull, RequestSlots, declared_concurrency
+from gabs.request_slots import QueueFull, RequestSlots, SlotHold, declared_concurrency
 
 __all__ = [
     "ATTENTION_CHANNELS",
@@ -363,10 +363,13 @@ class GameSession:
             except QueueFull as exc:
                 raise NotSent(f"{self.game_id} is overloaded: {exc}") from None
             limit = max(limit - (time.monotonic() - started), 0.001)
+        hold, request_id = SlotHold(slots), request_id or new_id()
         try:
-            return await connection.request(method, params, timeout=limit, request_id=request_id)
+            return await connection.request(
+                method, params, timeout=limit, request_id=request_id, on_late_answer=hold.release
+            )
         finally:
-            slots.release()
+            hold.settle(connection.awaits_late_answer(request_id))
 
     async def refresh_tools(self) -> dict[str, MirroredTool]:
         reply = await self._request("tools/list")

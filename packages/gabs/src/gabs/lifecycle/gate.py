@@ -33,6 +33,7 @@ from gabs.runtime.procs import find_by_name
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
+from .history import context_hash
 
 __all__ = ["claim_for_start", "operation_refusal"]
 
@@ -289,6 +290,7 @@ async def claim_for_start(
                 deadline=moment + timedelta(seconds=budget + 10),
             ),
             process_start_deadline=moment + timedelta(seconds=budget),
+            history_context_hash=context_hash(game, resolved.profile),
         )
         lc.refresh_owner(claim, lease)
         async with transition_lock(folder):

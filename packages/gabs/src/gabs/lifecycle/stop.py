@@ -41,6 +41,7 @@ from gabs.runtime.procs import find_by_name, signal_process, verify_pid
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
 from .gate import operation_refusal
+from .history import TrackRecord
 
 __all__ = ["StopOutcome", "stop_game"]
 
@@ -444,6 +445,10 @@ async def _complete(
             if outcome.code == "terminated":
                 remove_claim(folder)
                 outcome.claim_removed = True
+                # a verified stop of this launch: cleanStops++ in its pinned context (as Go)
+                TrackRecord(folder).count(
+                    claim.effective_profile, claim.history_context_hash, "cleanStops"
+                )
                 return
             claim.operation = None
             claim.phase = "active" if outcome.code == "action_succeeded_running" else prior

@@ -92,13 +92,20 @@ class ToolListNotifier:
         self._register(ctx)
         return await call_next(ctx)
 
-    async def __call__(self) -> None:
+    async def __call__(self, *, tools: bool = True, resources: bool = True) -> None:
+        """Send ``tools/list_changed`` and/or ``resources/list_changed`` (each once)."""
+        if not (tools or resources):
+            return
         self.sent += 1
-        await self.bus.publish(ToolsListChanged())
-        await self.bus.publish(ResourcesListChanged())
+        if tools:
+            await self.bus.publish(ToolsListChanged())
+        if resources:
+            await self.bus.publish(ResourcesListChanged())
         for _, session in list(self._legacy.values()):
             with anyio.move_on_after(self.SEND_TIMEOUT) as scope:
-                await session.send_tool_list_changed()
-                await session.send_resource_list_changed()
+                if tools:
+                    await session.send_tool_list_changed()
+                if resources:
+                    await session.send_resource_list_changed()
             if scope.cancelled_caught:
                 logger.debug("a list_changed notification timed out")

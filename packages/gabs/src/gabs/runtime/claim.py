@@ -248,6 +248,9 @@ class RuntimeState:
     process_start_deadline: datetime | None = None
     observed_profile: str = ""
     normalized_from_legacy: bool = False
+    history_context_hash: str = ""
+    """The track record's context hash of this launch, pinned at its start (Go's
+    ``historyContextHash``): a connect and a clean stop are credited to it."""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -301,6 +304,7 @@ class RuntimeState:
             else None,
             "observedProfile": self.observed_profile,
             "normalizedFromLegacy": self.normalized_from_legacy,
+            "historyContextHash": self.history_context_hash,
         }
         data.update({key: value for key, value in rest.items() if value})
         data["processStartDeadline"] = format_time(self.process_start_deadline)
@@ -317,7 +321,7 @@ class RuntimeState:
             "pidStartTime", "adopted", "profile", "appliedInputNames", "configRevision",
             "lifecycle", "builtinFallback", "endpoint", "operation", "attachment",
             "lastActionResult", "processStartDeadline", "observedProfile",
-            "normalizedFromLegacy",
+            "normalizedFromLegacy", "historyContextHash",
         }  # fmt: skip
         names = data.get("appliedInputNames")
         return cls(
@@ -356,6 +360,7 @@ class RuntimeState:
             process_start_deadline=parse_time(data.get("processStartDeadline")),
             observed_profile=_str(data.get("observedProfile")),
             normalized_from_legacy=data.get("normalizedFromLegacy") is True,
+            history_context_hash=_str(data.get("historyContextHash")),
             extra={key: value for key, value in data.items() if key not in known},
         )
 

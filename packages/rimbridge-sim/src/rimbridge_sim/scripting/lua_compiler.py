@@ -41,7 +41,7 @@ class _Compiler(ExpressionParser):
     def _declare(self, name: str, token: Token) -> None:
         if name == "params":
             self._fail(
-                "lua.invalid_assignment", "params is read-only and cannot be redeclared", token
+                "lua.unsupported_statement", "params is read-only and cannot be redeclared", token
             )
         self._scopes[-1].add(name)
 
@@ -91,7 +91,9 @@ class _Compiler(ExpressionParser):
                 "do": self._do,
             }.get(keyword)
             if handler is None:
-                self._fail("lua.unsupported", f"'{keyword}' is not supported in this subset")
+                self._fail(
+                    "lua.unsupported_statement", f"'{keyword}' is not supported in this subset"
+                )
             return handler()
         if token.kind != "name":
             self._fail("lua.syntax_error", f"unexpected {self._describe()}")
@@ -102,17 +104,17 @@ class _Compiler(ExpressionParser):
         if self._is("="):
             equals = self._take()
             if name == "params":
-                self._fail("lua.invalid_assignment", "params is read-only", token)
+                self._fail("lua.unsupported_statement", "params is read-only", token)
             if not self._declared(name):
                 self._fail(
-                    "lua.invalid_assignment",
+                    "lua.unsupported_statement",
                     f"assignment to undeclared '{name}': declare it with local first",
                     token,
                 )
             del equals
             return self._assign(name, declare=False)
         self._fail(
-            "lua.unsupported",
+            "lua.unsupported_statement",
             f"only assignments to locals and rb.* calls can stand alone; found '{name}'",
             token,
         )
@@ -120,11 +122,11 @@ class _Compiler(ExpressionParser):
     def _local(self) -> list[dict[str, Any]]:
         self._take()
         if self._is("function"):
-            self._fail("lua.unsupported", "local functions are not supported")
+            self._fail("lua.unsupported_statement", "local functions are not supported")
         token = self._token
         name = self._name()
         if self._is(","):
-            self._fail("lua.unsupported", "declare one local per statement")
+            self._fail("lua.unsupported_statement", "declare one local per statement")
         self._declare(name, token)
         if not self._is("="):
             return [{"type": "let", "name": name, "value": None}]
@@ -181,7 +183,7 @@ class _Compiler(ExpressionParser):
         item = self._name()
         self._expect("in")
         if self._token.value != "ipairs":
-            self._fail("lua.unsupported", "generic for only iterates ipairs(list)")
+            self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
         self._take()
         self._expect("(")
         collection = self._expression()
@@ -213,7 +215,11 @@ class _Compiler(ExpressionParser):
             self._take()
             step = self._expression()
             if not isinstance(step, int | float) or isinstance(step, bool) or step == 0:
-                self._fail("lua.unsupported", "a numeric for needs a literal, non-zero step", token)
+                self._fail(
+                    "lua.unsupported_statement",
+                    "a numeric for needs a literal, non-zero step",
+                    token,
+                )
         self._expect("do")
         self._hidden += 1
         counter = f"__for{self._hidden}"
@@ -256,7 +262,9 @@ class _Compiler(ExpressionParser):
         values: list[Any] = []
         while not self._is(")"):
             if self._host_name() is not None:
-                self._fail("lua.unsupported", "host calls cannot be nested in expressions")
+                self._fail(
+                    "lua.unsupported_expression", "host calls cannot be nested in expressions"
+                )
             values.append(self._expression())
             if not self._is(","):
                 break
@@ -266,7 +274,7 @@ class _Compiler(ExpressionParser):
 
     def _literal_string(self, value: Any, what: str, token: Token) -> str:
         if not isinstance(value, str):
-            self._fail("lua.unsupported", f"{what} must be a literal string", token)
+            self._fail("lua.unsupported_expression", f"{what} must be a literal string", token)
         return str(value)
 
     def _host_call(self, host: str, target: tuple[str, str] | None) -> list[dict[str, Any]]:
@@ -306,7 +314,7 @@ class _Compiler(ExpressionParser):
                     result.append({"type": target[1], "name": target[0], "value": reference})
             return result
         if target is not None:
-            self._fail("lua.unsupported", f"{host} returns nothing to assign", token)
+            self._fail("lua.unsupported_statement", f"{host} returns nothing to assign", token)
         if host == "rb.assert":
             if not arguments:
                 self._fail("lua.syntax_error", "rb.assert needs a condition", token)

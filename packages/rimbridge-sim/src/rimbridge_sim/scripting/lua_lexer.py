@@ -98,7 +98,7 @@ class Token:
 def tokenize(source: str) -> list[Token]:
     if len(source) > MAX_SOURCE:
         raise LuaCompileError(
-            "lua.too_large", f"source is longer than {MAX_SOURCE} characters", 1, 1
+            "lua.invalid_source", f"source is longer than {MAX_SOURCE} characters", 1, 1
         )
     tokens: list[Token] = []
     i, line, line_start = 0, 1, 0

@@ -97,7 +97,9 @@ class ExpressionParser:
         if token.value == "rb" and self._peek().value == ".":
             name = f"rb.{self._peek(2).value}"
             if name not in HOST_FUNCTIONS:
-                self._fail("lua.unsupported", f"unknown host function {name}", self._peek(2))
+                self._fail(
+                    "lua.unsupported_expression", f"unknown host function {name}", self._peek(2)
+                )
             return name
         return None
 
@@ -125,7 +127,7 @@ class ExpressionParser:
             op = self._token
             if op.kind not in ("symbol", "keyword") or op.value not in _BINARY:
                 if op.kind == "symbol" and op.value == "^":
-                    self._fail("lua.unsupported", "'^' is not supported")
+                    self._fail("lua.unsupported_expression", "'^' is not supported")
                 return left
             priority, operator = _BINARY[str(op.value)]
             if priority <= limit:
@@ -146,7 +148,7 @@ class ExpressionParser:
         if self._is("{"):
             return self._table()
         if token.kind == "keyword" and token.value == "function":
-            self._fail("lua.unsupported", "functions are not supported in this subset")
+            self._fail("lua.unsupported_expression", "functions are not supported in this subset")
         if self._is("("):
             self._take()
             value = self._expression()
@@ -155,13 +157,13 @@ class ExpressionParser:
         if token.kind == "name":
             if self._host_name() is not None or token.value in ("rb", "ipairs"):
                 self._fail(
-                    "lua.unsupported",
+                    "lua.unsupported_expression",
                     "host calls cannot be nested in expressions: assign the call to a local first",
                 )
             name = self._name()
             if not self._declared(name):
                 self._fail(
-                    "lua.unknown_name",
+                    "lua.unsupported_expression",
                     f"unknown name '{name}' (globals other than params are not supported)",
                     token,
                 )
@@ -183,15 +185,15 @@ class ExpressionParser:
                         path += ("." if path else "") + index
                         continue
                     self._fail(
-                        "lua.dynamic_index",
+                        "lua.unsupported_expression",
                         "only static one-based indexes such as names[1] are supported",
                         token,
                     )
                 if index < 1:
-                    self._fail("lua.dynamic_index", "indexes start at 1", token)
+                    self._fail("lua.unsupported_expression", "indexes start at 1", token)
                 path += f"[{index - 1}]"
             elif self._is("(") or self._is(":"):
-                self._fail("lua.unsupported", "calling values is not supported")
+                self._fail("lua.unsupported_expression", "calling values is not supported")
             else:
                 break
         if path:
@@ -215,7 +217,9 @@ class ExpressionParser:
                 self._expect("=")
                 if not isinstance(key, str):
                     self._fail(
-                        "lua.unsupported", "table keys must be names or literal strings", token
+                        "lua.unsupported_expression",
+                        "table keys must be names or literal strings",
+                        token,
                     )
                 fields[key] = self._expression()
             else:
@@ -226,5 +230,7 @@ class ExpressionParser:
                 break
         self._expect("}")
         if items and fields:
-            self._fail("lua.unsupported", "a table is either an array or an object, not both")
+            self._fail(
+                "lua.unsupported_expression", "a table is either an array or an object, not both"
+            )
         return items if items else fields

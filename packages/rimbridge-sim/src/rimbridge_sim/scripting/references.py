@@ -391,16 +391,40 @@ def lua_reference() -> dict[str, Any]:
             {"pattern": "rb.call(...).result", "why": "Assign the call to a local first."},
             {"pattern": "x ^ 2", "why": "Exponentiation is not supported."},
         ],
-        "compileErrors": [
-            "lua.syntax_error",
-            "lua.unsupported",
-            "lua.unknown_name",
-            "lua.invalid_assignment",
-            "lua.dynamic_index",
-            "lua.too_large",
-        ],
+        "compileErrors": {
+            "fields": [
+                _field("code", "string", True, None, "The failure code (one of failureCodes)."),
+                _field("message", "string", True, None, "What is wrong, for a person to read."),
+                _field("line", "int", False, None, "The line of the problem, counted from 1."),
+                _field("column", "int", False, None, "The column of the problem, counted from 1."),
+                _field(
+                    "details", "object", False, None, "More about the failure, when there is any."
+                ),
+            ],
+            "failureCodes": [
+                _code("lua.invalid_source", "luaSource is empty, or longer than the limit."),
+                _code(
+                    "lua.invalid_parameters",
+                    "parameters cannot be bound as the read-only params table.",
+                ),
+                _code("lua.compile_error", "Compiling failed for another reason."),
+                _code("lua.syntax_error", "The source is not valid Lua."),
+                _code(
+                    "lua.unsupported_statement",
+                    "A statement outside the subset (a global or params assignment, a function).",
+                ),
+                _code(
+                    "lua.unsupported_expression",
+                    "An expression outside the subset (an unknown name, a dynamic index, '^').",
+                ),
+            ],
+        },
         "examples": [
             {"name": "starter", "luaSource": starter},
             {"name": "select_all", "luaSource": selection},
         ],
     }
+
+
+def _code(code: str, description: str) -> dict[str, str]:
+    return {"code": code, "description": description}

@@ -162,7 +162,9 @@ class ScriptingTools:
         self, source: str, parameters: dict[str, Any] | None
     ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         if not source.strip():
-            return None, {"success": False, "message": "A non-empty luaSource payload is required."}
+            message = "A non-empty luaSource payload is required."
+            error = {"code": "lua.invalid_source", "message": message, "details": None}
+            return None, {"success": False, "message": message, "error": error}
         try:
             definition = normalize_definition(compile_lua(source, parameters))
         except LuaCompileError as error:
