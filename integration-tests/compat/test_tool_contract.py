@@ -8,6 +8,7 @@ These run against the bridge ``--bridge`` names (default: our ``gabs``); see REA
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -112,3 +113,31 @@ async def test_a_state_resource_is_read_in_the_mcp_shape(
     state = json.loads(resource_texts(read)[0])
     assert (state["gameId"], state["connected"], state["toolCount"]) == ("compat", True, 7)
     assert "compat/echo" in state["availableTools"]
+
+
+@pytest.mark.parametrize(
+    ("normalization", "listed_as", "original"),
+    [
+        (None, "games_list", "games.list"),
+        ({"enableOpenAINormalization": True}, "games_list", "games.list"),
+        ({"enableOpenAINormalization": False}, "games.list", None),
+    ],
+)
+async def test_tool_normalization_decides_how_the_core_tools_are_listed(
+    open_bridge: OpenBridge,
+    config_dir: ConfigDir,
+    normalization: dict[str, Any] | None,
+    listed_as: str,
+    original: str | None,
+) -> None:
+    config_dir.game("compat")
+    if normalization is not None:
+        config_dir.top["toolNormalization"] = normalization
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            called = await client.call_tool(listed_as, {})
+    assert len(tools) == 13 and listed_as in tools, sorted(tools)
+    meta = tools[listed_as].meta or {}
+    assert meta.get("originalName") == original
+    assert not called.is_error, text_of(called)
