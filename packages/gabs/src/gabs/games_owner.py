@@ -43,6 +43,8 @@ class _ClaimView:
     key: tuple[int, int, int, int]
     read_at: float
     claim: RuntimeState | None
+    path: str
+    """The claim file's path, as a string for ``os.stat`` (built once per game)."""
 
 
 class OwnerMixin:
@@ -57,8 +59,9 @@ class OwnerMixin:
         changed; :class:`ClaimError` when it cannot be used."""
         views = self._claim_views
         folder = self.lc.game_dir(game_id)
+        view = views.get(game_id)
         try:
-            stat = os.stat(claim_path(folder))
+            stat = os.stat(view.path if view is not None else claim_path(folder))
         except FileNotFoundError:
             views.pop(game_id, None)
             return None
@@ -66,9 +69,9 @@ class OwnerMixin:
             return load_claim(folder)  # raises ClaimError with the reason
         key = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
         moment = time.monotonic()
-        view = views.get(game_id)
         if view is None or view.key != key or moment - view.read_at > CLAIM_VIEW_TTL:
-            view = views[game_id] = _ClaimView(key, moment, load_claim(folder))
+            path = os.fspath(claim_path(folder))
+            view = views[game_id] = _ClaimView(key, moment, load_claim(folder), path)
         return view.claim
 
     def _owner_blocked(self, game_id: str, claim: RuntimeState, action: str) -> dict[str, Any]:
