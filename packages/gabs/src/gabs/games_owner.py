@@ -58,20 +58,21 @@ class OwnerMixin:
         """The game's claim for reading (never change it): parsed again only when the file
         changed; :class:`ClaimError` when it cannot be used."""
         views = self._claim_views
-        folder = self.lc.game_dir(game_id)
         view = views.get(game_id)
+        # the path as last built: a game's folder is checked and joined only on a (re)read
+        path = view.path if view is not None else os.fspath(claim_path(self.lc.game_dir(game_id)))
         try:
-            stat = os.stat(view.path if view is not None else claim_path(folder))
+            stat = os.stat(path)
         except FileNotFoundError:
             views.pop(game_id, None)
             return None
         except OSError:
-            return load_claim(folder)  # raises ClaimError with the reason
+            return load_claim(self.lc.game_dir(game_id))  # raises ClaimError with the reason
         key = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
         moment = time.monotonic()
         if view is None or view.key != key or moment - view.read_at > CLAIM_VIEW_TTL:
-            path = os.fspath(claim_path(folder))
-            view = views[game_id] = _ClaimView(key, moment, load_claim(folder), path)
+            claim = load_claim(self.lc.game_dir(game_id))
+            view = views[game_id] = _ClaimView(key, moment, claim, path)
         return view.claim
 
     def _owner_blocked(self, game_id: str, claim: RuntimeState, action: str) -> dict[str, Any]:

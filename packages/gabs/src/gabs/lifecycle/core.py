@@ -29,8 +29,6 @@ from gabs.runtime.procs import fingerprint, verify_pid
 __all__ = ["Lifecycle", "Superseded", "now"]
 
 _COUNTER = itertools.count(1)
-_GAME_DIRS_KEPT = 1024
-"""Game folders remembered by :meth:`Lifecycle.game_dir` (all forgotten past that)."""
 
 
 class Superseded(Exception):
@@ -55,17 +53,9 @@ class Lifecycle:
         )
         self.pid = os.getpid()
         self.pid_start_time = fingerprint(self.pid)
-        self._game_dirs: dict[str, Path] = {}
 
     def game_dir(self, game_id: str) -> Path:
-        """``<config-dir>/<gameId>/`` (checked once per id; every game call asks for it)."""
-        found = self._game_dirs.get(game_id)
-        if found is None:
-            found = game_runtime_dir(self.config_dir, game_id)  # ConfigError for a bad id
-            if len(self._game_dirs) >= _GAME_DIRS_KEPT:
-                self._game_dirs.clear()
-            self._game_dirs[game_id] = found
-        return found
+        return game_runtime_dir(self.config_dir, game_id)
 
     @property
     def owner_lease(self) -> timedelta:
