@@ -13,6 +13,7 @@ tests alone.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import nox
@@ -106,10 +107,17 @@ def bench(session: nox.Session) -> None:
     """Every benchmark; pass --quick for a short run. Results go to bench-results/.
 
     ``bench_e2e`` also writes ``bench-results/bench_e2e.png``; with ``GABS_GO_BRIDGE`` set to a
-    Go bridge executable it measures that bridge beside ours. Run one script with
+    Go bridge executable it measures that bridge beside ours. Its MCP paths run with the Python
+    SDK's client and, where Node.js and npm are on PATH, also with the TypeScript SDK's
+    (``GABS_BENCH_CLIENTS`` overrides: ``python``, ``ts`` or ``python,ts``). Run one script with
     ``-- --scripts bench_e2e`` (names without ``.py``, comma-separated).
     """
     _sync(session)
+    if "GABS_BENCH_CLIENTS" not in os.environ:
+        has_node = shutil.which("node") and shutil.which("npm")
+        session.env["GABS_BENCH_CLIENTS"] = "python,ts" if has_node else "python"
+        if not has_node:
+            session.log("no Node.js/npm on PATH: bench_e2e runs the Python SDK client only")
     out = ROOT / "bench-results"
     out.mkdir(exist_ok=True)
     extra = list(session.posargs)

@@ -36,11 +36,30 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 HERE = Path(__file__).resolve().parent
 GAME_SCRIPT = HERE / "e2e_game.py"
 CLIENT_SCRIPT = HERE / "e2e_client.py"
+TS_CLIENT_SCRIPT = HERE / "e2e_client_ts.cjs"
+#: The pinned TypeScript SDK the host tests install (``npm ci``), used by ``--client ts``.
+TS_MODULES = HERE.parent / "integration-tests" / "hosts" / "node_modules"
 ECHO_TOOL = "bench/echo"
 ECHO_ARGUMENTS: dict[str, Any] = {"text": "Ärger im Lager", "n": 1}
 HTTP_TOKEN = "e2e" + "5f" * 20
 MAX_LINE = 256 * 1024 * 1024
 START_TIMEOUT = 180.0
+
+
+def ensure_ts_client() -> None:
+    """Make the TypeScript SDK client runnable: Node.js on PATH and the host tests' pinned
+    packages installed (``npm ci`` once, as the host tests do); SystemExit says what is
+    missing."""
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location("_host_node", TS_MODULES.parent / "node.py")
+    assert spec is not None and spec.loader is not None
+    node = module_from_spec(spec)
+    spec.loader.exec_module(node)
+    try:
+        node.ensure_installed()
+    except node.NodeSetupError as exc:
+        raise SystemExit(f"--client ts: {exc}") from None
 
 
 def gabs_executable() -> str:
@@ -245,9 +264,14 @@ class Harness:
     def info_path(self, config_dir: Path, game_id: str) -> Path:
         return config_dir.parent / "info" / f"{game_id}.json"
 
-    async def _client(self, name: str, argv: list[str], env: dict[str, str]) -> ClientProcess:
+    async def _client(
+        self, name: str, argv: list[str], env: dict[str, str], runtime: str = "python"
+    ) -> ClientProcess:
+        command = [sys.executable, str(CLIENT_SCRIPT), *argv]
+        if runtime == "ts":
+            command = ["node", str(TS_CLIENT_SCRIPT), "--modules", str(TS_MODULES), *argv]
         process = await anyio.open_process(
-            [sys.executable, str(CLIENT_SCRIPT), *argv],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log(f"client-{name}"),
@@ -272,11 +296,14 @@ class Harness:
         mcp_mode: str = "legacy",
         env: dict[str, str] | None = None,
         start_concurrency: int = 1,
+        runtime: str = "python",
     ) -> ClientProcess:
         """An MCP client launching ``bridge`` over stdio, with ``games`` started.
 
         ``probe`` (a call that must succeed before the client reports ready) may be None; the
-        games' pids are read from their info files (when started here).
+        games' pids are read from their info files (when started here). ``runtime``: the
+        client on the ``mcp`` SDK ("python") or on the TypeScript SDK ("ts", see
+        :func:`ensure_ts_client`).
         """
         assert bridge.stdio is not None
         command = bridge.argv(bridge.stdio, config_dir=config_dir)
@@ -286,7 +313,7 @@ class Harness:
         if probe is not None:
             argv += ["--probe", json.dumps(probe)]
         argv += [arg for game in games for arg in ("--start", game.game_id)]
-        client = await self._client(name, argv, {**os.environ, **(env or {})})
+        client = await self._client(name, argv, {**os.environ, **(env or {})}, runtime)
         children = psutil.Process(client.pid).children()
         client.bridge_pid = children[0].pid if children else None
         client.game_pids = self._game_pids(config_dir, games)
@@ -330,10 +357,12 @@ class Harness:
         probe: dict[str, Any],
         *,
         mcp_mode: str = "legacy",
+        runtime: str = "python",
     ) -> ClientProcess:
         argv = ["mcp-http", "--url", url, "--mcp-mode", mcp_mode, "--probe", json.dumps(probe)]
         argv += [arg for game in games for arg in ("--start", game.game_id)]
-        client = await self._client(name, argv, {**os.environ, "BENCH_HTTP_TOKEN": HTTP_TOKEN})
+        env = {**os.environ, "BENCH_HTTP_TOKEN": HTTP_TOKEN}
+        client = await self._client(name, argv, env, runtime)
         client.bridge_pid = bridge_pid
         client.game_pids = self._game_pids(config_dir, games)
         return client

@@ -36,6 +36,7 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from _e2e import (
     GameSpec,
     Harness,
     echo_call,
+    ensure_ts_client,
     gabp_call,
     go_bridge,
     ours,
@@ -61,19 +63,34 @@ TARGETS: dict[tuple[str, str], dict[int, float]] = {
     ("gabs-stdio", "direct-gabp"): {1: 0.6, 16: 0.6},
     ("gabs-stdio", "go-stdio"): {1: 2.0, 16: 3.0},
 }
-RATIOS = (
-    ("gabs-stdio", "direct-gabp"),
-    ("gabs-http", "direct-gabp"),
-    ("gabs-stdio", "direct-raw"),
-    ("direct-gabp", "direct-raw"),
-)
+#: The MCP clients, and the suffix of their paths' names.
+CLIENT_SUFFIX = {"python": "", "ts": "-ts"}
 
 
-def other_ratios(other: str | None) -> tuple[tuple[str, str], ...]:
+def ratio_pairs(suffix: str) -> tuple[tuple[str, str], ...]:
+    """(ours, baseline) path pairs of the MCP paths of one client."""
+    return (
+        (f"gabs-stdio{suffix}", "direct-gabp"),
+        (f"gabs-http{suffix}", "direct-gabp"),
+        (f"gabs-stdio{suffix}", "direct-raw"),
+    )
+
+
+def other_ratios(other: str | None, suffix: str = "") -> tuple[tuple[str, str], ...]:
     """gabs against the other bridge (``go`` by default), transport by transport."""
     if other is None:
         return ()
-    return (("gabs-stdio", f"{other}-stdio"), ("gabs-http", f"{other}-http"))
+    return (
+        (f"gabs-stdio{suffix}", f"{other}-stdio{suffix}"),
+        (f"gabs-http{suffix}", f"{other}-http{suffix}"),
+    )
+
+
+def target_for(ours_name: str, base: str, in_flight: int) -> float | None:
+    """Issue 15's target for a pair, whichever client ran the MCP paths."""
+    for suffix in filter(None, CLIENT_SUFFIX.values()):
+        ours_name, base = ours_name.removesuffix(suffix), base.removesuffix(suffix)
+    return TARGETS.get((ours_name, base), {}).get(in_flight)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -104,8 +121,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--sim-args", default="--log-level WARNING", help="rimbridge-sim arguments (--game sim)"
     )
     parser.add_argument("--mcp-mode", default="legacy", help="the MCP client's mode")
+    parser.add_argument(
+        "--clients",
+        default=os.environ.get("GABS_BENCH_CLIENTS", "python"),
+        help="the MCP clients, comma-separated: python (the mcp SDK), ts (the TypeScript SDK, "
+        "on Node.js; its paths are named ...-ts); default $GABS_BENCH_CLIENTS or python",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work dir and its logs")
     args = parser.parse_args(argv)
+    args.clients = [name.strip() for name in args.clients.split(",") if name.strip()]
+    unknown = sorted(set(args.clients) - set(CLIENT_SUFFIX))
+    if unknown or not args.clients:
+        parser.error(f"--clients: python and/or ts, not {args.clients!r}")
     args.rounds = args.rounds or (2 if args.quick else 5)
     args.seconds = args.seconds or (0.6 if args.quick else 2.0)
     if args.game == "sim":
@@ -136,26 +163,43 @@ async def start_paths(harness: Harness, args: argparse.Namespace) -> dict[str, C
     game = GameSpec("bench", kind=args.game, sim_args=sim_args)
     probe = echo_call("bench", args.tool, args.tool_arguments)
     paths: dict[str, ClientProcess] = {}
-    for prefix, bridge in bridges(args):
-        if bridge.stdio:
-            name = f"{prefix}-stdio"
-            config_dir = harness.setup_bridge(name, [game])
-            paths[name] = await harness.mcp_stdio(
-                name, bridge, config_dir, [game], probe, mcp_mode=args.mcp_mode
-            )
-            print(f"started {name}", file=sys.stderr)
-            if prefix == "gabs":
-                info = harness.info_path(config_dir, "bench")
-                paths["direct-gabp"] = await harness.direct("gabp", "direct-gabp", info)
-                paths["direct-raw"] = await harness.direct("raw", "direct-raw", info)
-        if bridge.http:
-            name = f"{prefix}-http"
-            config_dir = harness.setup_bridge(name, [game])
-            url, pid = await harness.http_bridge(name, bridge, config_dir)
-            paths[name] = await harness.mcp_http(
-                name, url, pid, config_dir, [game], probe, mcp_mode=args.mcp_mode
-            )
-            print(f"started {name}", file=sys.stderr)
+    if "ts" in args.clients:
+        ensure_ts_client()
+    for client in args.clients:
+        suffix = CLIENT_SUFFIX[client]
+        for prefix, bridge in bridges(args):
+            if bridge.stdio:
+                name = f"{prefix}-stdio{suffix}"
+                config_dir = harness.setup_bridge(name, [game])
+                paths[name] = await harness.mcp_stdio(
+                    name,
+                    bridge,
+                    config_dir,
+                    [game],
+                    probe,
+                    mcp_mode=args.mcp_mode,
+                    runtime=client,
+                )
+                print(f"started {name}", file=sys.stderr)
+                if prefix == "gabs" and "direct-gabp" not in paths:
+                    info = harness.info_path(config_dir, "bench")
+                    paths["direct-gabp"] = await harness.direct("gabp", "direct-gabp", info)
+                    paths["direct-raw"] = await harness.direct("raw", "direct-raw", info)
+            if bridge.http:
+                name = f"{prefix}-http{suffix}"
+                config_dir = harness.setup_bridge(name, [game])
+                url, pid = await harness.http_bridge(name, bridge, config_dir)
+                paths[name] = await harness.mcp_http(
+                    name,
+                    url,
+                    pid,
+                    config_dir,
+                    [game],
+                    probe,
+                    mcp_mode=args.mcp_mode,
+                    runtime=client,
+                )
+                print(f"started {name}", file=sys.stderr)
     return paths
 
 
@@ -204,10 +248,16 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def ratio_records(
-    summary: dict[str, dict[int, dict[str, Any]]], other: str | None = "go"
+    summary: dict[str, dict[int, dict[str, Any]]],
+    other: str | None = "go",
+    clients: Sequence[str] = ("python",),
 ) -> list[dict[str, Any]]:
+    suffixes = [CLIENT_SUFFIX[client] for client in clients]
+    pairs = [pair for suffix in suffixes for pair in ratio_pairs(suffix)]
+    pairs.append(("direct-gabp", "direct-raw"))
+    pairs += [pair for suffix in suffixes for pair in other_ratios(other, suffix)]
     records = []
-    for ours_name, base in RATIOS + other_ratios(other):
+    for ours_name, base in pairs:
         if ours_name not in summary or base not in summary:
             continue
         for in_flight, stats in summary[ours_name].items():
@@ -223,12 +273,12 @@ def ratio_records(
                     "baseline_name": base,
                     "ratio": round(stats["rate_median"] / baseline["rate_median"], 3),
                     "ratio_spread": [round(spread_low, 3), round(spread_high, 3)],
-                    "target": TARGETS.get((ours_name, base), {}).get(in_flight),
+                    "target": target_for(ours_name, base, in_flight),
                 }
             )
     # the bridge's CPU time per call (psutil, the bridge process only): other / ours, so above 1
     # means ours spends less; steadier than the rates on a loaded machine
-    for ours_name, other_name in other_ratios(other):
+    for ours_name, other_name in [pair for s in suffixes for pair in other_ratios(other, s)]:
         if ours_name not in summary or other_name not in summary:
             continue
         for in_flight, stats in summary[ours_name].items():
@@ -341,7 +391,7 @@ def main() -> None:
         for name, levels in results.items()
     }
     measured = bridges(args)
-    records = ratio_records(summary, measured[1][0] if len(measured) > 1 else None)
+    records = ratio_records(summary, measured[1][0] if len(measured) > 1 else None, args.clients)
     print_tables(summary, records)
     meta = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
@@ -355,6 +405,7 @@ def main() -> None:
         "seconds": args.seconds,
         "bridges": {name: vars(cmd) for name, cmd in bridges(args)},
         "mcp_mode": args.mcp_mode,
+        "clients": args.clients,
     }
     if args.json_path is not None:
         args.json_path.parent.mkdir(parents=True, exist_ok=True)
