@@ -114,3 +114,60 @@ async def test_a_peer_that_stops_reading_fails_writes_after_the_write_timeout() 
             assert game.close_reason == "the peer accepted no data for 0.2 s"
         finally:
             peer.close()
+
+
+def _request_frame(index: int) -> bytes:
+    from gabp.framing import encode_frame
+
+    body = (
+        f'{{"v":"gabp/1","id":"00000000-0000-4000-8000-{index:012d}","type":"request",'
+        f'"method":"test/plain","params":{{"i":{index}}}}}'
+    )
+    return encode_frame(body.encode())
+
+
+@pytest.mark.parametrize(("batch", "expected"), [(4, [4, 4, 2]), (16, [10])])
+async def test_the_answers_to_one_read_leave_in_writes_of_at_most_max_batched_answers(
+    batch: int, expected: list[int]
+) -> None:
+    listener = await create_tcp_listener("127.0.0.1", 0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    writes: list[int] = []
+    limits = ConnectionLimits(max_batched_answers=batch)
+
+    async def plain(request: InboundRequest) -> Any:
+        return request.params  # answers without waiting: served as the read is processed
+
+    async def serve(stream: SocketStream) -> None:
+        send = stream.send_nowait
+
+        def counting(item: bytes | bytearray | memoryview) -> None:
+            writes.append(bytes(item).count(b"Content-Length"))
+            send(item)
+
+        stream.send_nowait = counting  # type: ignore[method-assign]
+        handlers = {"test/plain": plain}
+        async with Connection(stream, handlers=handlers, limits=limits, name="game") as game:
+            await game.wait_closed()
+
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, serve)
+        with anyio.fail_after(10):
+            client = await anyio.connect_tcp("127.0.0.1", port)
+            received = b""
+
+            async def answers(count: int) -> None:
+                nonlocal received
+                while received.count(b'"type":"response"') < count:
+                    received += await client.receive()
+
+            await client.send(_request_frame(0))  # the first of a method takes the long way
+            await answers(1)
+            writes.clear()
+            await client.send(b"".join(_request_frame(index) for index in range(1, 11)))
+            await answers(11)
+            await client.aclose()
+        tg.cancel_scope.cancel()
+    assert writes == expected
+    for index in range(1, 11):
+        assert b'"i":%d}' % index in received

@@ -41,6 +41,9 @@ __all__ = [
 
 logger = logging.getLogger("gabp.connection")
 
+_BATCH_BYTES = 64 * 1024
+"""Queued bytes at which a batch of answers is written without waiting for the rest."""
+
 NIL_ID = "00000000-0000-0000-0000-000000000000"
 """The id of an error response to a message whose own id could not be recovered."""
 
@@ -73,6 +76,10 @@ class ConnectionLimits:
     close_timeout: float = 5.0
     """Longest closing may take to flush queued frames."""
     read_chunk_bytes: int = 64 * 1024
+    max_batched_answers: int = 16
+    """Frames held back while the requests of one read are served, so that their answers
+    leave in one write; at this many (or 64 KiB) they go out at once, and a peer that
+    pipelines many requests starts on the first answers while the rest are served."""
 
     def __post_init__(self) -> None:
         for name in (
@@ -83,6 +90,7 @@ class ConnectionLimits:
             "max_outstanding_requests",
             "event_buffer",
             "read_chunk_bytes",
+            "max_batched_answers",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"ConnectionLimits.{name} must be at least 1")
@@ -304,7 +312,11 @@ class ConnectionCore:
         self._out.append(frame)
         self._out_bytes += len(frame)
         if self._batching:
-            return  # the reader writes its batch's answers together when the batch is done
+            # the reader writes its batch's answers together when the batch is done; a large
+            # batch goes out in parts, so that the peer can work while the rest is served
+            if len(self._out) >= self.limits.max_batched_answers or self._out_bytes >= _BATCH_BYTES:
+                self._flush_direct()
+            return
         if self._serving_now + len(self._pending) <= 1:
             self._flush_direct()
         elif not self._flush_scheduled:
