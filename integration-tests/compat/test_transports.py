@@ -254,6 +254,35 @@ async def test_http_health_api_key_and_plain_json_answers(
     assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
 
 
+async def test_http_answers_a_streaming_client_with_one_json_body_per_request(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A client that accepts both JSON and SSE gets each answer as one JSON body."""
+    config_dir.game("compat")
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {API_KEY}",
+    }
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            initialized = await http.post(f"{base}/mcp", json=INITIALIZE, headers=headers)
+            session = initialized.headers.get("mcp-session-id")
+            if session:
+                headers["Mcp-Session-Id"] = session
+                headers["MCP-Protocol-Version"] = initialized.json()["result"]["protocolVersion"]
+            await http.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+            listed = await http.post(f"{base}/mcp", json=LIST_GAMES, headers=headers)
+    for answer in (initialized, listed):
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["content-type"].startswith("application/json"), answer.headers
+    games = listed.json()["result"]["structuredContent"]["games"]
+    assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
+
+
 # The Go bridge serves one MCP request at a time, so a cancellation reaches it only after the
 # call it cancels has been answered.
 @pytest.mark.beyond_go

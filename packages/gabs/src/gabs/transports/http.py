@@ -16,8 +16,11 @@ and besides:
 * a POST to ``/mcp`` from a client that does not accept ``text/event-stream`` (a plain JSON-RPC
   client, as the Go bridge serves them) is answered with one plain JSON response, by a
   stateless JSON-response instance of the same MCP server;
-* a request the client cancelled gets no answer (the SDK's handshake-era transport would send a
-  ``-32800`` error on its stream; the spec says a cancelled request is not answered).
+* every request is answered with one JSON body (``Content-Type: application/json``), as the Go
+  bridge answers; the session's GET stream carries the list-changed notifications;
+* a request the client cancelled gets no answer: ``202 Accepted`` without a body (the SDK's
+  handshake-era transport would answer ``-32800``; the spec says a cancelled request is not
+  answered).
 
 The token comes from the ``token`` argument, else ``$GABS_HTTP_TOKEN``, else the token file
 (``bridge.tokenFile`` in the config, default ``<config-dir>/http-token``); when there is none, a
@@ -189,26 +192,59 @@ def _json_scope(scope: Scope, headers: dict[str, str]) -> Scope:
     return {**scope, "headers": kept, "path": MCP_PATH}
 
 
-def _is_cancel_answer(chunk: bytes) -> bool:
-    """Whether an SSE chunk is only the JSON-RPC error -32800 (request cancelled)."""
-    data = [line[5:].strip() for line in chunk.splitlines() if line.startswith(b"data:")]
-    if len(data) != 1:
+def _is_cancel_answer(body: bytes) -> bool:
+    """Whether a response body (one JSON answer, or one SSE event) is only the JSON-RPC error
+    -32800 (request cancelled)."""
+    text = body.strip()
+    if text.startswith(b"{"):
+        payloads = [text]
+    else:
+        payloads = [line[5:].strip() for line in text.splitlines() if line.startswith(b"data:")]
+    if len(payloads) != 1:
         return False
     try:
-        message = json.loads(data[0])
+        message = json.loads(payloads[0])
     except ValueError:
         return False
     error = message.get("error") if isinstance(message, dict) else None
     return isinstance(error, dict) and error.get("code") == CANCELLED_CODE
 
 
+def _is_json_start(message: Any) -> bool:
+    if message.get("type") != "http.response.start":
+        return False
+    return any(
+        name.lower() == b"content-type" and value.startswith(b"application/json")
+        for name, value in message.get("headers", ())
+    )
+
+
 def _without_cancelled_answers(send: Send) -> Send:
-    """``send`` that leaves out the SSE event answering a cancelled request."""
+    """``send`` that leaves out the answer to a cancelled request: a JSON answer becomes
+    ``202 Accepted`` without a body (there is nothing to answer); an SSE event is left out."""
+    held: list[Any] = []
 
     async def filtered(message: Any) -> None:
+        if _is_json_start(message):
+            held.append(message)  # sent with the body, once it is known not to be the error
+            return
         if message.get("type") == "http.response.body":
             body = message.get("body", b"")
-            if b"-32800" in body and _is_cancel_answer(body):
+            cancelled = b"-32800" in body and _is_cancel_answer(body)
+            if held:
+                start = held.pop()
+                if cancelled and not message.get("more_body", False):
+                    headers = [
+                        (name, value)
+                        for name, value in start.get("headers", ())
+                        if name.lower() not in (b"content-length", b"content-type")
+                    ]
+                    headers.append((b"content-length", b"0"))
+                    await send({**start, "status": 202, "headers": headers})
+                    await send({"type": "http.response.body", "body": b""})
+                    return
+                await send(start)
+            elif cancelled:
                 message = {**message, "body": b""}
         await send(message)
 
@@ -301,8 +337,12 @@ def build_http_app(
         # Remote binds: the Host is whatever name clients use; the guard's Origin check and
         # the token remain.
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # Every request is answered with one JSON body, as the Go bridge answers: no request of
+    # the bridge streams anything before its answer (no progress, no requests to the client),
+    # and an SSE stream per POST costs the bridge about twice the CPU per call. Sessions, and
+    # the GET stream for list-changed notifications, stay.
     app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=security, host=host
+        streamable_http_path=MCP_PATH, transport_security=security, host=host, json_response=True
     )
     json_app = plain.streamable_http_app(
         streamable_http_path=MCP_PATH,
