@@ -20,7 +20,6 @@ returned as ``nextCursor``.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 import mcp_types as types
@@ -30,11 +29,10 @@ from gabs.mcp.calls import CallTools
 from gabs.mcp.envelope import NextAction
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import ToolHandler
-from gabs.mcp.tool_names import NamedTool
+from gabs.mcp.tool_names import NamedTool, name_words
 
 __all__ = ["DiscoveryTools", "brief_description", "matches_query"]
 
-_WORD: Final = re.compile(r"[a-z0-9]+")
 _SEPARATORS: Final = frozenset("./_- ")
 DEFAULT_NAMES_LIMIT: Final = 50
 
@@ -42,10 +40,20 @@ DEFAULT_NAMES_LIMIT: Final = 50
 def matches_query(value: str, query: str) -> bool:
     """The Go bridge's tool-name match: a substring when ``query`` holds a separator, else a
     prefix of one of ``value``'s words (both lower case)."""
-    value = value.lower()
-    if any(char in _SEPARATORS for char in query):
-        return query in value
-    return any(word.startswith(query) for word in _WORD.findall(value))
+    return _matches((name_words(value),), query, _is_substring_query(query))
+
+
+def _is_substring_query(query: str) -> bool:
+    return any(char in _SEPARATORS for char in query)
+
+
+def _matches(
+    searchable: tuple[tuple[str, tuple[str, ...]], ...], query: str, substring: bool
+) -> bool:
+    """:func:`matches_query` for names already split (``NamedTool.searchable``)."""
+    if substring:
+        return any(query in lowered for lowered, _ in searchable)
+    return any(word.startswith(query) for _, words in searchable for word in words)
 
 
 def brief_description(description: str) -> str:
@@ -58,10 +66,6 @@ def brief_description(description: str) -> str:
     if end >= 0:
         text = text[: end + 1].strip()
     return text if len(text) <= 140 else text[:137].strip() + "..."
-
-
-def _names(entry: NamedTool) -> tuple[str, str, str]:
-    return entry.exposed, entry.legacy_name, entry.gabp_name
 
 
 def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, Any]:
@@ -115,9 +119,12 @@ class DiscoveryTools:
         query = str(args.get("query", "")).lower()
         prefix = str(args.get("prefix", "")).lower()
         if query:
-            entries = [e for e in entries if any(matches_query(n, query) for n in _names(e))]
+            substring = _is_substring_query(query)
+            entries = [e for e in entries if _matches(e.searchable, query, substring)]
         if prefix:
-            entries = [e for e in entries if any(n.lower().startswith(prefix) for n in _names(e))]
+            entries = [
+                e for e in entries if any(name.startswith(prefix) for name, _ in e.searchable)
+            ]
         total = len(entries)
         cursor_text = args.get("cursor", "")
         try:

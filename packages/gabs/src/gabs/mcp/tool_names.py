@@ -20,8 +20,10 @@ The dotted spellings of the core tools (``games.list``, ``games.call_tool``, ...
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Final
 
 from gabs.game_tools import MirroredTool, mcp_tool_name, mcp_tool_name_with_suffix
@@ -32,6 +34,7 @@ __all__ = [
     "ToolIndex",
     "core_dotted_name",
     "exposed_output_schema",
+    "name_words",
     "tool_index",
 ]
 
@@ -66,6 +69,15 @@ def gabp_canonical(name: str) -> str:
     return name.strip().replace(".", "/")
 
 
+_WORD: Final = re.compile(r"[a-z0-9]+")
+
+
+def name_words(name: str) -> tuple[str, tuple[str, ...]]:
+    """``name`` in lower case, and its words (runs of ASCII letters and digits)."""
+    lowered = name.lower()
+    return lowered, tuple(_WORD.findall(lowered))
+
+
 @dataclass(frozen=True)
 class NamedTool:
     """One mirrored tool with the names it is exposed and found under."""
@@ -78,6 +90,12 @@ class NamedTool:
     @property
     def gabp_name(self) -> str:
         return gabp_canonical(self.tool.name)
+
+    @cached_property
+    def searchable(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The exposed, original and GABP names, each in lower case with its words (what a
+        discovery query is matched against; worked out once per tool, not per query)."""
+        return tuple(name_words(name) for name in (self.exposed, self.legacy_name, self.gabp_name))
 
     @property
     def legacy_name(self) -> str:
