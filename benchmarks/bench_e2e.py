@@ -167,18 +167,13 @@ async def start_paths(harness: Harness, args: argparse.Namespace) -> dict[str, C
         ensure_ts_client()
     for client in args.clients:
         suffix = CLIENT_SUFFIX[client]
+        options = {"mcp_mode": args.mcp_mode, "runtime": client}
         for prefix, bridge in bridges(args):
             if bridge.stdio:
                 name = f"{prefix}-stdio{suffix}"
                 config_dir = harness.setup_bridge(name, [game])
                 paths[name] = await harness.mcp_stdio(
-                    name,
-                    bridge,
-                    config_dir,
-                    [game],
-                    probe,
-                    mcp_mode=args.mcp_mode,
-                    runtime=client,
+                    name, bridge, config_dir, [game], probe, **options
                 )
                 print(f"started {name}", file=sys.stderr)
                 if prefix == "gabs" and "direct-gabp" not in paths:
@@ -190,14 +185,7 @@ async def start_paths(harness: Harness, args: argparse.Namespace) -> dict[str, C
                 config_dir = harness.setup_bridge(name, [game])
                 url, pid = await harness.http_bridge(name, bridge, config_dir)
                 paths[name] = await harness.mcp_http(
-                    name,
-                    url,
-                    pid,
-                    config_dir,
-                    [game],
-                    probe,
-                    mcp_mode=args.mcp_mode,
-                    runtime=client,
+                    name, url, pid, config_dir, [game], probe, **options
                 )
                 print(f"started {name}", file=sys.stderr)
     return paths

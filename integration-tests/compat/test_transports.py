@@ -254,6 +254,21 @@ async def test_http_health_api_key_and_plain_json_answers(
     assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
 
 
+async def open_session(
+    http: httpx.AsyncClient, base: str, headers: dict[str, str]
+) -> httpx.Response:
+    """``initialize`` and ``notifications/initialized`` over plain HTTP; a session id the
+    bridge gives (and the protocol version, when none was set) go into ``headers``."""
+    initialized = await http.post(f"{base}/mcp", json=INITIALIZE, headers=headers)
+    session = initialized.headers.get("mcp-session-id")
+    if session:
+        headers["Mcp-Session-Id"] = session
+        if "MCP-Protocol-Version" not in headers:
+            headers["MCP-Protocol-Version"] = initialized.json()["result"]["protocolVersion"]
+    await http.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+    return initialized
+
+
 async def test_http_answers_a_streaming_client_with_one_json_body_per_request(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:
@@ -269,12 +284,7 @@ async def test_http_answers_a_streaming_client_with_one_json_body_per_request(
             http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
             httpx.AsyncClient(timeout=30) as http,
         ):
-            initialized = await http.post(f"{base}/mcp", json=INITIALIZE, headers=headers)
-            session = initialized.headers.get("mcp-session-id")
-            if session:
-                headers["Mcp-Session-Id"] = session
-                headers["MCP-Protocol-Version"] = initialized.json()["result"]["protocolVersion"]
-            await http.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+            initialized = await open_session(http, base, headers)
             listed = await http.post(f"{base}/mcp", json=LIST_GAMES, headers=headers)
     for answer in (initialized, listed):
         assert answer.status_code == 200, answer.text
@@ -312,11 +322,7 @@ async def test_http_a_cancelled_request_gets_no_answer(
             http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
             httpx.AsyncClient(timeout=30) as http,
         ):
-            initialized = await http.post(f"{base}/mcp", json=INITIALIZE, headers=headers)
-            session = initialized.headers.get("mcp-session-id")
-            if session:
-                headers["Mcp-Session-Id"] = session
-            await http.post(f"{base}/mcp", json=INITIALIZED, headers=headers)
+            await open_session(http, base, headers)
             start = {
                 "jsonrpc": "2.0",
                 "id": 2,
