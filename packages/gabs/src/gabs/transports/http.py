@@ -14,8 +14,8 @@ and besides:
 * ``GET /health`` answers ``{"status": "ok", "server": "gabs", "version": ...}`` without a token
   (as the Go bridge does);
 * a POST to ``/mcp`` from a client that does not accept ``text/event-stream`` (a plain JSON-RPC
-  client, as the Go bridge serves them) is answered with one plain JSON response, by a
-  stateless JSON-response instance of the same MCP server;
+  client, as the Go bridge serves them, that keeps no session) is answered by a stateless
+  instance of the same MCP server;
 * every request is answered with one JSON body (``Content-Type: application/json``), as the Go
   bridge answers; the session's GET stream carries the list-changed notifications;
 * a request the client cancelled gets no answer: ``202 Accepted`` without a body (the SDK's
@@ -365,9 +365,9 @@ def bind_listener(host: str, port: int) -> socket.socket:
     """The bound (not yet listening) TCP socket the HTTP server accepts on.
 
     Made with ``IPPROTO_TCP`` as its protocol, not 0: asyncio turns Nagle's algorithm off
-    (``TCP_NODELAY``) only on sockets that say they are TCP, and an SSE answer is written in
-    parts (the headers, then the event); with Nagle on, every part after the first waits for
-    the client's delayed ACK, about 40 ms per call on a kept-alive connection.
+    (``TCP_NODELAY``) only on sockets that say they are TCP, and an answer is written in parts
+    (the headers, then the body or an event); with Nagle on, a part after the first can wait
+    for the client's delayed ACK, about 40 ms on a kept-alive connection.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
