@@ -193,17 +193,9 @@ def _json_scope(scope: Scope, headers: dict[str, str]) -> Scope:
 
 
 def _is_cancel_answer(body: bytes) -> bool:
-    """Whether a response body (one JSON answer, or one SSE event) is only the JSON-RPC error
-    -32800 (request cancelled)."""
-    text = body.strip()
-    if text.startswith(b"{"):
-        payloads = [text]
-    else:
-        payloads = [line[5:].strip() for line in text.splitlines() if line.startswith(b"data:")]
-    if len(payloads) != 1:
-        return False
+    """Whether a JSON answer is only the JSON-RPC error -32800 (request cancelled)."""
     try:
-        message = json.loads(payloads[0])
+        message = json.loads(body)
     except ValueError:
         return False
     error = message.get("error") if isinstance(message, dict) else None
@@ -220,32 +212,29 @@ def _is_json_start(message: Any) -> bool:
 
 
 def _without_cancelled_answers(send: Send) -> Send:
-    """``send`` that leaves out the answer to a cancelled request: a JSON answer becomes
-    ``202 Accepted`` without a body (there is nothing to answer); an SSE event is left out."""
+    """``send`` that turns the answer to a cancelled request into ``202 Accepted`` without a
+    body (there is nothing to answer); every other response passes unchanged."""
     held: list[Any] = []
 
     async def filtered(message: Any) -> None:
         if _is_json_start(message):
             held.append(message)  # sent with the body, once it is known not to be the error
             return
-        if message.get("type") == "http.response.body":
+        if held and message.get("type") == "http.response.body":
+            start = held.pop()
             body = message.get("body", b"")
-            cancelled = b"-32800" in body and _is_cancel_answer(body)
-            if held:
-                start = held.pop()
-                if cancelled and not message.get("more_body", False):
-                    headers = [
-                        (name, value)
-                        for name, value in start.get("headers", ())
-                        if name.lower() not in (b"content-length", b"content-type")
-                    ]
-                    headers.append((b"content-length", b"0"))
-                    await send({**start, "status": 202, "headers": headers})
-                    await send({"type": "http.response.body", "body": b""})
-                    return
-                await send(start)
-            elif cancelled:
-                message = {**message, "body": b""}
+            complete = not message.get("more_body", False)
+            if complete and b"-32800" in body and _is_cancel_answer(body):
+                headers = [
+                    (name, value)
+                    for name, value in start.get("headers", ())
+                    if name.lower() not in (b"content-length", b"content-type")
+                ]
+                headers.append((b"content-length", b"0"))
+                await send({**start, "status": 202, "headers": headers})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            await send(start)
         await send(message)
 
     return filtered
