@@ -20,7 +20,8 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import BridgeServer, ToolListNotifier, build_server, initialization_options
 from gabs.transports.stdio import framed_stdio
-from gabs.transports.stdio_calls import LeanCalls
+from gabs.transports.stdio_calls import LeanCalls, plain_call
+from gabs.transports.stdio_wire import open_wire
 from lib_gab import GabpServer, UrgentEntry
 
 TOKEN = "cd34" * 16
@@ -85,6 +86,8 @@ class Pipes:
         self._buffer = bytearray()
         self.lean: CountingLean | None = None
         self.done = anyio.Event()
+        self.serving = anyio.CancelScope()
+        """Cancelled: the server stops as on SIGTERM."""
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps(message).encode()
@@ -204,11 +207,11 @@ async def stdio_bridge(
         pipes.lean = CountingLean(server) if lean else None
 
         async def serve() -> None:
-            async with framed_stdio(in_read, out_write, eof_grace=eof_grace, lean=pipes.lean) as (
-                read_stream,
-                write_stream,
-            ):
-                await server.run(read_stream, write_stream, initialization_options(server))
+            with pipes.serving:
+                async with framed_stdio(
+                    in_read, out_write, eof_grace=eof_grace, lean=pipes.lean
+                ) as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, initialization_options(server))
             pipes.done.set()
 
         async with anyio.create_task_group() as tg:
@@ -377,3 +380,82 @@ async def test_games_start_reports_progress_over_stdio(tmp_path: Path) -> None:
     progress = [m for m in progress if m["method"] == "notifications/progress"]
     assert progress and all(m["params"]["progressToken"] == "p" for m in progress)
     assert pipes.lean.ran == 1  # the game call; games_start went through the SDK
+
+
+async def test_a_lean_call_running_when_the_server_stops_is_answered_connection_closed(
+    tmp_path: Path,
+) -> None:
+    game = Game()
+    async with stdio_bridge(tmp_path, game, lean=True) as (pipes, _):
+        assert pipes.lean is not None
+        with anyio.fail_after(15):
+            pipes.send_slow_call(5)
+            await game.slow_started.wait()
+            pipes.serving.cancel()
+            await pipes.done.wait()
+            answer = await pipes.answer(5)
+    assert answer["error"] == {"code": types.CONNECTION_CLOSED, "message": "Connection closed"}
+    assert pipes.lean.in_flight == 0
+
+
+PLAIN = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}}'
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        PLAIN % b"7",
+        PLAIN % b'"r-7"',
+        PLAIN % b"-1",
+        PLAIN % b"123456789012345678901234567890",  # past 64 bits, as the SDK reads it
+        PLAIN.replace(b'{"a":1}', b'{"a":"\\u0000\\u00e4","b":[1.5,null,true]}') % b"1",
+        b'{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"t"}}',
+    ],
+)
+def test_a_plain_tools_call_is_read_as_the_sdk_reads_it(body: bytes) -> None:
+    plain = plain_call(body)
+    assert plain is not None
+    assert plain == types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        PLAIN % b"true",  # a bool is no id
+        PLAIN % b"1.5",
+        PLAIN % b"null",
+        PLAIN.replace(b'{"a":1}', b'{"a":1e400}') % b"1",  # msgspec refuses what jiter takes
+        PLAIN.replace(b'{"a":1}', b'{"a":"\\ud800"}') % b"1",  # a lone surrogate
+        b"\xef\xbb\xbf" + PLAIN % b"1",  # a byte order mark
+        PLAIN.replace(b'"2.0"', b'"1.0"'),
+        PLAIN.replace(b"tools/call", b"tools/list"),
+        PLAIN.replace(b'{"jsonrpc"', b'{"extra":1,"jsonrpc"') % b"1",
+        PLAIN.replace(b'"arguments":{"a":1}', b'"arguments":NaN') % b"1",
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+        b'[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}]',
+        b'{"jsonrpc":"2.0","id":1,',
+    ],
+)
+def test_anything_but_a_plain_tools_call_is_left_to_the_sdk(body: bytes) -> None:
+    assert plain_call(body) is None
+
+
+async def test_a_write_now_leaves_at_once_and_a_plain_write_at_the_end_of_the_turn() -> None:
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    try:
+        wire = await open_wire(in_read, out_write)
+        os.set_blocking(out_read, False)
+        wire.write(b"soon ")
+        with pytest.raises(BlockingIOError):
+            os.read(out_read, 100)  # nothing yet: writes of one turn share a system call
+        wire.write(b"now", now=True)
+        assert os.read(out_read, 100) == b"soon now"  # in order, without waiting for the loop
+        wire.write(b"!")
+        await anyio.sleep(0.01)
+        assert os.read(out_read, 100) == b"!"
+        await wire.aclose()
+    finally:
+        for fd in (in_read, in_write, out_read, out_write):
+            os.close(fd)

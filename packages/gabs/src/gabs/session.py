@@ -33,7 +33,9 @@ from gabp import (
     MessageError,
     RemoteError,
     RequestTimeout,
+    connect_tcp,
     new_id,
+    unique_id,
 )
 from gabp.messages import Attention, Capabilities, Event, parse_result
 from gabs._version import __version__
@@ -43,13 +45,7 @@ from gabs.call_outcome import NOT_RUN_CODES, CallOutcome, CallWatch, attach_atte
 from gabs.game_tools import MirroredTool
 from gabs.request_slots import QueueFull, RequestSlots, SlotHold, declared_concurrency
 
-__all__ = [
-    "ATTENTION_CHANNELS",
-    "CallOutcome",
-    "GameSession",
-    "NotSent",
-    "SessionError",
-]
+__all__ = ["ATTENTION_CHANNELS", "CallOutcome", "GameSession", "NotSent", "SessionError"]
 
 logger = logging.getLogger("gabs.session")
 
@@ -196,7 +192,7 @@ class GameSession:
     async def _connect_once(self) -> None:
         with anyio.fail_after(self.connect_timeout):
             try:
-                stream = await anyio.connect_tcp(self.host, self.port)
+                stream = await connect_tcp(self.host, self.port)
             except OSError as exc:
                 raise SessionError(
                     f"cannot connect to {self.game_id} at {self.host}:{self.port}: {exc}"
@@ -363,7 +359,7 @@ class GameSession:
             except QueueFull as exc:
                 raise NotSent(f"{self.game_id} is overloaded: {exc}") from None
             limit = max(limit - (time.monotonic() - started), 0.001)
-        hold, request_id = SlotHold(slots), request_id or new_id()
+        hold, request_id = SlotHold(slots), request_id or unique_id()
         try:
             return await connection.request(
                 method, params, timeout=limit, request_id=request_id, on_late_answer=hold.release
@@ -460,7 +456,7 @@ class GameSession:
                 gate=decision,
             )
         before = self.cache.snapshot()
-        operation_id = new_id()
+        operation_id = unique_id()
         watch = CallWatch(operation_id)
         self._watches[operation_id] = watch
         outcome = CallOutcome(

@@ -20,7 +20,6 @@ from typing import Final
 
 import anyio
 import mcp_types as types
-from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.message import SessionMessage
@@ -30,7 +29,7 @@ from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
-from gabs.transports.stdio_calls import LeanCalls
+from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
 from gabs.transports.stdio_wire import WireClosed, open_wire
 
@@ -130,10 +129,12 @@ class _Unanswered:
 
 
 def _decode(body: bytes) -> SessionMessage | Exception:
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
-    except Exception as exc:
-        return exc
+    message: types.JSONRPCMessage | None = plain_call(body)  # the hot path, read lean
+    if message is None:
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(body, by_name=False)
+        except Exception as exc:
+            return exc
     return SessionMessage(message)
 
 
@@ -170,11 +171,11 @@ async def framed_stdio(
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](16)
     written_all = anyio.Event()
 
-    def answer(request_id: RequestId, body: bytes) -> None:
-        wire.write(encode_frame(body, decoder.mode))
+    def answer(request_id: RequestId, body: bytes, alone: bool) -> None:
+        wire.write(encode_frame(body, decoder.mode), now=alone)
         unanswered.settle(request_id)
 
-    async def read_loop(tg: TaskGroup) -> None:
+    async def read_loop() -> None:
         async with read_send:
             while True:
                 await unanswered.at_most(MAX_UNANSWERED)
@@ -197,7 +198,7 @@ async def framed_stdio(
                                 lean.cancel(cancelled)
                             elif lean.read(message):
                                 assert isinstance(message, types.JSONRPCRequest)
-                                tg.start_soon(lean.run, message, answer)
+                                lean.start(message, answer)
                                 continue
                     await read_send.send(item)
             if len(unanswered):
@@ -208,7 +209,7 @@ async def framed_stdio(
                     left = len(unanswered)
                     logger.warning("stdin closed: %d unanswered after %g s", left, eof_grace)
             if lean is not None:
-                lean.close()
+                await lean.aclose()
 
     async def write_loop() -> None:
         async with write_receive:
@@ -236,7 +237,7 @@ async def framed_stdio(
 
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_loop, tg)
+            tg.start_soon(read_loop)
             tg.start_soon(write_loop)
             try:
                 yield read_receive, write_send
@@ -247,6 +248,8 @@ async def framed_stdio(
             finally:
                 tg.cancel_scope.cancel()
     finally:
+        if lean is not None:
+            await lean.aclose()  # calls still running answer "Connection closed"
         await wire.aclose()
         if saved is not None:
             with suppress(OSError):

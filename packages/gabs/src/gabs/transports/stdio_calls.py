@@ -29,6 +29,7 @@ keeps OpenTelemetry's, which must see every request) or with cache hints for ``t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections import OrderedDict
@@ -38,6 +39,7 @@ from typing import Any, Final
 
 import anyio
 import mcp_types as types
+import msgspec
 from mcp.shared.dispatcher import coerce_request_id
 from mcp_types.methods import SERVER_RESULTS
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -45,19 +47,24 @@ from pydantic import TypeAdapter, ValidationError
 
 from gabs.mcp import BridgeServer
 
-__all__ = ["LeanCalls"]
+__all__ = ["LeanCalls", "plain_call"]
 
 logger = logging.getLogger("gabs.stdio")
 
 _PARAM_KEYS: Final = frozenset({"name", "arguments", "_meta"})
+_REQUEST_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
+_decode_json = msgspec.json.Decoder().decode
 _MAX_INITIALIZE_IDS: Final = 8
+#: How long closing waits for interrupted calls to write their answers.
+_CLOSE_SECONDS: Final = 5.0
 _CLOSED: Final = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
 _INVALID_RESULT: Final = types.ErrorData(
     code=types.INTERNAL_ERROR, message="Handler returned an invalid result"
 )
 
-#: Writes one answer's body for a request id.
-Answer = Callable[[types.RequestId, bytes], None]
+#: Writes one answer's body for a request id; the flag: no other call of this path is running
+#: (so nothing else is about to be written).
+Answer = Callable[[types.RequestId, bytes, bool], None]
 
 
 def _plain_meta(meta: Any) -> bool:
@@ -66,6 +73,33 @@ def _plain_meta(meta: Any) -> bool:
         return False
     token = meta.get("progressToken")
     return token is None or (isinstance(token, str | int) and not isinstance(token, bool))
+
+
+def plain_call(body: bytes) -> types.JSONRPCRequest | None:
+    """A ``tools/call`` request read without the SDK's message validation, or None.
+
+    Only a body that validation would take as it is: a JSON object with exactly ``jsonrpc``
+    ``"2.0"``, an ``id`` that is a string or an integer, ``method`` ``"tools/call"`` and
+    ``params`` an object. Anything else (and any JSON ``msgspec`` refuses: ``NaN``, integers
+    past 64 bits, lone surrogates) is None, for the SDK's validation to read and judge.
+    """
+    try:
+        data = _decode_json(body)
+    except msgspec.MsgspecError:
+        return None
+    if type(data) is not dict or data.keys() != _REQUEST_KEYS:
+        return None
+    request_id, params = data["id"], data["params"]
+    if (
+        data["jsonrpc"] != "2.0"
+        or data["method"] != "tools/call"
+        or type(params) is not dict
+        or type(request_id) not in (str, int)
+    ):
+        return None
+    return types.JSONRPCRequest.model_construct(
+        jsonrpc="2.0", id=request_id, method="tools/call", params=params
+    )
 
 
 @dataclass(eq=False)
@@ -87,6 +121,7 @@ class LeanCalls:
         self._initialize_ids: OrderedDict[types.RequestId, None] = OrderedDict()
         self._results: TypeAdapter[Any] | None = None
         self._calls: dict[types.RequestId, _Call] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def in_flight(self) -> int:
@@ -147,7 +182,27 @@ class LeanCalls:
         for call in self._calls.values():
             call.scope.cancel()
 
+    async def aclose(self) -> None:
+        """Interrupt every call still running and wait (bounded) until each has answered."""
+        self.close()
+        with anyio.move_on_after(_CLOSE_SECONDS, shield=True):
+            while self._tasks:
+                await asyncio.wait(set(self._tasks))
+        for task in self._tasks:
+            task.cancel()  # a call that ignored its scope for that long: stop it outright
+
     # -- running a call --------------------------------------------------------------------------
+
+    def start(self, message: types.JSONRPCRequest, answer: Answer) -> None:
+        """Run a call :meth:`read` took in a task of its own, answering through ``answer``.
+
+        A plain asyncio task rather than one of a task group: this is the hot path, and
+        :meth:`aclose` waits for the tasks at the end (every call answers; nothing it runs
+        raises but cancellation, see :meth:`~gabs.mcp.dispatch.ToolDispatcher.call`).
+        """
+        task = asyncio.get_running_loop().create_task(self.run(message, answer))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def run(self, message: types.JSONRPCRequest, answer: Answer) -> None:
         """Run one call :meth:`read` took, and answer it through ``answer``."""
@@ -160,17 +215,18 @@ class LeanCalls:
             with call.scope:
                 result = await self._dispatcher.call(None, params["name"], params.get("arguments"))
         except anyio.get_cancelled_exc_class():
-            answer(message.id, _error(message.id, _CLOSED))  # the server is stopping
+            answer(message.id, _error(message.id, _CLOSED), False)  # the server is stopping
             raise
         finally:
             if self._calls.get(key) is call:
                 del self._calls[key]
         if call.cancelled_by_client:
             return  # a cancelled request is never answered
+        alone = len(self._tasks) <= 1
         if call.scope.cancelled_caught:
-            answer(message.id, _error(message.id, _CLOSED))
+            answer(message.id, _error(message.id, _CLOSED), alone)
             return
-        answer(message.id, _response(message.id, result, results))
+        answer(message.id, _response(message.id, result, results), alone)
 
 
 def _envelope(request_id: types.RequestId, member: bytes, body: bytes) -> bytes:

@@ -47,9 +47,10 @@ class Wire(Protocol):
         """What has arrived (at least one byte), or ``b""`` at end of input."""
         ...
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, *, now: bool = False) -> None:
         """Queue ``data`` to be written soon, after everything queued before (dropped once
-        the wire is closed)."""
+        the wire is closed); ``now``: nothing else is about to be written, so waiting for
+        more to join this write would only delay it."""
         ...
 
     async def drain(self) -> None:
@@ -128,8 +129,12 @@ class _PipeWire:
         except OSError:
             return b""
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, *, now: bool = False) -> None:
         if self.closed:
+            return
+        if now:
+            self._queued.append(data)
+            self._flush()
             return
         if not self._queued:
             self._loop.call_soon(self._flush)
@@ -191,7 +196,7 @@ class _ThreadWire:
         except OSError:
             return b""
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, *, now: bool = False) -> None:
         if not self._closed:
             self._queued.append(data)
             self._size += len(data)
