@@ -293,8 +293,11 @@ class GameManager(LifecycleMixin):
         game_id: str | None = None,
         arguments: dict[str, Any] | None = None,
         timeout: float | None = None,
+        runtime: GameRuntime | None = None,
     ) -> tuple[GameRuntime, CallOutcome]:
-        runtime = self.resolve(game_id, tool)
+        """Call ``tool`` of the game ``game_id`` means (or of ``runtime``, just resolved)."""
+        if runtime is None:
+            runtime = self.resolve(game_id, tool)
         mirrored = self.resolve_tool(runtime, tool)
         session = self._session(runtime)
         await self._require_owner(runtime, f"tool '{mirrored.name}'", timeout)

@@ -82,6 +82,7 @@ class CallTools:
         candidates).
         """
         index = self.index()
+        runtime: GameRuntime | None = None
         if game_id:
             runtime = self.manager.runtime(game_id)
             found = index.find(requested, game_id)
@@ -103,6 +104,8 @@ class CallTools:
             if not found and not index.entries and not self.manager.connected_games():
                 raise GameError("no_game", "no game is connected: start one with games_start")
         if len(found) == 1:
+            if runtime is not None and runtime.id == found[0].game_id:
+                return runtime, found[0]
             return self.manager.runtime(found[0].game_id), found[0]
         if len(found) > 1:
             names = [entry.tool.name for entry in found]
@@ -178,7 +181,11 @@ class CallTools:
         default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
         seconds = call_timeout(timeout, arguments, default)
         runtime, outcome = await self.manager.call_tool(
-            entry.tool.name, game_id=runtime.id, arguments=arguments, timeout=seconds
+            entry.tool.name,
+            game_id=runtime.id,
+            arguments=arguments,
+            timeout=seconds,
+            runtime=runtime,
         )
         context: str | None = None
         context_info: dict[str, Any] | None = None

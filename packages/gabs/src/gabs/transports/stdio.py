@@ -75,14 +75,15 @@ class _Unanswered:
 
     def __init__(self) -> None:
         self._ids: Counter[RequestId] = Counter()
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None  # made only while someone waits
 
     def __len__(self) -> int:
         return self._ids.total()
 
     def _touch(self) -> None:
-        self._changed.set()
-        self._changed = anyio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     def read(self, message: types.JSONRPCMessage) -> RequestId | None:
         """Count a request in; for a cancellation, settle its request and return its id."""
@@ -125,6 +126,8 @@ class _Unanswered:
     async def at_most(self, count: int) -> None:
         """Wait until no more than ``count`` requests are unanswered."""
         while len(self) > count:
+            if self._changed is None:
+                self._changed = anyio.Event()
             await self._changed.wait()
 
 

@@ -186,10 +186,11 @@ class LeanCalls:
         """Interrupt every call still running and wait (bounded) until each has answered."""
         self.close()
         with anyio.move_on_after(_CLOSE_SECONDS, shield=True):
-            while self._tasks:
-                await asyncio.wait(set(self._tasks))
+            while running := {task for task in self._tasks if not task.done()}:
+                await asyncio.wait(running)
         for task in self._tasks:
             task.cancel()  # a call that ignored its scope for that long: stop it outright
+        self._tasks.clear()
 
     # -- running a call --------------------------------------------------------------------------
 
@@ -200,9 +201,14 @@ class LeanCalls:
         :meth:`aclose` waits for the tasks at the end (every call answers; nothing it runs
         raises but cancellation, see :meth:`~gabs.mcp.dispatch.ToolDispatcher.call`).
         """
-        task = asyncio.get_running_loop().create_task(self.run(message, answer))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.add(asyncio.get_running_loop().create_task(self._tracked(message, answer)))
+
+    async def _tracked(self, message: types.JSONRPCRequest, answer: Answer) -> None:
+        try:
+            await self.run(message, answer)
+        finally:
+            # here rather than in a done callback, which would cost the loop a turn per call
+            self._tasks.discard(asyncio.current_task())
 
     async def run(self, message: types.JSONRPCRequest, answer: Answer) -> None:
         """Run one call :meth:`read` took, and answer it through ``answer``."""
@@ -230,7 +236,10 @@ class LeanCalls:
 
 
 def _envelope(request_id: types.RequestId, member: bytes, body: bytes) -> bytes:
-    rid = json.dumps(request_id, ensure_ascii=False).encode()
+    if type(request_id) is int:
+        rid = str(request_id).encode()
+    else:
+        rid = json.dumps(request_id, ensure_ascii=False).encode()
     return b'{"jsonrpc":"2.0","id":' + rid + b',"' + member + b'":' + body + b"}"
 
 
