@@ -73,6 +73,8 @@ class CountingLean(LeanCalls):
 
     async def run(self, message: types.JSONRPCRequest, answer: Callable[..., None]) -> None:
         self.ran += 1
+        if message.params and message.params.get("arguments", {}).get("tool") == "colony/bug":
+            raise RuntimeError("a bug in the lean path")
         await super().run(message, answer)
 
 
@@ -459,3 +461,17 @@ async def test_a_write_now_leaves_at_once_and_a_plain_write_at_the_end_of_the_tu
     finally:
         for fd in (in_read, in_write, out_read, out_write):
             os.close(fd)
+
+
+async def test_a_bug_in_a_lean_call_is_answered_as_an_internal_error(tmp_path: Path) -> None:
+    game = Game()
+    async with stdio_bridge(tmp_path, game, lean=True) as (pipes, _):
+        with anyio.fail_after(15):
+            params = _call("games_call_tool", {"tool": "colony/bug"})
+            failed = await pipes.request(5, "tools/call", params)
+            after = await pipes.request(6, "tools/call", _call("sim.colony.draft", {"pawn": "A"}))
+    assert failed["error"] == {
+        "code": types.INTERNAL_ERROR,
+        "message": "RuntimeError: a bug in the lean path",
+    }
+    assert after["result"]["structuredContent"]["drafted"] == "A"  # the server lives on

@@ -34,6 +34,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -206,6 +207,13 @@ class LeanCalls:
     async def _tracked(self, message: types.JSONRPCRequest, answer: Answer) -> None:
         try:
             await self.run(message, answer)
+        except Exception as exc:  # a bug must become an answer, not a request left hanging
+            logger.exception("games call %r failed", message.id)
+            error = types.ErrorData(
+                code=types.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}"
+            )
+            with suppress(Exception):
+                answer(message.id, _error(message.id, error), False)
         finally:
             # here rather than in a done callback, which would cost the loop a turn per call
             self._tasks.discard(asyncio.current_task())
