@@ -96,6 +96,11 @@ class Pipes:
         data = b"Content-Length: %d\r\n\r\n" % len(body) + body if self.headers else body + b"\n"
         os.write(self.to_server, data)
 
+    async def slow_call_running(self, game: Game, request_id: int) -> None:
+        """Ask for ``colony/slow`` (see :meth:`send_slow_call`) and wait until the game runs it."""
+        self.send_slow_call(request_id)
+        await game.slow_started.wait()
+
     def send_slow_call(self, request_id: int) -> None:
         """Ask for ``colony/slow`` through ``games_call_tool``, without waiting."""
         params = {"name": "games_call_tool", "arguments": {"tool": "colony/slow"}}
@@ -300,8 +305,7 @@ async def test_a_cancelled_lean_call_is_never_answered_and_stops_waiting(tmp_pat
     async with stdio_bridge(tmp_path, game, lean=True) as (pipes, _):
         assert pipes.lean is not None
         with anyio.fail_after(15):
-            pipes.send_slow_call(5)
-            await game.slow_started.wait()
+            await pipes.slow_call_running(game, 5)
             assert pipes.lean.in_flight == 1
             pipes.send(
                 {
@@ -338,8 +342,7 @@ async def test_stdin_ending_waits_for_unanswered_calls_only_for_the_grace(tmp_pa
     game = Game()
     async with stdio_bridge(tmp_path, game, lean=True, eof_grace=0.2) as (pipes, _):
         with anyio.fail_after(15):
-            pipes.send_slow_call(5)
-            await game.slow_started.wait()
+            await pipes.slow_call_running(game, 5)
             pipes.close_input()
             answer = await pipes.receive()
             await pipes.done.wait()  # the server ended although the game never answered
@@ -391,8 +394,7 @@ async def test_a_lean_call_running_when_the_server_stops_is_answered_connection_
     async with stdio_bridge(tmp_path, game, lean=True) as (pipes, _):
         assert pipes.lean is not None
         with anyio.fail_after(15):
-            pipes.send_slow_call(5)
-            await game.slow_started.wait()
+            await pipes.slow_call_running(game, 5)
             pipes.serving.cancel()
             await pipes.done.wait()
             answer = await pipes.answer(5)
