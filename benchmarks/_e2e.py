@@ -120,11 +120,14 @@ class GameSpec:
     kind: str = "echo"  # "echo" or "sim"
     tools: int = 0
     sim_args: tuple[str, ...] = ()
+    serial: bool = False
+    """The echo game declares that it takes one request at a time (``concurrency`` 1)."""
 
     def args(self) -> list[str]:
         if self.kind == "sim":
             return [str(GAME_SCRIPT), "sim", "--", *self.sim_args]
-        return [str(GAME_SCRIPT), "echo", "--tools", str(self.tools)]
+        serial = ["--serial"] if self.serial else []
+        return [str(GAME_SCRIPT), "echo", "--tools", str(self.tools), *serial]
 
 
 def write_config(config_dir: Path, games: Sequence[GameSpec], info_dir: Path) -> None:

@@ -115,6 +115,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--compare-http", help="another bridge's HTTP command template")
     parser.add_argument("--no-http", action="store_true", help="stdio paths only")
     parser.add_argument("--game", choices=("echo", "sim"), default="echo")
+    parser.add_argument(
+        "--serial-game",
+        action="store_true",
+        help="the echo game declares one request at a time (as a game without the "
+        "concurrency capability, the real Lib.GAB's, is served)",
+    )
     parser.add_argument("--tool", help="the game tool (default bench/echo; sim: get_game_info)")
     parser.add_argument("--tool-arguments", type=json.loads, help="its arguments (JSON)")
     parser.add_argument(
@@ -160,7 +166,7 @@ def bridges(args: argparse.Namespace) -> list[tuple[str, BridgeCommand]]:
 
 async def start_paths(harness: Harness, args: argparse.Namespace) -> dict[str, ClientProcess]:
     sim_args = tuple(args.sim_args.split())
-    game = GameSpec("bench", kind=args.game, sim_args=sim_args)
+    game = GameSpec("bench", kind=args.game, sim_args=sim_args, serial=args.serial_game)
     probe = echo_call("bench", args.tool, args.tool_arguments)
     paths: dict[str, ClientProcess] = {}
     if "ts" in args.clients:
@@ -388,6 +394,7 @@ def main() -> None:
         "loadavg_before": load_before,
         "loadavg_after": os.getloadavg(),
         "game": args.game,
+        "serial_game": args.serial_game,
         "tool": args.tool,
         "rounds": args.rounds,
         "seconds": args.seconds,
@@ -403,7 +410,8 @@ def main() -> None:
     plot = args.plot or (args.json_path.with_suffix(".png") if args.json_path else None)
     if plot is not None:
         title = (
-            f"games_call_tool end to end ({args.game}: {args.tool}); {args.rounds} rounds x "
+            f"games_call_tool end to end ({args.game}{', serial' if args.serial_game else ''}: "
+            f"{args.tool}); {args.rounds} rounds x "
             f"{args.seconds:g} s; load {load_before[0]:.1f} before, {os.cpu_count()} CPUs"
         )
         write_plot(summary, plot, title)

@@ -83,12 +83,15 @@ def add_tools(server: Any, count: int) -> None:
         )
 
 
-async def serve_echo(extra_tools: int) -> None:
+async def serve_echo(extra_tools: int, serial: bool) -> None:
     import anyio
 
-    from lib_gab import GabpServer
+    from lib_gab import GabpServer, ServerLimits
 
-    server = GabpServer.from_gabs_environment(app_name="bench-echo", app_version="1.0")
+    limits = ServerLimits(max_concurrent_requests=1) if serial else ServerLimits()
+    server = GabpServer.from_gabs_environment(
+        app_name="bench-echo", app_version="1.0", limits=limits
+    )
     server.enable_attention()
 
     @server.tool(ECHO_TOOL, description="Return the arguments.", tags=["read-only"])
@@ -123,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kind", nargs="?", choices=("echo", "sim"), default="echo")
     parser.add_argument("--tools", type=int, default=0, help="extra tools of the echo game")
+    parser.add_argument(
+        "--serial", action="store_true", help="the echo game takes one request at a time"
+    )
     args = parser.parse_args(args_list)
     watch_parent()
     if os.environ.get(CPROFILE_ENV):
@@ -134,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_sim(sim_args)
     import anyio
 
-    anyio.run(serve_echo, args.tools)
+    anyio.run(serve_echo, args.tools, args.serial)
     return 0
 
 
