@@ -288,16 +288,14 @@ class GameManager(LifecycleMixin):
 
     async def call_tool(
         self,
+        runtime: GameRuntime,
         tool: str,
         *,
-        game_id: str | None = None,
         arguments: dict[str, Any] | None = None,
         timeout: float | None = None,
-        runtime: GameRuntime | None = None,
-    ) -> tuple[GameRuntime, CallOutcome]:
-        """Call ``tool`` of the game ``game_id`` means (or of ``runtime``, just resolved)."""
-        if runtime is None:
-            runtime = self.resolve(game_id, tool)
+    ) -> CallOutcome:
+        """Call ``tool`` of the game ``runtime`` (as :meth:`resolve` found it), through its
+        owner check and gate, and record the outcome in the ledger."""
         mirrored = self.resolve_tool(runtime, tool)
         session = self._session(runtime)
         await self._require_owner(runtime, f"tool '{mirrored.name}'", timeout)
@@ -306,7 +304,7 @@ class GameManager(LifecycleMixin):
         self.ledger.record_outcome(
             outcome, session_id=self.session_id, game_id=runtime.id, arguments=arguments
         )
-        return runtime, outcome
+        return outcome
 
     async def assemble(
         self,

@@ -180,12 +180,8 @@ class CallTools:
         runtime, entry = self.resolve(tool, game_id)
         default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
         seconds = call_timeout(timeout, arguments, default)
-        runtime, outcome = await self.manager.call_tool(
-            entry.tool.name,
-            game_id=runtime.id,
-            arguments=arguments,
-            timeout=seconds,
-            runtime=runtime,
+        outcome = await self.manager.call_tool(
+            runtime, entry.tool.name, arguments=arguments, timeout=seconds
         )
         context: str | None = None
         context_info: dict[str, Any] | None = None
