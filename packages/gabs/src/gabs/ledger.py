@@ -35,7 +35,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 import anyio.to_thread
 
@@ -94,12 +94,16 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
+_ARGUMENTS_JSON: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""``json.dumps(..., ensure_ascii=False, separators=(",", ":"), default=str)``, built once."""
+
+
 def summarize_arguments(arguments: Mapping[str, Any] | None, limit: int) -> str | None:
     """Compact JSON of a call's arguments, cut to ``limit`` characters."""
     if arguments is None:
         return None
     try:
-        text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), default=str)
+        text = _ARGUMENTS_JSON.encode(arguments)
     except (TypeError, ValueError):
         text = repr(arguments)
     return _cut(text, limit)

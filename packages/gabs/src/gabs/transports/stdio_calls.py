@@ -19,7 +19,9 @@ What the SDK decides stays the SDK's:
   always;
 * the result is shaped by the per-version result model the SDK serializes with
   (:data:`mcp_types.methods.SERVER_RESULTS`), so a client of any version reads what the SDK
-  would have sent;
+  would have sent; a result of text blocks alone, the usual one, is written as it is when a probe
+  through that model, once per connection, shows the model would leave it so (bar
+  ``resultType``);
 * ``notifications/cancelled`` interrupts the call and it is never answered; a call still running
   when the server stops is answered with the SDK's ``Connection closed`` error (-32000).
 
@@ -55,6 +57,11 @@ logger = logging.getLogger("gabs.stdio")
 _PARAM_KEYS: Final = frozenset({"name", "arguments", "_meta"})
 _REQUEST_KEYS: Final = frozenset({"jsonrpc", "id", "method", "params"})
 _decode_json = msgspec.json.Decoder().decode
+_encode_json = msgspec.json.Encoder().encode
+_PLAIN_RESULT_KEYS: Final = frozenset(
+    {"content", "structuredContent", "isError", "_meta", "resultType"}
+)
+_TEXT_KEYS: Final = frozenset({"type", "text"})
 _MAX_INITIALIZE_IDS: Final = 8
 #: How long closing waits for interrupted calls to write their answers.
 _CLOSE_SECONDS: Final = 5.0
@@ -121,12 +128,18 @@ class LeanCalls:
         )
         self._initialize_ids: OrderedDict[types.RequestId, None] = OrderedDict()
         self._results: TypeAdapter[Any] | None = None
+        self._text_only = False
         self._calls: dict[types.RequestId, _Call] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def in_flight(self) -> int:
         return len(self._calls)
+
+    @property
+    def text_only(self) -> bool:
+        """Whether this connection writes text-only results without the version's model."""
+        return self._results is not None and self._text_only
 
     # -- what the transport sees -----------------------------------------------------------------
 
@@ -166,6 +179,7 @@ class LeanCalls:
         if self.enabled and version in HANDSHAKE_PROTOCOL_VERSIONS:
             model: Any = SERVER_RESULTS[("tools/call", version)]
             self._results = TypeAdapter(model)
+            self._text_only = _keeps_text_only(self._results)
         else:
             self._results = None
 
@@ -240,7 +254,7 @@ class LeanCalls:
         if call.scope.cancelled_caught:
             answer(message.id, _error(message.id, _CLOSED), alone)
             return
-        answer(message.id, _response(message.id, result, results), alone)
+        answer(message.id, _response(message.id, result, results, self._text_only), alone)
 
 
 def _envelope(request_id: types.RequestId, member: bytes, body: bytes) -> bytes:
@@ -257,16 +271,74 @@ def _error(request_id: types.RequestId, error: types.ErrorData) -> bytes:
     )
 
 
-def _response(
-    request_id: types.RequestId, result: types.CallToolResult, results: TypeAdapter[Any]
-) -> bytes:
-    """The answer as the SDK writes it: the result dumped, shaped for the version, enveloped."""
-    data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+def _text_only(data: dict[str, Any]) -> bytes | None:
+    """The JSON of a result that every handshake version's model takes as it is, else None.
+
+    That is the result a game call returns: text blocks with nothing but ``type`` and ``text``,
+    ``structuredContent`` and ``_meta`` objects, ``isError`` a bool. Shaping it for the version
+    would only drop ``resultType``, which the handshake versions do not have; so it is dropped
+    here and the rest encoded as it is (any value msgspec refuses leaves it to the model).
+    """
+    if not data.keys() <= _PLAIN_RESULT_KEYS or type(data.get("isError", False)) is not bool:
+        return None
+    structured, meta = data.get("structuredContent"), data.get("_meta")
+    if (structured is not None and type(structured) is not dict) or (
+        meta is not None and type(meta) is not dict
+    ):
+        return None
+    content = data.get("content")
+    if type(content) is not list:
+        return None
+    for block in content:
+        if type(block) is not dict or block.keys() != _TEXT_KEYS or block["type"] != "text":
+            return None
+        if type(block["text"]) is not str:
+            return None
     try:
-        shaped = results.validate_python(data, by_name=False)
+        return _encode_json({k: v for k, v in data.items() if k != "resultType"})
+    except (msgspec.MsgspecError, TypeError, ValueError, OverflowError):
+        return None
+
+
+def _shaped(data: dict[str, Any], results: TypeAdapter[Any]) -> bytes:
+    """``data`` through the version's result model, as the SDK writes it (ValidationError)."""
+    shaped = results.validate_python(data, by_name=False)
+    return results.dump_json(shaped, by_alias=True, exclude_none=True)
+
+
+_PROBE: Final = types.CallToolResult(
+    content=[types.TextContent(type="text", text='{"a": 1} Ärger \u2028')],
+    structured_content={"a": 1, "b": [None, 2.5, True, {"c": "龍"}], "d": None, "e": 2**70},
+    is_error=True,
+    _meta={"gabs/call": {"gameId": "g", "ms": 1.5, "attention": None}},
+)
+
+
+def _keeps_text_only(results: TypeAdapter[Any]) -> bool:
+    """Whether the version's model leaves a text-only result as :func:`_text_only` writes it."""
+    data = _PROBE.model_dump(by_alias=True, mode="json", exclude_none=True)
+    plain = _text_only(data)
+    try:
+        return plain is not None and json.loads(plain) == json.loads(_shaped(data, results))
+    except (ValidationError, ValueError):
+        return False
+
+
+def _response(
+    request_id: types.RequestId,
+    result: types.CallToolResult,
+    results: TypeAdapter[Any],
+    text_only: bool = False,
+) -> bytes:
+    """The answer as the SDK writes it: the result dumped, shaped for the version, enveloped.
+
+    ``text_only``: the version's model is known to leave a text-only result as it is."""
+    data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    if text_only and (plain := _text_only(data)) is not None:
+        return _envelope(request_id, b"result", plain)
+    try:
+        body = _shaped(data, results)
     except ValidationError:
         logger.exception("games call returned an invalid result")
         return _error(request_id, _INVALID_RESULT)
-    return _envelope(
-        request_id, b"result", results.dump_json(shaped, by_alias=True, exclude_none=True)
-    )
+    return _envelope(request_id, b"result", body)
