@@ -6,6 +6,11 @@ once, see :mod:`gabp._connection_serving`), hands an event to ``on_event`` or th
 buffer, answers a malformed message. The answers to one read are written together. When a
 request's handler has to wait, the reading task stays with it, and a new task reads on from the
 next frame: so the reader never waits for a handler.
+
+On a :class:`gabp.sockets.SocketStream`, a read that is nothing but whole responses, arriving
+while the reader waits, is taken in the event loop's data callback instead
+(:meth:`ConnectionInbound._take_answers`): the same checks and waiters, one wake-up of the
+reader fewer per answer.
 """
 
 from __future__ import annotations
@@ -120,6 +125,36 @@ class ConnectionInbound(ConnectionServing):
             await self._send_error(
                 NIL_ID, ErrorCode.PARSE_ERROR, f"framing error: {exc}", closing=True
             )
+
+    def _take_answers(self, data: bytes) -> bool:
+        """Answers to this side's requests, taken where they arrive (see
+        :meth:`gabp.sockets.SocketStream.take_while_waiting`): True when ``data`` was nothing
+        but whole, well-formed responses and each went to its waiter, as the reader would have
+        done; False, with nothing done, for anything else, which the reader then reads."""
+        if not self._pending or self._stopping:
+            return False
+        bodies = self._decoder.whole_frames(data)
+        if bodies is None:
+            return False
+        answers = []
+        for body in bodies:
+            try:
+                message = decode(body)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                return False
+            if (
+                type(message) is not dict
+                or message.get("type") != "response"
+                or message.get("v") != PROTOCOL_VERSION
+            ):
+                return False
+            message_id = message.get("id")
+            if not isinstance(message_id, str) or UUID.match(message_id) is None:
+                return False
+            answers.append(message)
+        for message in answers:
+            self._accept_response(message)
+        return True
 
     def _take_nowait(self, message: Any) -> tuple[RequestHandler, InboundRequest] | bool | None:
         """Handle a well-formed response (True), or say how to serve a well-formed request

@@ -52,6 +52,7 @@ from gabp._connection_base import (
 from gabp._connection_inbound import ConnectionInbound
 from gabp.errors import ConnectionClosed, RemoteError, RequestTimeout
 from gabp.messages import PROTOCOL_VERSION, SEND_METHOD_PATTERN, Event, WireModel, unique_id
+from gabp.sockets import SocketStream
 from gabp.wirejson import encode
 
 __all__ = [
@@ -157,12 +158,17 @@ class Connection(ConnectionInbound):
             raise RuntimeError("a gabp Connection runs on anyio's asyncio backend") from None
         self._started = True
         self._reading_done = self._loop.create_future()
+        quick = self._stream if isinstance(self._stream, SocketStream) else None
         try:
+            if quick is not None:
+                quick.take_while_waiting(self._take_answers)
             self._start_reader([])
             task_status.started()
             await self._reading_done
             await self._shutdown()
         finally:
+            if quick is not None:
+                quick.take_while_waiting(None)
             self._mark_closed(self._close_reason)
             with anyio.CancelScope(shield=True):
                 await self._stop_serving()

@@ -311,6 +311,29 @@ class FrameDecoder:
             raise
         return frames
 
+    def whole_frames(self, data: bytes) -> list[bytes] | None:
+        """The bodies of ``data`` when it is nothing but whole frames and no partial frame is
+        held; None otherwise (a partial frame, a framing error, a closed decoder).
+
+        Either way the decoder is left at the boundary it was at, so the same bytes can still
+        be given to :meth:`feed`, which then reports any error as usual: a reader can look at
+        what arrived before deciding who handles it."""
+        if self._closed or self._need >= 0 or self._head or type(data) is not bytes or not data:
+            return None
+        frames: list[bytes] = []
+        try:
+            self._decode(data, 0, frames)
+        except FramingError:
+            return None  # raised before any partial frame was kept
+        if self._need >= 0 or self._head:
+            self._head = bytearray()
+            self._scan = 0
+            self._need = -1
+            self._parts = []
+            self._held = 0
+            return None
+        return frames
+
     def _decode(self, work: bytes, pos: int, frames: list[bytes]) -> None:
         """Append the frames in ``work[pos:]`` to ``frames``; keep any partial frame."""
         size = len(work)

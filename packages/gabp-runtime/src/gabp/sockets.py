@@ -56,6 +56,7 @@ class _StreamProtocol(asyncio.Protocol):
         self.write_waiters: list[asyncio.Future[None]] = []
         self.closed: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.take: Callable[[bytes], bool] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -64,6 +65,15 @@ class _StreamProtocol(asyncio.Protocol):
         self.closed = self.loop.create_future()
 
     def data_received(self, data: bytes) -> None:
+        take, waiter = self.take, self.read_waiter
+        if (
+            take is not None
+            and waiter is not None
+            and not waiter.done()
+            and not self.chunks
+            and take(data)
+        ):
+            return  # handled where it arrived: the waiting reader is not woken for it
         self.chunks.append(data)
         self.held += len(data)
         if self.held > self.limit and not self.reading_paused and self.transport is not None:
@@ -150,6 +160,22 @@ class SocketStream(anyio.abc.ByteStream):
             if not protocol.lost:
                 self._transport.resume_reading()
         return data
+
+    def take_while_waiting(self, take: Callable[[bytes], bool] | None) -> None:
+        """Offer ``take`` the bytes that arrive while a reader waits in :meth:`receive` with
+        nothing unread; ``None`` stops it.
+
+        ``take(data)`` runs in the event loop's data callback, in arrival order. It returns
+        True when it has handled ``data`` (the reader then stays asleep and never sees it), or
+        False, having changed nothing, to leave ``data`` to the reader as usual. It must not
+        raise. This spares a reader's wake-up, one turn of the event loop, for what can be
+        handled on the spot (a :class:`~gabp.Connection` takes answers to its requests so)."""
+        self._protocol.take = take
+
+    @property
+    def taking(self) -> Callable[[bytes], bool] | None:
+        """What :meth:`take_while_waiting` set, if anything."""
+        return self._protocol.take
 
     # -- sending --------------------------------------------------------------------------------
 
