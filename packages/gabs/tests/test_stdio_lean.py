@@ -4,6 +4,7 @@ stdin's end, and ``Content-Length`` framing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -65,11 +66,16 @@ class Game:
 
 
 class CountingLean(LeanCalls):
-    """The lean path, counting the calls it ran."""
+    """The lean path, counting the calls it ran (and whether each started in a task)."""
 
     def __init__(self, server: BridgeServer) -> None:
         super().__init__(server)
         self.ran = 0
+        self.started_in_task: list[bool] = []
+
+    def start(self, message: types.JSONRPCRequest, answer: Callable[..., None]) -> None:
+        self.started_in_task.append(asyncio.current_task() is not None)
+        super().start(message, answer)
 
     async def run(self, message: types.JSONRPCRequest, answer: Callable[..., None]) -> None:
         self.ran += 1
@@ -282,6 +288,21 @@ async def _run_script(tmp_path: Path, *, lean: bool, headers: bool) -> list[dict
         assert pipes.lean is None or (pipes.lean.ran == len(SCRIPT) + 1 and pipes.lean.text_only)
     assert game.drafted == 5  # the two blocked calls never reached the game
     return answers
+
+
+@pytest.mark.parametrize("headers", [False, True], ids=["lines", "content-length"])
+async def test_a_call_in_a_line_of_its_own_starts_where_it_arrives(
+    tmp_path: Path, headers: bool
+) -> None:
+    async with stdio_bridge(tmp_path, Game(), lean=True, headers=headers) as (pipes, _):
+        with anyio.fail_after(30):
+            for n in range(3):  # one at a time: each arrives while the read loop waits
+                params = _call("sim.colony.draft", {"pawn": f"p{n}"})
+                answer = await pipes.request(300 + n, "tools/call", params)
+                assert answer["result"]["structuredContent"]["drafted"] == f"p{n}"
+        assert pipes.lean is not None
+        # lines: in the pipe's data callback, no task; Content-Length frames: the read loop
+        assert pipes.lean.started_in_task == [headers] * 3
 
 
 @pytest.mark.parametrize("headers", [False, True], ids=["lines", "content-length"])

@@ -50,6 +50,20 @@ class StdioFrameDecoder:
         self._buffer += data
         self._parse()
 
+    def whole_lines(self, data: bytes) -> list[bytes] | None:
+        """The messages of ``data`` when the framing is lines, nothing is held and ``data`` ends
+        a line: what :meth:`feed` would decode from it; None otherwise. The decoder is left as
+        it was either way (it holds nothing after whole lines), so ``data`` can still be fed."""
+        if (
+            self.mode != "lines"
+            or self._buffer
+            or self._out
+            or self._skipping_line
+            or not data.endswith(b"\n")
+        ):
+            return None
+        return [line for raw in data.split(b"\n") if (line := raw.strip())]
+
     def messages(self) -> list[bytes | FramingError]:
         """What was decoded since the last call (bodies, or errors for skipped messages)."""
         out = list(self._out)

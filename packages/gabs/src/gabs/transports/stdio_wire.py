@@ -10,6 +10,9 @@
 * anything else (a regular file as stdin or stdout, another event loop, Windows) falls back to
   blocking reads and writes in worker threads.
 
+While a reader waits on a pipe wire, what arrives can be offered to a callback first
+(:meth:`Wire.take_while_waiting`), which may handle it on the spot instead of waking the reader.
+
 :meth:`Wire.write` queues bytes (in order, never interleaved); :meth:`Wire.drain` waits until
 the backlog is under the high-water mark (64 KiB), so a host that stops reading holds up its
 writers instead of filling memory. The loop's pipe transports switch a descriptor to
@@ -22,6 +25,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections import deque
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Final, Protocol
 
@@ -64,6 +69,19 @@ class Wire(Protocol):
         ...
 
     @property
+    def flowing(self) -> bool:
+        """Whether :meth:`drain` would return at once: the output is open and its backlog is
+        under the high-water mark."""
+        ...
+
+    def take_while_waiting(self, take: Callable[[bytes], bool] | None) -> None:
+        """Offer ``take`` the bytes that arrive while :meth:`read` waits with nothing unread
+        (``None`` stops it): it runs in the event loop's data callback and returns True when it
+        has handled them (:meth:`read` never sees them), or False, having changed nothing, to
+        leave them to :meth:`read`. It must not raise. A threaded wire never offers anything."""
+        ...
+
+    @property
     def threaded(self) -> bool:
         """Whether reads run in a worker thread (which may outlive :meth:`aclose`)."""
         ...
@@ -95,20 +113,68 @@ class _WriteSide(asyncio.Protocol):
         self.drained.set()
 
 
+class _ReadSide(asyncio.Protocol):
+    """The read pipe's bytes and its end; wakes the one reader, or offers what arrives to
+    ``take`` while the reader waits (see :meth:`Wire.take_while_waiting`)."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.ReadTransport | None = None
+        self.chunks: deque[bytes] = deque()
+        self.held = 0
+        self.paused = False
+        self.ended = False
+        self.waiter: asyncio.Future[None] | None = None
+        self.take: Callable[[bytes], bool] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        take, waiter = self.take, self.waiter
+        if (
+            take is not None
+            and waiter is not None
+            and not waiter.done()
+            and not self.chunks
+            and take(data)
+        ):
+            return
+        self.chunks.append(data)
+        self.held += len(data)
+        if self.held > READ_BYTES and not self.paused and self.transport is not None:
+            self.paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> None:
+        self.ended = True
+        self._wake()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
 class _PipeWire:
     """Both directions on the event loop's pipe transports."""
 
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
-        reader: asyncio.StreamReader,
+        read_side: _ReadSide,
         read_transport: asyncio.ReadTransport,
         write_transport: asyncio.WriteTransport,
         write_side: _WriteSide,
         restore: list[tuple[int, bool]],
     ) -> None:
         self._loop = loop
-        self._reader = reader
+        self._read_side = read_side
         self._read_transport = read_transport
         self._write_transport = write_transport
         self._write_side = write_side
@@ -123,11 +189,39 @@ class _PipeWire:
     def threaded(self) -> bool:
         return False
 
+    @property
+    def flowing(self) -> bool:
+        return self._write_side.drained.is_set() and not self.closed
+
+    def take_while_waiting(self, take: Callable[[bytes], bool] | None) -> None:
+        self._read_side.take = take
+
     async def read(self) -> bytes:
-        try:
-            return await self._reader.read(READ_BYTES)
-        except OSError:
-            return b""
+        side = self._read_side
+        chunks = side.chunks
+        while not chunks:
+            if side.ended:
+                return b""
+            waiter = side.waiter = self._loop.create_future()
+            try:
+                await waiter
+            finally:
+                if side.waiter is waiter:
+                    side.waiter = None
+        data = chunks.popleft()
+        if chunks:
+            parts = [data]
+            size = len(data)
+            while chunks and size + len(chunks[0]) <= READ_BYTES:
+                part = chunks.popleft()
+                parts.append(part)
+                size += len(part)
+            data = b"".join(parts)
+        side.held -= len(data)
+        if side.paused and side.held <= READ_BYTES // 2:
+            side.paused = False
+            self._read_transport.resume_reading()
+        return data
 
     def write(self, data: bytes, *, now: bool = False) -> None:
         if self.closed:
@@ -186,6 +280,13 @@ class _ThreadWire:
     def threaded(self) -> bool:
         return True
 
+    @property
+    def flowing(self) -> bool:
+        return not self._closed and self._size < _HIGH_WATER
+
+    def take_while_waiting(self, take: Callable[[bytes], bool] | None) -> None:
+        pass  # a read in a worker thread is not offered to anyone
+
     async def read(self) -> bytes:
         # a blocked read cannot be interrupted: on cancellation its thread is left behind (the
         # process is ending), and the descriptor is never closed under it
@@ -236,11 +337,9 @@ async def _pipe_wire(wire_in: int, wire_out: int) -> _PipeWire | None:
     except RuntimeError:
         return None  # another event loop (trio)
     restore = [(fd, os.get_blocking(fd)) for fd in (wire_in, wire_out)]
-    reader = asyncio.StreamReader(limit=READ_BYTES, loop=loop)
     try:
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
-            os.fdopen(wire_in, "rb", buffering=0, closefd=False),
+        read_transport, read_side = await loop.connect_read_pipe(
+            _ReadSide, os.fdopen(wire_in, "rb", buffering=0, closefd=False)
         )
     except (ValueError, OSError):
         return None  # not a pipe, socket or terminal (a regular file)
@@ -255,7 +354,7 @@ async def _pipe_wire(wire_in: int, wire_out: int) -> _PipeWire | None:
             os.set_blocking(wire_in, restore[0][1])
         return None
     write_transport.set_write_buffer_limits(high=_HIGH_WATER)
-    return _PipeWire(loop, reader, read_transport, write_transport, write_side, restore)
+    return _PipeWire(loop, read_side, read_transport, write_transport, write_side, restore)
 
 
 async def open_wire(wire_in: int, wire_out: int) -> Wire:
