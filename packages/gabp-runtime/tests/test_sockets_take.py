@@ -155,42 +155,38 @@ async def test_an_event_beside_an_answer_is_left_to_the_reader_in_order() -> Non
         assert counter.took == 0 and counter.left == 1
 
 
-async def test_a_malformed_answer_fails_its_caller_as_the_reader_would() -> None:
+async def _failure_after(data: bytes | None, expected: type[BaseException]) -> BaseException:
+    """How a request fails when the peer answers it with ``data`` (None: a response to it whose
+    error is not an object)."""
     async with linked() as (connection, peer, _):
+        failures: list[BaseException] = []
         with anyio.fail_after(5):
             async with anyio.create_task_group() as tg:
-                failures: list[BaseException] = []
 
                 async def call() -> None:
                     try:
                         await connection.request("test/echo", {})
-                    except MessageError as exc:
+                    except expected as exc:
                         failures.append(exc)
 
                 tg.start_soon(call)
                 request = await peer.request()
-                bad = {"v": "gabp/1", "id": request["id"], "type": "response", "error": "no"}
-                await peer.stream.send(_frame(bad))
-        assert len(failures) == 1 and "invalid response" in str(failures[0])
+                if data is None:
+                    bad = {"v": "gabp/1", "id": request["id"], "type": "response", "error": "no"}
+                    data = _frame(bad)
+                await peer.stream.send(data)
+    assert len(failures) == 1
+    return failures[0]
+
+
+async def test_a_malformed_answer_fails_its_caller_as_the_reader_would() -> None:
+    failure = await _failure_after(None, MessageError)
+    assert "invalid response" in str(failure)
 
 
 async def test_a_broken_frame_while_waiting_closes_the_connection_with_its_reason() -> None:
-    async with linked() as (connection, peer, _):
-        with anyio.fail_after(5):
-            async with anyio.create_task_group() as tg:
-                failures: list[BaseException] = []
-
-                async def call() -> None:
-                    try:
-                        await connection.request("test/echo", {})
-                    except ConnectionClosed as exc:
-                        failures.append(exc)
-
-                tg.start_soon(call)
-                await peer.request()
-                await peer.stream.send(b"Content-Length: nope\r\n\r\n{}")
-        assert len(failures) == 1
-        assert "framing error" in str(failures[0])
+    failure = await _failure_after(b"Content-Length: nope\r\n\r\n{}", ConnectionClosed)
+    assert "framing error" in str(failure)
 
 
 @pytest.mark.parametrize("taken", [True, False])

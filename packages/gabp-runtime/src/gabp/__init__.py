@@ -33,6 +33,7 @@ from gabp.handoff import (
     write_bridge_config,
     write_secret_file,
 )
+from gabp.inbox import Inbox
 from gabp.messages import (
     PROTOCOL_VERSION,
     SCHEMA_VERSION,
@@ -70,6 +71,7 @@ __all__ = [
     "GabsEnvironment",
     "HandoffError",
     "InboundRequest",
+    "Inbox",
     "MessageError",
     "ProtocolError",
     "RegistryCode",

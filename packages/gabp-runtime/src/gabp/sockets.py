@@ -21,7 +21,6 @@ anyio). They need the asyncio backend; under any other backend use anyio's strea
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import socket
 from collections.abc import Callable, Mapping
@@ -30,6 +29,8 @@ from typing import Any
 import anyio
 import anyio.abc
 from anyio.abc import SocketAttribute
+
+from gabp.inbox import Inbox
 
 __all__ = ["SocketStream", "TcpListener", "connect_tcp", "create_tcp_listener"]
 
@@ -40,23 +41,19 @@ CLOSE_FLUSH_TIMEOUT = 5.0
 
 
 class _StreamProtocol(asyncio.Protocol):
-    """Collects what arrives and wakes the one reader; tracks write flow control."""
+    """Collects what arrives for the one reader (an :class:`~gabp.inbox.Inbox`); tracks write
+    flow control."""
 
     def __init__(self, read_buffer_bytes: int) -> None:
         self.transport: asyncio.Transport | None = None
-        self.chunks: collections.deque[bytes] = collections.deque()
-        self.held = 0
-        self.limit = read_buffer_bytes
-        self.reading_paused = False
+        self.inbox = Inbox(read_buffer_bytes, self._pause_reading, self._resume_reading)
         self.eof = False
         self.lost = False
         self.error: BaseException | None = None
-        self.read_waiter: asyncio.Future[None] | None = None
         self.writing_paused = False
         self.write_waiters: list[asyncio.Future[None]] = []
         self.closed: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.take: Callable[[bytes], bool] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -65,31 +62,17 @@ class _StreamProtocol(asyncio.Protocol):
         self.closed = self.loop.create_future()
 
     def data_received(self, data: bytes) -> None:
-        take, waiter = self.take, self.read_waiter
-        if (
-            take is not None
-            and waiter is not None
-            and not waiter.done()
-            and not self.chunks
-            and take(data)
-        ):
-            return  # handled where it arrived: the waiting reader is not woken for it
-        self.chunks.append(data)
-        self.held += len(data)
-        if self.held > self.limit and not self.reading_paused and self.transport is not None:
-            self.reading_paused = True
-            self.transport.pause_reading()
-        self._wake_reader()
+        self.inbox.arrived(data)
 
     def eof_received(self) -> bool:
         self.eof = True
-        self._wake_reader()
+        self.inbox.wake()
         return True  # keep the transport open: the answers to what was read may still go out
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
         self.error = exc
-        self._wake_reader()
+        self.inbox.wake()
         self._wake_writers()
         if self.closed is not None and not self.closed.done():
             self.closed.set_result(None)
@@ -101,10 +84,13 @@ class _StreamProtocol(asyncio.Protocol):
         self.writing_paused = False
         self._wake_writers()
 
-    def _wake_reader(self) -> None:
-        waiter = self.read_waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+    def _pause_reading(self) -> None:
+        if self.transport is not None:
+            self.transport.pause_reading()
+
+    def _resume_reading(self) -> None:
+        if self.transport is not None and not self.lost:
+            self.transport.resume_reading()
 
     def _wake_writers(self) -> None:
         waiters, self.write_waiters = self.write_waiters, []
@@ -126,8 +112,8 @@ class SocketStream(anyio.abc.ByteStream):
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         protocol = self._protocol
-        chunks = protocol.chunks
-        while not chunks:
+        inbox = protocol.inbox
+        while inbox.empty:
             if self._closing:
                 raise anyio.ClosedResourceError
             if protocol.lost:
@@ -136,46 +122,21 @@ class SocketStream(anyio.abc.ByteStream):
                 raise anyio.EndOfStream
             if protocol.eof:
                 raise anyio.EndOfStream
-            waiter = (protocol.loop or asyncio.get_running_loop()).create_future()
-            protocol.read_waiter = waiter
-            try:
-                await waiter
-            finally:
-                protocol.read_waiter = None
-        data = chunks.popleft()
-        if len(data) > max_bytes:
-            chunks.appendleft(data[max_bytes:])
-            data = data[:max_bytes]
-        elif chunks and len(data) + len(chunks[0]) <= max_bytes:
-            parts = [data]
-            size = len(data)
-            while chunks and size + len(chunks[0]) <= max_bytes:
-                part = chunks.popleft()
-                parts.append(part)
-                size += len(part)
-            data = b"".join(parts)
-        protocol.held -= len(data)
-        if protocol.reading_paused and protocol.held <= protocol.limit // 2:
-            protocol.reading_paused = False
-            if not protocol.lost:
-                self._transport.resume_reading()
-        return data
+            await inbox.wait()
+        return inbox.read_now(max_bytes)
 
     def take_while_waiting(self, take: Callable[[bytes], bool] | None) -> None:
         """Offer ``take`` the bytes that arrive while a reader waits in :meth:`receive` with
-        nothing unread; ``None`` stops it.
-
-        ``take(data)`` runs in the event loop's data callback, in arrival order. It returns
-        True when it has handled ``data`` (the reader then stays asleep and never sees it), or
-        False, having changed nothing, to leave ``data`` to the reader as usual. It must not
-        raise. This spares a reader's wake-up, one turn of the event loop, for what can be
-        handled on the spot (a :class:`~gabp.Connection` takes answers to its requests so)."""
-        self._protocol.take = take
+        nothing unread; ``None`` stops it (see :class:`~gabp.inbox.Inbox`: ``take(data)`` runs
+        in the event loop's data callback, returns True when it has handled ``data``, or False,
+        having changed nothing, to leave it to the reader, and must not raise). A
+        :class:`~gabp.Connection` takes the answers to its requests so."""
+        self._protocol.inbox.take = take
 
     @property
     def taking(self) -> Callable[[bytes], bool] | None:
         """What :meth:`take_while_waiting` set, if anything."""
-        return self._protocol.take
+        return self._protocol.inbox.take
 
     # -- sending --------------------------------------------------------------------------------
 

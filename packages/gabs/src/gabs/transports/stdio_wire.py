@@ -25,12 +25,13 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections import deque
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Final, Protocol
 
 import anyio
+
+from gabp import Inbox
 
 __all__ = ["CLOSE_SECONDS", "READ_BYTES", "Wire", "WireClosed", "open_wire"]
 
@@ -114,51 +115,32 @@ class _WriteSide(asyncio.Protocol):
 
 
 class _ReadSide(asyncio.Protocol):
-    """The read pipe's bytes and its end; wakes the one reader, or offers what arrives to
-    ``take`` while the reader waits (see :meth:`Wire.take_while_waiting`)."""
+    """The read pipe's bytes and its end, for the one reader (a :class:`gabp.Inbox`)."""
 
     def __init__(self) -> None:
         self.transport: asyncio.ReadTransport | None = None
-        self.chunks: deque[bytes] = deque()
-        self.held = 0
-        self.paused = False
-        self.ended = False
-        self.waiter: asyncio.Future[None] | None = None
-        self.take: Callable[[bytes], bool] | None = None
+        self.inbox = Inbox(READ_BYTES, self._pause, self._resume)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.ReadTransport)
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        take, waiter = self.take, self.waiter
-        if (
-            take is not None
-            and waiter is not None
-            and not waiter.done()
-            and not self.chunks
-            and take(data)
-        ):
-            return
-        self.chunks.append(data)
-        self.held += len(data)
-        if self.held > READ_BYTES and not self.paused and self.transport is not None:
-            self.paused = True
-            self.transport.pause_reading()
-        self._wake()
+        self.inbox.arrived(data)
 
     def eof_received(self) -> None:
-        self.ended = True
-        self._wake()
+        self.inbox.end()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.ended = True
-        self._wake()
+        self.inbox.end()
 
-    def _wake(self) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+    def _pause(self) -> None:
+        if self.transport is not None:
+            self.transport.pause_reading()
+
+    def _resume(self) -> None:
+        if self.transport is not None:
+            self.transport.resume_reading()
 
 
 class _PipeWire:
@@ -194,34 +176,15 @@ class _PipeWire:
         return self._write_side.drained.is_set() and not self.closed
 
     def take_while_waiting(self, take: Callable[[bytes], bool] | None) -> None:
-        self._read_side.take = take
+        self._read_side.inbox.take = take
 
     async def read(self) -> bytes:
-        side = self._read_side
-        chunks = side.chunks
-        while not chunks:
-            if side.ended:
+        inbox = self._read_side.inbox
+        while inbox.empty:
+            if inbox.ended:
                 return b""
-            waiter = side.waiter = self._loop.create_future()
-            try:
-                await waiter
-            finally:
-                if side.waiter is waiter:
-                    side.waiter = None
-        data = chunks.popleft()
-        if chunks:
-            parts = [data]
-            size = len(data)
-            while chunks and size + len(chunks[0]) <= READ_BYTES:
-                part = chunks.popleft()
-                parts.append(part)
-                size += len(part)
-            data = b"".join(parts)
-        side.held -= len(data)
-        if side.paused and side.held <= READ_BYTES // 2:
-            side.paused = False
-            self._read_transport.resume_reading()
-        return data
+            await inbox.wait()
+        return inbox.read_now(READ_BYTES)
 
     def write(self, data: bytes, *, now: bool = False) -> None:
         if self.closed:
