@@ -122,3 +122,20 @@ async def test_a_bad_policy_exits_with_a_configuration_error() -> None:
     )
     assert process.returncode == 2
     assert b"no such policy" in process.stderr
+
+
+async def test_a_port_in_use_exits_with_one_line_that_says_so() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = await anyio.run_process(
+            [str(EXECUTABLE), "--port", str(port), "--token", TOKEN, "--no-start-game"],
+            check=False,
+        )
+    assert process.returncode == 2
+    stderr = process.stderr.decode()
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == (
+        f"rimbridge-sim: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )

@@ -6,7 +6,9 @@ launched the game must win over flags in its launch arguments, because it connec
 environment told it to. Without any token one is generated and printed once to stderr.
 
 Prints ``listening on 127.0.0.1:<port>`` to stderr once connections are accepted; SIGTERM and
-SIGINT stop it cleanly (exit 0). Exit 2: bad configuration.
+SIGINT stop it cleanly (exit 0). Exit 2: bad configuration, or the port cannot be listened on
+(one line on stderr says why, as ``rimbridge-sim: error: cannot listen on 127.0.0.1:<port>:
+Address already in use``).
 """
 
 from __future__ import annotations
@@ -162,14 +164,33 @@ def main(argv: Sequence[str] | None = None) -> None:
             file=sys.stderr,
             flush=True,
         )
-    anyio.run(_serve, bridge)
+    listening: list[str] = []
+    refused: BaseException | None = None
+    try:
+        anyio.run(_serve, bridge, listening)
+    except* OSError as failed:
+        if listening:
+            raise  # not a start-up failure: let it show in full
+        refused = _first_leaf(failed)
+    if refused is not None:
+        reason = refused.strerror if isinstance(refused, OSError) and refused.strerror else refused
+        where = f"127.0.0.1:{config.port}"
+        parser.exit(EXIT_CONFIG, f"{parser.prog}: error: cannot listen on {where}: {reason}\n")
     sys.exit(0)
 
 
-async def _serve(bridge: RimBridge) -> None:
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error
+
+
+async def _serve(bridge: RimBridge, listening: list[str]) -> None:
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async with anyio.create_task_group() as tg:
             address = await tg.start(bridge.serve)
+            listening.append(str(address))
             print(f"listening on {address}", file=sys.stderr, flush=True)
             async for signum in signals:
                 logger.info("stopping on %s", signal.Signals(signum).name)
