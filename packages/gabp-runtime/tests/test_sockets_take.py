@@ -106,53 +106,62 @@ async def test_whole_answers_are_taken_in_the_data_callback_and_reach_their_call
         assert counter.took == 1 and counter.left == 0
 
 
-async def test_an_answer_cut_in_two_reads_goes_to_the_reader_and_still_arrives() -> None:
-    async with linked() as (connection, peer, stream):
-        counter = Taken(stream)
-        with anyio.fail_after(5):
-            async with anyio.create_task_group() as tg:
-                got: list[Any] = []
+class OneCall:
+    """One request in flight on a linked connection: what its caller got once answered
+    (``got``, with ``len(events)`` at that moment), the request as the peer read it."""
 
-                async def call() -> None:
-                    got.append(await connection.request("test/echo", {}))
-
-                tg.start_soon(call)
-                data = _answer(await peer.request(), {"whole": True})
-                await peer.stream.send(data[:10])
-                await anyio.sleep(0.05)  # a read of its own
-                await peer.stream.send(data[10:])
-        assert got == [{"whole": True}]
-        assert counter.took == 0 and counter.left >= 1
+    def __init__(self, peer: Peer, counter: Taken, request: dict[str, Any]) -> None:
+        self.peer, self.counter, self.request = peer, counter, request
+        self.got: list[Any] = []
 
 
-async def test_an_event_beside_an_answer_is_left_to_the_reader_in_order() -> None:
-    events: list[Event] = []
+@asynccontextmanager
+async def one_call(events: list[Event] | None = None) -> AsyncIterator[OneCall]:
+    """Yields once the peer has read the request; the caller's answer is in ``got`` after."""
+    seen = events if events is not None else []
     async with linked(events) as (connection, peer, stream):
         counter = Taken(stream)
         with anyio.fail_after(5):
             async with anyio.create_task_group() as tg:
-                got: list[Any] = []
+                call: OneCall | None = None
 
-                async def call() -> None:
-                    got.append(await connection.request("test/echo", {}))
-                    got.append(len(events))  # the event came first on the wire
+                async def caller() -> None:
+                    answer = await connection.request("test/echo", {})
+                    assert call is not None
+                    call.got.extend([answer, len(seen)])
 
-                tg.start_soon(call)
-                request = await peer.request()
-                event = _frame(
-                    {
-                        "v": "gabp/1",
-                        "id": "0b0f2a6e-4a8e-4c3e-9d4e-2f6c1c9b7a11",
-                        "type": "event",
-                        "channel": "test/news",
-                        "seq": 0,
-                        "payload": {"n": 1},
-                    }
-                )
-                await peer.stream.send(event + _answer(request, "ok"))
-        assert got == ["ok", 1]
-        assert [e.channel for e in events] == ["test/news"]
-        assert counter.took == 0 and counter.left == 1
+                tg.start_soon(caller)
+                call = OneCall(peer, counter, await peer.request())
+                yield call
+
+
+async def test_an_answer_cut_in_two_reads_goes_to_the_reader_and_still_arrives() -> None:
+    async with one_call() as call:
+        data = _answer(call.request, {"whole": True})
+        await call.peer.stream.send(data[:10])
+        await anyio.sleep(0.05)  # a read of its own
+        await call.peer.stream.send(data[10:])
+    assert call.got[0] == {"whole": True}
+    assert call.counter.took == 0 and call.counter.left >= 1
+
+
+async def test_an_event_beside_an_answer_is_left_to_the_reader_in_order() -> None:
+    events: list[Event] = []
+    async with one_call(events) as call:
+        event = _frame(
+            {
+                "v": "gabp/1",
+                "id": "0b0f2a6e-4a8e-4c3e-9d4e-2f6c1c9b7a11",
+                "type": "event",
+                "channel": "test/news",
+                "seq": 0,
+                "payload": {"n": 1},
+            }
+        )
+        await call.peer.stream.send(event + _answer(call.request, "ok"))
+    assert call.got == ["ok", 1]  # the event was handled before the answer reached its caller
+    assert [e.channel for e in events] == ["test/news"]
+    assert call.counter.took == 0 and call.counter.left == 1
 
 
 async def _failure_after(data: bytes | None, expected: type[BaseException]) -> BaseException:

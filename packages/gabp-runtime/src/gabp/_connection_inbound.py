@@ -142,14 +142,7 @@ class ConnectionInbound(ConnectionServing):
                 message = decode(body)
             except (ValueError, UnicodeDecodeError, RecursionError):
                 return False
-            if (
-                type(message) is not dict
-                or message.get("type") != "response"
-                or message.get("v") != PROTOCOL_VERSION
-            ):
-                return False
-            message_id = message.get("id")
-            if not isinstance(message_id, str) or UUID.match(message_id) is None:
+            if not _well_formed(message) or message.get("type") != "response":
                 return False
             answers.append(message)
         for message in answers:
@@ -159,11 +152,9 @@ class ConnectionInbound(ConnectionServing):
     def _take_nowait(self, message: Any) -> tuple[RequestHandler, InboundRequest] | bool | None:
         """Handle a well-formed response (True), or say how to serve a well-formed request
         that has a free slot; None when ``message`` needs :meth:`_process_message`."""
-        if not isinstance(message, dict) or message.get("v") != PROTOCOL_VERSION:
+        if not _well_formed(message):
             return None
-        message_id = message.get("id")
-        if not isinstance(message_id, str) or UUID.match(message_id) is None:
-            return None
+        message_id: str = message["id"]
         kind = message.get("type")
         if kind == "response":
             self._accept_response(message)
@@ -360,3 +351,11 @@ class ConnectionInbound(ConnectionServing):
             await self._events_send.send(event)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("%s: event on %s arrived after the consumer stopped", self.name, channel)
+
+
+def _well_formed(message: Any) -> bool:
+    """An object of this protocol version with a UUID id: what the quick ways take on."""
+    if not isinstance(message, dict) or message.get("v") != PROTOCOL_VERSION:
+        return False
+    message_id = message.get("id")
+    return isinstance(message_id, str) and UUID.match(message_id) is not None
