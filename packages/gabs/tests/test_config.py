@@ -555,3 +555,28 @@ def test_a_settled_file_is_not_read_again_until_it_changes(
     assert len(reads) <= 1
     write_config(tmp_path, one_game(target="/c"))
     assert store.snapshot().config.games["g"].target == "/c"
+
+
+def test_a_missing_file_is_looked_for_on_every_call_but_not_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ConfigStore(GabsConfig.load(tmp_path))
+    reads: list[Path] = []
+    original = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        reads.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    for _ in range(5):
+        assert (store.snapshot().error, store.snapshot().config.games) == (None, {})
+    assert len(reads) <= 1
+    write_config(tmp_path, one_game(target="/a"))
+    assert store.snapshot().config.games["g"].target == "/a"  # seen on the next call
+    (tmp_path / "config.json").unlink()
+    assert store.snapshot().config.games == {}
+    reads.clear()
+    for _ in range(3):
+        assert store.snapshot().config.games == {}
+    assert reads == []

@@ -141,6 +141,21 @@ async def test_a_takeover_by_another_bridge_is_seen_on_the_next_call(
     assert blocked is not None and blocked["ownerPID"] == other_bridge
 
 
+async def test_a_claim_that_appears_or_goes_is_seen_on_the_next_call(
+    tmp_path: Path, other_bridge: int
+) -> None:
+    owners = Owners(tmp_path)
+    for _ in range(3):
+        assert await owners.ensure_owner(GAME, "tool 'x/y'") is None  # no claim yet
+    write_claim(tmp_path, other_bridge, timedelta(seconds=30))
+    blocked = await owners.ensure_owner(GAME, "tool 'x/y'")
+    assert blocked is not None and blocked["ownerPID"] == other_bridge
+    (tmp_path / GAME / "runtime.json").unlink()
+    assert await owners.ensure_owner(GAME, "tool 'x/y'") is None
+    write_claim(tmp_path, other_bridge, timedelta(seconds=30))
+    assert await owners.ensure_owner(GAME, "tool 'x/y'") is not None
+
+
 async def test_no_claim_or_an_unreadable_one_lets_the_call_go_on(tmp_path: Path) -> None:
     owners = Owners(tmp_path)
     assert await owners.ensure_owner(GAME, "tool 'x/y'") is None

@@ -40,7 +40,8 @@ CLAIM_VIEW_TTL: Final = 1.0
 
 @dataclass
 class _ClaimView:
-    key: tuple[int, int, int, int]
+    key: tuple[int, int, int, int] | None
+    """The file's identity when it was read; None when there was no file."""
     read_at: float
     claim: RuntimeState | None
     path: str
@@ -64,7 +65,8 @@ class OwnerMixin:
         try:
             stat = os.stat(path)
         except FileNotFoundError:
-            views.pop(game_id, None)
+            if view is None or view.key is not None:
+                views[game_id] = _ClaimView(None, 0.0, None, path)  # no claim: keep the path
             return None
         except OSError:
             return load_claim(self.lc.game_dir(game_id))  # raises ClaimError with the reason

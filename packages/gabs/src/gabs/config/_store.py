@@ -5,7 +5,7 @@ when its bytes changed (no file watcher: a save, in place or by rename, is seen 
 call). The bytes are read again only when the file's identity, size or times changed since they
 were last read, or when they were read less than a second after the file was written (a second
 write within the file system's timestamp granularity would otherwise go unseen), so an unchanged
-file costs one ``stat`` per call. An invalid
+file costs one ``stat`` per call, and so does a file that is still missing. An invalid
 file is parsed once per content and its error kept; until it is fixed, the last good config
 keeps answering reads and :attr:`Snapshot.error` tells callers to refuse starts
 (``config_invalid``). What reloads is the ``games`` part; the top-level settings are read when
@@ -29,10 +29,17 @@ __all__ = ["ConfigStore", "Snapshot"]
 _SETTLED_NS: Final = 1_000_000_000
 
 
+#: The signature of a file that is not there.
+_MISSING: Final[tuple[int, ...]] = ()
+
+
 def _signature(path: str) -> tuple[int, ...] | None:
-    """What changes when the file does: identity, size, modification and change times."""
+    """What changes when the file does: identity, size, modification and change times;
+    :data:`_MISSING` when there is no file, None when it cannot be looked at."""
     try:
         st = os.stat(path)
+    except FileNotFoundError:
+        return _MISSING
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -80,6 +87,8 @@ class ConfigStore:
                 if self._invalid_revision is not None and self._invalid_error is not None:
                     return Snapshot(self._current, self._invalid_error)
                 return Snapshot(self._current)
+            if signature == _MISSING and self._current_revision is None:
+                return Snapshot(self._current)  # still no file, as when it was last looked at
             return self._read(signature)
 
     def _read(self, signature: tuple[int, ...] | None) -> Snapshot:
@@ -98,7 +107,7 @@ class ConfigStore:
                 f"cannot read {path}: {exc.strerror or exc}", source=path, revision="unreadable"
             )
             return Snapshot(self._current, error)
-        if signature is not None and time.time_ns() - signature[3] >= _SETTLED_NS:
+        if signature and time.time_ns() - signature[3] >= _SETTLED_NS:
             self._settled = signature
         revision = config_revision(raw)
         if revision == self._current_revision:
