@@ -535,21 +535,28 @@ def test_an_in_place_rewrite_of_the_same_size_is_seen_at_once(tmp_path: Path) ->
     assert store.snapshot().config.games["g"].target == "/b"
 
 
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The paths ``Path.read_bytes`` reads from now on."""
+    seen: list[Path] = []
+    original = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        seen.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    return seen
+
+
 def test_a_settled_file_is_not_read_again_until_it_changes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reads: list[Path]
 ) -> None:
     path = write_config(tmp_path, one_game(target="/a"))
     old = path.stat().st_mtime_ns - 5_000_000_000
     os.utime(path, ns=(old, old))  # written long ago: settled
     store = ConfigStore(GabsConfig.load(tmp_path))
-    reads: list[Path] = []
-    original = Path.read_bytes
-
-    def counting(self: Path) -> bytes:
-        reads.append(self)
-        return original(self)
-
-    monkeypatch.setattr(Path, "read_bytes", counting)
+    reads.clear()  # the load's own read
     for _ in range(5):
         assert store.snapshot().config.games["g"].target == "/a"
     assert len(reads) <= 1
@@ -558,17 +565,10 @@ def test_a_settled_file_is_not_read_again_until_it_changes(
 
 
 def test_a_missing_file_is_looked_for_on_every_call_but_not_opened(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reads: list[Path]
 ) -> None:
     store = ConfigStore(GabsConfig.load(tmp_path))
-    reads: list[Path] = []
-    original = Path.read_bytes
-
-    def counting(self: Path) -> bytes:
-        reads.append(self)
-        return original(self)
-
-    monkeypatch.setattr(Path, "read_bytes", counting)
+    reads.clear()  # the load's own read
     for _ in range(5):
         assert (store.snapshot().error, store.snapshot().config.games) == (None, {})
     assert len(reads) <= 1
