@@ -128,6 +128,9 @@ class ToolIndex:
         self.by_exposed: dict[str, NamedTool] = {}
         self._by_alias: dict[str, list[NamedTool]] = {}
         self._by_game: dict[str, list[NamedTool]] = {}
+        # per game: alias -> that game's tools, so a lookup within one game does not go
+        # through the tools of every other game that shares the alias (several copies of a game)
+        self._game_aliases: dict[str, dict[str, list[NamedTool]]] = {}
         taken: set[str] = set()
         for game_id, tools in sorted(games, key=lambda pair: pair[0]):
             for tool in sorted(tools, key=lambda t: gabp_canonical(t.name)):
@@ -139,8 +142,10 @@ class ToolIndex:
                 self.entries.append(entry)
                 self._by_game.setdefault(game_id, []).append(entry)
                 self.by_exposed[exposed] = entry
+                own = self._game_aliases.setdefault(game_id, {})
                 for alias in entry.aliases:
                     self._by_alias.setdefault(alias, []).append(entry)
+                    own.setdefault(alias, []).append(entry)
 
     def of_game(self, game_id: str) -> list[NamedTool]:
         return list(self._by_game.get(game_id, ()))
@@ -154,13 +159,12 @@ class ToolIndex:
             found = list(self._by_alias.get(requested, ()))
         else:
             # what NamedTool.matches accepts, looked up instead of tried on every tool
-            hits = {
-                id(entry): entry
-                for alias in (requested, f"{game_id}.{requested}", f"{game_id}/{requested}")
-                for entry in self._by_alias.get(alias, ())
-                if entry.game_id == game_id
-            }
-            found = list(hits.values())
+            own = self._game_aliases.get(game_id, {})
+            found = list(own.get(requested, ()))
+            for alias in (f"{game_id}.{requested}", f"{game_id}/{requested}"):
+                for entry in own.get(alias, ()):
+                    if all(entry is not seen for seen in found):
+                        found.append(entry)
             if len(found) > 1:
                 order = {id(entry): at for at, entry in enumerate(self._by_game[game_id])}
                 found.sort(key=lambda entry: order[id(entry)])
