@@ -326,11 +326,7 @@ class FrameDecoder:
         except FramingError:
             return None  # raised before any partial frame was kept
         if self._need >= 0 or self._head:
-            self._head = bytearray()
-            self._scan = 0
-            self._need = -1
-            self._parts = []
-            self._held = 0
+            self._drop_partial()
             return None
         return frames
 
@@ -433,6 +429,10 @@ class FrameDecoder:
     def _fail(self, error: FramingError) -> None:
         self._closed = True
         self._error = error
+        self._drop_partial()
+
+    def _drop_partial(self) -> None:
+        """Forget a partial frame: back to the boundary, looking for a header."""
         self._head = bytearray()
         self._scan = 0
         self._need = -1

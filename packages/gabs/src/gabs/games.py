@@ -148,14 +148,6 @@ class GameManager(LifecycleMixin):
     def connected_games(self) -> list[GameRuntime]:
         return [r for r in self._runtimes.values() if r.session is not None and r.session.connected]
 
-    def connected_tools(self) -> list[tuple[str, dict[str, MirroredTool]]]:
-        """``(game id, tool list)`` of every connected game, in one pass (on every call)."""
-        return [
-            (r.id, session.tools)
-            for r in self._runtimes.values()
-            if (session := r.session) is not None and session.connected
-        ]
-
     def resolve(self, game_id: str | None, tool: str | None = None) -> GameRuntime:
         """The game meant by ``game_id``, or (without it) the one connected game that has
         ``tool``; ambiguity is refused with the candidates."""

@@ -69,7 +69,9 @@ class CallTools:
 
     def index(self) -> ToolIndex:
         """The names of the connected games' tools (see :mod:`gabs.mcp.tool_names`)."""
-        return tool_index(self.manager.connected_tools())
+        return tool_index(
+            [(r.id, r.session.tools) for r in self.manager.connected_games() if r.session]
+        )
 
     def resolve(self, requested: str, game_id: str | None) -> tuple[GameRuntime, NamedTool]:
         """The game and tool a ``games_call_tool`` reference means, by any alias.
