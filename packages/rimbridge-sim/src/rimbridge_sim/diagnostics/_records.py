@@ -1,5 +1,9 @@
 """The records the operation journal keeps and hands out (no locking here: the journal
-owns every instance and guards it)."""
+owns every instance and guards it).
+
+The two immutable records, :class:`OperationEvent` and :class:`OperationRecord`, are named
+tuples: every tool call makes two of each, and a named tuple is built in a fifth of the time
+of a frozen dataclass with as many fields."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
 from rimbridge_sim.diagnostics._common import iso_utc
 
@@ -65,12 +69,11 @@ class UnknownOperationError(KeyError):
         return f"unknown operation {self.operation_id!r} (never started or already evicted)"
 
 
-@dataclass(frozen=True, slots=True)
-class OperationEvent:
+class OperationEvent(NamedTuple):
     """One step in an operation's life; ``index`` rises from 1 per operation, ``sequence``
-    from 1 across the whole journal."""
+    from 1 across the whole journal (the field hides ``tuple.index``, which nothing here uses)."""
 
-    index: int
+    index: int  # type: ignore[assignment]
     kind: OperationEventKind
     time: float
     message: str | None = None
@@ -97,8 +100,7 @@ class OperationEvent:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class OperationRecord:
+class OperationRecord(NamedTuple):
     """A snapshot of one operation."""
 
     id: str
@@ -259,21 +261,21 @@ class OperationState:
 
     def snapshot(self) -> OperationRecord:
         return OperationRecord(
-            id=self.id,
-            method=self.method,
-            parent_id=self.parent_id,
-            root_id=self.root_id,
-            status=self.status,
-            started_at=self.started_at,
-            finished_at=self.finished_at,
-            arguments_summary=self.arguments_summary,
-            result_summary=self.result_summary,
-            error=self.error,
-            children=tuple(self.children),
-            events=tuple(self.events),
-            events_dropped=self.events_dropped,
-            started_wall=self.started_wall,
-            finished_wall=self.finished_wall,
-            error_code=self.error_code,
-            exception_type=self.exception_type,
+            self.id,
+            self.method,
+            self.parent_id,
+            self.root_id,
+            self.status,
+            self.started_at,
+            self.finished_at,
+            self.arguments_summary,
+            self.result_summary,
+            self.error,
+            tuple(self.children),
+            tuple(self.events),
+            self.events_dropped,
+            self.started_wall,
+            self.finished_wall,
+            self.error_code,
+            self.exception_type,
         )
