@@ -3,26 +3,33 @@ hand for the ring's and journal's ``clock`` argument (tests and deterministic re
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 __all__ = ["ManualClock", "iso_utc"]
 
-_last_second: list[tuple[tuple[int, int, int, int, int, int], str]] = [((0, 0, 0, 0, 0, 0), "")]
-"""The formatted date and time of the last second asked for (one entry, replaced whole)."""
+_last_second: list[tuple[int, str]] = [(-1, "")]
+"""The Unix second last formatted and its text up to the second (one entry, replaced whole)."""
 
 
 def iso_utc(epoch_seconds: float) -> str:
-    """``2026-03-17T12:00:00.123Z`` for a Unix time.
+    """``2026-03-17T12:00:00.123Z`` for a Unix time (as ``datetime.fromtimestamp`` rounds it).
 
     Every operation envelope carries two of these, so the part up to the second is formatted
-    once per second (``strftime`` is most of the cost); the result is the same text."""
-    moment = datetime.fromtimestamp(epoch_seconds, UTC)
-    key = (moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second)
-    cached_key, prefix = _last_second[0]
-    if cached_key != key:
-        prefix = moment.strftime("%Y-%m-%dT%H:%M:%S.")
-        _last_second[0] = (key, prefix)
-    return f"{prefix}{moment.microsecond // 1000:03d}Z"
+    once per second; within it only the milliseconds are worked out, with ``fromtimestamp``'s
+    rounding (to the nearest microsecond, half to even)."""
+    fraction, whole = math.modf(epoch_seconds)
+    micros = round(fraction * 1_000_000)
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    elif micros < 0:
+        whole, micros = whole - 1, micros + 1_000_000
+    second = int(whole)
+    cached_second, prefix = _last_second[0]
+    if cached_second != second:
+        prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+        _last_second[0] = (second, prefix)
+    return f"{prefix}{micros // 1000:03d}Z"
 
 
 class ManualClock:

@@ -334,6 +334,10 @@ class Policy:
         self.origin = origin
         self._log_rules = tuple(rule for rule in rules if rule.target == "log")
         self._operation_rules = tuple(rule for rule in rules if rule.target == "operation")
+        self._operation_kinds = frozenset(OUTCOME_KINDS).union(
+            *(rule.operation_events or () for rule in self._operation_rules)
+        )
+        """Event kinds any operation rule or the default can count (the rest never do)."""
         self._default = (
             None if default == "ignore" else Decision(default == "blocking", False, -1, "default")
         )
@@ -476,6 +480,8 @@ class Policy:
 
     def classify_operation(self, record: OperationRecord, kind: str) -> Decision | None:
         """How an operation event counts, or ``None`` when it is not attention."""
+        if kind not in self._operation_kinds:  # most events: started, completed
+            return None
         for rule in self._operation_rules:
             if rule.matches_operation(kind, record.method, record.error):
                 return _decision_of(rule)

@@ -264,6 +264,12 @@ class OperationJournal:
     def _evict(self) -> None:
         operations = self._operations
         while len(operations) > self._capacity:
+            oldest_id, oldest = operations.popitem(last=False)
+            if oldest.status != "running":  # the common case: the oldest has finished
+                self._evicted += 1
+                continue
+            operations[oldest_id] = oldest
+            operations.move_to_end(oldest_id, last=False)
             victim = next(
                 (op_id for op_id, op in operations.items() if op.status != "running"), None
             )
