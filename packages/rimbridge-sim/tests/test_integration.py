@@ -54,6 +54,26 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
         assert sim.attention_events() == []
 
 
+async def test_summaries_are_compact_json_with_sorted_keys_non_ascii_kept_and_cut_at_200(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        request_id = "21111111-2222-4333-8444-555555555555"
+        await sim.call("rimworld/select_pawn", request_id=request_id, pawnId="Thing_Čapek")
+        operation = sim.bridge.journal.get(request_id)
+        assert operation is not None
+        assert operation.arguments_summary == (
+            '{"append":false,"pawnId":"Thing_Čapek","pawnName":null}'
+        )
+
+        request_id = "31111111-2222-4333-8444-555555555555"
+        result = await sim.call("rimworld/get_game_info", request_id=request_id)
+        envelope = result.pop("operation")
+        whole = json.dumps(result, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert len(whole) > 200
+        assert envelope["resultSummary"] == whole[:199] + "…"
+
+
 async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_first(
     open_sim: Any,
 ) -> None:

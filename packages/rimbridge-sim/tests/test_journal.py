@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
 from lib_gab.operation import Operation, use_operation
-from rimbridge_sim.clock import ManualClock
+from rimbridge_sim.clock import ManualClock, iso_utc
 from rimbridge_sim.diagnostics import (
     LogRing,
     OperationJournal,
@@ -312,3 +314,30 @@ def test_log_with_operation_attributes_lines_to_the_current_operation_and_its_ro
     assert (outside.operation_id, outside.root_operation_id) == (None, None)
     assert (inside.operation_id, inside.root_operation_id) == ("call-1", "call-1")
     assert (later.operation_id, later.root_operation_id, later.tick) == ("job-1", "call-1", 9)
+
+
+# --- wall times ----------------------------------------------------------------------------------
+
+
+def _formatted(epoch_seconds: float) -> str:
+    moment = datetime.fromtimestamp(epoch_seconds, UTC)
+    return f"{moment.strftime('%Y-%m-%dT%H:%M:%S')}.{moment.microsecond // 1000:03d}Z"
+
+
+def test_iso_utc_writes_what_fromtimestamp_gives_rounding_included() -> None:
+    edges = [
+        1.9999995,  # half a microsecond below the next second: rounds up into it
+        1.9999994,
+        1_795_000_000.9999996,
+        1_795_000_000.4999995,
+        0.0000005,
+        0.0,
+        -0.5,
+        -1.0000004,
+        -86_400.9999996,
+    ]
+    rng = random.Random(7)
+    spread = [rng.uniform(0, 4e9) for _ in range(2000)]
+    second_edges = [float(int(t)) + k / 1e6 + 5e-7 for t in spread[:200] for k in (0, 499_999)]
+    for epoch_seconds in edges + spread + second_edges:
+        assert iso_utc(epoch_seconds) == _formatted(epoch_seconds), epoch_seconds
