@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from gabp import (
@@ -29,6 +30,7 @@ from gabp import (
 from gabp.framing import FrameDecoder
 from gabp.messages import Event
 from gabp.streams import MemoryByteStream
+from gabp.wirejson import EncodedJson
 
 
 class RawPeer:
@@ -102,6 +104,27 @@ async def test_a_request_returns_the_handlers_result_with_non_ascii_text_intact(
         with anyio.fail_after(5):
             result = await client.request("test/echo", {"text": "Ärger 🐛 日本語"})
     assert result == {"text": "Ärger 🐛 日本語"}
+
+
+async def test_a_result_already_encoded_goes_out_byte_for_byte_eagerly_or_later() -> None:
+    encoded = '{"z":1,"a":[1e16,"Ärger"],"n":null}'.encode()
+
+    async def at_once(_: InboundRequest) -> EncodedJson:
+        return EncodedJson(encoded)
+
+    async def later(_: InboundRequest) -> EncodedJson:
+        await anyio.lowlevel.checkpoint()
+        return EncodedJson(encoded)
+
+    async with served_by_raw_peer({"test/now": at_once, "test/later": later}) as (_, peer):
+        for method in ("test/now", "test/later"):
+            sent = request(method)
+            await peer.send(sent)
+            with anyio.fail_after(5):
+                data = await peer.stream.receive()
+            (body,) = peer.decoder.feed(data)
+            head = b'{"v":"gabp/1","id":"' + sent["id"].encode() + b'","type":"response"'
+            assert bytes(body) == head + b',"result":' + encoded + b"}"
 
 
 async def test_a_result_of_null_or_false_is_returned_as_such() -> None:

@@ -3,6 +3,8 @@ in-process calls, titles and output schemas, lenient receive, the protocol optio
 
 from __future__ import annotations
 
+import datetime
+import enum
 import types
 import uuid
 from typing import Annotated, Any
@@ -10,7 +12,7 @@ from typing import Annotated, Any
 import anyio
 import pytest
 
-from gabp import RemoteError
+from gabp import ErrorCode, RemoteError
 from gabp.messages import new_id
 from gabp_schemas import validate
 from lib_gab import (
@@ -138,6 +140,45 @@ async def test_a_result_that_is_not_an_object_is_described_as_an_objects_value()
     }
     assert entries["game/anything"]["outputSchema"] == {}
     assert await call(server, {"name": "game/name", "arguments": {}}) == "New Hope"
+
+
+class _Speed(enum.Enum):
+    FAST = "fast"
+
+
+async def test_a_result_goes_on_the_wire_as_its_schema_serializes_it_in_process() -> None:
+    server = make_server()
+    moment = datetime.datetime(2026, 11, 27, 12, 0, 0, 500, tzinfo=datetime.UTC)
+
+    @server.tool("game/mixed", description="Values JSON has no type for.")
+    def mixed() -> dict[str, Any]:
+        return {
+            "when": moment,
+            "pair": (1, 2.5),
+            "speed": _Speed.FAST,
+            "id": uuid.UUID(int=7),
+            "huge": 2**70,
+            "tiny": 1e-7,
+            "limitless": float("inf"),
+            "text": "Čapek ✓",
+            "nested": {"inner": [None, True, {"deep": moment.date()}]},
+        }
+
+    @server.tool("game/broken", description="A result no JSON can hold.")
+    def broken() -> dict[str, Any]:
+        return {"text": "\ud800"}
+
+    in_process = await server.call_tool("game/mixed")
+    assert in_process["when"] == "2026-11-27T12:00:00.000500Z"
+    assert in_process["limitless"] is None
+    async with server.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            assert await conn.request("tools/call", {"name": "game/mixed"}) == in_process
+            with pytest.raises(RemoteError) as refused:
+                await conn.request("tools/call", {"name": "game/broken"})
+            assert refused.value.code == ErrorCode.INTERNAL_ERROR
+            # the session goes on
+            assert await conn.request("tools/call", {"name": "game/mixed"}) == in_process
 
 
 async def test_descriptor_extras_add_lib_gabs_parameters_and_requires_auth_on_request() -> None:

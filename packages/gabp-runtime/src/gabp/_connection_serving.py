@@ -25,7 +25,7 @@ from gabp._connection_base import ConnectionCore, InboundRequest, RequestHandler
 from gabp._deadlines import HandlerDeadline
 from gabp.errors import ConnectionClosed, ErrorCode, ProtocolError
 from gabp.messages import PROTOCOL_VERSION, new_id
-from gabp.wirejson import encode
+from gabp.wirejson import EncodedJson, encode
 
 __all__ = ["ConnectionServing", "Suspended"]
 
@@ -244,11 +244,10 @@ def _encode_response(request_id: str, outcome: Outcome) -> bytes | None:
     if error is None:
         # the envelope around the encoded result, spliced (the id is a checked UUID)
         try:
-            return b"".join(
-                (_RESPONSE_HEAD, request_id.encode(), _RESULT_KEY, encode(result), b"}")
-            )
+            data = result.data if type(result) is EncodedJson else encode(result)
         except (TypeError, ValueError):
             return None
+        return b"".join((_RESPONSE_HEAD, request_id.encode(), _RESULT_KEY, data, b"}"))
     message: dict[str, Any] = {"v": PROTOCOL_VERSION, "id": request_id, "type": "response"}
     message["error"] = error.to_wire()
     try:

@@ -250,12 +250,12 @@ class MethodHandlers:
             method=tool.name,
             close_connection=lambda reason: setattr(request, "close_after_response", reason),
         )
-        return await self._run_tool(tool, arguments, operation)
+        return tool.encode_result_json(await self._run_tool(tool, arguments, operation))
 
     async def _run_tool(
         self, tool: Tool, arguments: Mapping[str, Any] | None, operation: Operation
     ) -> Any:
-        """Check the arguments, run the tool under ``operation``, encode its result.
+        """Check the arguments, run the tool under ``operation``; its result, not encoded.
 
         Attention the call raised is sent before this returns (so before the response).
         """
@@ -291,7 +291,7 @@ class MethodHandlers:
                     await self._relay.flush()
         finally:
             leave_operation(token)
-        return tool.encode_result(result)
+        return result
 
     def _runs_inline(self, tool: Tool) -> bool:
         """Whether the sync ``tool`` runs on the event loop rather than in a worker thread."""

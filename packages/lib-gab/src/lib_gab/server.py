@@ -340,7 +340,7 @@ class GabpServer(Serving):
             raise ToolNotFound(name)
         outer = current_operation()
         operation = Operation(id=new_id(), method=name) if outer is None else outer
-        return await self._run_tool(tool, arguments, operation)
+        return tool.encode_result(await self._run_tool(tool, arguments, operation))
 
     # -- channels, resources, state -------------------------------------------------------------
 

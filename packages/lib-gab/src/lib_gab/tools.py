@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
 from gabp import ErrorCode, ProtocolError
 from gabp.messages import ToolDescriptor
+from gabp.wirejson import EncodedJson
 from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
@@ -209,6 +210,15 @@ class Tool:
         if self.output_adapter is None:
             return result
         return self.output_adapter.dump_python(result, mode="json", by_alias=True)
+
+    def encode_result_json(self, result: Any) -> Any:
+        """:meth:`encode_result` for the wire: the result as JSON bytes
+        (:class:`~gabp.wirejson.EncodedJson`) when the tool has an output schema, else as it
+        is. One pass of the schema's serializer, where the JSON form would be encoded and
+        checked again. Raises what the serializer raises for a value it cannot write."""
+        if self.output_adapter is None:
+            return result
+        return EncodedJson(self.output_adapter.dump_json(result, by_alias=True))
 
 
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:
