@@ -39,7 +39,8 @@ from lib_gab._server_config import ProtocolOptions, ServerLimits
 from lib_gab.attention import AttentionManager
 from lib_gab.operation import Operation, enter_operation, leave_operation
 from lib_gab.resources import ResourceRegistry
-from lib_gab.tools import Tool, ToolContext, ToolNotFound, ToolRegistry
+from lib_gab.tool_registry import ToolRegistry
+from lib_gab.tools import Tool, ToolContext, ToolNotFound
 
 __all__ = ["ATTENTION_CHANNELS", "Channel", "MethodHandlers", "Session"]
 

@@ -45,11 +45,11 @@ from lib_gab.discovery import gabs_launch
 from lib_gab.operation import Operation, current_operation
 from lib_gab.resources import Resource, ResourceRegistry
 from lib_gab.tool_info import ToolInfo
+from lib_gab.tool_registry import ToolRegistry
 from lib_gab.tools import (
     Tool,
     ToolHandler,
     ToolNotFound,
-    ToolRegistry,
     build_handler_tool,
     build_tool,
     marked_tools,
