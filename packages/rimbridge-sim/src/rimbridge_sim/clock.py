@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 __all__ = ["ManualClock", "iso_utc"]
 
-_last_second: list[tuple[int, str]] = [(-1, "")]
+_last_second: list[tuple[int | None, str]] = [(None, "")]
 """The Unix second last formatted and its text up to the second (one entry, replaced whole)."""
 
 
