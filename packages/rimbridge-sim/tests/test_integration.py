@@ -41,6 +41,8 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
             "completed",
             True,
         )
+        assert envelope["hasResult"] is True  # the mod's envelope of a call that returned one
+        assert "result" not in envelope
         operation = sim.bridge.journal.get(request_id)
         assert operation is not None and operation.status == "completed"
         assert operation.result_summary == "payload failure: unknown colonist id Thing_Nobody"

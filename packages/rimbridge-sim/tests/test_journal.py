@@ -316,6 +316,30 @@ def test_log_with_operation_attributes_lines_to_the_current_operation_and_its_ro
     assert (later.operation_id, later.root_operation_id, later.tick) == ("job-1", "call-1", 9)
 
 
+def test_has_result_says_whether_a_result_is_retained_with_or_without_it(
+    clock: ManualClock,
+) -> None:
+    journal = OperationJournal(result_capacity=1, clock=clock)
+    for operation_id in ("old", "new", "none"):
+        journal.start(operation_id, "rimworld/get_game_info")
+    journal.complete("old", "x", result={"a": 1})
+    journal.complete("new", "y", result={"b": 2})  # the one retained result is this one now
+    journal.complete("none", "z")
+
+    def envelope(operation_id: str, include_result: bool) -> dict[str, object]:
+        record = journal.get(operation_id)
+        assert record is not None
+        return journal.envelope(record, include_result=include_result)
+
+    for include_result in (False, True):
+        assert envelope("new", include_result)["hasResult"] is True
+        assert envelope("old", include_result)["hasResult"] is False
+        assert envelope("none", include_result)["hasResult"] is False
+    assert envelope("new", True)["result"] == {"b": 2}
+    assert "result" not in envelope("new", False)
+    assert "result" not in envelope("old", True)
+
+
 # --- wall times ----------------------------------------------------------------------------------
 
 

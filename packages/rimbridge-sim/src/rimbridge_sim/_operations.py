@@ -79,7 +79,8 @@ class OperationRunner:
             summary = _summary(result)
         record = self._journal.complete(operation_id, summary, result=result)
         if isinstance(result, dict):
-            result["operation"] = self._journal.envelope(record)
+            # the call's own envelope, as the mod adds it: it has the result it came with
+            result["operation"] = record.to_wire(include_events=False, has_result=True)
         return result
 
     def invoke(

@@ -131,11 +131,10 @@ class OperationRecord(NamedTuple):
     def success(self) -> bool:
         return self.status == "completed"
 
-    def to_wire(
-        self, *, include_events: bool = True, result: Any = None, has_result: bool = False
-    ) -> dict[str, Any]:
+    def to_wire(self, *, include_events: bool = True, has_result: bool = False) -> dict[str, Any]:
         """The operation envelope: the mod's fields (``operationId``, ``capabilityId``,
-        ``status``, ``success``, times, ``error``) and the journal's links and summaries."""
+        ``status``, ``success``, times, ``hasResult``, ``error``) and the journal's links and
+        summaries."""
         duration = None
         if self.finished_at is not None:
             duration = round((self.finished_at - self.started_at) * 1000)
@@ -166,8 +165,6 @@ class OperationRecord(NamedTuple):
             "children": list(self.children),
             "eventsDropped": self.events_dropped,
         }
-        if has_result:
-            wire["result"] = result
         if include_events:
             wire["events"] = [event.to_wire() for event in self.events]
         return wire

@@ -375,11 +375,16 @@ class OperationJournal:
         return True, result, False
 
     def envelope(self, record: OperationRecord, *, include_result: bool = False) -> dict[str, Any]:
-        """``record`` on the wire without its events, with its retained result if asked."""
+        """``record`` on the wire without its events, with its retained result if asked;
+        ``hasResult`` says whether a result is retained either way, as the mod's journal does."""
         if not include_result:
-            return record.to_wire(include_events=False)
+            with self._lock:
+                retained = record.id in self._results
+            return record.to_wire(include_events=False, has_result=retained)
         retained, result, truncated = self.result_of(record.id)
-        wire = record.to_wire(include_events=False, result=result, has_result=retained)
+        wire = record.to_wire(include_events=False, has_result=retained)
+        if retained:
+            wire["result"] = result
         wire["resultWasTruncated"] = truncated
         return wire
 
