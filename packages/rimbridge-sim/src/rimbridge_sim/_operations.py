@@ -79,8 +79,10 @@ class OperationRunner:
             summary = _summary(result)
         record = self._journal.complete(operation_id, summary, result=result)
         if isinstance(result, dict):
-            # the call's own envelope, as the mod adds it: it has the result it came with
-            result["operation"] = record.to_wire(include_events=False, has_result=True)
+            # the call's own envelope, as the mod adds it to the answer (it has the result it
+            # came with); the journal keeps the result as the body returned it, without it
+            envelope = record.to_wire(include_events=False, has_result=True)
+            return {**result, "operation": envelope}
         return result
 
     def invoke(
