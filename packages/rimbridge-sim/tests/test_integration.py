@@ -70,10 +70,40 @@ async def test_summaries_are_compact_json_with_sorted_keys_non_ascii_kept_and_cu
 
         request_id = "31111111-2222-4333-8444-555555555555"
         result = await sim.call("rimworld/get_game_info", request_id=request_id)
-        envelope = result.pop("operation")
+        del result["operation"]
         whole = json.dumps(result, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         assert len(whole) > 200
-        assert envelope["resultSummary"] == whole[:199] + "…"
+        found = await sim.call("rimbridge/get_operation", operationId=request_id)
+        assert found["trackedOperation"]["resultSummary"] == whole[:199] + "…"
+
+
+async def test_a_calls_answer_carries_the_mods_envelope_and_the_journal_adds_its_links(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        request_id = "51111111-2222-4333-8444-555555555555"
+        answered = await sim.call("rimworld/get_game_info", request_id=request_id)
+        assert list(answered["operation"]) == [
+            "operationId",
+            "capabilityId",
+            "status",
+            "success",
+            "startedAtUtc",
+            "completedAtUtc",
+            "durationMs",
+            "hasResult",
+            "resultWasTruncated",
+            "warnings",
+            "error",
+        ]
+        found = await sim.call("rimbridge/get_operation", operationId=request_id)
+        tracked = found["trackedOperation"]
+        assert {key: tracked[key] for key in answered["operation"]} == answered["operation"]
+        assert (tracked["method"], tracked["parentId"], tracked["rootId"]) == (
+            "rimworld/get_game_info",
+            None,
+            request_id,
+        )
 
 
 async def test_the_journal_keeps_a_calls_result_as_the_tool_returned_it_without_the_envelope(

@@ -79,10 +79,10 @@ class OperationRunner:
             summary = _summary(result)
         record = self._journal.complete(operation_id, summary, result=result)
         if isinstance(result, dict):
-            # the call's own envelope, as the mod adds it to the answer (it has the result it
-            # came with); the journal keeps the result as the body returned it, without it
-            envelope = record.to_wire(include_events=False, has_result=True)
-            return {**result, "operation": envelope}
+            # the call's own envelope, as the mod adds it to the answer: the mod's fields only,
+            # and it has the result it came with; the journal keeps the result as the body
+            # returned it, without the envelope
+            return {**result, "operation": record.envelope(has_result=True)}
         return result
 
     def invoke(

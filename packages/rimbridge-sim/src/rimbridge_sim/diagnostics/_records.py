@@ -131,10 +131,10 @@ class OperationRecord(NamedTuple):
     def success(self) -> bool:
         return self.status == "completed"
 
-    def to_wire(self, *, include_events: bool = True, has_result: bool = False) -> dict[str, Any]:
-        """The operation envelope: the mod's fields (``operationId``, ``capabilityId``,
-        ``status``, ``success``, times, ``hasResult``, ``error``) and the journal's links and
-        summaries."""
+    def envelope(self, *, has_result: bool) -> dict[str, Any]:
+        """The mod's envelope of the operation and nothing more: ``operationId``,
+        ``capabilityId``, ``status``, ``success``, times, ``hasResult``, ``warnings``,
+        ``error`` (what a call's answer carries under ``operation``)."""
         duration = None
         if self.finished_at is not None:
             duration = round((self.finished_at - self.started_at) * 1000)
@@ -145,7 +145,7 @@ class OperationRecord(NamedTuple):
                 "message": self.error,
                 "exceptionType": self.exception_type,
             }
-        wire: dict[str, Any] = {
+        return {
             "operationId": self.id,
             "capabilityId": self.method,
             "status": self.status,
@@ -157,14 +157,20 @@ class OperationRecord(NamedTuple):
             "resultWasTruncated": False,
             "warnings": [],
             "error": error,
-            "method": self.method,
-            "parentId": self.parent_id,
-            "rootId": self.root_id,
-            "argumentsSummary": self.arguments_summary,
-            "resultSummary": self.result_summary,
-            "children": list(self.children),
-            "eventsDropped": self.events_dropped,
         }
+
+    def to_wire(self, *, include_events: bool = True, has_result: bool = False) -> dict[str, Any]:
+        """The operation as the journal's reads show it: :meth:`envelope`, then the journal's
+        links and summaries (``method``, ``parentId``, ``rootId``, the two summaries,
+        ``children``, ``eventsDropped``) and the events when asked."""
+        wire = self.envelope(has_result=has_result)
+        wire["method"] = self.method
+        wire["parentId"] = self.parent_id
+        wire["rootId"] = self.root_id
+        wire["argumentsSummary"] = self.arguments_summary
+        wire["resultSummary"] = self.result_summary
+        wire["children"] = list(self.children)
+        wire["eventsDropped"] = self.events_dropped
         if include_events:
             wire["events"] = [event.to_wire() for event in self.events]
         return wire
