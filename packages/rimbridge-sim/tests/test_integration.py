@@ -77,13 +77,14 @@ async def test_summaries_are_compact_json_with_sorted_keys_non_ascii_kept_and_cu
         assert found["trackedOperation"]["resultSummary"] == whole[:199] + "…"
 
 
-async def test_a_calls_answer_carries_the_mods_envelope_and_the_journal_adds_its_links(
+async def test_a_calls_answer_carries_the_mods_envelope_and_the_journal_the_rest(
     open_sim: Any,
 ) -> None:
     async with open_sim(tick_rate=0) as sim:
         request_id = "51111111-2222-4333-8444-555555555555"
         answered = await sim.call("rimworld/get_game_info", request_id=request_id)
-        assert list(answered["operation"]) == [
+        envelope = answered.pop("operation")
+        assert list(envelope) == [
             "operationId",
             "capabilityId",
             "status",
@@ -96,28 +97,17 @@ async def test_a_calls_answer_carries_the_mods_envelope_and_the_journal_adds_its
             "warnings",
             "error",
         ]
+        assert envelope["hasResult"] is True
         found = await sim.call("rimbridge/get_operation", operationId=request_id)
         tracked = found["trackedOperation"]
-        assert {key: tracked[key] for key in answered["operation"]} == answered["operation"]
+        assert {key: tracked[key] for key in envelope} == envelope
+        # the journal's links, and the result as the tool returned it (as the mod retains it)
         assert (tracked["method"], tracked["parentId"], tracked["rootId"]) == (
             "rimworld/get_game_info",
             None,
             request_id,
         )
-
-
-async def test_the_journal_keeps_a_calls_result_as_the_tool_returned_it_without_the_envelope(
-    open_sim: Any,
-) -> None:
-    async with open_sim(tick_rate=0) as sim:
-        request_id = "41111111-2222-4333-8444-555555555555"
-        answered = await sim.call("rimworld/get_game_info", request_id=request_id)
-        assert "operation" in answered
-        found = await sim.call("rimbridge/get_operation", operationId=request_id)
-        tracked = found["trackedOperation"]
-        assert tracked["hasResult"] is True
-        del answered["operation"]
-        assert tracked["result"] == answered  # the payload alone, as the mod retains it
+        assert tracked["result"] == answered
 
 
 async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_first(
