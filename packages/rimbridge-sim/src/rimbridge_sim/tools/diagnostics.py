@@ -19,7 +19,11 @@ from rimbridge_sim.world import TimeSpeed
 
 __all__ = ["DiagnosticsTools"]
 
-_TRACKED = "The operation envelope: operationId, capabilityId, status, success, times, error."
+_TRACKED = (
+    "An operation: its envelope (operationId, capabilityId, status, success, times, "
+    "hasResult: a result is retained, error) and the journal's links (method, parentId, "
+    "rootId, argumentsSummary, resultSummary, children)."
+)
 
 
 class DiagnosticsTools:
@@ -222,8 +226,8 @@ class DiagnosticsTools:
         "events and any retained result). A tools/call's operation id is its GABP request id.",
         title="Get operation",
         result_description="{success, trackedOperation: {operationId, capabilityId, status, "
-        "success, startedAtUtc, completedAtUtc, durationMs, error, parentId, rootId, children, "
-        "events, result}}; an unknown id is a payload failure.",
+        "success, startedAtUtc, completedAtUtc, durationMs, hasResult, error, parentId, rootId, "
+        "children, events, result}}; an unknown id is a payload failure.",
     )
     @parameter("operation_id", "The operation's id.")
     async def get_operation(self, operation_id: str) -> dict[str, Any]:
