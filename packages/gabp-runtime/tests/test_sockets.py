@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from typing import Any
 
 import anyio
@@ -133,7 +135,7 @@ async def test_the_answers_to_one_read_leave_in_writes_of_at_most_max_batched_an
     listener = await create_tcp_listener("127.0.0.1", 0)
     port = listener.extra(anyio.abc.SocketAttribute.local_port)
     writes: list[int] = []
-    limits = ConnectionLimits(max_batched_answers=batch)
+    limits = ConnectionLimits(max_batched_answers=batch, max_batch_hold=60.0)
 
     async def plain(request: InboundRequest) -> Any:
         return request.params  # answers without waiting: served as the read is processed
@@ -171,3 +173,60 @@ async def test_the_answers_to_one_read_leave_in_writes_of_at_most_max_batched_an
     assert writes == expected
     for index in range(1, 11):
         assert b'"i":%d}' % index in received
+
+
+async def test_held_answers_leave_once_the_first_waited_max_batch_hold() -> None:
+    # Three requests in one read; the second handler is slow. The first answer must not wait
+    # for the whole read: it leaves with the second, so the peer has it while the third runs.
+    got_first = threading.Event()
+    limits = ConnectionLimits(max_batch_hold=0.001)
+
+    async def plain(request: InboundRequest) -> Any:
+        index = request.params["i"]
+        if index == 2:
+            # blocks the loop on purpose: the first answer's hold passes meanwhile
+            time.sleep(0.02)  # noqa: ASYNC251
+        if index == 3:
+            return {"i": index, "peerHadTheFirst": got_first.wait(10)}
+        return request.params
+
+    async def serve(stream: SocketStream) -> None:
+        handlers = {"test/plain": plain}
+        async with Connection(stream, handlers=handlers, limits=limits, name="game") as game:
+            await game.wait_closed()
+
+    def peer(port: int) -> bytes:
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+            received = b""
+            sock.sendall(_request_frame(0))  # the first of a method takes the long way
+            while b'"i":0}' not in received:
+                received += sock.recv(65536)
+            sock.sendall(b"".join(_request_frame(index) for index in range(1, 4)))
+            while received.count(b'"type":"response"') < 4:
+                received += sock.recv(65536)
+                if b'"i":1}' in received:
+                    got_first.set()
+            return received
+
+    listener = await create_tcp_listener("127.0.0.1", 0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, serve)
+        with anyio.fail_after(30):
+            received = await anyio.to_thread.run_sync(peer, port)
+        tg.cancel_scope.cancel()
+    assert b'"peerHadTheFirst":true' in received
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("max_batch_hold", -0.001, "max_batch_hold must be a finite number >= 0"),
+        ("max_batch_hold", float("inf"), "max_batch_hold must be a finite number >= 0"),
+        ("max_batch_hold", float("nan"), "max_batch_hold must be a finite number >= 0"),
+        ("max_batched_answers", 0, "max_batched_answers must be at least 1"),
+    ],
+)
+def test_connection_limits_refuse_bad_batching_bounds(field: str, value: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ConnectionLimits(**{field: value})

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import math
 import re
+import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
@@ -80,6 +81,10 @@ class ConnectionLimits:
     """Frames held back while the requests of one read are served, so that their answers
     leave in one write; at this many (or 64 KiB) they go out at once, and a peer that
     pipelines many requests starts on the first answers while the rest are served."""
+    max_batch_hold: float = 0.0001
+    """Longest, in seconds, the first held-back answer of a read waits for the others: when
+    another answer is ready after this long, the held ones go out with it (0: every answer
+    goes out as soon as it is ready). The peer is not left idle while slow handlers run."""
 
     def __post_init__(self) -> None:
         for name in (
@@ -94,6 +99,8 @@ class ConnectionLimits:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"ConnectionLimits.{name} must be at least 1")
+        if not (self.max_batch_hold >= 0 and math.isfinite(self.max_batch_hold)):
+            raise ValueError("ConnectionLimits.max_batch_hold must be a finite number >= 0")
         for name in ("request_timeout", "write_timeout", "close_timeout"):
             value = getattr(self, name)
             if not (value > 0 and math.isfinite(value)):
@@ -196,6 +203,7 @@ class ConnectionCore:
         self._stopping = False
         self._reading_done: asyncio.Future[None] | None = None
         self._batching = False
+        self._held_since = 0.0
         self._exit_stack: AsyncExitStack | None = None
 
     def close_soon(self, reason: str = "connection closed locally") -> None:
@@ -312,9 +320,17 @@ class ConnectionCore:
         self._out.append(frame)
         self._out_bytes += len(frame)
         if self._batching:
-            # the reader writes its batch's answers together when the batch is done; a large
-            # batch goes out in parts, so that the peer can work while the rest is served
-            if len(self._out) >= self.limits.max_batched_answers or self._out_bytes >= _BATCH_BYTES:
+            # the reader writes its batch's answers together when the batch is done; a large or
+            # slow batch goes out in parts, so that the peer can work while the rest is served
+            now = time.perf_counter()
+            if len(self._out) == 1:
+                self._held_since = now
+            limits = self.limits
+            if (
+                len(self._out) >= limits.max_batched_answers
+                or self._out_bytes >= _BATCH_BYTES
+                or now - self._held_since >= limits.max_batch_hold
+            ):
                 self._flush_direct()
             return
         if self._serving_now + len(self._pending) <= 1:
