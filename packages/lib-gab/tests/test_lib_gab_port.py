@@ -439,3 +439,30 @@ async def test_the_hello_is_answered_for_a_bridge_on_macos_that_says_darwin() ->
         with anyio.fail_after(5):
             reply = await conn.request("session/hello", hello_params(TOKEN, platform="darwin"))
     assert reply["agentId"] == "port"
+
+
+async def test_with_lib_gabs_choice_a_handler_tool_gets_the_arguments_it_does_not_declare() -> None:
+    # Lib.GAB hands a RegisterTool handler the arguments as they came; declared ones are
+    # still checked (and a name in another letter case is taken as the parameter)
+    seen: list[dict[str, Any]] = []
+
+    def handler(arguments: dict[str, Any]) -> dict[str, Any]:
+        seen.append(dict(arguments))
+        return {"ok": True}
+
+    info = ToolInfo(parameters=(ToolParameterInfo(name="count", type="integer", required=True),))
+    server = make_server(options=ProtocolOptions.lib_gab())
+    server.register_tool("game/bare", handler)
+    server.register_tool("game/counted", handler, info)
+    raw = {"x": 1, "where": {"cell": [3, 4]}, "Y": "a"}
+    assert await call(server, {"name": "game/bare", "arguments": raw}) == {"ok": True}
+    counted = {"Count": 2, "mode": "fast"}
+    assert await call(server, {"name": "game/counted", "arguments": counted}) == {"ok": True}
+    refused = await call(server, {"name": "game/counted", "arguments": {"count": "2", "z": 0}})
+    assert isinstance(refused, RemoteError) and refused.code == -32602
+    assert seen == [raw, {"count": 2, "mode": "fast"}]
+    strict = make_server()
+    strict.register_tool("game/bare", handler)
+    refused = await call(strict, {"name": "game/bare", "arguments": {"x": 1}})
+    assert isinstance(refused, RemoteError) and refused.code == -32602
+    assert len(seen) == 2

@@ -5,7 +5,9 @@
 * An argument name the tool does not know is refused by default, with the names it does
   know (silently ignoring it is how ``{"paused": false}`` pauses a game whose parameter is
   ``pause``). A server can opt into Lib.GAB's behaviour instead: unknown names are dropped
-  with a warning, and a name that differs from a parameter only in letter case is taken as it.
+  with a warning, and a name that differs from a parameter only in letter case is taken as it
+  (a ``register_tool`` handler gets the unknown names as they came, see
+  :meth:`lib_gab.tools.Tool.validate_arguments`).
 """
 
 from __future__ import annotations

@@ -71,8 +71,9 @@ class ProtocolOptions:
 
     unknown_arguments: UnknownArguments = "refuse"
     """An argument name the tool does not know: ``refuse`` answers ``-32602`` naming the
-    names it knows; ``ignore`` (Lib.GAB) drops it with a warning and takes a name that differs
-    only in letter case as the parameter's."""
+    names it knows; ``ignore`` (Lib.GAB) drops it with a warning (a ``register_tool`` handler
+    gets it as it came, as Lib.GAB's handlers do) and takes a name that differs only in letter
+    case as the parameter's."""
     repeated_hello: Literal["welcome", "refuse"] = "welcome"
     """A second ``session/hello`` on an established session: ``welcome`` checks the token again
     and answers the welcome again (Lib.GAB); ``refuse`` answers ``-31005``."""

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from gabp import ErrorCode, ProtocolError
 from gabp.messages import ToolDescriptor
 from gabp.wirejson import EncodedJson
-from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments
+from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments, known_names
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
     described,
@@ -185,17 +185,24 @@ class Tool:
         """Check arguments against the input schema; what the function is called with.
 
         For a function: its keyword arguments. For a handler: the arguments mapping, checked,
-        with the defaults of parameters left out.
+        with the defaults of parameters left out; with ``unknown="ignore"`` (Lib.GAB's
+        choice), the names it does not declare are passed on unchecked, as Lib.GAB does.
         """
         quick = unknown == "refuse" and self.call_style == "keywords"  # the common case
         if quick and (plain := plain_values(self.input_model, arguments)) is not None:
             return plain
+        undeclared: dict[str, Any] = {}
+        if unknown == "ignore" and self.call_style == "mapping" and isinstance(arguments, Mapping):
+            # Lib.GAB hands a RegisterTool handler the arguments as they came: the names the
+            # tool does not declare go to the handler unchecked, not dropped
+            undeclared, arguments = _split_undeclared(self.input_model, arguments)
         model = check_arguments(self.name, self.input_model, arguments, unknown=unknown)
         if self.call_style == "mapping":
             values = model.model_dump(by_alias=True, exclude_unset=True)
             for parameter in self.parameters:
                 if parameter.name not in values and parameter.default_value is not None:
                     values[parameter.name] = parameter.default_value
+            values.update(undeclared)
             return values
         names = self._field_names
         if names is None:
@@ -371,6 +378,22 @@ def build_from_marked(function: Callable[..., Any], info: ToolInfo) -> Tool:
         response_fields=info.response_fields,
         requires_auth=info.requires_auth,
     )
+
+
+def _split_undeclared(
+    model: type[BaseModel], arguments: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(undeclared, declared)``: the arguments whose names match no parameter, not even in
+    letter case, and the rest."""
+    known = {name.lower() for name in known_names(model)}
+    undeclared: dict[str, Any] = {}
+    declared: dict[str, Any] = {}
+    for key, value in arguments.items():
+        if isinstance(key, str) and key.lower() in known:
+            declared[key] = value
+        else:
+            undeclared[key] = value
+    return undeclared, declared
 
 
 def _description(info: ToolInfo, function: Any, title: str) -> str:
