@@ -242,11 +242,29 @@ async def test_arguments_are_validated_against_the_schema_before_the_tool_runs()
     assert calls == []
 
 
-async def test_an_unknown_tool_is_answered_with_tool_not_found() -> None:
+@pytest.mark.parametrize(
+    ("params", "code"),
+    [
+        ({"name": "test/missing", "arguments": {}}, -31002),
+        # not found whatever the name looks like, as Lib.GAB answers
+        ({"name": "inventory.get"}, -31002),
+        ({"name": "Test/Echo", "arguments": {}}, -31002),
+        ({"name": "test/missing", "arguments": [1, 2]}, -31002),
+        # no name at all is a params error
+        ({"name": "  "}, -32602),
+        ({"name": 7}, -32602),
+        ({"arguments": {}}, -32602),
+    ],
+)
+async def test_an_unknown_tool_is_answered_with_tool_not_found(
+    params: dict[str, Any], code: int
+) -> None:
     async with echo_server().running() as address, bridge(address) as conn:
         with anyio.fail_after(5), pytest.raises(RemoteError) as info:
-            await conn.request("tools/call", {"name": "test/missing", "arguments": {}})
-    assert (info.value.code, info.value.message) == (-31002, "tool not found: test/missing")
+            await conn.request("tools/call", params)
+    assert info.value.code == code
+    if code == -31002:
+        assert info.value.message == f"tool not found: {params['name']}"
 
 
 async def test_tool_failures_are_sanitized_unless_the_tool_raises_tool_error(

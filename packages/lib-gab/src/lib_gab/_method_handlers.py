@@ -239,6 +239,10 @@ class MethodHandlers:
         target = _call_target(request.params)
         tool = self.tools.get(target[0]) if target is not None else None
         if tool is None or target is None:
+            name = request.params.get("name") if isinstance(request.params, Mapping) else None
+            if isinstance(name, str) and name.strip() and name not in self.tools:
+                # a tool that is not there is not found, whatever its name looks like
+                raise ToolNotFound(name)
             params = parse(request)  # the model names what is wrong, if anything is
             tool = self.tools.get(params.name)
             if tool is None:
