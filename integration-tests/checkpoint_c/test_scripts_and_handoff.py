@@ -44,11 +44,14 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
             True,
             2,
         )
-        assert result["message"].startswith("Step 'select' (rimworld/select_pawn) failed: ")
         spawned, thrown = report["steps"]
         assert (spawned["success"], spawned["result"]["stackCount"]) == (True, 1)
         child_id = thrown["operationId"]
         assert thrown["success"] is False
+        # the mod's halt: the step's index and id; its error is the script's error and message
+        assert report["haltReason"] == "Step 2 ('select') failed."
+        assert result["error"] == thrown["error"]
+        assert result["message"] == thrown["error"]["message"]
         assert (thrown["error"]["code"], thrown["error"]["exceptionType"]) == (
             "invalid_argument",
             "InvalidArgumentError",

@@ -214,6 +214,10 @@ async def test_a_script_whose_second_step_throws_fails_that_child_and_stops(
         first, second = report["steps"]
         assert (first["success"], first["result"]["timeSpeed"]) == (True, "Fast")
         assert (second["success"], second["error"]["code"]) == (False, "invalid_argument")
+        # the mod's halt: the step's index and id, and its error as the script's error
+        assert report["haltReason"] == "Step 2 ('nobody') failed."
+        assert result["error"] == report["error"] == second["error"]
+        assert result["message"] == second["error"]["message"]
         child = second["operationId"]
 
         journal = sim.bridge.journal
@@ -248,15 +252,23 @@ async def test_a_script_with_continue_on_error_runs_every_step(open_sim: Any) ->
         script = {
             "continueOnError": True,
             "steps": [
+                # a payload failure (unknown_id) completes its step
                 {"call": "rimworld/select_pawn", "arguments": {"pawnId": "Thing_Nobody"}},
+                # arguments the schema refuses fail the step; the script goes on
+                {"call": "rimworld/set_time_speed", "arguments": {"speed": 9}},
                 {"call": "rimbridge/ping"},
             ],
         }
         result = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
-        steps = result["script"]["steps"]
-        assert [s["success"] for s in steps] == [False, True]
-        assert steps[0]["error"]["code"] == "unknown_id"
-        assert result["success"] is False
+        report = result["script"]
+        steps = report["steps"]
+        assert [s["success"] for s in steps] == [True, False, True]
+        assert (steps[0]["result"]["success"], steps[0]["result"]["code"]) == (False, "unknown_id")
+        assert steps[1]["error"]["code"] == "tool.invalid_arguments"
+        assert (result["success"], report["halted"], report["haltReason"]) == (False, False, "")
+        assert (report["succeededStepCount"], report["failedStepCount"]) == (2, 1)
+        assert result["error"] == steps[1]["error"]
+        assert result["message"] == steps[1]["error"]["message"]
         assert await sim.attention() is None
 
 

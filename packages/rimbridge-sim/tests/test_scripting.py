@@ -22,7 +22,8 @@ from rimbridge_sim.scripting import (
 
 
 class FakeTools:
-    """A caller that records calls and answers from a table."""
+    """A caller that records calls and answers from a table: a payload completes the call's
+    operation (whatever its ``success`` says), an exception fails it."""
 
     def __init__(self, answers: dict[str, Any] | None = None) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -33,9 +34,11 @@ class FakeTools:
         answer = self.answers.get(name, {"success": True})
         if callable(answer):
             answer = answer(len(self.calls))
-        ok = answer.get("success") is not False
-        error = None if ok else {"code": "x", "message": answer.get("message", "no")}
-        return CallOutcome(ok, f"op-{len(self.calls)}", "completed", answer, error)
+        operation = f"op-{len(self.calls)}"
+        if isinstance(answer, Exception):
+            error = {"code": "x", "message": str(answer), "exceptionType": type(answer).__name__}
+            return CallOutcome(False, operation, "failed", None, error)
+        return CallOutcome(True, operation, "completed", answer, None)
 
 
 async def run(definition: Any, tools: FakeTools, include: bool = True) -> dict[str, Any]:
@@ -66,19 +69,48 @@ async def test_calls_run_in_order_and_refs_pass_values_between_them() -> None:
 
 
 async def test_a_failed_call_halts_unless_continue_on_error() -> None:
-    tools = FakeTools({"a/bad": {"success": False, "message": "nope"}})
-    halted = await run({"steps": [{"call": "a/bad"}, {"call": "a/good"}]}, tools)
-    assert (halted["success"], halted["halted"], len(tools.calls)) == (False, True, 1)
-    assert halted["haltReason"] == "Step 'step-1' (a/bad) failed: nope"
-    tools = FakeTools({"a/bad": {"success": False}})
+    tools = FakeTools({"a/bad": RuntimeError("nope")})
+    halted = await run({"steps": [{"call": "a/good"}, {"call": "a/bad"}, {"call": "a/x"}]}, tools)
+    assert (halted["success"], halted["halted"], len(tools.calls)) == (False, True, 2)
+    # the mod's report: the step's index and id, and the failed step's error as the script's
+    assert halted["haltReason"] == "Step 2 ('step-2') failed."
+    assert halted["error"] == halted["steps"][1]["error"]
+    assert halted["error"] == {"code": "x", "message": "nope", "exceptionType": "RuntimeError"}
+    assert (halted["succeededStepCount"], halted["failedStepCount"]) == (1, 1)
+    tools = FakeTools({"a/bad": RuntimeError("first"), "a/worse": RuntimeError("second")})
     goes_on = await run(
-        {"continueOnError": True, "steps": [{"call": "a/bad"}, {"call": "a/good"}]}, tools
+        {
+            "continueOnError": True,
+            "steps": [{"call": "a/bad"}, {"call": "a/good"}, {"call": "a/worse"}],
+        },
+        tools,
     )
-    assert (goes_on["success"], goes_on["executedStepCount"], goes_on["failedStepCount"]) == (
-        False,
-        2,
-        1,
+    assert (goes_on["success"], goes_on["halted"], goes_on["haltReason"]) == (False, False, "")
+    assert (goes_on["executedStepCount"], goes_on["failedStepCount"]) == (3, 2)
+    assert goes_on["error"]["message"] == "first"  # the first failure, as the mod keeps it
+
+
+async def test_a_payload_that_says_success_false_is_a_succeeded_step() -> None:
+    refused = {"success": False, "message": "ticks must be greater than 0."}
+    tools = FakeTools({"a/refuse": refused})
+    report = await run(
+        {
+            "steps": [
+                {"id": "try", "call": "a/refuse"},
+                {"call": "a/next"},
+                {"type": "return", "value": {"$ref": "try", "path": "result.success"}},
+            ]
+        },
+        tools,
     )
+    assert (report["success"], report["halted"], report["result"]) == (True, False, False)
+    assert [(s["status"], s["success"], s["error"]) for s in report["steps"]] == [
+        ("completed", True, None),
+        ("completed", True, None),
+    ]
+    assert report["steps"][0]["result"] == refused
+    described = script_reference()["statementTypes"][0]["description"]
+    assert "success: false completes the step" in described
 
 
 async def test_loops_are_bounded_and_budgets_are_enforced() -> None:
@@ -235,6 +267,42 @@ async def test_quick_world_reads_run_as_script_and_lua_steps(open_sim: Any) -> N
         lua = 'local info = rb.call("rimworld/get_game_info")\nreturn info.result.mapCount'
         result = await sim.call("rimbridge/run_lua", luaSource=lua)
         assert (result["success"], result["result"]) == (True, 1), result
+
+
+async def test_a_tool_that_answers_success_false_does_not_stop_a_script(open_sim: Any) -> None:
+    """As in the mod, a step's success is its operation's: step_game_ticks {ticks: 0} answers
+    {success: false} and completes, so the script runs on; the answer is the step's result."""
+    async with open_sim(tick_rate=0) as sim:
+        script = {
+            "steps": [
+                {"id": "a", "call": "rimworld/step_game_ticks", "arguments": {"ticks": 0}},
+                {"id": "b", "call": "rimworld/list_colonists"},
+            ]
+        }
+        ran = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+        assert (ran["success"], ran["message"], ran["error"]) == (
+            True,
+            "Executed 2 script steps successfully.",
+            None,
+        )
+        report = ran["script"]
+        assert (report["halted"], report["haltReason"]) == (False, "")
+        assert (report["succeededStepCount"], report["failedStepCount"]) == (2, 0)
+        first, second = report["steps"]
+        assert (first["status"], first["success"], first["error"]) == ("completed", True, None)
+        assert (first["result"]["success"], first["result"]["message"]) == (
+            False,
+            "ticks must be greater than 0.",
+        )
+        assert (second["success"], second["result"]["count"]) == (True, 3)
+
+        lua = (
+            'local t = rb.call("rimworld/step_game_ticks", { ticks = 0 })\n'
+            "if t.success and not t.result.success then return t.result.message end\n"
+            'return "unexpected"\n'
+        )
+        result = await sim.call("rimbridge/run_lua", luaSource=lua)
+        assert (result["success"], result["result"]) == (True, "ticks must be greater than 0.")
 
 
 async def test_run_lua_reads_params_and_reports_compile_errors(open_sim: Any) -> None:

@@ -41,7 +41,9 @@ def _field(name: str, kind: str, required: bool, default: Any, text: str) -> dic
 _STATEMENTS: Final = (
     (
         "call",
-        "Call a tool (the type when 'call' is given).",
+        "Call a tool (the type when 'call' is given). The step fails only when the call "
+        "fails (the tool is unknown, throws or times out, or its arguments are refused); a "
+        "tool that answers success: false completes the step, with that answer under result.",
         [
             _field(
                 "id", "string", False, None, "Step id; $ref uses it. Repeats report id#2, id#3."
@@ -218,7 +220,7 @@ def script_reference() -> dict[str, Any]:
                     "bool",
                     False,
                     False,
-                    "Go on after a failed call (assert and fail still stop).",
+                    "Go on after a failed call step (assert and fail still stop).",
                 ),
                 _field("maxDurationMs", "int", False, 60000, "Wall-clock limit."),
                 _field(
@@ -294,6 +296,9 @@ def script_reference() -> dict[str, Any]:
                 "output",
                 "script",
             ],
+            "failedStep": "A failed call step halts the script unless continueOnError, with "
+            "haltReason \"Step <index> ('<id>') failed.\". The first failed step's error is "
+            "the script's error, and its message the top-level message.",
             "reportFields": [
                 "name",
                 "continueOnError",
@@ -384,7 +389,8 @@ def lua_reference() -> dict[str, Any]:
             "description": "The call's parameters object, read-only; missing fields are nil.",
         },
         "hostCallResults": "An assigned rb.call or rb.poll is the step's reference root: "
-        "read .result, .success, .attempts, .operationId.",
+        "read .result, .success, .attempts, .operationId. A tool that answers success: false "
+        "does not stop the script: read .result.success.",
         "commonPitfalls": [
             {"pattern": "count = 1", "why": "Globals are refused: write local count = 1."},
             {"pattern": "names[i]", "why": "Dynamic indexes are refused: use ipairs."},

@@ -5,6 +5,11 @@ Statements: ``call`` (the default when ``call`` is given), ``let``, ``set``, ``b
 ``if``, ``foreach``, ``while``, ``assert``, ``fail``, ``print``, ``return``. Every statement,
 loop iteration and polling attempt spends one unit of ``maxExecutedStatements``; the script
 also stops at ``maxDurationMs`` and ``maxControlDepth``.
+
+A call step fails when its operation fails (the tool threw, timed out or was refused), as in
+the mod; a tool that answers ``{"success": false}`` completes its step. A failed step halts the
+script (``haltReason`` ``Step <index> ('<id>') failed.``) unless ``continueOnError``; the first
+failed step's error is the script's ``error`` either way.
 """
 
 from __future__ import annotations
@@ -111,7 +116,9 @@ def normalize_definition(raw: Any) -> dict[str, Any]:
 
 @dataclass
 class CallOutcome:
-    """What one capability call did."""
+    """What one capability call did. ``success`` is the operation's outcome, as in the mod: a
+    tool that answered (even ``{"success": false}``) completed its operation; only a call that
+    threw, timed out or was refused fails."""
 
     success: bool
     operation_id: str | None
@@ -166,6 +173,10 @@ class _Return(Exception):
         self.value = value
 
 
+class _Halt(Exception):
+    """A failed call step stopped the script (the report already says why)."""
+
+
 def _count(steps: list[dict[str, Any]]) -> int:
     return sum(1 + _count(s.get("body", [])) + _count(s.get("elseBody", [])) for s in steps)
 
@@ -192,11 +203,14 @@ class ScriptRunner:
         except _Return as done:
             report.returned = True
             report.result = done.value
+        except _Halt:
+            pass
         except ScriptError as error:
             report.success = False
             report.halted = True
             report.halt_reason = error.message
-            report.error = error.to_wire()
+            if report.error is None:  # a call step that failed before keeps its error
+                report.error = error.to_wire()
         if any(not s["success"] for s in report.steps):
             report.success = False
         return report
@@ -354,13 +368,15 @@ class ScriptRunner:
             await anyio.sleep(max(0, policy.get("pollIntervalMs", 100)) / 1000)
         self._references[base] = row
         report.steps.append(row if self._include or not row["success"] else {**row, "result": None})
-        if not row["success"] and not report.continue_on_error:
-            error = row["error"] or {"code": "tool.failed", "message": "the call failed"}
-            raise ScriptError(
-                error.get("code") or "tool.failed",
-                f"Step '{step_id}' ({alias}) failed: {error.get('message')}",
-                {"stepId": step_id, "call": alias},
-            )
+        if not row["success"]:
+            # as the mod records a failed step: the first failure is the script's error, and
+            # the script halts on it unless continueOnError
+            if report.error is None:
+                report.error = row["error"] or {"code": "tool.failed", "message": "failed"}
+            if not report.continue_on_error:
+                report.halted = True
+                report.halt_reason = f"Step {row['index']} ('{step_id}') failed."
+                raise _Halt
 
     @staticmethod
     def _row(

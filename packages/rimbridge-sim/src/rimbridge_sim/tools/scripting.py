@@ -68,14 +68,9 @@ class ScriptingTools:
                 None,
                 {"code": "tool.invalid_arguments", "message": error.message},
             )
-        ok = not (isinstance(result, dict) and result.get("success") is False)
-        failure = None
-        if not ok:
-            failure = {
-                "code": result.get("code") or "tool.payload_failure",
-                "message": result.get("message") or "the tool answered success: false",
-            }
-        return CallOutcome(ok, child, "completed", result, failure)
+        # the tool answered, so its operation completed: the step succeeds whatever the
+        # payload says (a {success: false} answer is the step's result, as in the mod)
+        return CallOutcome(True, child, "completed", result, None)
 
     async def _execute(
         self, definition: dict[str, Any], include: bool, noun: str
@@ -91,6 +86,8 @@ class ScriptingTools:
             )
         elif report.error is not None:
             message = report.error["message"]
+        elif report.halted:
+            message = report.halt_reason
         else:
             failed = sum(1 for s in report.steps if not s["success"])
             message = f"Executed {len(report.steps)} {noun.lower()} steps with {failed} failure(s)."
