@@ -57,10 +57,11 @@ def test_an_operation_runs_then_completes(journal: OperationJournal, clock: Manu
         "paused",
         None,
     )
+    # a progress event stays on the operation: no place in the journal-wide stream
     assert [(e.index, e.kind, e.time, e.message, e.sequence) for e in record.events] == [
         (1, "started", 50.0, "{}", 1),
-        (2, "progress", 50.25, "pausing", 2),
-        (3, "completed", 50.5, "paused", 3),
+        (2, "progress", 50.25, "pausing", 0),
+        (3, "completed", 50.5, "paused", 2),
     ]
     assert record.events_dropped == 0
     assert journal.get("call-1") == record
@@ -185,8 +186,9 @@ def test_listing_filters_by_status_and_method(journal: OperationJournal) -> None
     journal.fail("a", "boom")
 
     assert [r.id for r in journal.list(status="failed")] == ["a"]
-    assert [r.id for r in journal.list(method="rimworld/load_game")] == ["c", "a"]
-    assert [r.id for r in journal.list(limit=1)] == ["c"]
+    # "a" finished last, so it comes first, as in the mod's list
+    assert [r.id for r in journal.list(method="rimworld/load_game")] == ["a", "c"]
+    assert [r.id for r in journal.list(limit=1)] == ["a"]
     with pytest.raises(ValueError, match="status must be one of"):
         journal.list(status="done")  # type: ignore[arg-type]
 
@@ -269,6 +271,76 @@ def test_the_journal_wide_event_stream_pages_by_sequence_and_filters(
     assert [e.sequence for e in journal.stream(operation_id="a", limit=1)] == [3]
     assert journal.stream(limit=0) == []
     assert journal.latest_event_sequence == 4
+
+
+def test_the_stream_holds_starts_and_outcomes_only_with_dense_sequences_and_event_ids(
+    journal: OperationJournal,
+) -> None:
+    journal.start("call-1", "rimbridge/run_script")
+    journal.start("step-1", "x/y", parent_id="call-1")  # the script's child_started
+    journal.event("step-1", "progress", "half way")
+    journal.complete("step-1", result={"ok": True})
+    journal.complete("step-1", "again")  # a late outcome: a log event on the operation
+    journal.fail("call-1", "boom", code="tool.failed")
+
+    streamed = journal.stream()
+    assert [(e.sequence, e.operation_id, e.kind) for e in streamed] == [
+        (4, "call-1", "failed"),
+        (3, "step-1", "completed"),
+        (2, "step-1", "started"),
+        (1, "call-1", "started"),
+    ]
+    assert journal.latest_event_sequence == 4
+    assert journal.stats().events == 4
+    assert len({e.event_id for e in streamed}) == 4
+    assert all(e.event_id.startswith("evt_") and len(e.event_id) == 36 for e in streamed)
+    # the operations' own lists keep everything; the extra kinds have no stream sequence
+    script, step = journal.get("call-1"), journal.get("step-1")
+    assert script is not None and step is not None
+    assert [(e.kind, e.sequence) for e in script.events] == [
+        ("started", 1),
+        ("child_started", 0),
+        ("failed", 4),
+    ]
+    assert [(e.kind, e.sequence) for e in step.events] == [
+        ("started", 2),
+        ("progress", 0),
+        ("completed", 3),
+        ("log", 0),
+    ]
+    failed, completed, started = streamed[0], streamed[1], streamed[3]
+    assert (failed.error_code, failed.error_message, failed.has_result) == (
+        "tool.failed",
+        "boom",
+        False,
+    )
+    assert (completed.error_code, completed.has_result) == ("", True)
+    wire = started.to_wire()
+    assert (wire["success"], wire["errorCode"], wire["errorMessage"]) == (False, "", "")
+    assert completed.to_wire()["success"] is True
+    assert (script.events[1].to_wire()["sequence"], script.events[1].to_wire()["eventId"]) == (
+        None,
+        None,
+    )
+
+
+def test_an_operation_moves_to_the_front_when_it_starts_and_when_it_finishes(
+    journal: OperationJournal,
+) -> None:
+    journal.start("script", "rimbridge/run_script")
+    journal.start("step", "x/y", parent_id="script")
+    journal.complete("step")
+    assert [r.id for r in journal.list()] == ["step", "script"]
+    journal.complete("script")
+    assert [r.id for r in journal.list()] == ["script", "step"]
+    journal.complete("script", "late")  # ignored, so it does not move
+    journal.start("next", "x/y")
+    assert [r.id for r in journal.list()] == ["next", "script", "step"]
+
+
+def test_the_default_capacities_are_the_mods(clock: ManualClock) -> None:
+    stats = OperationJournal(clock=clock).stats()
+    assert (stats.capacity, stats.event_capacity, stats.result_capacity) == (1000, 5000, 50)
 
 
 def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: ManualClock) -> None:

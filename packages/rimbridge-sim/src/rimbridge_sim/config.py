@@ -38,7 +38,8 @@ class BridgeConfig:
     start_game: bool = True
     """Start a debug game at launch (generated at once, already visual-ready)."""
     log_capacity: int = 2000
-    journal_capacity: int = 500
+    journal_capacity: int = 1000
+    """Operations the journal keeps, as the mod's (its event stream keeps 5000 events)."""
     sample_limit: int = 5
     message_limit: int = 500
     update_interval: float = 0.25

@@ -20,6 +20,7 @@ __all__ = [
     "OPERATION_EVENT_KINDS",
     "OPERATION_STATUSES",
     "OUTCOME_KINDS",
+    "STREAM_KINDS",
     "JournalListener",
     "JournalStats",
     "OperationEvent",
@@ -54,6 +55,12 @@ OPERATION_EVENT_KINDS: Final[tuple[OperationEventKind, ...]] = (
 )
 OUTCOME_KINDS: Final[tuple[OperationEventKind, ...]] = ("failed", "cancelled", "timed_out")
 """Event kinds that end an operation unsuccessfully (``fail(kind=...)``)."""
+STREAM_KINDS: Final[frozenset[OperationEventKind]] = frozenset(
+    ("started", "completed", "failed", "cancelled", "timed_out")
+)
+"""The kinds that also go into the journal-wide stream (``rimbridge/list_operation_events``):
+the mod's event types, a start and an outcome. ``progress``, ``child_started`` and ``log``
+stay on their operation's own event list."""
 EVENT_TYPES: Final[dict[str, str]] = {kind: f"operation.{kind}" for kind in OPERATION_EVENT_KINDS}
 """The wire ``eventType`` of each kind (``operation.started``, ``operation.failed``, ...)."""
 
@@ -70,8 +77,10 @@ class UnknownOperationError(KeyError):
 
 
 class OperationEvent(NamedTuple):
-    """One step in an operation's life; ``index`` rises from 1 per operation, ``sequence``
-    from 1 across the whole journal (the field hides ``tuple.index``, which nothing here uses)."""
+    """One step in an operation's life; ``index`` rises from 1 per operation (the field hides
+    ``tuple.index``, which nothing here uses). An event of the journal-wide stream
+    (:data:`STREAM_KINDS`) has a ``sequence`` rising from 1 across the journal and an
+    ``event_id``; the others have ``sequence`` 0 and no id."""
 
     index: int  # type: ignore[assignment]
     kind: OperationEventKind
@@ -82,18 +91,31 @@ class OperationEvent(NamedTuple):
     method: str = ""
     wall_time: float = 0.0
     status: OperationStatus = "running"
+    event_id: str = ""
+    error_code: str = ""
+    error_message: str = ""
+    has_result: bool = False
+    """A result was retained for the operation when the event was recorded."""
 
-    def to_wire(self) -> dict[str, Any]:
-        """The shape of ``rimbridge/list_operation_events`` entries (the mod's fields)."""
-        failed = self.kind in OUTCOME_KINDS
+    def to_wire(self, *, result_truncated: bool = False) -> dict[str, Any]:
+        """The mod's event record (``success`` is the operation's at that moment, so false on
+        ``operation.started``; the error fields are empty strings without an error, as the
+        mod sends them), then the sim's ``index``, ``kind`` and ``message``. ``sequence`` and
+        ``eventId`` are null on an event that is not in the journal-wide stream."""
         return {
-            "sequence": self.sequence,
+            "sequence": self.sequence or None,
+            "eventId": self.event_id or None,
             "eventType": EVENT_TYPES[self.kind],
             "operationId": self.operation_id,
             "capabilityId": self.method,
             "status": self.status,
-            "success": self.status == "completed" or (not failed and self.status == "running"),
+            "success": self.status == "completed",
             "timestampUtc": iso_utc(self.wall_time),
+            "errorCode": self.error_code,
+            "errorMessage": self.error_message,
+            "hasResult": self.has_result,
+            "resultWasTruncated": result_truncated,
+            "warningCount": 0,
             "index": self.index,
             "kind": self.kind,
             "message": self.message,
@@ -185,6 +207,11 @@ class JournalStats:
     evicted: int
     evicted_running: int
     """Operations evicted while still running (only when every retained one was running)."""
+    events: int = 0
+    """Events in the journal-wide stream."""
+    event_capacity: int = 0
+    retained_results: int = 0
+    result_capacity: int = 0
 
 
 JournalListener: TypeAlias = Callable[[OperationRecord, OperationEvent], None]
@@ -243,8 +270,17 @@ class OperationState:
         self.next_index = 1
 
     def add(
-        self, kind: OperationEventKind, message: str | None, now: float, sequence: int = 0
+        self,
+        kind: OperationEventKind,
+        message: str | None,
+        now: float,
+        sequence: int = 0,
+        event_id: str = "",
+        has_result: bool = False,
     ) -> OperationEvent:
+        code = text = ""
+        if kind in OUTCOME_KINDS:
+            code, text = self.error_code or f"tool.{self.status}", self.error or ""
         event = OperationEvent(
             self.next_index,
             kind,
@@ -255,6 +291,10 @@ class OperationState:
             self.method,
             time.time(),
             self.status,
+            event_id,
+            code,
+            text,
+            has_result,
         )
         self.next_index += 1
         if len(self.events) == self.events.maxlen:

@@ -3,10 +3,12 @@
 Operations are keyed by id: the GABP request id of a ``tools/call``, or a generated id
 (:func:`~rimbridge_sim.diagnostics.new_operation_id`) for follow-up work and script steps,
 which name their ``parent_id``; every operation knows its ``root_id`` (the request that
-started the chain). Each operation keeps its own bounded list of events, and every event also
-gets a journal-wide ``sequence`` in one bounded stream, which is what
-``rimbridge/list_operation_events`` pages through (``afterSequence``), as in the real mod.
-A bounded number of recent results is retained for ``includeResults``.
+started the chain). Each operation keeps its own bounded list of events. A start and an
+outcome (the mod's event types) also get a journal-wide ``sequence`` and an ``event_id`` in one
+bounded stream, which is what ``rimbridge/list_operation_events`` pages through
+(``afterSequence``), as in the real mod; ``progress``, ``child_started`` and ``log`` events stay
+on their operation's list. Operations are listed as the mod lists them, most recently started
+or finished first. A bounded number of recent results is retained for ``includeResults``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import builtins
 import json
 import threading
 import time
+import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any, Final, Literal, TypeAlias
@@ -25,6 +28,7 @@ from rimbridge_sim.diagnostics._records import (
     OPERATION_EVENT_KINDS,
     OPERATION_STATUSES,
     OUTCOME_KINDS,
+    STREAM_KINDS,
     JournalListener,
     JournalStats,
     OperationEvent,
@@ -40,6 +44,7 @@ __all__ = [
     "OPERATION_EVENT_KINDS",
     "OPERATION_STATUSES",
     "OUTCOME_KINDS",
+    "STREAM_KINDS",
     "JournalListener",
     "JournalStats",
     "OperationEvent",
@@ -60,18 +65,21 @@ class OperationJournal:
     """Operations by id, with parent/child links, bounded event lists and bounded retention.
 
     Args:
-        capacity: operations retained (>= 1); beyond it the oldest *finished* one is evicted
-            (the oldest running one only when none has finished).
+        capacity: operations retained (>= 1; the mod keeps 1000); beyond it the one least
+            recently started or finished that has finished is evicted (a running one only when
+            none has finished).
         event_limit: events kept per operation (>= 1); older ones are counted as dropped.
+        stream_capacity: events kept in the journal-wide stream (the mod keeps 5000).
+        result_capacity: results retained (the mod keeps 50).
         clock: monotonic seconds (a fake one in tests).
     """
 
     def __init__(
         self,
-        capacity: int = 500,
+        capacity: int = 1000,
         *,
         event_limit: int = 200,
-        stream_capacity: int = 2000,
+        stream_capacity: int = 5000,
         result_capacity: int = 50,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -83,7 +91,9 @@ class OperationJournal:
         self._event_limit = event_limit
         self._clock = clock
         self._lock = threading.Lock()
-        self._operations: OrderedDict[str, OperationState] = OrderedDict()  # start order
+        # least recently started or finished first: a start adds at the end and an outcome
+        # moves the operation there (the mod's order, reversed)
+        self._operations: OrderedDict[str, OperationState] = OrderedDict()
         self._running = 0
         self._started = 0
         self._evicted = 0
@@ -91,6 +101,7 @@ class OperationJournal:
         self._listeners: tuple[JournalListener, ...] = ()
         self._stream: deque[OperationEvent] = deque(maxlen=max(1, stream_capacity))
         self._next_sequence = 1
+        self._event_prefix = "evt_" + uuid.uuid4().hex[:20]
         self._results: OrderedDict[str, Any] = OrderedDict()
         self._result_capacity = max(0, result_capacity)
 
@@ -150,7 +161,7 @@ class OperationJournal:
             if parent is not None:
                 parent.children.append(operation_id)
                 parent_event = self._record(
-                    parent, "child_started", f"{operation_id} {method}", now
+                    parent, "child_started", f"{operation_id} {method}", now, streamed=False
                 )
                 notices.append((parent.snapshot(), parent_event))
             self._evict()
@@ -174,7 +185,7 @@ class OperationJournal:
         now = self._clock()
         with self._lock:
             operation = self._get(operation_id)
-            event = self._record(operation, kind, message, now)
+            event = self._record(operation, kind, message, now, streamed=False)
             record = operation.snapshot()
             listeners = self._listeners
         self._notify(listeners, [(record, event)])
@@ -221,7 +232,7 @@ class OperationJournal:
                 # the first outcome wins (e.g. a completion after a timeout); keep the trace
                 text = error if error is not None else result_summary
                 late = f"ignored late {kind}" + (f": {text}" if text else "")
-                event = self._record(operation, "log", late, now)
+                event = self._record(operation, "log", late, now, streamed=False)
             else:
                 operation.status = kind
                 operation.finished_at = now
@@ -231,8 +242,13 @@ class OperationJournal:
                 operation.error_code = error_code
                 operation.exception_type = exception_type
                 self._running -= 1
+                self._operations.move_to_end(operation_id)  # the mod lists it first again
                 event = self._record(
-                    operation, kind, error if error is not None else result_summary, now
+                    operation,
+                    kind,
+                    error if error is not None else result_summary,
+                    now,
+                    has_result=operation_id in self._results,
                 )
             record = operation.snapshot()
             listeners = self._listeners
@@ -240,11 +256,24 @@ class OperationJournal:
         return record
 
     def _record(
-        self, operation: OperationState, kind: OperationEventKind, message: str | None, now: float
+        self,
+        operation: OperationState,
+        kind: OperationEventKind,
+        message: str | None,
+        now: float,
+        *,
+        streamed: bool = True,
+        has_result: bool = False,
     ) -> OperationEvent:
-        """Add an event to ``operation`` and to the journal-wide stream (lock held)."""
-        event = operation.add(kind, message, now, self._next_sequence)
+        """Add an event to ``operation`` and, when ``streamed``, to the journal-wide stream
+        with the next sequence (lock held)."""
+        if not streamed:
+            return operation.add(kind, message, now, has_result=has_result)
+        sequence = self._next_sequence
         self._next_sequence += 1
+        event = operation.add(
+            kind, message, now, sequence, f"{self._event_prefix}{sequence:012x}", has_result
+        )
         self._stream.append(event)
         return event
 
@@ -325,7 +354,8 @@ class OperationJournal:
         status: OperationStatus | None = None,
         method: str | None = None,
     ) -> builtins.list[OperationRecord]:
-        """Retained operations, newest first, optionally filtered by status and exact method."""
+        """Retained operations, most recently started or finished first (the mod's order),
+        optionally filtered by status and exact method."""
         check_limit(limit)
         if status is not None and status not in OPERATION_STATUSES:
             raise ValueError(
@@ -374,6 +404,10 @@ class OperationJournal:
             return True, text[:_RESULT_CHARS], True
         return True, result, False
 
+    def result_truncated(self, operation_id: str) -> bool:
+        """Whether the operation's retained result is cut (false when none is retained)."""
+        return self.result_of(operation_id)[2]
+
     def envelope(self, record: OperationRecord, *, include_result: bool = False) -> dict[str, Any]:
         """``record`` on the wire without its events, with its retained result if asked;
         ``hasResult`` says whether a result is retained either way, as the mod's journal does."""
@@ -402,8 +436,9 @@ class OperationJournal:
         operation_id: str | None = None,
         keep: Callable[[OperationEvent], bool] | None = None,
     ) -> builtins.list[OperationEvent]:
-        """Events across the journal, newest first: ``sequence > after_sequence``, of the
-        wire ``event_type`` (``operation.failed``) and operation when given."""
+        """Events of the journal-wide stream (starts and outcomes), newest first:
+        ``sequence > after_sequence``, of the wire ``event_type`` (``operation.failed``) and
+        operation when given, kept by ``keep``; the page is full while matches remain."""
         if limit <= 0:
             return []
         picked: builtins.list[OperationEvent] = []
@@ -432,6 +467,10 @@ class OperationJournal:
                 started=self._started,
                 evicted=self._evicted,
                 evicted_running=self._evicted_running,
+                events=len(self._stream),
+                event_capacity=self._stream.maxlen or 0,
+                retained_results=len(self._results),
+                result_capacity=self._result_capacity,
             )
 
     # -- listeners

@@ -6,7 +6,7 @@ hangs."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -15,9 +15,30 @@ from rimbridge_sim.calls import MainLoopTimeout, call_spec
 from rimbridge_sim.diagnostics import OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
-from rimbridge_sim.world import TimeSpeed
+from rimbridge_sim.world import InvalidArgumentError, TimeSpeed
 
-__all__ = ["DiagnosticsTools"]
+__all__ = ["DIAGNOSTICS_MODULE", "DiagnosticsTools"]
+
+DIAGNOSTICS_MODULE: Final = frozenset(
+    {
+        "rimbridge/ping",
+        "rimworld/get_game_info",
+        "rimbridge/get_operation",
+        "rimbridge/get_bridge_status",
+        "rimbridge/list_capabilities",
+        "rimbridge/get_capability",
+        "rimbridge/list_operations",
+        "rimbridge/list_operation_events",
+        "rimbridge/list_logs",
+        "rimbridge/wait_for_operation",
+        "rimbridge/wait_for_game_loaded",
+        "rimbridge/wait_for_long_event_idle",
+    }
+)
+"""The tools of the mod's diagnostics module (``DiagnosticsCapabilityModule``): the contract's
+``diagnostics`` category and the two waits it files under ``lifecycle``. Their events are
+left out of ``rimbridge/list_operation_events`` unless asked for, as the mod leaves out the
+capabilities under ``rimbridge.core/diagnostics/``."""
 
 _TRACKED = (
     "An operation: its envelope (operationId, capabilityId, status, success, times, "
@@ -99,8 +120,9 @@ class DiagnosticsTools:
         "the main loop. The game state is read only if the main loop answers quickly.",
         title="Get bridge status",
         result_description="{success, state (null while the main loop is busy), version, sdk, "
-        "companions, patches, recentOperationCount, operationJournalCapacity, "
-        "retainedResultCount, recentEventCount, recentLogCount, logJournalCapacity, "
+        "companions, patches, recentOperationCount, operationJournalCapacity (1000), "
+        "retainedResultCount, retainedResultCapacity, recentEventCount, eventJournalCapacity "
+        "(5000), recentLogCount, logJournalCapacity, "
         "latestOperationEventSequence, latestLogSequence, agentId, app, policy, attention, "
         "logs, operations, mainLoop, scenario, testTools, uptimeSeconds}.",
     )
@@ -131,10 +153,10 @@ class DiagnosticsTools:
             "recentOperationCount": journal.size,
             "trackedOperationCount": journal.size,
             "operationJournalCapacity": journal.capacity,
-            "retainedResultCount": min(journal.size, 50),
-            "retainedResultCapacity": 50,
-            "recentEventCount": min(host.journal.latest_event_sequence, 2000),
-            "eventJournalCapacity": 2000,
+            "retainedResultCount": journal.retained_results,
+            "retainedResultCapacity": journal.result_capacity,
+            "recentEventCount": journal.events,
+            "eventJournalCapacity": journal.event_capacity,
             "recentLogCount": ring.size,
             "logJournalCapacity": ring.capacity,
             "latestOperationEventSequence": host.journal.latest_event_sequence,
@@ -227,7 +249,9 @@ class DiagnosticsTools:
         title="Get operation",
         result_description="{success, trackedOperation: {operationId, capabilityId, status, "
         "success, startedAtUtc, completedAtUtc, durationMs, hasResult, error, parentId, rootId, "
-        "children, events, result}}; an unknown id is a payload failure.",
+        "children, events (its start and outcome as list_operation_events shows them, and its "
+        "child_started, progress and log events), result}}; an unknown id is a payload "
+        "failure.",
     )
     @parameter("operation_id", "The operation's id.")
     async def get_operation(self, operation_id: str) -> dict[str, Any]:
@@ -243,7 +267,8 @@ class DiagnosticsTools:
 
     @tool(
         "rimbridge/list_operations",
-        "List recent operations (tool calls, script steps, loads), newest first.",
+        "List recent operations (tool calls, script steps, loads), the most recently started "
+        "or finished first (a script that ended is listed before its steps).",
         title="List operations",
         result_description="{operations: [" + _TRACKED + " With includeResults: result]}.",
     )
@@ -262,17 +287,22 @@ class DiagnosticsTools:
     @tool(
         "rimbridge/list_operation_events",
         "List operation lifecycle events across the journal, newest first: after a cursor, "
-        "of one type (operation.started, operation.completed, operation.failed, ...) or one "
-        "operation. Events of diagnostics tools are left out unless asked for.",
+        "of one type (operation.started, operation.completed, operation.failed, "
+        "operation.cancelled, operation.timed_out) or one operation. Events of diagnostics "
+        "tools (the waits for the game included) are left out unless asked for.",
         title="List operation events",
-        result_description="{events: [{sequence, eventType, operationId, capabilityId, status, "
-        "success, timestampUtc, message}]}.",
+        result_description="{events: [{sequence, eventId, eventType, operationId, capabilityId, "
+        "status, success (false on operation.started), timestampUtc, errorCode, errorMessage, "
+        "hasResult, resultWasTruncated, warningCount, index, kind, message}]}; a page holds "
+        "limit events while matches remain.",
     )
     @parameter("limit", "Most events to return.")
     @parameter("event_type", "Only this event type, e.g. operation.failed.")
     @parameter("after_sequence", "Only events with a higher sequence.")
     @parameter("operation_id", "Only this operation's events.")
-    @parameter("include_diagnostics", "Also list events of diagnostics tools (status, logs).")
+    @parameter(
+        "include_diagnostics", "Also list events of diagnostics tools (status, logs, waits)."
+    )
     async def list_operation_events(
         self,
         limit: int = 50,
@@ -281,20 +311,29 @@ class DiagnosticsTools:
         operation_id: str | None = None,
         include_diagnostics: bool = False,
     ) -> dict[str, Any]:
-        contract = self.host.contract
+        journal = self.host.journal
 
         def keep(event: OperationEvent) -> bool:
-            found = contract.get(event.method)
-            return include_diagnostics or found is None or found.category != "diagnostics"
+            return event.method not in DIAGNOSTICS_MODULE
 
-        events = self.host.journal.stream(
+        events = journal.stream(
             after_sequence=after_sequence,
             limit=limit,
             event_type=event_type,
             operation_id=operation_id,
-            keep=keep,
+            keep=None if include_diagnostics else keep,
         )
-        return {"success": True, "events": [event.to_wire() for event in events]}
+        truncated: dict[str, bool] = {}
+        for event in events:
+            if event.has_result and event.operation_id not in truncated:
+                truncated[event.operation_id] = journal.result_truncated(event.operation_id)
+        return {
+            "success": True,
+            "events": [
+                event.to_wire(result_truncated=event.has_result and truncated[event.operation_id])
+                for event in events
+            ],
+        }
 
     @tool(
         "rimbridge/list_logs",
@@ -343,19 +382,28 @@ class DiagnosticsTools:
         "a timeout. It reads only the journal, so it answers while the game hangs.",
         title="Wait for operation",
         result_description="{success, satisfied, message, elapsedMs, attempts, "
-        "probeFailureCount, lastProbeError, trackedOperation}.",
+        "probeFailureCount, lastProbeError, trackedOperation (with its retained result, as "
+        "get_operation shows it)}; a negative timeoutMs or pollIntervalMs is an "
+        "invalid_argument error.",
     )
     @parameter("operation_id", "The operation's id.")
-    @parameter("timeout_ms", "How long to wait, in milliseconds.")
-    @parameter("poll_interval_ms", "How often to look, in milliseconds.")
+    @parameter("timeout_ms", "How long to wait, in milliseconds (0 or more).")
+    @parameter("poll_interval_ms", "How often to look, in milliseconds (0 or more).")
     async def wait_for_operation(
         self, operation_id: str, timeout_ms: int = 10000, poll_interval_ms: int = 50
     ) -> dict[str, Any]:
+        # the mod's waiter throws on a negative timeout or poll interval
+        if timeout_ms < 0:
+            raise InvalidArgumentError(f"timeoutMs must be zero or greater, got {timeout_ms}")
+        if poll_interval_ms < 0:
+            raise InvalidArgumentError(
+                f"pollIntervalMs must be zero or greater, got {poll_interval_ms}"
+            )
         host = self.host
         started = time.monotonic()
         attempts = 0
         record = None
-        with anyio.move_on_after(max(0, timeout_ms) / 1000):
+        with anyio.move_on_after(timeout_ms / 1000):
             while True:
                 attempts += 1
                 record = host.journal.get(operation_id)
@@ -365,12 +413,11 @@ class DiagnosticsTools:
                     await anyio.sleep(max(10, poll_interval_ms) / 1000)
                 else:
                     await host.let_frames_pass(max(1, poll_interval_ms * 60 // 1000))
-        done = record is not None and not record.running
-        if record is None:
-            message = f"Timed out waiting for operation '{operation_id}' to appear in the journal."
-        elif done:
+        done = False
+        if record is not None and not record.running:
+            done = True
             message = f"Operation '{operation_id}' reached status {record.status}."
-        else:
+        else:  # the mod's text, whether the operation never appeared or is still running
             message = f"Timed out waiting for operation '{operation_id}'."
         return {
             "success": done,
@@ -380,5 +427,7 @@ class DiagnosticsTools:
             "attempts": attempts,
             "probeFailureCount": 0,
             "lastProbeError": None,
-            "trackedOperation": None if record is None else host.journal.envelope(record),
+            "trackedOperation": (
+                None if record is None else host.journal.envelope(record, include_result=True)
+            ),
         }
