@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +100,14 @@ async def test_a_cell_rect_screenshot_is_cropped_to_a_cell_rect_file(open_sim: A
         assert shot["clipTargetLabel"] == "Cell rect (19, 19, 6, 6)"
         assert (shot["clipPadding"], shot["screenTargets"]) == (0, None)
         assert _png(shot["sourcePath"]) == (640, 360)
+
+
+async def test_ping_sends_an_iso_8601_utc_timestamp(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        before = datetime.now(UTC)
+        pong = await sim.call("rimbridge/ping")
+        after = datetime.now(UTC)
+        stamp = pong["timestamp"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", stamp), stamp
+        sent = datetime.fromisoformat(stamp)
+        assert before.replace(microsecond=before.microsecond // 1000 * 1000) <= sent <= after
