@@ -102,6 +102,31 @@ async def test_a_cell_rect_screenshot_is_cropped_to_a_cell_rect_file(open_sim: A
         assert _png(shot["sourcePath"]) == (640, 360)
 
 
+async def test_a_blank_save_name_saves_under_the_timestamped_fallback(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        before = time.time()
+        saved = await sim.call("rimworld/save_game", saveName="  ")
+        after = time.time()
+        assert saved["success"] is True
+        assert saved["saveName"] in {f"rimbridge_save_{s}" for s in _stamps_between(before, after)}
+        assert saved["path"].endswith(f"Saves/{saved['saveName']}.rws")
+        listed = await sim.call("rimworld/list_saves")
+        assert [s["name"] for s in listed["saves"]] == [saved["saveName"]]
+        assert await sim.attention() is None
+
+
+async def test_a_blank_load_name_looks_for_the_timestamped_fallback(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        before = time.time()
+        loaded = await sim.call("rimworld/load_game", saveName="")
+        after = time.time()
+        names = {f"rimbridge_save_{s}" for s in _stamps_between(before, after)}
+        assert loaded["success"] is False
+        match = re.fullmatch(r"Save '(.+)' does not exist\.", loaded["message"])
+        assert match is not None and match[1] in names, loaded["message"]
+        assert loaded["path"].endswith(f"Saves/{match[1]}.rws")
+
+
 async def test_ping_sends_an_iso_8601_utc_timestamp(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         before = datetime.now(UTC)

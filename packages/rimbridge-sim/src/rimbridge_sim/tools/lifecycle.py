@@ -285,12 +285,13 @@ class LifecycleTools:
     @tool(
         "rimworld/save_game",
         "Save the running game under a name (characters a file name cannot hold become _; "
-        "any other, non-ASCII included, is kept), overwriting a save of that name.",
+        "any other, non-ASCII included, is kept; a blank name becomes "
+        "rimbridge_save_<yyyyMMdd_HHmmss>, local time), overwriting a save of that name.",
         title="Save game",
         result_description="{success, saveName, path, exists, sizeBytes}; without a game "
         "{success: false, message}.",
     )
-    @parameter("save_name", "The save's name, without extension.")
+    @parameter("save_name", "The save's name, without extension (blank: a timestamped name).")
     @call_spec(world=True, payload_codes=_NO_GAME)
     def save_game(self, save_name: str) -> dict[str, Any]:
         record = self.host.world.save_game(save_name)

@@ -28,9 +28,9 @@ def sanitize_name(name: str | None, fallback_prefix: str, now: float | None = No
     return "".join("_" if ch in _INVALID_FILE_CHARS else ch for ch in name.strip())
 
 
-def sanitize_save_name(name: str) -> str:
-    """The name a save is stored under (empty when blank)."""
-    return sanitize_name(name, SAVE_NAME_PREFIX) if name.strip() else ""
+def sanitize_save_name(name: str | None, now: float | None = None) -> str:
+    """The name a save is stored under (``rimbridge_save_<yyyyMMdd_HHmmss>`` when blank)."""
+    return sanitize_name(name, SAVE_NAME_PREFIX, now)
 
 
 def _escape(text: str) -> str:
