@@ -127,6 +127,25 @@ async def test_a_blank_load_name_looks_for_the_timestamped_fallback(open_sim: An
         assert loaded["path"].endswith(f"Saves/{match[1]}.rws")
 
 
+async def test_without_a_game_the_tools_answer_with_the_mods_texts(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        calls = [
+            ("rimworld/list_colonists", {}, "No game is currently loaded"),
+            ("rimworld/pause_game", {}, "No game is currently loaded"),
+            ("rimworld/set_time_speed", {"speed": "Fast"}, "No game is currently loaded."),
+            ("rimworld/save_game", {"saveName": "x"}, "No game is currently loaded."),
+        ]
+        for tool, arguments, message in calls:
+            result = await sim.call(tool, **arguments)
+            answer = (result["success"], result["message"], result["code"])
+            assert answer == (False, message, "no_game"), tool
+            assert result["operation"]["status"] == "completed", tool
+        speed = await sim.call("rimworld/set_time_speed", speed="Fast")
+        assert speed["state"]["inEntryScene"] is True
+        assert "state" not in await sim.call("rimworld/pause_game")
+        assert await sim.attention() is None
+
+
 async def test_ping_sends_an_iso_8601_utc_timestamp(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         before = datetime.now(UTC)
