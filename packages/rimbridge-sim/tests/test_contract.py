@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +35,18 @@ def test_the_reference_holds_the_123_tools_of_the_mod() -> None:
     assert len(contract) == 123
     assert sum(1 for t in contract if t.name.startswith("rimbridge/")) == 18
     assert contract["rimworld/pause_game"].param("pause").default is True
+
+
+def test_the_readmes_examples_of_documented_value_sets_are_not_enforced() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    [row] = [line for line in readme.splitlines() if "`enum_enforced: false`, e.g." in line]
+    examples = re.findall(r"`(\w+)` `(\w+)`", row)
+    contract = load_contract()
+    assert len(examples) == 2
+    for tool_name, param_name in examples:
+        [found] = [t for t in contract if t.name.endswith("/" + tool_name)]
+        param = found.param(param_name)
+        assert param.enum is not None and not param.enum_enforced, (tool_name, param_name)
 
 
 def test_every_real_tool_is_registered_and_identical_to_the_reference(bridge: Any) -> None:

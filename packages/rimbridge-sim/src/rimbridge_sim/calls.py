@@ -11,15 +11,18 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from lib_gab import current_operation
+from rimbridge_sim.world import NoGameError, World
 
 __all__ = [
     "DEFAULT_PAYLOAD_CODES",
+    "NO_GAME_MESSAGE",
     "CallSpec",
     "MainLoopTimeout",
     "call_spec",
     "close_connection_after_response",
     "payload_failure",
     "spec_of",
+    "without_game",
 ]
 
 DEFAULT_PAYLOAD_CODES: Final[frozenset[str]] = frozenset(
@@ -81,6 +84,21 @@ def spec_of(function: Callable[..., Any]) -> CallSpec:
 def payload_failure(message: str, code: str, **extra: Any) -> dict[str, Any]:
     """The result of a tool that ran and refused: ``{"success": false, "message", "code"}``."""
     return {"success": False, "message": message, "code": code, **extra}
+
+
+NO_GAME_MESSAGE: Final = "No game is currently loaded"
+"""The mod's answer when a tool that needs a game finds none; some of its tools end it with a
+full stop, others do not (each tool passes its own text to :func:`without_game`)."""
+
+
+def without_game(world: World, message: str) -> dict[str, Any] | None:
+    """The payload failure a tool gives with the mod's ``message`` when no game is loaded,
+    ``None`` when one is. A load that is still running stays an exception (``long_event``)."""
+    try:
+        world.require_colony()
+    except NoGameError:
+        return payload_failure(message, NoGameError.code)
+    return None
 
 
 def close_connection_after_response(reason: str) -> bool:

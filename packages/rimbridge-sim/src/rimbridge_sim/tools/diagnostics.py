@@ -12,6 +12,7 @@ import anyio
 
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import MainLoopTimeout, call_spec
+from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.diagnostics import OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
@@ -56,13 +57,14 @@ class DiagnosticsTools:
         "Check that the bridge answers. It never waits for the game's main loop, so it answers "
         "while the game hangs.",
         title="Ping",
-        result_description="{message: 'pong', timestamp, success, agentId, phase, stalled}.",
+        result_description="{message: 'pong', timestamp (ISO-8601 UTC, e.g. "
+        "2026-03-17T12:00:00.123Z), success, agentId, phase, stalled}.",
     )
     async def ping(self) -> dict[str, Any]:
         host = self.host
         return {
             "message": "pong",
-            "timestamp": time.time(),
+            "timestamp": iso_utc(time.time()),
             "success": True,
             "pong": True,
             "agentId": host.config.agent_id,

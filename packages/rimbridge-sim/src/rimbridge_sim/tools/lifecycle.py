@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from lib_gab import current_operation
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._waits import (
@@ -285,15 +285,19 @@ class LifecycleTools:
     @tool(
         "rimworld/save_game",
         "Save the running game under a name (characters a file name cannot hold become _; "
-        "any other, non-ASCII included, is kept), overwriting a save of that name.",
+        "any other, non-ASCII included, is kept; a blank name becomes "
+        "rimbridge_save_<yyyyMMdd_HHmmss>, local time), overwriting a save of that name.",
         title="Save game",
         result_description="{success, saveName, path, exists, sizeBytes}; without a game "
-        "{success: false, message}.",
+        "{success: false, message: 'No game is currently loaded.', code: 'no_game'}.",
     )
-    @parameter("save_name", "The save's name, without extension.")
+    @parameter("save_name", "The save's name, without extension (blank: a timestamped name).")
     @call_spec(world=True, payload_codes=_NO_GAME)
     def save_game(self, save_name: str) -> dict[str, Any]:
-        record = self.host.world.save_game(save_name)
+        world = self.host.world
+        if (failure := without_game(world, NO_GAME_MESSAGE + ".")) is not None:
+            return failure
+        record = world.save_game(save_name)
         return {
             "success": True,
             "saveName": record.name,

@@ -1,10 +1,14 @@
 """Screenshots: what the screen shows (the map as the camera sees it, windows, the float menu
 and the hover cursor), written as PNG files under ``Screenshots/`` in the data folder,
-optionally cropped to a screen target or a cell rectangle."""
+optionally cropped to a screen target or a cell rectangle.
+
+Names follow the mod: the sanitized ``fileName`` (``rimbridge_<yyyyMMdd_HHmmss>``, local time,
+when blank) is the full shot ``<name>.png``; a cropped shot is written beside it as
+``<name>__clip.png`` (``<name>__cell_rect.png`` for a cell rectangle). A name used again,
+the default one within the same second included, overwrites the earlier file, as in the mod."""
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -13,50 +17,41 @@ from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.png import encode_png
-from rimbridge_sim.world import RefusedError, World
-from rimbridge_sim.world._render import render_screen
+from rimbridge_sim.world import RefusedError, World, sanitize_name
+from rimbridge_sim.world._render import crop_screen, render_screen
 from rimbridge_sim.world._screen import Rect
 
-__all__ = ["ScreenshotTools"]
+__all__ = ["SCREENSHOT_NAME_PREFIX", "ScreenshotTools"]
+
+SCREENSHOT_NAME_PREFIX = "rimbridge"
+"""The prefix of a screenshot's name when none is given."""
 
 _NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
-_FILE_CHARS = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
 _SHOT = (
-    "{success, path (absolute, PNG), sourcePath, fileName, requestedFileName, "
-    "saveDataFolder, screenshotFolder, sizeBytes, width, height, capturedAtUtc, "
-    "suppressMessage, clipped, clipTargetId, clipTargetKind, clipTargetLabel, clipPadding, "
-    "clipRect, screenTargets (when includeTargets)}"
+    "{success, path (absolute, PNG: the cropped file when clipped), sourcePath (the full "
+    "shot when clipped, else null), fileName (without .png), requestedFileName (the sanitized "
+    "name), saveDataFolder, screenshotFolder, sizeBytes, width, height, capturedAtUtc, "
+    "suppressMessage, clipped, clipTargetId, clipTargetKind, clipTargetLabel, clipPadding "
+    "(0 when not clipped), clipRect, screenTargets (null unless includeTargets)"
 )
 
 
 class ScreenshotTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
-        self._count = 0
 
     def _capture(
         self,
         file_name: str | None,
         include_targets: bool,
         suppress_message: bool,
-        clip: tuple[str, str, Rect] | None,
+        clip: tuple[str, str, str, Rect] | None,
         padding: int,
-        clip_id: str | None,
+        clip_suffix: str = "__clip",
     ) -> dict[str, Any]:
+        """Write the full shot and, with ``clip`` (target id, kind, label, rect), the crop."""
         world: World = self.host.world
-        self._count += 1
-        requested = file_name
-        name = (
-            _FILE_CHARS.sub("_", file_name.strip())
-            if file_name and file_name.strip()
-            else (f"screenshot_{self._count:04d}")
-        )
-        rect = None
-        if clip is not None:
-            box = clip[2]
-            rect = Rect(
-                box.x - padding, box.y - padding, box.width + 2 * padding, box.height + 2 * padding
-            )
+        name = sanitize_name(file_name, SCREENSHOT_NAME_PREFIX)
         game = world.game
         width, height, rgb = render_screen(
             world.colony,
@@ -65,17 +60,28 @@ class ScreenshotTools:
             world.windows.stack,
             world.ui.hover,
             tab_bar=game is not None,
-            clip=None if rect is None else (rect.x, rect.y, rect.width, rect.height),
         )
-        stored = world.storage.write(f"Screenshots/{name}.png", encode_png(width, height, rgb))
+        full = world.storage.write(f"Screenshots/{name}.png", encode_png(width, height, rgb))
+        stored, source, output, rect = full, None, name, None
+        if clip is not None:
+            box = clip[3]
+            rect = Rect(
+                box.x - padding, box.y - padding, box.width + 2 * padding, box.height + 2 * padding
+            )
+            width, height, rgb = crop_screen(
+                width, height, rgb, (rect.x, rect.y, rect.width, rect.height)
+            )
+            output = name + clip_suffix
+            png = encode_png(width, height, rgb)
+            stored, source = world.storage.write(f"Screenshots/{output}.png", png), full.path
         if not suppress_message:
             world.notifications.message(f"Screenshot saved as {name}.png", "SilentInput")
-        result: dict[str, Any] = {
+        return {
             "success": True,
             "path": stored.path,
-            "sourcePath": stored.path,
-            "fileName": f"{name}.png",
-            "requestedFileName": requested,
+            "sourcePath": source,
+            "fileName": output,
+            "requestedFileName": name,
             "saveDataFolder": world.storage.root,
             "screenshotFolder": f"{world.storage.root}/Screenshots",
             "sizeBytes": stored.size_bytes,
@@ -84,17 +90,15 @@ class ScreenshotTools:
             "capturedAtUtc": iso_utc(time.time()),
             "suppressMessage": suppress_message,
             "clipped": clip is not None,
-            "clipTargetId": clip_id,
-            "clipTargetKind": None if clip is None else clip[0],
-            "clipTargetLabel": None if clip is None else clip[1],
-            "clipPadding": padding,
+            "clipTargetId": None if clip is None else clip[0],
+            "clipTargetKind": None if clip is None else clip[1],
+            "clipTargetLabel": None if clip is None else clip[2],
+            "clipPadding": 0 if clip is None else padding,
             "clipRect": None if rect is None else rect.to_wire(),
+            "screenTargets": world.screen.targets() if include_targets else None,
             "mapId": None if game is None else game.map.id,
             "phase": world.phase.value,
         }
-        if include_targets:
-            result["screenTargets"] = world.screen.targets()
-        return result
 
     @tool(
         "rimworld/take_screenshot",
@@ -102,9 +106,14 @@ class ScreenshotTools:
         "crop it to a window, float-menu option, main tab button, or a ui-surface / ui-element "
         "from rimworld/get_ui_layout, plus padding.",
         title="Take screenshot",
-        result_description=_SHOT + "; an unknown clip target is a payload failure.",
+        result_description=_SHOT + ", message (null), expectedPath (null)}; the crop is "
+        "<name>__clip.png beside the full shot <name>.png. An unknown clip target is a payload "
+        "failure.",
     )
-    @parameter("file_name", "File name without extension (screenshot_NNNN when omitted).")
+    @parameter(
+        "file_name",
+        "File name without extension (rimbridge_<yyyyMMdd_HHmmss>, local time, when omitted).",
+    )
     @parameter("include_targets", "Also return the current screen targets.")
     @parameter("suppress_message", "Do not show the 'screenshot saved' message in the game.")
     @parameter("clip_target_id", "A target id to crop to (see rimworld/get_screen_targets).")
@@ -120,15 +129,12 @@ class ScreenshotTools:
     ) -> dict[str, Any]:
         clip = None
         if clip_target_id and clip_target_id.strip():
-            clip = self.host.world.screen.resolve_rect(clip_target_id)
-        return self._capture(
-            file_name,
-            include_targets,
-            suppress_message,
-            clip,
-            max(0, clip_padding),
-            clip_target_id,
+            kind, label, box = self.host.world.screen.resolve_rect(clip_target_id)
+            clip = (clip_target_id, kind, label, box)
+        shot = self._capture(
+            file_name, include_targets, suppress_message, clip, max(0, clip_padding)
         )
+        return {**shot, "message": None, "expectedPath": None}
 
     @tool(
         "rimworld/screenshot_cell_rect",
@@ -137,7 +143,8 @@ class ScreenshotTools:
         title="Screenshot cell rectangle",
         result_description=_SHOT + ", requestedRect, paddedRect, fullyVisible, rootSizeMode, "
         "requiredRootSize, appliedRootSize, cameraBefore, cameraDuringCapture, "
-        "cameraAfterCapture, doNotResetCamera, cameraWasReset.",
+        "cameraAfterCapture, doNotResetCamera, cameraWasReset}; clipTargetId and clipTargetKind "
+        "are 'cellRect', and the crop is <name>__cell_rect.png beside the full shot <name>.png.",
     )
     @parameter("x", "The rectangle's first cell x.")
     @parameter("z", "The rectangle's first cell z.")
@@ -184,9 +191,9 @@ class ScreenshotTools:
                 file_name,
                 include_targets,
                 suppress_message,
-                ("cell_rect", "cells", box),
+                ("cellRect", "cellRect", _cell_rect_label(padded), box),
                 0,
-                None,
+                "__cell_rect",
             )
         except RefusedError:
             camera.restore(saved)
@@ -202,6 +209,11 @@ class ScreenshotTools:
             "cameraDuringCapture": during,
             "cameraAfterCapture": camera.state(),
         }
+
+
+def _cell_rect_label(padded: dict[str, int]) -> str:
+    x, z, width, height = (padded[k] for k in ("x", "z", "width", "height"))
+    return f"Cell rect ({x}, {z}, {width}, {height})"
 
 
 def _cell(x: int, z: int) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 from rimbridge_sim.world.describe import describe_pawn
@@ -36,12 +36,15 @@ class SelectionTools:
         "List the player's colonists with their ids, positions, draft state, job and needs, "
         "sorted by name.",
         title="List colonists",
-        result_description=f"{{success, count, colonists: [{_PAWN}]}}.",
+        result_description=f"{{success, count, colonists: [{_PAWN}]}}; without a game "
+        "{success: false, message: 'No game is currently loaded', code: 'no_game'}.",
     )
     @parameter("current_map_only", "Only colonists on the current map.")
     @call_spec(world=True, payload_codes=_NO_GAME)
     def list_colonists(self, current_map_only: bool = False) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, NO_GAME_MESSAGE)) is not None:
+            return failure
         game = world.require_colony().game
         pawns = sorted(game.pawns.values(), key=lambda p: p.nickname.lower())
         return {

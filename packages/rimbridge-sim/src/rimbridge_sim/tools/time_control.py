@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import MAX_STEP_TICKS, TimeSpeed
@@ -27,12 +27,15 @@ class TimeTools:
         "rimworld/pause_game",
         "Pause the game, or unpause it back to the speed it had before the pause.",
         title="Pause game",
-        result_description="{success, paused, message}; without a game {success: false, message}.",
+        result_description="{success, paused, message}; without a game {success: false, "
+        "message: 'No game is currently loaded', code: 'no_game'}.",
     )
     @parameter("pause", "True to pause, false to unpause.")
     @call_spec(world=True, payload_codes=_NO_GAME)
     def pause_game(self, pause: bool = True) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, NO_GAME_MESSAGE)) is not None:
+            return failure
         world.pause(pause)
         paused = world.state_snapshot()["paused"]
         return {
@@ -47,12 +50,14 @@ class TimeTools:
         "game ticks per frame).",
         title="Set time speed",
         result_description="{success, timeSpeed, paused, message, state}; without a game "
-        "{success: false, message}.",
+        "{success: false, message: 'No game is currently loaded.', code: 'no_game', state}.",
     )
     @parameter("speed", "Paused, Normal, Fast, Superfast or Ultrafast.")
     @call_spec(world=True, payload_codes=_NO_GAME)
     def set_time_speed(self, speed: str = "Normal") -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, NO_GAME_MESSAGE + ".")) is not None:
+            return {**failure, "state": world.state_snapshot()}
         world.set_time_speed(TimeSpeed.parse(speed))
         state = world.state_snapshot()
         return {

@@ -12,7 +12,7 @@ from rimbridge_sim.world._lifecycle import (
     MAX_SAVES,
     MAX_STEP_TICKS,
 )
-from rimbridge_sim.world._saves import sanitize_save_name
+from rimbridge_sim.world._saves import sanitize_name, sanitize_save_name
 from rimbridge_sim.world.errors import (
     InvalidArgumentError,
     InvalidCellError,
@@ -102,5 +102,6 @@ __all__ = [
     "UnknownIdError",
     "World",
     "WorldError",
+    "sanitize_name",
     "sanitize_save_name",
 ]

@@ -185,12 +185,10 @@ class LifecycleOps(WorldCore):
     def save_game(self, name: str) -> SaveRecord:
         """Save the running game as ``Saves/<name>.rws`` (overwriting) and keep a snapshot.
 
-        The name is sanitized as RimWorld does (:func:`sanitize_save_name`); non-ASCII names
-        are kept."""
+        The name is sanitized as the mod does (:func:`sanitize_save_name`): non-ASCII names
+        are kept, and a blank one becomes ``rimbridge_save_<yyyyMMdd_HHmmss>``."""
         colony = self.require_colony()
-        clean = sanitize_save_name(name) if isinstance(name, str) else ""
-        if not clean:
-            raise InvalidArgumentError(f"save name {name!r} is empty")
+        clean = sanitize_save_name(name if isinstance(name, str) else None)
         if len(clean) > 200:
             raise InvalidArgumentError(f"save name is too long ({len(clean)} characters)")
         if clean not in self._saves and len(self._saves) >= MAX_SAVES:
@@ -219,11 +217,11 @@ class LifecycleOps(WorldCore):
         """Saves made in this session, newest first."""
         return sorted(self._saves.values(), key=lambda s: -s.saved_order)
 
-    def save_path(self, name: str) -> str:
+    def save_path(self, name: str | None) -> str:
         return f"{self.storage.root}/Saves/{sanitize_save_name(name)}.rws"
 
-    def find_save(self, name: str) -> SaveRecord | None:
-        return self._saves.get(sanitize_save_name(name)) if isinstance(name, str) else None
+    def find_save(self, name: str | None) -> SaveRecord | None:
+        return self._saves.get(sanitize_save_name(name if isinstance(name, str) else None))
 
     def load_game(self, name: str) -> GameInfo:
         """Start loading ``name``: a long event of :data:`LOAD_TICKS` real-time frames.

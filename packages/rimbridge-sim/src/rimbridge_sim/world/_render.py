@@ -14,7 +14,7 @@ from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
 from rimbridge_sim.world.model import Cell, Phase, Terrain, ThingCategory
 from rimbridge_sim.world.state import Camera, Hover, Window
 
-__all__ = ["IMAGE_SCALE", "render_rgb", "render_screen", "terrain_grid"]
+__all__ = ["IMAGE_SCALE", "crop_screen", "render_rgb", "render_screen", "terrain_grid"]
 
 IMAGE_SCALE = 0.5
 """Image pixels per logical screen pixel."""
@@ -144,9 +144,8 @@ def render_screen(
     hover: Hover | None,
     *,
     tab_bar: bool,
-    clip: tuple[float, float, float, float] | None = None,
 ) -> tuple[int, int, bytes]:
-    """The screen as ``(width, height, rgb)``, cropped to ``clip`` (logical pixels)."""
+    """The whole screen as ``(width, height, rgb)``."""
     width = int(SCREEN_WIDTH * IMAGE_SCALE)
     height = int(SCREEN_HEIGHT * IMAGE_SCALE)
     if phase is Phase.LOADING or colony is None:
@@ -161,11 +160,17 @@ def render_screen(
         _fill(canvas, window.rect, _WINDOW_RGB, _BORDER_RGB)
     if hover is not None:
         _fill(canvas, (hover.screen_x - 4, hover.screen_y - 4, 8, 8), _HOVER_RGB)
-    if clip is not None:
-        x0 = max(0, int(clip[0] * IMAGE_SCALE))
-        y0 = max(0, int(clip[1] * IMAGE_SCALE))
-        x1 = min(width, max(x0 + 1, int((clip[0] + clip[2]) * IMAGE_SCALE)))
-        y1 = min(height, max(y0 + 1, int((clip[1] + clip[3]) * IMAGE_SCALE)))
-        canvas = [line[x0 * 3 : x1 * 3] for line in canvas[y0:y1]]
-        width, height = x1 - x0, y1 - y0
     return width, height, b"".join(bytes(line) for line in canvas)
+
+
+def crop_screen(
+    width: int, height: int, rgb: bytes, clip: tuple[float, float, float, float]
+) -> tuple[int, int, bytes]:
+    """A rendered screen cut to ``clip`` (logical pixels, kept inside the screen)."""
+    x0 = min(width - 1, max(0, int(clip[0] * IMAGE_SCALE)))
+    y0 = min(height - 1, max(0, int(clip[1] * IMAGE_SCALE)))
+    x1 = min(width, max(x0 + 1, int((clip[0] + clip[2]) * IMAGE_SCALE)))
+    y1 = min(height, max(y0 + 1, int((clip[1] + clip[3]) * IMAGE_SCALE)))
+    stride = width * 3
+    rows = (rgb[row * stride + x0 * 3 : row * stride + x1 * 3] for row in range(y0, y1))
+    return x1 - x0, y1 - y0, b"".join(rows)

@@ -1,19 +1,36 @@
-"""Save files: the name RimWorld gives a save, and what a ``.rws`` file holds."""
+"""File names the mod gives saves and screenshots, and what a ``.rws`` save file holds."""
 
 from __future__ import annotations
+
+import time
 
 from rimbridge_sim.world.model import Terrain
 from rimbridge_sim.world.state import Game
 
-__all__ = ["sanitize_save_name", "save_file"]
+__all__ = ["SAVE_NAME_PREFIX", "sanitize_name", "sanitize_save_name", "save_file"]
+
+SAVE_NAME_PREFIX = "rimbridge_save"
+"""The prefix of the name a save gets when none is given."""
 
 _INVALID_FILE_CHARS = set('<>:"/\\|?*') | {chr(c) for c in range(32)}
 
 
-def sanitize_save_name(name: str) -> str:
-    """What RimWorld makes of a save name: trimmed, characters a file name cannot hold
-    turned into ``_``; any other character (non-ASCII included) kept as it is."""
+def sanitize_name(name: str | None, fallback_prefix: str, now: float | None = None) -> str:
+    """The file name (without extension) the mod makes of ``name``.
+
+    A missing or blank name becomes ``<fallback_prefix>_<yyyyMMdd_HHmmss>`` in local time
+    (``now``, a Unix time, defaults to the current one); any other is trimmed, and the
+    characters a file name cannot hold become ``_`` (others, non-ASCII included, are kept).
+    Two blank names within the same second give the same name, as in the mod."""
+    if name is None or not name.strip():
+        stamp = time.strftime("%Y%m%d_%H%M%S", time.localtime(now))
+        return f"{fallback_prefix}_{stamp}"
     return "".join("_" if ch in _INVALID_FILE_CHARS else ch for ch in name.strip())
+
+
+def sanitize_save_name(name: str | None, now: float | None = None) -> str:
+    """The name a save is stored under (``rimbridge_save_<yyyyMMdd_HHmmss>`` when blank)."""
+    return sanitize_name(name, SAVE_NAME_PREFIX, now)
 
 
 def _escape(text: str) -> str:
