@@ -1,6 +1,6 @@
 """``games_show`` as the Go bridge answers it: the text block a model reads (arguments, stop
-process, termination warning, profiles, launch inputs with their constraints, warnings) and
-the same launch-context text in ``gabs games show``."""
+process, termination warning, profiles, launch inputs with their constraints, warnings), the
+per-profile ``trackRecord``, and the same launch-context text in ``gabs games show``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from mcp import Client
 from gabs.cli import main
 from gabs.config import GabsConfig
 from gabs.games import GameManager
+from gabs.lifecycle import TrackRecord, context_hash
 from gabs.mcp import build_server
 from gabs.mcp.call_results import call_view
 
@@ -187,6 +188,61 @@ async def test_a_store_launched_game_says_whether_it_can_be_stopped(
 ) -> None:
     text, _ = await _show(tmp_path, game_id)
     assert text.endswith("  Launch: SteamAppId\n" + tail)
+
+
+async def test_the_track_record_has_a_row_per_profile(tmp_path: Path) -> None:
+    _write(tmp_path)
+    game = GabsConfig.load(tmp_path).games["rim"]
+    record = TrackRecord(tmp_path / "rim")
+    fast = context_hash(game, "fast")
+    record.started(game, "fast", fast)
+    record.count("fast", fast, "bridgeConnects")
+    record.count("fast", fast, "cleanStops")
+    record.failed("fast", fast, "bridge_timeout", "game")
+    record.started(game, "normal", "sha256:an-earlier-context")
+    _, data = await _show(tmp_path, "rim")
+    assert data["trackRecord"] == [
+        {
+            "profile": "fast",
+            "currentContextProven": True,
+            "contextChangedSinceLastRecord": False,
+            "workloadStarts": 1,
+            "bridgeConnects": 1,
+            "deliveriesVerified": 0,
+            "cleanStops": 1,
+            "consecutiveFailures": 1,
+            "lastFailureClass": "game",
+            "lastFailureCode": "bridge_timeout",
+            "trackRecord": "started 1\u00d7, last moments ago; bridge connected 1\u00d7, "
+            "clean stops 1\u00d7; 1 consecutive failures",
+        },
+        {
+            "profile": "normal",
+            "isDefault": True,
+            "currentContextProven": False,
+            "contextChangedSinceLastRecord": True,
+            "workloadStarts": 1,
+            "bridgeConnects": 0,
+            "deliveriesVerified": 0,
+            "cleanStops": 0,
+            "consecutiveFailures": 0,
+            "trackRecord": "started 1\u00d7, last moments ago; bridge connected 0\u00d7 — the "
+            "workload starts but the bridge has never connected (points game-side, not at "
+            "launch config)",
+        },
+    ]
+
+
+async def test_a_game_without_profiles_has_one_default_row(tmp_path: Path) -> None:
+    _, data = await _show(tmp_path, "plain")
+    assert data["trackRecord"] == [
+        {
+            "profile": "(default)",
+            "currentContextProven": False,
+            "contextChangedSinceLastRecord": False,
+            "trackRecord": "no successful starts recorded for this context",
+        }
+    ]
 
 
 def test_the_cli_prints_the_same_launch_contexts(

@@ -30,7 +30,7 @@ from gabs.games_views import (
     status_next_actions,
     validation_warnings,
 )
-from gabs.lifecycle import LifecycleError, next_action, observe
+from gabs.lifecycle import LifecycleError, next_action, observe, track_record_summary
 from gabs.runtime import ClaimError, list_claims
 
 __all__ = ["StatusMixin"]
@@ -290,6 +290,9 @@ class StatusMixin(ConnectMixin):
                 data["defaultProfile"] = game.default_profile
             if game.launch_inputs:
                 data["launchInputs"] = launch_inputs_structured(game)
+            records = track_record_summary(game, config.game_dir(game_id))
+            if records:
+                data["trackRecord"] = records
         if warnings:
             data["configWarnings"] = warnings
         config_health(data, config, snapshot.error)
