@@ -18,10 +18,9 @@ from gabs.config import (
     LAUNCH_MODES,
     ConfigError,
     GabsConfig,
-    GameConfig,
     new_game_issues,
 )
-from gabs.games_views import launch_inputs_structured
+from gabs.games_text import arguments_label, describe_launch_contexts
 
 __all__ = [
     "config_check",
@@ -110,8 +109,7 @@ def games_show(args: argparse.Namespace) -> int:
     if game.working_dir:
         print(f"  Working Directory: {game.working_dir}")
     if game.args:
-        label = "Base Arguments (a profile appends to these)" if game.profiles else "Arguments"
-        print(f"  {label}: {' '.join(game.args)}")
+        print(f"  {arguments_label(game)}: {' '.join(game.args)}")
     if game.stop_process_name:
         print(f"  Stop Process Name: {game.stop_process_name}")
     if game.gabp_mode:
@@ -121,35 +119,10 @@ def games_show(args: argparse.Namespace) -> int:
     if game.env:
         print(f"  Environment: {', '.join(f'{k}=<hidden>' for k in sorted(game.env))}")
     print(f"  Attention Mode: {game.attention.mode}")
-    _print_contexts(game)
+    print(describe_launch_contexts(game), end="")
     for warning in config.game_warnings(game_id):
         print(f"  Warning: {warning}")
     return 0
-
-
-def _print_contexts(game: GameConfig) -> None:
-    if game.profiles:
-        print(f"\nDefault Profile: {game.default_profile} (used by a start that names no profile)")
-        print("\nProfiles:")
-        for name in sorted(game.profiles):
-            marker = " (default)" if name == game.default_profile else ""
-            description = game.profiles[name].description
-            print(f"  {name}{marker}" + (f" - {description}" if description else ""))
-    if game.launch_inputs:
-        print("\nLaunch Inputs (only these may be supplied per start):")
-        for name, spec in sorted(launch_inputs_structured(game).items()):
-            parts = [spec["type"]]
-            if "enum" in spec:
-                parts.append("one of [" + ", ".join(spec["enum"]) + "]")
-            if "minimum" in spec or "maximum" in spec:
-                parts.append(f"range {spec.get('minimum', '')}..{spec.get('maximum', '')}")
-            if "maxLength" in spec:
-                parts.append(f"maxLength {spec['maxLength']}")
-            if "pattern" in spec:
-                parts.append(f"pattern {spec['pattern']} (full match)")
-            if "profiles" in spec:
-                parts.append("only for profiles [" + ", ".join(sorted(spec["profiles"])) + "]")
-            print(f"  {name}: {', '.join(parts)} - {spec['description']}")
 
 
 def _absolute_if_path(value: str) -> str:

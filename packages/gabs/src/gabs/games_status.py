@@ -17,8 +17,10 @@ import anyio
 
 from gabs.games_connect import ConnectMixin
 from gabs.games_runtime import GameRuntime
+from gabs.games_text import show_text
 from gabs.games_views import (
     config_health,
+    config_health_text,
     evidence_json,
     game_structured,
     launch_inputs_structured,
@@ -28,7 +30,7 @@ from gabs.games_views import (
     status_next_actions,
     validation_warnings,
 )
-from gabs.lifecycle import LifecycleError, next_action, observe
+from gabs.lifecycle import LifecycleError, next_action, observe, track_record_summary
 from gabs.runtime import ClaimError, list_claims
 
 __all__ = ["StatusMixin"]
@@ -244,8 +246,9 @@ class StatusMixin(ConnectMixin):
         config_health(data, config, snapshot.error)
         return data
 
-    async def show(self, game_id: str) -> dict[str, Any]:
-        """``games_show``: one game's configuration (env values hidden) and status."""
+    async def show(self, game_id: str) -> tuple[str, dict[str, Any]]:
+        """``games_show``: one game's configuration (env values hidden) and status, as the text
+        block and the structured content."""
         snapshot = self.store.snapshot()
         config = snapshot.config
         if game_id not in config.game_ids:
@@ -265,10 +268,17 @@ class StatusMixin(ConnectMixin):
         }
         if "activeConfigRevision" in status:
             data["activeConfigRevision"] = status["activeConfigRevision"]
+        warnings = [str(issue) for issue in config.game_warnings(game_id)]
         if game is None:
             data["game"] = {"gameId": game_id}
             data["configError"] = [str(issue) for issue in config.broken.get(game_id, ())]
+            text = f"Game Configuration: {game_id}\n\n  Invalid entry:\n" + "".join(
+                f"    {issue}\n" for issue in data["configError"]
+            )
+            if warnings:
+                text += "\nConfiguration Warnings:\n" + "".join(f"  - {w}\n" for w in warnings)
         else:
+            text = show_text(game, [*validation_warnings(game), *warnings])
             data["game"] = game_structured(game)
             data["validationWarnings"] = validation_warnings(game)
             entry = game.to_json()
@@ -280,8 +290,10 @@ class StatusMixin(ConnectMixin):
                 data["defaultProfile"] = game.default_profile
             if game.launch_inputs:
                 data["launchInputs"] = launch_inputs_structured(game)
-        warnings = [str(issue) for issue in config.game_warnings(game_id)]
+            records = track_record_summary(game, config.game_dir(game_id))
+            if records:
+                data["trackRecord"] = records
         if warnings:
             data["configWarnings"] = warnings
         config_health(data, config, snapshot.error)
-        return data
+        return text + config_health_text(snapshot.error), data

@@ -16,6 +16,7 @@ from gabs.runtime.claim import format_time
 
 __all__ = [
     "config_health",
+    "config_health_text",
     "evidence_json",
     "game_structured",
     "launch_inputs_structured",

@@ -3,7 +3,7 @@
 
 from .codes import LifecycleError, cause_class, next_action, stale_bridge_credential
 from .core import Lifecycle, Superseded
-from .history import TrackRecord, context_hash, summary_line
+from .history import TrackRecord, context_hash, summary_line, track_record_summary
 from .observe import Observation, observe
 from .start import Started, exited_during_start, start_game
 from .stop import StopOutcome, stop_game
@@ -25,4 +25,5 @@ __all__ = [
     "start_game",
     "stop_game",
     "summary_line",
+    "track_record_summary",
 ]

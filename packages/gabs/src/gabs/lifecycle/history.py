@@ -22,7 +22,7 @@ from gabp.handoff import write_secret_file
 from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
 
-__all__ = ["TrackRecord", "age_text", "context_hash", "summary_line"]
+__all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
 
 RECORD_FILE: Final = "track-record.json"
 
@@ -163,3 +163,37 @@ class TrackRecord:
             entry["consecutiveFailures"] = entry.get("consecutiveFailures", 0) + 1
 
         self._update(profile, digest, change)
+
+
+def track_record_summary(game: GameConfig, game_dir: Path) -> list[dict[str, Any]]:
+    """``games_show``'s ``trackRecord``: one row per named profile (``(default)`` for a game
+    without profiles), saying whether the context the next start would run is proven.
+
+    A record kept for an earlier version of the context (the entry was edited since) counts
+    as not proven, and says so with ``contextChangedSinceLastRecord``.
+    """
+    recorded = TrackRecord(game_dir).load()["profiles"]
+    rows: list[dict[str, Any]] = []
+    for profile in sorted(game.profiles) if game.profiles else [""]:
+        found = recorded.get(profile)
+        entry = found if isinstance(found, dict) else None
+        digest = context_hash(game, profile)
+        row: dict[str, Any] = {"profile": profile or "(default)"}
+        if game.profiles and profile == game.default_profile:
+            row["isDefault"] = True
+        current = entry is not None and bool(digest) and entry.get("contextHash") == digest
+        row["currentContextProven"] = current and bool((entry or {}).get("workloadStarts"))
+        row["contextChangedSinceLastRecord"] = (
+            entry is not None and bool(digest) and entry.get("contextHash") != digest
+        )
+        if entry is not None:
+            for key in ("workloadStarts", "bridgeConnects", "deliveriesVerified", "cleanStops"):
+                row[key] = entry.get(key, 0)
+            row["consecutiveFailures"] = entry.get("consecutiveFailures", 0)
+            failure = entry.get("lastFailure")
+            if isinstance(failure, dict):
+                row["lastFailureClass"] = failure.get("class") or ""
+                row["lastFailureCode"] = failure.get("outcome") or ""
+        row["trackRecord"] = summary_line(entry)
+        rows.append(row)
+    return rows

@@ -137,26 +137,8 @@ class LifecycleTools:
 
     async def games_show(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         async def work() -> types.CallToolResult:
-            data = await self.manager.show(args["gameId"])
-            game = data["game"]
-            lines = [f"Game Configuration: {game['gameId']}"]
-            if "launchMode" in game:
-                lines += [
-                    f"  ID: {game['gameId']} ({game.get('name') or game['gameId']})",
-                    f"  Launch: {game['launchMode']}",
-                    f"  Target: {game.get('target', '')}",
-                ]
-            if data.get("profiles"):
-                names = ", ".join(p["name"] for p in data["profiles"])
-                lines.append(f"  Profiles: {names} (default {data.get('defaultProfile')})")
-            if data.get("launchInputs"):
-                lines.append(f"  Launch inputs: {', '.join(sorted(data['launchInputs']))}")
-            for warning in [*data.get("validationWarnings", []), *data.get("configWarnings", [])]:
-                lines.append(f"  Warning: {warning}")
-            if data.get("configError"):
-                lines.append(f"  Invalid entry: {data['configError']}")
-            lines.append(f"  Status: {data['statusDescription']}")
-            return text_result("\n".join(lines), data)
+            text, data = await self.manager.show(args["gameId"])
+            return text_result(text, data)
 
         return await self._guard(args["gameId"], work)
 
