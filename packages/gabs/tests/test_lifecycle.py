@@ -308,3 +308,22 @@ async def test_a_claim_without_a_way_to_stop_is_stop_unsupported(tmp_path: Path)
     with pytest.raises(LifecycleError) as killed:
         await stop_game(lc, "g", "kill")
     assert killed.value.code == "kill_unsupported"
+
+
+async def test_already_running_names_the_profile_the_refused_start_asked_for(
+    tmp_path: Path,
+) -> None:
+    profiles = {"normal": {"description": "n"}, "fast": {"description": "f"}}
+    lc, game = sleeper(tmp_path, profiles=profiles, defaultProfile="normal")
+    await start(lc, game)
+    try:
+        with pytest.raises(LifecycleError) as caught:
+            await start(lc, game, profile="fast")
+        refusal = caught.value.to_json("g")
+        assert (refusal["code"], refusal["activeProfile"], refusal["requestedProfile"]) == (
+            "already_running",
+            "normal",
+            "fast",
+        )
+    finally:
+        await stop_game(lc, "g", "kill")

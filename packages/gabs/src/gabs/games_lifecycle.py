@@ -9,6 +9,7 @@ bridge keeps connecting in the background for the rest of the timeout.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -24,13 +25,19 @@ from gabs.lifecycle import (
     LifecycleError,
     Started,
     StopOutcome,
+    TrackRecord,
     cause_class,
     exited_during_start,
     next_action,
     observe,
     start_game,
     stop_game,
+    summary_line,
 )
+from gabs.lifecycle.stop import quoted
+from gabs.lifecycle.untracked import stop_untracked
+from gabs.runtime import ClaimError
+from gabs.runtime.liveness import Evidence
 from gabs.runtime.procenv import stale_credentials
 
 __all__ = ["LifecycleMixin", "Progress"]
@@ -115,17 +122,7 @@ class LifecycleMixin(StatusMixin):
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
         if runtime.connected:
-            session = runtime.session
-            assert session is not None
-            status = "running" if runtime.spawned is not None else "connected"
-            raise LifecycleError(
-                "already_running",
-                f"Game '{game_id}' is already running and connected via GABP in this session; "
-                "use it as it is, or stop it first.",
-                data={"status": status, "toolCount": len(session.tools), "activeProfile": ""},
-                next_actions=status_next_actions(game_id, status, len(session.tools)),
-                is_error=False,
-            )
+            await self._already_running(runtime, profile or "", resolved.profile)
         if progress:
             progress(f"starting {game_id}")
         await self._close_session(runtime)
@@ -144,6 +141,48 @@ class LifecycleMixin(StatusMixin):
                 f"GABP server on port {started.port}"
             )
         return await self._connect_after_start(runtime, game, started, total, progress)
+
+    async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
+        """Refuse a start of a game this session is connected to: ``already_running`` with the
+        claim's profile, phase and evidence when the session is bound to the claim."""
+        session = runtime.session
+        assert session is not None
+        game_id = runtime.game_id
+        status = "running" if runtime.spawned is not None else "connected"
+        data: dict[str, Any] = {"status": status, "toolCount": len(session.tools)}
+        try:
+            claim = await self.lc.load(game_id)
+        except ClaimError:
+            claim = None
+        profile = ""
+        if claim is not None and self._bound(runtime, claim):
+            profile = claim.effective_profile
+            data.update(activeProfile=profile, phase=claim.phase)
+            data["evidence"] = Evidence("running", "gabp", "live GABP connection").to_json()
+            if resolved:
+                data["requestedProfile"] = resolved
+            actions = [
+                next_action("games_status", {"gameId": game_id}, "Inspect the active instance."),
+                next_action(
+                    "games_stop",
+                    {"gameId": game_id},
+                    "Stop it first if the other profile is needed.",
+                ),
+            ]
+        else:  # connected without a claim of its own: what can be said is the session's
+            data["activeProfile"] = ""
+            if asked:
+                data["requestedProfile"] = asked
+            actions = status_next_actions(game_id, status, len(session.tools))
+        raise LifecycleError(
+            "already_running",
+            f"Game '{game_id}' is already running"
+            + (f" with profile '{profile}'" if profile else "")
+            + " and connected via GABP in this session; use it as it is, or stop it first.",
+            data=data,
+            next_actions=actions,
+            is_error=False,
+        )
 
     async def _connect_after_start(
         self,
@@ -306,6 +345,13 @@ class LifecycleMixin(StatusMixin):
             gabp_live=lambda: runtime.connected,
             legacy=self._legacy_context(runtime),
         )
+        name = config.stop_process_name if config is not None else ""
+        if outcome is None and name:
+            outcome = await stop_untracked(self.lc, game_id, name, action, verify_window=window)
+            if outcome is not None:
+                if outcome.code == "terminated":
+                    await self._close_session(runtime)
+                return self._untracked_result(game_id, runtime.name, name, outcome)
         if outcome is None:
             if runtime.session is not None:
                 await self._close_session(runtime)
@@ -317,11 +363,11 @@ class LifecycleMixin(StatusMixin):
                     "message": f"Disconnected from '{game_id}'; no runtime claim exists, so no "
                     "process was signalled.",
                 }
+            searched = f"; no process named {quoted(name)} found" if name else ""
             raise LifecycleError(
                 "not_running",
-                f"Failed to {action} {game_id}: game {game_id} is not "
-                "running (no runtime claim, no "
-                "process tracked)",
+                f"Failed to {action} {game_id}: game {game_id} is not running (no runtime claim, "
+                f"no process tracked{searched})",
                 data={"action": action},
                 next_actions=[
                     next_action(
@@ -336,8 +382,31 @@ class LifecycleMixin(StatusMixin):
                 runtime.spawned.poll()
         return self._stop_result(game_id, runtime.name, outcome)
 
-    def _stop_result(self, game_id: str, name: str, outcome: StopOutcome) -> dict[str, Any]:
+    def _untracked_result(
+        self, game_id: str, name: str, process_name: str, outcome: StopOutcome
+    ) -> dict[str, Any]:
+        """A by-name stop's result: the Go bridge's text when it ended, else a stop's."""
+        data = self._stop_result(game_id, name, outcome, track=False)
+        data["stopProcessName"] = process_name
+        if outcome.code == "terminated":
+            past = "terminated" if outcome.action == "kill" else "stopped"
+            data["message"] = f"Game '{game_id}' ({name}) {past} successfully" + "".join(
+                f"\nWarning: {warning}" for warning in outcome.warnings
+            )
+        return data
+
+    def _stop_result(
+        self, game_id: str, name: str, outcome: StopOutcome, *, track: bool = True
+    ) -> dict[str, Any]:
         data = {**outcome.to_json(), "gameId": game_id}
+        if track:  # the track record of the claim's pinned context, as the Go bridge reports it
+            entry = None
+            if outcome.context_hash:
+                with contextlib.suppress(Exception):
+                    entry = TrackRecord(self.lc.game_dir(game_id)).entry(
+                        outcome.active_profile, outcome.context_hash
+                    )
+            data["trackRecord"] = summary_line(entry)
         cause = cause_class(outcome.code)
         if cause:
             data["causeClass"] = cause
@@ -347,6 +416,8 @@ class LifecycleMixin(StatusMixin):
         if outcome.code == "terminated":
             past = "killed" if verb == "kill" else "stopped"
             message = f"Game '{game_id}' ({name}) was {past} and its termination verified."
+            if outcome.detail:
+                message += f" {outcome.detail}."
         elif outcome.code == "action_succeeded_running":
             message = (
                 f"The {verb} action for '{game_id}' succeeded, but the "

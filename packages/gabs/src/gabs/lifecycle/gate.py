@@ -88,8 +88,10 @@ async def _judge_existing(
     claim: RuntimeState,
     live: LiveCheck | None,
     warnings: list[str],
+    requested: str = "",
 ) -> None:
-    """Raise unless the existing claim is provably stale (then remove it)."""
+    """Raise unless the existing claim is provably stale (then remove it); ``requested`` is the
+    profile this start resolved to."""
     moment = now()
     if claim.operation is not None and claim.operation.in_flight(moment):
         raise operation_refusal(game.id, claim, warnings_key="startWarnings")
@@ -105,7 +107,12 @@ async def _judge_existing(
             + (f" with profile '{profile}'" if profile else "")
             + " (another start, CLI or GABS session launched it). Use it as it is — connect with "
             "games_connect — or stop it first.",
-            data={"activeProfile": profile, "phase": claim.phase, "evidence": evidence.to_json()},
+            data={
+                "activeProfile": profile,
+                "phase": claim.phase,
+                "evidence": evidence.to_json(),
+                **({"requestedProfile": requested} if requested else {}),
+            },
             next_actions=[
                 next_action("games_status", {"gameId": game.id}, "Inspect the active instance."),
                 next_action(
@@ -251,7 +258,7 @@ async def claim_for_start(
                 )
         if existing is not None:
             try:
-                await _judge_existing(lc, game, existing, live, warnings)
+                await _judge_existing(lc, game, existing, live, warnings, resolved.profile)
             except _Retry:
                 pass
             except LifecycleError as refusal:

@@ -12,6 +12,7 @@ act). Success of the action is then checked against every evidence source for a 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -43,7 +44,7 @@ from .core import Lifecycle, now
 from .gate import operation_refusal
 from .history import TrackRecord
 
-__all__ = ["StopOutcome", "stop_game"]
+__all__ = ["StopOutcome", "quoted", "stop_game"]
 
 BUILTIN_BUDGET = 10.0
 VERIFY_DEFAULT = 15.0
@@ -62,6 +63,7 @@ class StopOutcome:
     claim_removed: bool = False
     hook: HookResult | None = None
     warnings: list[str] = field(default_factory=list)
+    context_hash: str = ""  # the claim's pinned track-record context (not in the JSON)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -84,6 +86,11 @@ class StopOutcome:
             if self.hook.tree_kill_warning:
                 data["treeKillWarning"] = True
         return data
+
+
+def quoted(name: str) -> str:
+    """``name`` in double quotes, as the Go bridge prints a process name in its evidence."""
+    return json.dumps(name, ensure_ascii=False)
 
 
 def _capability(claim: RuntimeState, action: str) -> tuple[ResolvedHook | None, bool]:
@@ -293,9 +300,9 @@ async def _evidence(
         else:
             found.running |= bool(pids)
             found.details.append(
-                f"{len(pids)} process(es) named {claim.stop_process_name!r} still running"
+                f"{len(pids)} process(es) named {quoted(claim.stop_process_name)} still running"
                 if pids
-                else f"no process named {claim.stop_process_name!r}"
+                else f"no process named {quoted(claim.stop_process_name)}"
             )
     hook = claim.lifecycle.status if claim.lifecycle else None
     if hook is not None:
@@ -355,7 +362,12 @@ async def stop_game(
     assert claim.operation is not None
     operation_id, launch_id = claim.operation.operation_id, claim.launch_id
     hook, _ = _capability(claim, action)
-    outcome = StopOutcome(code="", action=action, active_profile=claim.effective_profile)
+    outcome = StopOutcome(
+        code="",
+        action=action,
+        active_profile=claim.effective_profile,
+        context_hash=claim.history_context_hash,
+    )
     failed = ""
     if hook is not None:
         ok, result = await run_action_hook(hook, game_id=game_id, profile=claim.effective_profile)

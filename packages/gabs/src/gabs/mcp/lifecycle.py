@@ -43,14 +43,17 @@ def _coded(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult
     code = data.pop("code")
     game_id = data.pop("gameId", None)
     actions = _actions(data.pop("nextActions", []))
+    cause = data.pop("causeClass", None)
+    track = data.get("trackRecord")  # a failure's line replaces the neutral default
     return core_result(
         message,
         code=code,
         game_id=game_id,
         next_actions=actions,
+        track_record=track,
         is_error=error,
         extra=data,
-        cause=data.pop("causeClass", None),
+        cause=cause,
     )
 
 
