@@ -249,8 +249,10 @@ async def test_attention_is_attached_then_blocks_then_ack_clears(tmp_path: Path)
             data = _data(blocked)
             assert data["executed"] is False
             assert data["status"] == data["code"] == "blocked_by_attention"
-            assert (data["gameId"], data["tool"], data["attentionId"]) == (
+            # ``tool`` is the exposed MCP name, as the Go bridge has it; the game's name is kept.
+            assert (data["gameId"], data["tool"], data["gabpName"], data["attentionId"]) == (
                 "sim",
+                "sim_colony_draft",
                 "colony/draft",
                 attention_id,
             )
@@ -281,8 +283,8 @@ async def test_attention_is_attached_then_blocks_then_ack_clears(tmp_path: Path)
 
             right = await client.call_tool("games_ack_attention", {"attentionId": attention_id})
             assert not right.is_error and _data(right)["acknowledged"] is True
-            done = await client.call_tool(
-                "games_call_tool", {"tool": "colony/draft", "arguments": {"pawn": "Ari"}}
+            done = await client.call_tool(  # the retry by the blocked result's own ``tool``
+                "games_call_tool", {"tool": data["tool"], "arguments": {"pawn": "Ari"}}
             )
             assert not done.is_error and _data(done)["result"] == {"drafted": "Ari"}
             assert game.calls["draft"] == 1
