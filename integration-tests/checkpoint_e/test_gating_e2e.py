@@ -24,6 +24,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gabs.demo import SCENARIOS, Reply, run_demo
+from gabs.game_tools import mcp_tool_name
 from gabs.mcp.call_results import call_view
 
 BIN = Path(sys.executable).parent
@@ -116,12 +117,15 @@ async def gabs(config_dir: Path, *, mode: str = "auto") -> AsyncIterator[Bridge]
 
 
 def blocked(reply: Reply, attention_id: str, tool: str) -> None:
+    """``tool`` is the GABP name; the result's ``tool`` is the exposed MCP name, as Go's is."""
     assert reply.is_error, reply.text
-    assert {k: reply.get(k) for k in ("executed", "status", "code", "tool", "attentionId")} == {
+    keys = ("executed", "status", "code", "tool", "gabpName", "attentionId")
+    assert {k: reply.get(k) for k in keys} == {
         "executed": False,
         "status": "blocked_by_attention",
         "code": "blocked_by_attention",
-        "tool": tool,
+        "tool": mcp_tool_name(reply.get("gameId"), tool),
+        "gabpName": tool,
         "attentionId": attention_id,
     }
     assert reply.get("attention", "state") == "open" and reply.get("attention", "blocking")

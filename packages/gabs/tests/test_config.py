@@ -387,6 +387,58 @@ def test_our_keys_are_read_and_checked(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.parametrize("written", [0, -3])
+def test_a_bridge_timeout_of_zero_or_less_is_the_default_as_in_the_go_bridge(
+    tmp_path: Path, written: int
+) -> None:
+    document = one_game()
+    document["timeouts"] = {
+        "startup": {"processStartSeconds": written, "gabpConnectSeconds": written},
+        "session": {"ownerLeaseSeconds": written},
+    }
+    config = load(tmp_path, document)
+    assert (config.problems, config.broken) == ([], {})
+    startup = config.settings.startup
+    assert (startup.process_start_seconds, startup.gabp_connect_seconds) == (10, 60)
+    assert config.settings.owner_lease_seconds == 30
+
+
+@pytest.mark.parametrize(
+    ("startup", "direct", "store"),
+    [
+        (None, 10.0, 60.0),  # no section: the per-mode waits
+        ({}, 10.0, 10.0),  # a section fills in 10 s for every mode, as the Go bridge does
+        ({"gabpConnectSeconds": 90}, 10.0, 10.0),
+        ({"processStartSeconds": 0}, 10.0, 10.0),
+        ({"processStartSeconds": 25}, 25.0, 25.0),
+    ],
+)
+def test_the_process_start_wait_follows_the_go_bridge(
+    tmp_path: Path, startup: dict[str, int] | None, direct: float, store: float
+) -> None:
+    document = one_game()
+    if startup is not None:
+        document["timeouts"] = {"startup": startup}
+    settings = load(tmp_path, document).settings.startup
+    assert settings.process_start_budget("DirectPath") == direct
+    assert settings.process_start_budget("SteamAppId") == store
+    assert settings.process_start_budget("EpicAppId") == store
+
+
+def test_a_game_timeout_of_zero_or_less_is_the_default_too(tmp_path: Path) -> None:
+    timeouts = {"startSeconds": 0, "callSeconds": -1, "stopGraceSeconds": -2, "connectSeconds": 0}
+    config = load(tmp_path, one_game(timeouts=timeouts))
+    assert config.broken == {}
+    read = config.game("g").timeouts
+    assert (read.start_seconds, read.call_seconds, read.connect_seconds) == (None, 30.0, 10.0)
+    assert read.stop_grace_seconds is None
+    kept = load(tmp_path, one_game(timeouts={"stopGraceSeconds": 0})).game("g").timeouts
+    assert kept.stop_grace_seconds == 0.0
+    assert broken(one_game(timeouts={"callSeconds": "5"})) == {
+        "g": ["/games/g/timeouts/callSeconds: must be a number, not a string"]
+    }
+
+
 def test_a_game_built_in_code_writes_only_what_it_was_given() -> None:
     game = GameConfig(
         id="sim", name="Sim", launch_mode="CustomCommand", target="sim", args=("--x",)

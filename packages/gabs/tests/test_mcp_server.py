@@ -184,6 +184,21 @@ async def test_invalid_arguments_are_refused_naming_the_field_and_rule(
     assert game.calls["draft"] == 0
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+async def test_games_status_looks_a_blank_game_id_up_as_the_go_bridge_does(
+    tmp_path: Path, blank: str
+) -> None:
+    async with bridge_for(tmp_path, {"sim": Game()}) as bridge, Client(bridge.server) as client:
+        result = await client.call_tool("games_status", {"gameId": blank})
+        summary = await client.call_tool("games_status", {})
+    assert result.is_error
+    assert result.structured_content is not None
+    assert result.structured_content["code"] == "game_not_found"
+    assert _text(result).startswith(f"Game '{blank}' not found. Use games_list")
+    # only the absent argument asks for every game
+    assert not summary.is_error and _text(summary).startswith("Game Status Summary:")
+
+
 @pytest.mark.parametrize("tool", ["games_show", "games_call_tool", "games_tool_names"])
 async def test_unknown_arguments_are_refused_as_the_go_bridge_refuses_them(
     tmp_path: Path, tool: str
@@ -249,8 +264,10 @@ async def test_attention_is_attached_then_blocks_then_ack_clears(tmp_path: Path)
             data = _data(blocked)
             assert data["executed"] is False
             assert data["status"] == data["code"] == "blocked_by_attention"
-            assert (data["gameId"], data["tool"], data["attentionId"]) == (
+            # ``tool`` is the exposed MCP name, as the Go bridge has it; the game's name is kept.
+            assert (data["gameId"], data["tool"], data["gabpName"], data["attentionId"]) == (
                 "sim",
+                "sim_colony_draft",
                 "colony/draft",
                 attention_id,
             )
@@ -281,8 +298,8 @@ async def test_attention_is_attached_then_blocks_then_ack_clears(tmp_path: Path)
 
             right = await client.call_tool("games_ack_attention", {"attentionId": attention_id})
             assert not right.is_error and _data(right)["acknowledged"] is True
-            done = await client.call_tool(
-                "games_call_tool", {"tool": "colony/draft", "arguments": {"pawn": "Ari"}}
+            done = await client.call_tool(  # the retry by the blocked result's own ``tool``
+                "games_call_tool", {"tool": data["tool"], "arguments": {"pawn": "Ari"}}
             )
             assert not done.is_error and _data(done)["result"] == {"drafted": "Ari"}
             assert game.calls["draft"] == 1

@@ -90,14 +90,23 @@ def blocked_next_actions(
 
 
 def outcome_structured(
-    game_id: str, outcome: CallOutcome, arguments: dict[str, Any] | None
+    game_id: str,
+    outcome: CallOutcome,
+    arguments: dict[str, Any] | None,
+    *,
+    exposed: str | None = None,
 ) -> dict[str, Any]:
-    """The machine-readable form of a call's outcome (MCP structured content)."""
+    """The machine-readable form of a call's outcome (MCP structured content).
+
+    ``tool`` is the tool's exposed MCP name (``rim_sim_unload_map``), as the Go bridge names it
+    in a blocked result, when the caller knows it; ``gabpName`` is always the game's own name.
+    """
     data: dict[str, Any] = {
         "executed": outcome.executed,
         "status": outcome.status,
         "gameId": game_id,
-        "tool": outcome.tool,
+        "tool": exposed or outcome.tool,
+        "gabpName": outcome.tool,
     }
     if outcome.status in ("blocked_by_attention", "attention_unavailable"):
         data["code"] = outcome.status

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 __all__ = [
+    "DEFAULT_PROCESS_START_SECONDS",
     "LAUNCH_MODES",
     "URL_MODES",
     "AttentionMode",
@@ -40,6 +41,8 @@ LAUNCH_MODES: Final[tuple[str, ...]] = (
 )
 #: The modes that hand a store URI to the platform's opener (no args, env or cwd reach the game).
 URL_MODES: Final[tuple[str, ...]] = ("SteamAppId", "EpicAppId")
+#: The process-start wait once ``timeouts.startup`` is written (the Go bridge's 10 s).
+DEFAULT_PROCESS_START_SECONDS: Final = 10
 AttentionMode = Literal["off", "observe", "gate"]
 
 
@@ -255,14 +258,15 @@ class StartupTimeouts(_Json):
     """``timeouts.startup``: seconds to see the process start, and the whole GABP wait."""
 
     process_start_seconds: int | None = None
-    """None: 10 s, or 60 s for the store modes (the Go bridge's defaults)."""
+    """None (no ``timeouts.startup`` section): 10 s, or 60 s for the store modes, as the Go
+    bridge waits; with the section it is always set (10 unless written positive)."""
     gabp_connect_seconds: int = 60
 
     def process_start_budget(self, launch_mode: str) -> float:
         """Seconds to see a launched game running before a start is ``unobserved``."""
         if self.process_start_seconds:
             return float(self.process_start_seconds)
-        return 60.0 if launch_mode in URL_MODES else 10.0
+        return 60.0 if launch_mode in URL_MODES else float(DEFAULT_PROCESS_START_SECONDS)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from ._issues import escape_pointer, game_pointer
 from ._model import (
+    DEFAULT_PROCESS_START_SECONDS,
     LAUNCH_MODES,
     AttentionSettings,
     BridgeSettings,
@@ -201,15 +202,16 @@ def _read_timeouts(values: Values, raw: Any, path: str) -> GameTimeouts:
         return GameTimeouts()
     keys = ("startSeconds", "callSeconds", "stopGraceSeconds", "connectSeconds")
     values.unknown_keys(found, keys, path, strict=True)
-    start = values.number(found.get("startSeconds"), f"{path}/startSeconds", positive=True)
-    call = values.number(found.get("callSeconds"), f"{path}/callSeconds", positive=True)
+    # As with the bridge-wide timeouts, 0 or less reads as unset (a grace of 0 is a real value).
+    start = values.number(found.get("startSeconds"), f"{path}/startSeconds")
+    call = values.number(found.get("callSeconds"), f"{path}/callSeconds")
     grace = values.number(found.get("stopGraceSeconds"), f"{path}/stopGraceSeconds")
-    connect = values.number(found.get("connectSeconds"), f"{path}/connectSeconds", positive=True)
+    connect = values.number(found.get("connectSeconds"), f"{path}/connectSeconds")
     return GameTimeouts(
-        start_seconds=start,
-        call_seconds=call if call is not None else 30.0,
-        stop_grace_seconds=grace,
-        connect_seconds=connect if connect is not None else 10.0,
+        start_seconds=start if start is not None and start > 0 else None,
+        call_seconds=call if call is not None and call > 0 else 30.0,
+        stop_grace_seconds=grace if grace is not None and grace >= 0 else None,
+        connect_seconds=connect if connect is not None and connect > 0 else 10.0,
     )
 
 
@@ -313,7 +315,20 @@ def _read_port_ranges(values: Values, raw: Any) -> tuple[PortRange, ...]:
 
 
 def _positive(value: int | None, default: int) -> int:
+    """A timeout or length of 0 or less reads as unset (the default), as in the Go bridge."""
     return value if value is not None and value > 0 else default
+
+
+def _process_start(values: Values, startup: dict[str, Any] | None) -> int | None:
+    """``processStartSeconds``: None (the per-mode default) when ``timeouts.startup`` is absent;
+    once the section is there, 10 s for every mode unless set positive (as the Go bridge reads it).
+    """
+    if startup is None:
+        return None
+    found = values.integer(
+        startup.get("processStartSeconds"), "/timeouts/startup/processStartSeconds"
+    )
+    return _positive(found, DEFAULT_PROCESS_START_SECONDS)
 
 
 def read_settings(values: Values, document: dict[str, Any]) -> Settings:
@@ -325,7 +340,8 @@ def read_settings(values: Values, document: dict[str, Any]) -> Settings:
     values.unknown_keys(normalization, keys, "/toolNormalization", strict=False)
     timeouts = values.obj(document.get("timeouts"), "/timeouts") or {}
     values.unknown_keys(timeouts, ("startup", "session"), "/timeouts", strict=False)
-    startup = values.obj(timeouts.get("startup"), "/timeouts/startup") or {}
+    startup_section = values.obj(timeouts.get("startup"), "/timeouts/startup")
+    startup = startup_section or {}
     start_keys = ("processStartSeconds", "gabpConnectSeconds")
     values.unknown_keys(startup, start_keys, "/timeouts/startup", strict=False)
     session = values.obj(timeouts.get("session"), "/timeouts/session") or {}
@@ -359,9 +375,7 @@ def read_settings(values: Values, document: dict[str, Any]) -> Settings:
         ),
         port_ranges=_read_port_ranges(values, document.get("portRanges")),
         startup=StartupTimeouts(
-            process_start_seconds=values.integer(
-                startup.get("processStartSeconds"), "/timeouts/startup/processStartSeconds", low=1
-            ),
+            process_start_seconds=_process_start(values, startup_section),
             gabp_connect_seconds=_positive(
                 values.integer(
                     startup.get("gabpConnectSeconds"), "/timeouts/startup/gabpConnectSeconds"

@@ -78,7 +78,8 @@ class Values:
             return None
         return value
 
-    def number(self, value: Any, path: str, *, positive: bool = False) -> float | None:
+    def number(self, value: Any, path: str) -> float | None:
+        """A finite number (its sign is the caller's to judge)."""
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -86,12 +87,6 @@ class Values:
             return None
         if not math.isfinite(value):
             self.error(path, "must be a finite number")
-            return None
-        if positive and value <= 0:
-            self.error(path, "must be greater than 0")
-            return None
-        if value < 0:
-            self.error(path, "must not be negative")
             return None
         return float(value)
 

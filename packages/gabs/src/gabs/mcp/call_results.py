@@ -13,8 +13,9 @@ model must see it.
 
 A call that did not get an answer of the game's (refused by the gate, refused before it was
 sent, a game error, lost in transit) stays the bridge's own result, with ``isError``, the Go
-bridge's ``code`` vocabulary where it has one, ``gameId``, ``nextActions`` (``{tool, arguments,
-reason}``), ``causeClass`` and ``trackRecord``.
+bridge's ``code`` vocabulary where it has one, ``gameId``, ``tool`` (the exposed MCP name, as
+the Go bridge's blocked result has it) with ``gabpName`` (the game's name), ``nextActions``
+(``{tool, arguments, reason}``), ``causeClass`` and ``trackRecord``.
 """
 
 from __future__ import annotations
@@ -151,8 +152,10 @@ def game_call_result(
     context: str | None = None,
     context_info: dict[str, Any] | None = None,
     gated: bool = True,
+    exposed: str | None = None,
 ) -> types.CallToolResult:
-    """The MCP result of one game call (see the module doc)."""
+    """The MCP result of one game call (see the module doc); ``exposed`` is the tool's MCP name,
+    the ``tool`` of the bridge's own results (the game's name is their ``gabpName``)."""
     meta = call_meta(game_id, outcome)
     if context_info:
         meta["context"] = context_info
@@ -174,7 +177,7 @@ def game_call_result(
             _meta={CALL_META_KEY: meta},
         )
     code = _failure_code(outcome)
-    data = outcome_structured(game_id, outcome, arguments)
+    data = outcome_structured(game_id, outcome, arguments, exposed=exposed)
     data["code"] = code
     actions = _next_actions(game_id, outcome, arguments)
     data["nextActions"] = [action.to_json() for action in actions]

@@ -210,6 +210,7 @@ class CallTools:
             context=context,
             context_info=context_info,
             gated=runtime.config is None or runtime.config.attention.mode == "gate",
+            exposed=entry.exposed,
         )
 
     async def games_call_tool(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:

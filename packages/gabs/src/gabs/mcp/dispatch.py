@@ -129,6 +129,10 @@ class ToolDispatcher:
                 refusal = unknown_argument_refusal(bridge_tool, arguments)
                 if refusal is not None:
                     return refusal
+                if name == "games_status" and isinstance(game_id, str) and not game_id.strip():
+                    # Go's games_status looks a blank gameId up as it is (game_not_found);
+                    # everywhere else a blank string counts as not given.
+                    return await self.handlers[name](ctx, {"gameId": game_id})
                 if isinstance(arguments, dict):
                     arguments = go_lenient(bridge_tool, arguments)
                 problems = schema_problems(bridge_tool, arguments)

@@ -147,7 +147,7 @@ class LifecycleTools:
 
     async def games_status(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         game_id = args.get("gameId")
-        if game_id:
+        if game_id is not None:
 
             async def work() -> types.CallToolResult:
                 item = await self.manager.status(game_id)

@@ -72,7 +72,7 @@ _CURSOR: Final[dict[str, Any]] = {
 
 
 def _text(description: str) -> dict[str, Any]:
-    return {"type": "string", "maxLength": 200, "description": description}
+    return {"type": "string", "description": description}
 
 
 def _timeout(description: str) -> dict[str, Any]:
