@@ -75,6 +75,31 @@ def test_titles_are_derived_from_every_segment_as_lib_gab_does(name: str, title:
     assert tool_title(name) == title
 
 
+async def test_an_optional_parameter_is_described_by_its_own_type_as_lib_gab_does() -> None:
+    server = make_server()
+
+    @server.tool("map/count_things", description="Count things.")
+    def count_things(kind: str, limit: int | None = None, near: str | None = "base") -> int:
+        return 0 if limit is None else limit
+
+    (entry,) = await tools_list(server)
+    properties = entry["inputSchema"]["properties"]
+    # Lib.GAB writes a nullable parameter as its underlying type; no null default
+    assert properties["limit"] == {"type": "integer", "title": "Limit"}
+    # a non-null default keeps the choice of null, as the parameter takes it
+    assert properties["near"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
+    assert entry["inputSchema"]["required"] == ["kind"]
+    # a null sent for it is still taken
+    called = await call(
+        server, {"name": "map/count_things", "arguments": {"kind": "x", "limit": None}}
+    )
+    assert called == 0
+    called = await call(
+        server, {"name": "map/count_things", "arguments": {"kind": "x", "limit": 3}}
+    )
+    assert called == 3
+
+
 async def test_a_handler_tool_is_described_from_its_tool_info_as_lib_gab_builds_it() -> None:
     server = make_server()
     info = ToolInfo(

@@ -19,6 +19,7 @@ from lib_gab.tool_info import ToolParameterInfo, ToolResponseFieldInfo, json_typ
 
 __all__ = [
     "described",
+    "function_input_schema",
     "input_schema_from_infos",
     "model_from_infos",
     "model_name",
@@ -60,6 +61,27 @@ def input_schema_from_infos(parameters: Iterable[ToolParameterInfo]) -> dict[str
     }
     if required:
         schema["required"] = required
+    return schema
+
+
+def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The ``inputSchema`` of a function's arguments model, with each optional parameter
+    (``int | None = None``) described by its own type, as Lib.GAB describes a nullable one
+    (``{"type": "integer"}``, no ``null`` default): a bridge that shows a parameter's
+    ``type`` then shows ``integer``, not nothing. A ``null`` sent for it is still taken."""
+    schema = model.model_json_schema()
+    for name, prop in (schema.get("properties") or {}).items():
+        choices = prop.get("anyOf")
+        optional = "default" in prop and prop["default"] is None
+        if not optional or not isinstance(choices, list) or len(choices) != 2:
+            continue
+        kept = [choice for choice in choices if choice != {"type": "null"}]
+        if len(kept) != 1:
+            continue
+        plain = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
+        schema["properties"][name] = {**kept[0], **plain}
+    schema.setdefault("required", [])
+    schema["additionalProperties"] = False
     return schema
 
 

@@ -29,6 +29,7 @@ from lib_gab._arguments import InvalidArguments, UnknownArguments, check_argumen
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
     described,
+    function_input_schema,
     input_schema_from_infos,
     model_from_infos,
     model_name,
@@ -334,9 +335,7 @@ def build_tool(
     input_model = create_model(
         title_name, __config__=ConfigDict(extra="forbid", title=title_name), **fields
     )
-    input_schema = input_model.model_json_schema()
-    input_schema.setdefault("required", [])
-    input_schema["additionalProperties"] = False
+    input_schema = function_input_schema(input_model)
     fields_out = tuple(response_fields)
     output_adapter, output_schema = _function_output(
         hints.get("return", inspect.Signature.empty), result_description, fields_out
