@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import Any
 
 import pytest
 
+from gabp import RemoteError
 from rimbridge_sim.contract import load_contract
 from rimbridge_sim.contract.capabilities import (
     SIM_PROVIDER,
@@ -15,6 +17,10 @@ from rimbridge_sim.contract.capabilities import (
     capability_of,
     capability_table,
 )
+from rimbridge_sim.tools.diagnostics import DIAGNOSTICS_MODULE
+
+FAIL = "0c0ffee0-0000-4000-8000-000000000001"
+LOGS = "0c0ffee0-0000-4000-8000-000000000002"
 
 # what the mod's C# source gives: providerId from RimBridgeCapabilities.cs, the kebab-cased
 # implementation method from the module that has it
@@ -82,3 +88,66 @@ def test_sim_only_tools_have_a_sim_only_id() -> None:
     sim = capability_of("sim/schedule_error")
     assert (sim.provider_id, sim.category, sim.source) == (SIM_PROVIDER, "test", "extension")
     assert capability_id("custom/do_it") == "rimbridge.sim/test/custom-do-it"
+
+
+def test_the_diagnostics_module_is_the_mods_diagnostics_provider() -> None:
+    provider = {n for n, c in capability_table().items() if c.provider_id.endswith("/diagnostics")}
+    assert provider == DIAGNOSTICS_MODULE
+
+
+async def test_one_id_names_the_call_in_every_place(open_sim: Any) -> None:
+    select = "rimbridge.core/selection/select-pawn"
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        done = await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+        assert done["operation"]["capabilityId"] == select
+        operation_id = done["operation"]["operationId"]
+        got = await sim.call("rimbridge/get_operation", operationId=operation_id)
+        assert got["trackedOperation"]["capabilityId"] == select
+        listed = await sim.call("rimbridge/list_operations", limit=50)
+        assert select in {o["capabilityId"] for o in listed["operations"]}
+        events = await sim.call("rimbridge/list_operation_events", operationId=operation_id)
+        assert {e["capabilityId"] for e in events["events"]} == {select}
+
+        # a failing call writes its exception line under the same id
+        with pytest.raises(RemoteError):
+            await sim.call("rimworld/select_pawn", request_id=FAIL)
+        logs = await sim.call("rimbridge/list_logs", operationId=FAIL, minimumLevel="error")
+        assert logs["logs"] and {e["capabilityId"] for e in logs["logs"]} == {select}
+
+        script = {"steps": [{"id": "pick", "call": "rimworld/select_pawn", "arguments": {}}]}
+        ran = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+        assert ran["script"]["steps"][0]["capabilityId"] == select
+
+
+async def test_an_id_from_get_capability_finds_the_calls_log_lines(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0, enable_test_tools=True) as sim:
+        with pytest.raises(RemoteError):
+            await sim.call("rimworld/select_pawn", request_id=LOGS)
+        found = await sim.call(
+            "rimbridge/get_capability", capabilityIdOrAlias="rimworld/select_pawn"
+        )
+        capability = found["capability"]
+        assert (capability["id"], capability["providerId"], capability["category"]) == (
+            "rimbridge.core/selection/select-pawn",
+            "rimbridge.core/selection",
+            "selection",
+        )
+        assert capability["aliases"] == ["rimworld/select_pawn"]
+        logs = await sim.call("rimbridge/list_logs", capabilityId=capability["id"])
+        assert LOGS in {e["operationId"] for e in logs["logs"]}
+        # the mod resolves an id as well as an alias, ignoring case
+        by_id = await sim.call(
+            "rimbridge/get_capability", capabilityIdOrAlias=capability["id"].upper()
+        )
+        assert by_id["capability"]["id"] == capability["id"]
+        views = await sim.call("rimbridge/list_capabilities", category="view", limit=200)
+        assert "rimbridge.core/view/move-camera" in {c["id"] for c in views["capabilities"]}
+        dpa = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="rimworld/dpa_status")
+        assert dpa["capability"]["source"] == "optional"
+        test = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="sim/inject_log")
+        assert test["capability"]["id"] == "rimbridge.sim/test/inject-log"
+        injected = await sim.call("sim/inject_log", level="warning", message="marker")
+        assert injected["operation"]["capabilityId"] == "rimbridge.sim/test/inject-log"
+        lines = await sim.call("rimbridge/list_logs", capabilityId="rimbridge.sim/test/inject-log")
+        assert [e["message"] for e in lines["logs"]] == ["marker"]
