@@ -157,7 +157,7 @@ async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_
         assert first["message"].startswith(
             "Exception in rimworld/select_pawn: InvalidArgumentError: a colonist name or id"
         )
-        assert first["capabilityId"] == "rimworld/select_pawn"
+        assert first["capabilityId"] == "rimbridge.core/selection/select-pawn"
 
 
 async def test_list_logs_from_the_diagnostics_cursor_starts_at_the_trigger_line(

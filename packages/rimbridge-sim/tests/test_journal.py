@@ -229,7 +229,7 @@ def test_an_operation_serializes_as_the_mods_envelope_with_its_links(
     wire = record.to_wire(include_events=False)
     assert {k: wire[k] for k in ("operationId", "capabilityId", "status", "success")} == {
         "operationId": "call-1",
-        "capabilityId": "rimworld/load_game",
+        "capabilityId": "rimbridge.core/lifecycle/load-game",
         "status": "failed",
         "success": False,
     }

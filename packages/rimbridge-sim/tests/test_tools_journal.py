@@ -143,10 +143,12 @@ async def test_the_default_filter_hides_the_mods_diagnostics_module_waits_includ
         await sim.call("rimbridge/ping")
         await sim.call("rimbridge/get_bridge_status")
         shown = await sim.call("rimbridge/list_operation_events")
-        assert [e["capabilityId"] for e in shown["events"]] == ["rimworld/list_colonists"] * 2
+        colonists = "rimbridge.core/selection/list-colonists"
+        assert [e["capabilityId"] for e in shown["events"]] == [colonists] * 2
         everything = await sim.call("rimbridge/list_operation_events", includeDiagnostics=True)
         methods = {e["capabilityId"] for e in everything["events"]}
-        assert {"rimbridge/wait_for_game_loaded", "rimbridge/wait_for_long_event_idle"} <= methods
+        waits = {"wait-for-game-loaded", "wait-for-long-event-idle"}
+        assert {f"rimbridge.core/diagnostics/{wait}" for wait in waits} <= methods
 
 
 def test_the_diagnostics_module_is_the_contracts_diagnostics_category_and_the_two_waits() -> None:
@@ -167,7 +169,8 @@ async def test_a_page_of_events_is_full_however_many_diagnostics_events_lie_betw
         page = await sim.call(
             "rimbridge/list_operation_events", limit=1, eventType="operation.started"
         )
-        assert [e["capabilityId"] for e in page["events"]] == ["rimworld/list_colonists"]
+        colonists = "rimbridge.core/selection/list-colonists"
+        assert [e["capabilityId"] for e in page["events"]] == [colonists]
 
 
 async def test_wait_for_operation_tracks_the_operation_with_its_retained_result(

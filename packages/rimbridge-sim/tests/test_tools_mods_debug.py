@@ -135,8 +135,11 @@ async def test_capabilities_describe_the_live_surface(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         everything = await sim.call("rimbridge/list_capabilities", includeParameters=False)
         assert everything["totalCount"] == 123
+        # the mod's provider categories: the selection provider has six tools, the pawn
+        # inspection ones are the inspection provider's
         selection = await sim.call("rimbridge/list_capabilities", category="Selection")
-        assert selection["returnedCount"] == 9
+        assert selection["returnedCount"] == 6
+        assert {c["providerId"] for c in selection["capabilities"]} == {"rimbridge.core/selection"}
         found = await sim.call("rimbridge/list_capabilities", query="designatorId", limit=3)
         assert (found["returnedCount"], found["truncated"]) == (3, True)
         one = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="rimworld/set_draft")

@@ -46,6 +46,7 @@ from rimbridge_sim.config import (
     BridgeConfig,
 )
 from rimbridge_sim.contract import Contract, load_contract
+from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import LogEntry, LogRing, OperationJournal, new_operation_id
 from rimbridge_sim.feed import AttentionFeed
 from rimbridge_sim.policy import Policy
@@ -282,7 +283,7 @@ class RimBridge:
             tick=self._tick,
             operation_id=operation_id,
             root_operation_id=journal.root_of(operation_id),
-            capability_id=None if record is None else record.method,
+            capability_id=None if record is None else capability_id(record.method),
             parent_operation_id=None if record is None else record.parent_id,
         )
 

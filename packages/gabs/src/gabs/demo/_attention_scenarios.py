@@ -153,9 +153,10 @@ async def scenario_gating(agent: DemoAgent) -> None:
         [
             *RAN_OK,
             (
-                "operation sim/schedule_error",
+                "operation sim/schedule_error (capability rimbridge.sim/test/schedule-error)",
                 lambda r: (
-                    r.get("result", "trackedOperation", "capabilityId") == "sim/schedule_error"
+                    r.get("result", "trackedOperation", "capabilityId")
+                    == "rimbridge.sim/test/schedule-error"
                 ),
             ),
         ],

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, TypeAlias
 
+from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._common import iso_utc
 
 __all__ = [
@@ -107,7 +108,7 @@ class OperationEvent(NamedTuple):
             "eventId": self.event_id or None,
             "eventType": EVENT_TYPES[self.kind],
             "operationId": self.operation_id,
-            "capabilityId": self.method,
+            "capabilityId": capability_id(self.method),
             "status": self.status,
             "success": self.status == "completed",
             "timestampUtc": iso_utc(self.wall_time),
@@ -169,7 +170,7 @@ class OperationRecord(NamedTuple):
             }
         return {
             "operationId": self.id,
-            "capabilityId": self.method,
+            "capabilityId": capability_id(self.method),
             "status": self.status,
             "success": self.success,
             "startedAtUtc": iso_utc(self.started_wall),

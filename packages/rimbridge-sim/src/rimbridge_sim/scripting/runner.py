@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 
 from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
 
 __all__ = ["CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
@@ -388,11 +389,13 @@ class ScriptRunner:
         started: float,
     ) -> dict[str, Any]:
         done = time.time()
+        # the mod's capability id of the alias; empty when no capability answers to it
+        unknown = (outcome.error or {}).get("code") == "capability.not_found"
         return {
             "index": len(report.steps) + 1,
             "id": step_id,
             "call": alias,
-            "capabilityId": alias,
+            "capabilityId": "" if unknown else capability_id(alias),
             "operationId": outcome.operation_id,
             "status": outcome.status,
             "success": outcome.success,

@@ -1,28 +1,23 @@
 """Capabilities: the bridge's registered tools described as the real mod's capability
-registry describes them (id, provider, category, aliases, parameters)."""
+registry describes them (id, provider, category, aliases, parameters).
+
+The id, provider and category are the mod's (:mod:`rimbridge_sim.contract.capabilities`); the
+tool name is the capability's one alias. The same id names the tool's operations in the
+journal, its log lines and its script steps."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from lib_gab.tools import Tool
+from rimbridge_sim.contract.capabilities import capability_of
 from rimbridge_sim.host import ToolHost
 
-__all__ = ["capability_id", "describe_capability", "find_capability", "matches"]
-
-_CORE = "rimbridge.sim"
-_TEST = "rimbridge.sim.test"
-
-
-def capability_id(host: ToolHost, tool: Tool) -> str:
-    contract = host.contract.get(tool.name)
-    category = contract.category if contract is not None else "test"
-    provider = _CORE if contract is not None else _TEST
-    return f"{provider}/{category}/{tool.name.rsplit('/', 1)[-1]}"
+__all__ = ["describe_capability", "find_capability", "matches"]
 
 
 def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) -> dict[str, Any]:
-    contract = host.contract.get(tool.name)
+    capability = capability_of(tool.name)
     schema = tool.input_schema
     required = set(schema.get("required", []))
     parameters = None
@@ -37,14 +32,13 @@ def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) ->
             }
             for name, prop in schema.get("properties", {}).items()
         ]
-    optional = contract is not None and contract.category == "profiling"
     return {
-        "id": capability_id(host, tool),
-        "providerId": _CORE if contract is not None else _TEST,
-        "category": contract.category if contract is not None else "test",
+        "id": capability.id,
+        "providerId": capability.provider_id,
+        "category": capability.category,
         "title": tool.title,
         "summary": tool.description,
-        "source": "optional" if optional else "core" if contract is not None else "extension",
+        "source": capability.source,
         "executionKind": "Immediate",
         "supportedModes": ["Wait"],
         "defaultRequestedMode": "Wait",
@@ -57,9 +51,10 @@ def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) ->
 
 
 def find_capability(host: ToolHost, wanted: str) -> dict[str, Any] | None:
-    key = wanted.strip()
+    # the mod resolves an id or an alias, ignoring case
+    key = wanted.strip().lower()
     for tool in host.tool_list():
-        if key in (tool.name, capability_id(host, tool)):
+        if key in (tool.name.lower(), capability_of(tool.name).id.lower()):
             return describe_capability(host, tool, True)
     return None
 
