@@ -423,6 +423,31 @@ async def test_events_reach_only_subscribers_with_seq_from_zero_per_connection()
     assert [(e.seq, e.payload) for e in second] == [(0, {"n": 2}), (1, {"n": 3})]
 
 
+async def test_a_channel_can_be_withdrawn_and_its_subscribers_counted_as_in_lib_gab() -> None:
+    server = make_server()
+    server.channel("game/tick")
+    server.channel("game/raid")
+    assert server.subscriber_count("game/tick") == 0
+    async with (
+        server.running() as address,
+        bridge(address) as one,
+        bridge(address) as two,
+    ):
+        with anyio.fail_after(5):
+            await one.request("events/subscribe", {"channels": ["game/tick", "game/raid"]})
+            await two.request("events/subscribe", {"channels": ["game/tick"]})
+            assert [server.subscriber_count(c) for c in ("game/tick", "game/raid")] == [2, 1]
+            assert server.subscriber_count("game/nope") == 0
+            assert server.unregister_channel("game/tick") is True
+            assert server.unregister_channel("game/tick") is False
+            assert server.subscriber_count("game/tick") == 0
+            assert server.subscriber_count("game/raid") == 1
+            with pytest.raises(RemoteError) as info:
+                await two.request("events/subscribe", {"channels": ["game/tick"]})
+            assert info.value.code == -31003
+            assert info.value.data["available"] == ["game/raid"]
+
+
 async def test_subscribing_to_an_unknown_channel_is_refused_clearly() -> None:
     server = make_server()
     server.channel("game/tick")

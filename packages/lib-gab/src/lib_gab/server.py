@@ -352,6 +352,20 @@ class GabpServer(Serving):
             raise ValueError(f"{name} is an attention channel: use enable_attention()")
         self._channels.setdefault(name, Channel(name, description))
 
+    def unregister_channel(self, name: str) -> bool:
+        """Withdraw a channel and every subscription to it (Lib.GAB's ``UnregisterChannel``);
+        False when it was not offered."""
+        if self._channels.pop(name, None) is None:
+            return False
+        for session in self._sessions:
+            session.subscriptions.discard(name)
+        return True
+
+    def subscriber_count(self, channel: str) -> int:
+        """How many bridges are subscribed to ``channel`` (Lib.GAB's ``GetSubscriberCount``):
+        a game can skip building a payload nobody receives."""
+        return sum(1 for s in self._sessions if s.established and channel in s.subscriptions)
+
     def resource(
         self,
         uri: str,
