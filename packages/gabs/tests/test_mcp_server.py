@@ -199,6 +199,18 @@ async def test_games_status_looks_a_blank_game_id_up_as_the_go_bridge_does(
     assert not summary.is_error and _text(summary).startswith("Game Status Summary:")
 
 
+@pytest.mark.parametrize("tool", ["games_show", "games_start", "games_stop", "games_kill"])
+async def test_a_blank_game_id_is_not_found_by_the_lifecycle_tools_as_in_the_go_bridge(
+    tmp_path: Path, tool: str
+) -> None:
+    async with bridge_for(tmp_path, {"sim": Game()}) as bridge, Client(bridge.server) as client:
+        result = await client.call_tool(tool, {"gameId": " "})
+    assert result.is_error
+    assert result.structured_content is not None
+    assert result.structured_content["code"] == "game_not_found"
+    assert _text(result).startswith("Game ' ' not found. Use games_list")
+
+
 @pytest.mark.parametrize("tool", ["games_show", "games_call_tool", "games_tool_names"])
 async def test_unknown_arguments_are_refused_as_the_go_bridge_refuses_them(
     tmp_path: Path, tool: str

@@ -49,6 +49,11 @@ __all__ = ["ToolDispatcher"]
 logger = logging.getLogger("gabs.mcp")
 
 
+_LOOKED_UP_AS_GIVEN = frozenset(
+    {"games_status", "games_show", "games_start", "games_stop", "games_kill"}
+)
+
+
 class ToolDispatcher:
     """The ``tools/list`` and ``tools/call`` handlers, bound to one manager."""
 
@@ -129,9 +134,9 @@ class ToolDispatcher:
                 refusal = unknown_argument_refusal(bridge_tool, arguments)
                 if refusal is not None:
                     return refusal
-                if name == "games_status" and isinstance(game_id, str) and not game_id.strip():
-                    # Go's games_status looks a blank gameId up as it is (game_not_found);
-                    # everywhere else a blank string counts as not given.
+                if name in _LOOKED_UP_AS_GIVEN and isinstance(game_id, str) and not game_id.strip():
+                    # Go's status, show, start, stop and kill look a blank gameId up as it is
+                    # (game_not_found); everywhere else a blank string counts as not given.
                     return await self.handlers[name](ctx, {"gameId": game_id})
                 if isinstance(arguments, dict):
                     arguments = go_lenient(bridge_tool, arguments)
