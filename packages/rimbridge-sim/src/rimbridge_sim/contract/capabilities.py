@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Final
 
@@ -69,7 +69,7 @@ def capability_table() -> Mapping[str, Capability]:
     }
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: a name is looked up per call, whatever names come
 def capability_of(tool_name: str) -> Capability:
     """The capability a tool name is the alias of (a sim-only one for tools the mod lacks)."""
     known = capability_table().get(tool_name)
