@@ -449,12 +449,14 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         repeated_hello="welcome",
         unknown_channels="skip",
         descriptor_extras=True,
+        hello_params="token_only",
     )
     assert ProtocolOptions() == ProtocolOptions(
         unknown_arguments="refuse",
         repeated_hello="welcome",
         unknown_channels="refuse",
         descriptor_extras=False,
+        hello_params="check",
     )
 
 
@@ -491,3 +493,50 @@ async def test_with_lib_gabs_choice_a_handler_tool_gets_the_arguments_it_does_no
     refused = await call(strict, {"name": "game/bare", "arguments": {"x": 1}})
     assert isinstance(refused, RemoteError) and refused.code == -32602
     assert len(seen) == 2
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"launchId": "test-launch-id"},
+        {"platform": "freebsd"},
+        {"bridgeVersion": ""},
+        {"clientInfo": "gabs"},
+    ],
+)
+async def test_with_lib_gabs_choice_a_hello_with_the_right_token_is_welcomed(
+    odd: dict[str, Any],
+) -> None:
+    strict = make_server()
+    lenient = make_server(options=ProtocolOptions.lib_gab())
+    hello = hello_params(TOKEN) | odd
+    async with strict.running() as address, bridge_session(address, TOKEN, hello=False) as conn:
+        with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+            await conn.request("session/hello", hello)
+        assert info.value.code == -32602
+    async with lenient.running() as address, bridge_session(address, TOKEN, hello=False) as conn:
+        with anyio.fail_after(5):
+            welcome = await conn.request("session/hello", hello)
+            assert welcome["agentId"] == "port"
+            assert "tools" in await conn.request("tools/list")
+        # the token is still checked
+        with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+            await conn.request("session/hello", hello | {"token": "d" * 64})
+        assert info.value.code == -31000
+
+
+@pytest.mark.parametrize("channels", [[], None])
+async def test_with_lib_gabs_choice_an_empty_channel_list_names_none(channels: Any) -> None:
+    strict = make_server()
+    strict.channel("colony/raid")
+    lenient = make_server(options=ProtocolOptions.lib_gab())
+    lenient.channel("colony/raid")
+    params = {"channels": channels}
+    async with strict.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+            await conn.request("events/subscribe", params)
+        assert info.value.code == -32602
+    async with lenient.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            assert await conn.request("events/subscribe", params) == {"subscribed": []}
+            assert await conn.request("events/unsubscribe", params) == {"unsubscribed": []}

@@ -186,17 +186,26 @@ class MethodHandlers:
             request.close_after_response = "authentication failed"
             await self._slow_down_guessing()
             raise ProtocolError(ErrorCode.AUTHENTICATION_FAILED, "authentication failed")
-        params = parse(request)
+        try:
+            params = parse(request)
+            client = params.client_info.name if params.client_info else None
+            version, platform = params.bridge_version, params.platform
+        except ProtocolError as exc:
+            if self.options.hello_params != "token_only":
+                raise
+            logger.warning("welcoming a bridge whose hello GABP would refuse: %s", exc.message)
+            raw = request.params
+            info = raw.get("clientInfo")
+            client = info.get("name") if isinstance(info, dict) else None
+            version, platform = raw.get("bridgeVersion"), raw.get("platform")
         again = session.established
         session.established = True
-        session.client = (
-            f"{params.client_info.name if params.client_info else 'bridge'} {params.bridge_version}"
-        )
+        session.client = f"{client or 'bridge'} {version}"
         logger.info(
             "bridge session %s (%s, %s)",
             "hello repeated" if again else "established",
             session.client,
-            params.platform,
+            platform,
         )
         return HelloResult(
             agent_id=self.agent_id,
@@ -317,13 +326,25 @@ class MethodHandlers:
             )
         return [name for name in channels if name in known]
 
+    def _none_named(self, request: InboundRequest) -> bool:
+        """An empty or null channel list, taken as naming none when unknown channels are
+        skipped (Lib.GAB answers it with an empty list)."""
+        return self.options.unknown_channels == "skip" and request.params.get("channels") in (
+            None,
+            [],
+        )
+
     async def _events_subscribe(self, session: Session, request: InboundRequest) -> Any:
+        if self._none_named(request):
+            return {"subscribed": []}
         params = parse(request)
         offered = self._check_channels(params.channels)
         session.subscriptions.update(offered)
         return {"subscribed": offered}
 
     async def _events_unsubscribe(self, session: Session, request: InboundRequest) -> Any:
+        if self._none_named(request):
+            return {"unsubscribed": []}
         params = parse(request)
         offered = self._check_channels(params.channels)
         removed = [name for name in offered if name in session.subscriptions]

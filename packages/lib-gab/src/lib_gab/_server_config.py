@@ -80,7 +80,13 @@ class ProtocolOptions:
     unknown_channels: Literal["refuse", "skip"] = "refuse"
     """events/subscribe or events/unsubscribe naming a channel the server does not offer:
     ``refuse`` answers ``-31003`` listing the unknown and the offered channels; ``skip``
-    (Lib.GAB) leaves it out of the answer's list."""
+    (Lib.GAB) leaves it out of the answer's list, and takes an empty or ``null`` list as
+    naming none."""
+    hello_params: Literal["check", "token_only"] = "check"
+    """A ``session/hello`` whose token is right: ``check`` also checks its other params against
+    GABP's schema (``-32602`` names what is wrong); ``token_only`` (Lib.GAB) welcomes it
+    whatever else it says (a ``launchId`` that is not a UUID, a ``platform`` such as
+    ``freebsd``), with a warning."""
     descriptor_extras: bool = False
     """Add Lib.GAB's ``parameters`` and ``requiresAuth`` to each tools/list entry (GABP's tool
     schema does not admit them; bridges that read leniently ignore them)."""
@@ -93,6 +99,7 @@ class ProtocolOptions:
             repeated_hello="welcome",
             unknown_channels="skip",
             descriptor_extras=True,
+            hello_params="token_only",
         )
 
 
