@@ -11,6 +11,7 @@ import contextlib
 import functools
 import json
 import logging
+import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
@@ -30,7 +31,8 @@ __all__ = ["OperationRunner"]
 logger = logging.getLogger("rimbridge_sim.integration")
 
 _SUMMARY_LIMIT: Final = 200
-LogFunction = Callable[[str, str, str, str | None], None]
+LogFunction = Callable[[str, str, str, str | None, str], None]
+"""``(level, message, source, operation id, stack trace)``."""
 
 
 _SUMMARY_ENCODER: Final = msgspec.json.Encoder(order="sorted", enc_hook=str)
@@ -103,7 +105,8 @@ class OperationRunner:
         * a result (a payload failure included) completes the operation;
         * a :class:`WorldError` whose code is in the spec's ``payload_codes`` becomes a payload
           failure and completes it;
-        * any other exception is logged at error level (source ``tool``), fails the operation
+        * any other exception is logged at error level (source ``tool``, its traceback as the
+          line's stack trace), fails the operation
           (``timed_out`` when the main loop did not answer) and reaches the caller as a
           :class:`ToolError` whose data names the error code and the operation id.
         """
@@ -191,7 +194,11 @@ class OperationRunner:
         text = error.message if isinstance(error, WorldError | ToolError) else str(error)
         text = text or type(error).__name__
         self._log(
-            "error", f"Exception in {name}: {type(error).__name__}: {text}", "tool", operation_id
+            "error",
+            f"Exception in {name}: {type(error).__name__}: {text}",
+            "tool",
+            operation_id,
+            "".join(traceback.format_exception(error)),
         )
         self._journal.fail(
             operation_id,

@@ -76,8 +76,16 @@ class ToolHost(Protocol):
     @property
     def map_id(self) -> str | None: ...
 
-    def log(self, level: str, message: str, source: str, operation_id: str | None = None) -> None:
-        """Append a line to the log ring, attributed to ``operation_id`` and its root."""
+    def log(
+        self,
+        level: str,
+        message: str,
+        source: str,
+        operation_id: str | None = None,
+        stack_trace: str = "",
+    ) -> None:
+        """Append a line to the log ring, attributed to ``operation_id`` and its root;
+        ``stack_trace`` is the traceback of the exception the line reports, if it reports one."""
         ...
 
     def main_loop(self) -> AbstractContextManager[None]:

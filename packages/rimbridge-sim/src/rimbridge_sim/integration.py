@@ -269,11 +269,21 @@ class RimBridge:
 
     # -- logging -------------------------------------------------------------------------------
 
-    def log(self, level: str, message: str, source: str, operation_id: str | None = None) -> None:
-        """Append a line to the log ring, attributed to ``operation_id`` and its root."""
+    def log(
+        self,
+        level: str,
+        message: str,
+        source: str,
+        operation_id: str | None = None,
+        stack_trace: str = "",
+    ) -> None:
+        """Append a line to the log ring, attributed to ``operation_id`` and its root;
+        ``stack_trace`` is the traceback of the exception the line reports, if it reports one."""
         journal = self._journal
         if operation_id is None:
-            self._ring.append(level, message, source=source, tick=self._tick)
+            self._ring.append(
+                level, message, source=source, tick=self._tick, stack_trace=stack_trace
+            )
             return
         record = journal.get(operation_id)
         self._ring.append(
@@ -285,6 +295,7 @@ class RimBridge:
             root_operation_id=journal.root_of(operation_id),
             capability_id=None if record is None else capability_id(record.method),
             parent_operation_id=None if record is None else record.parent_id,
+            stack_trace=stack_trace,
         )
 
     def _on_world_log(self, record: LogRecord) -> None:

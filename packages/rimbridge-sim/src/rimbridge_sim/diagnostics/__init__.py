@@ -6,6 +6,8 @@ on the thread that made the change.
 
 * :mod:`~rimbridge_sim.diagnostics.log_ring`: :class:`LogRing`, every line the game writes,
   sequenced from 1, identical consecutive lines collapsed, queried like ``rimbridge/list_logs``.
+* :mod:`~rimbridge_sim.diagnostics.script_context`: the script step running now, which every
+  line logged during it carries.
 * :mod:`~rimbridge_sim.diagnostics.journal`: :class:`OperationJournal`, every operation by id
   with parent/child links, per-operation events, one journal-wide event stream and a few
   retained results.
@@ -38,6 +40,11 @@ from rimbridge_sim.diagnostics._records import (
 )
 from rimbridge_sim.diagnostics.journal import OperationJournal
 from rimbridge_sim.diagnostics.log_ring import LogEntry, LogListener, LogPage, LogRing, RingStats
+from rimbridge_sim.diagnostics.script_context import (
+    ScriptStep,
+    current_script_step,
+    in_script_step,
+)
 
 __all__ = [
     "EVENT_TYPES",
@@ -59,7 +66,10 @@ __all__ = [
     "OperationRecord",
     "OperationStatus",
     "RingStats",
+    "ScriptStep",
     "UnknownOperationError",
+    "current_script_step",
+    "in_script_step",
     "iso_utc",
     "level_rank",
     "log_with_operation",

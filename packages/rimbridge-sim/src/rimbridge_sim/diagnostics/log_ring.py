@@ -1,11 +1,14 @@
 """The log ring: a bounded, sequenced, collapsing record of every line the game writes.
 
 Every appended line consumes one sequence number (1, 2, 3, ...; never reused, as in the real
-mod's log journal). Identical consecutive lines (same level, message, source and operation)
-arriving within ``collapse_window`` seconds of the previous repeat are folded into one
-:class:`LogEntry`: its ``repeat_count`` grows and its ``latest_sequence`` moves to the new
-line's sequence, while ``sequence`` stays where the run started. On the wire an entry's
-``sequence`` is its *latest* line (what the mod reports) and ``firstSequence`` the first.
+mod's log journal). A line carries the script step running when it was logged
+(:mod:`~rimbridge_sim.diagnostics.script_context`, read once per line) and, when it reports
+an exception, its traceback. Identical consecutive lines (same level, message, stack trace,
+source, operation and script step) arriving within ``collapse_window`` seconds of the
+previous repeat are folded into one :class:`LogEntry`: its ``repeat_count`` grows and its
+``latest_sequence`` moves to the new line's sequence, while ``sequence`` stays where the run
+started. On the wire an entry's ``sequence`` is its *latest* line (what the mod reports) and
+``firstSequence`` the first.
 
 Queries follow ``rimbridge/list_logs``: entries come newest first; ``after_sequence <= 0``
 asks for the newest ``limit`` matches; a positive cursor asks for the matches after it, and
@@ -34,6 +37,7 @@ from rimbridge_sim.diagnostics._common import (
     query_rank,
     subscribe,
 )
+from rimbridge_sim.diagnostics.script_context import ScriptStep, current_script_step
 
 __all__ = ["LogEntry", "LogListener", "LogPage", "LogRing", "RingStats"]
 
@@ -67,6 +71,10 @@ class LogEntry:
     """The tool whose operation wrote the line."""
     parent_operation_id: str | None = None
     entry_id: str = ""
+    stack_trace: str = ""
+    """The traceback of the exception the line reports, ``""`` for any other line."""
+    script: ScriptStep | None = None
+    """The script step that was running when the line was logged."""
 
     @property
     def first_sequence(self) -> int:
@@ -74,16 +82,21 @@ class LogEntry:
 
     def to_wire(self) -> dict[str, Any]:
         """The shape ``rimbridge/list_logs`` returns (the mod's fields, camelCase)."""
+        script = self.script
         return {
             "sequence": self.latest_sequence,
             "entryId": self.entry_id,
             "level": self.level,
             "message": self.message,
+            "stackTrace": self.stack_trace,
             "source": self.source,
             "operationId": self.operation_id,
             "capabilityId": self.capability_id,
             "parentOperationId": self.parent_operation_id,
             "rootOperationId": self.root_operation_id,
+            "scriptStatementId": "" if script is None else script.statement_id,
+            "scriptStepId": "" if script is None else script.step_id,
+            "scriptCall": "" if script is None else script.call,
             "firstSeenAtUtc": iso_utc(self.wall_time),
             "timestampUtc": iso_utc(self.latest_wall_time),
             "repeatCount": self.repeat_count,
@@ -215,8 +228,12 @@ class LogRing:
         root_operation_id: str | None = None,
         capability_id: str | None = None,
         parent_operation_id: str | None = None,
+        stack_trace: str = "",
     ) -> LogEntry:
-        """Record one line; return the entry now holding it (new or collapsed into)."""
+        """Record one line; return the entry now holding it (new or collapsed into).
+
+        The line carries the script step running in the caller's context, if any.
+        """
         if level not in RANK:
             level_rank(level)  # raises the ValueError
         if type(message) is not str:
@@ -225,6 +242,7 @@ class LogRing:
             raise ValueError(f"source must be a non-empty str, got {source!r}")
         if root_operation_id is None:
             root_operation_id = operation_id
+        script = current_script_step()
         now = self._clock()
         wall = time.time()
         with self._lock:
@@ -241,6 +259,8 @@ class LogRing:
                 and last.source == source
                 and last.operation_id == operation_id
                 and last.root_operation_id == root_operation_id
+                and last.stack_trace == stack_trace
+                and last.script == script
                 and now - last.latest_time <= self._window
             ):
                 entry = LogEntry(
@@ -260,6 +280,8 @@ class LogRing:
                     last.capability_id,
                     last.parent_operation_id,
                     last.entry_id,
+                    last.stack_trace,
+                    last.script,
                 )
                 entries[-1] = entry
                 self._collapsed += 1
@@ -282,6 +304,8 @@ class LogRing:
                     capability_id,
                     parent_operation_id,
                     f"log_{self._id_prefix}{sequence:012x}",
+                    stack_trace,
+                    script,
                 )
                 entries.append(entry)
                 collapsed = False

@@ -23,6 +23,7 @@ import anyio
 
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.contract.capabilities import capability_id
+from rimbridge_sim.diagnostics.script_context import in_script_step
 from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
 
 __all__ = ["CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
@@ -348,7 +349,9 @@ class ScriptRunner:
         attempts = 0
         while True:
             attempts += 1
-            outcome = await self._call(alias, arguments)
+            # lines logged during the call carry the step, as the mod's operation context does
+            with in_script_step(base, step_id, alias):
+                outcome = await self._call(alias, arguments)
             row = self._row(report, step_id, alias, outcome, attempts, started)
             if policy is None or not outcome.success:
                 break

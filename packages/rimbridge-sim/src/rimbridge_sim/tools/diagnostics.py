@@ -344,10 +344,10 @@ class DiagnosticsTools:
         "after that cursor (hasMore and nextCursor page on); an attention item's "
         "diagnosticsCursor used as afterSequence starts at the line that raised it.",
         title="List logs",
-        result_description="{logs: [{sequence, entryId, level, message, source, operationId, "
-        "capabilityId, parentOperationId, rootOperationId, firstSeenAtUtc, timestampUtc, "
-        "repeatCount, firstSequence, tick}], nextCursor, hasMore, truncated, oldestSequence, "
-        "latestSequence}.",
+        result_description="{logs: [{sequence, entryId, level, message, stackTrace, source, "
+        "operationId, capabilityId, parentOperationId, rootOperationId, scriptStatementId, "
+        "scriptStepId, scriptCall, firstSeenAtUtc, timestampUtc, repeatCount, firstSequence, "
+        "tick}], nextCursor, hasMore, truncated, oldestSequence, latestSequence}.",
     )
     @parameter("limit", "Most entries to return.")
     @parameter("minimum_level", "Least severe level: info, warning, error or fatal (debug too).")
