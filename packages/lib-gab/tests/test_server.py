@@ -518,6 +518,21 @@ async def test_attention_methods_are_method_not_found_without_enable_attention()
         assert info.value.code == -31003
 
 
+@pytest.mark.parametrize("attention_id", ["  ", "\t"])
+async def test_acknowledging_a_blank_attention_id_is_refused_as_in_lib_gab(
+    attention_id: str,
+) -> None:
+    server = make_server()
+    server.enable_attention()
+    async with server.running() as address, bridge(address) as conn:
+        with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+            await conn.request("attention/ack", {"attentionId": attention_id})
+        assert (info.value.code, info.value.message) == (-32602, "attentionId must not be blank")
+        with anyio.fail_after(5):
+            answer = await conn.request("attention/ack", {"attentionId": "a"})
+        assert answer["acknowledged"] is False
+
+
 async def test_a_thousand_concurrent_calls_are_all_answered() -> None:
     server = make_server()
 

@@ -402,6 +402,8 @@ class MethodHandlers:
 
     async def _attention_ack(self, session: Session, request: InboundRequest) -> Any:
         params = parse(request)
+        if not params.attention_id.strip():  # Lib.GAB refuses a blank id as a missing one
+            raise ProtocolError(ErrorCode.INVALID_PARAMS, "attentionId must not be blank")
         assert self._attention is not None
         outcome = self._attention.ack(params.attention_id)
         await self._relay.flush()  # attention/cleared goes out before the ack's answer
