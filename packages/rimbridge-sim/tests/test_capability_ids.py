@@ -17,7 +17,6 @@ from rimbridge_sim.contract.capabilities import (
     capability_of,
     capability_table,
 )
-from rimbridge_sim.tools.diagnostics import DIAGNOSTICS_MODULE
 
 FAIL = "0c0ffee0-0000-4000-8000-000000000001"
 LOGS = "0c0ffee0-0000-4000-8000-000000000002"
@@ -88,11 +87,6 @@ def test_sim_only_tools_have_a_sim_only_id() -> None:
     sim = capability_of("sim/schedule_error")
     assert (sim.provider_id, sim.category, sim.source) == (SIM_PROVIDER, "test", "extension")
     assert capability_id("custom/do_it") == "rimbridge.sim/test/custom-do-it"
-
-
-def test_the_diagnostics_module_is_the_mods_diagnostics_provider() -> None:
-    provider = {n for n, c in capability_table().items() if c.provider_id.endswith("/diagnostics")}
-    assert provider == DIAGNOSTICS_MODULE
 
 
 async def test_one_id_names_the_call_in_every_place(open_sim: Any) -> None:

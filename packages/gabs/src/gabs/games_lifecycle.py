@@ -9,7 +9,6 @@ bridge keeps connecting in the background for the rest of the timeout.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -400,13 +399,10 @@ class LifecycleMixin(StatusMixin):
     ) -> dict[str, Any]:
         data = {**outcome.to_json(), "gameId": game_id}
         if track:  # the track record of the claim's pinned context, as the Go bridge reports it
-            entry = None
-            if outcome.context_hash:
-                with contextlib.suppress(Exception):
-                    entry = TrackRecord(self.lc.game_dir(game_id)).entry(
-                        outcome.active_profile, outcome.context_hash
-                    )
-            data["trackRecord"] = summary_line(entry)
+            record = TrackRecord(self.lc.game_dir(game_id))  # a missing or bad file reads empty
+            data["trackRecord"] = summary_line(
+                record.entry(outcome.active_profile, outcome.context_hash)
+            )
         cause = cause_class(outcome.code)
         if cause:
             data["causeClass"] = cause

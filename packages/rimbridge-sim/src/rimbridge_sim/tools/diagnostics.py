@@ -13,33 +13,25 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import MainLoopTimeout, call_spec
 from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
 from rimbridge_sim.world import InvalidArgumentError, TimeSpeed
 
-__all__ = ["DIAGNOSTICS_MODULE", "DiagnosticsTools"]
+__all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
 
-DIAGNOSTICS_MODULE: Final = frozenset(
-    {
-        "rimbridge/ping",
-        "rimworld/get_game_info",
-        "rimbridge/get_operation",
-        "rimbridge/get_bridge_status",
-        "rimbridge/list_capabilities",
-        "rimbridge/get_capability",
-        "rimbridge/list_operations",
-        "rimbridge/list_operation_events",
-        "rimbridge/list_logs",
-        "rimbridge/wait_for_operation",
-        "rimbridge/wait_for_game_loaded",
-        "rimbridge/wait_for_long_event_idle",
-    }
-)
-"""The tools of the mod's diagnostics module (``DiagnosticsCapabilityModule``): the contract's
-``diagnostics`` category and the two waits it files under ``lifecycle``. Their events are
-left out of ``rimbridge/list_operation_events`` unless asked for, as the mod leaves out the
-capabilities under ``rimbridge.core/diagnostics/``."""
+DIAGNOSTICS_PREFIX: Final = "rimbridge.core/diagnostics/"
+"""The capability ids of the mod's diagnostics module (``DiagnosticsCapabilityModule``): its
+events are left out of ``rimbridge/list_operation_events`` unless asked for, as the mod leaves
+them out. The module holds the contract's ``diagnostics`` category and the two waits for the
+game it files under ``lifecycle``."""
+
+
+def is_diagnostics(tool_name: str) -> bool:
+    """Whether a tool belongs to the mod's diagnostics module (by its capability id)."""
+    return capability_id(tool_name).startswith(DIAGNOSTICS_PREFIX)
+
 
 _TRACKED = (
     "An operation: its envelope (operationId, capabilityId, status, success, times, "
@@ -316,7 +308,7 @@ class DiagnosticsTools:
         journal = self.host.journal
 
         def keep(event: OperationEvent) -> bool:
-            return event.method not in DIAGNOSTICS_MODULE
+            return not is_diagnostics(event.method)
 
         events = journal.stream(
             after_sequence=after_sequence,
