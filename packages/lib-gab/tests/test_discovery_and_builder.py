@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import types
 from pathlib import Path
 
 import anyio
@@ -14,6 +15,8 @@ from lib_gab import (
     ServerConfigError,
     create_gabs_aware_server,
     create_server,
+    create_server_with_instance_and_external_config,
+    create_server_with_module,
     gabs_launch,
     is_running_under_gabs,
     tool,
@@ -142,3 +145,57 @@ async def test_a_gabs_aware_server_with_an_instance_serves_its_tools() -> None:
         with anyio.fail_after(5):
             result = await conn.request("tools/call", {"name": "game/ping", "parameters": None})
     assert result == {"pong": True}
+
+
+def test_instance_and_external_config_make_one_server_as_in_lib_gab() -> None:
+    server = create_server_with_instance_and_external_config(
+        "Game", "2", Tools(), 7001, TOKEN, "factorio"
+    )
+    assert (server.port, server.token, server.agent_id) == (7001, TOKEN, "factorio")
+    assert (server.app.name, server.app.version) == ("Game", "2")
+    assert server.has_tool("game/ping")
+    without_id = create_server_with_instance_and_external_config("Game", "2", Tools(), 7002, TOKEN)
+    assert (without_id.port, without_id.agent_id) == (7002, "gabp-server")
+
+
+def _colony_module() -> types.ModuleType:
+    """A module as an assembly: a function tool, a class with static and instance tools, and a
+    class imported from elsewhere."""
+    module = types.ModuleType("colony_module")
+
+    @tool("colony/ping", description="Ping.")
+    def ping() -> dict[str, bool]:
+        return {"pong": True}
+
+    class Store:
+        @tool("colony/store_count", description="Count the stored things.")
+        @staticmethod
+        def count() -> int:
+            return 3
+
+        @tool("colony/store_open", description="Needs an instance: not found in a scan.")
+        def open(self) -> None:
+            raise AssertionError("never registered")
+
+    class Imported:
+        @tool("other/version", description="Belongs to another module.")
+        @staticmethod
+        def version() -> str:
+            return "1"
+
+    Store.__module__ = module.__name__
+    module.ping = ping  # type: ignore[attr-defined]
+    module.Store = Store  # type: ignore[attr-defined]
+    module.Imported = Imported  # type: ignore[attr-defined]
+    return module
+
+
+async def test_a_module_is_scanned_as_lib_gab_scans_an_assembly() -> None:
+    server = create_server_with_module("Game", "1", _colony_module(), port=0)
+    assert sorted(tool.name for tool in server.tools) == ["colony/ping", "colony/store_count"]
+    async with server.running() as address, bridge_session(address, server.token) as conn:
+        with anyio.fail_after(5):
+            counted = await conn.request("tools/call", {"name": "colony/store_count"})
+    assert counted == 3
+    with pytest.raises(TypeError, match="expected a module"):
+        create_server_with_module("Game", "1", Tools())  # type: ignore[arg-type]

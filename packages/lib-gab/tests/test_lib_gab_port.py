@@ -69,6 +69,16 @@ async def call(server: GabpServer, params: dict[str, Any]) -> Any:
         ("rimworld/pause_game", "Rimworld Pause Game"),
         ("game-v2/world/set_chunk", "Game V2 World Set Chunk"),
         ("rimbridge/list_logs2", "Rimbridge List Logs2"),
+        # .NET's title case: digits belong to their word, an all-capitals word is kept, a
+        # word starts at its first letter
+        ("map/get_v2view", "Map Get V2view"),
+        ("unit/hp2x_set", "Unit Hp2x Set"),
+        ("ui/2d_view", "Ui 2D View"),
+        ("Game/USA_map", "Game USA Map"),
+        ("Game/MiXed_case", "Game Mixed Case"),
+        ("game/don't_stop", "Game Don't Stop"),
+        ("game/a.b c", "Game A.B C"),
+        ("game/straße", "Game Straße"),
     ],
 )
 def test_titles_are_derived_from_every_segment_as_lib_gab_does(name: str, title: str) -> None:

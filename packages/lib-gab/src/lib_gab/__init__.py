@@ -33,6 +33,8 @@ from lib_gab.builder import (
     create_server,
     create_server_with_external_config,
     create_server_with_instance,
+    create_server_with_instance_and_external_config,
+    create_server_with_module,
     create_simple_server,
 )
 from lib_gab.discovery import GabsLaunch, gabs_launch, is_running_under_gabs
@@ -88,6 +90,8 @@ __all__ = [
     "create_server",
     "create_server_with_external_config",
     "create_server_with_instance",
+    "create_server_with_instance_and_external_config",
+    "create_server_with_module",
     "create_simple_server",
     "current_operation",
     "gabs_launch",

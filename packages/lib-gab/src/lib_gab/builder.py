@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from lib_gab._server_config import ProtocolOptions
@@ -33,6 +34,8 @@ __all__ = [
     "create_server",
     "create_server_with_external_config",
     "create_server_with_instance",
+    "create_server_with_instance_and_external_config",
+    "create_server_with_module",
     "create_simple_server",
     "is_running_under_gabs",
 ]
@@ -141,6 +144,34 @@ def create_server_with_instance(
 ) -> GabpServer:
     """A server with the tools marked on ``instance`` registered."""
     server = create_simple_server(app_name, app_version, port)
+    server.register_tools_from(instance)
+    return server
+
+
+def create_server_with_module(
+    app_name: str, app_version: str, module: ModuleType, port: int = 0
+) -> GabpServer:
+    """A server with the tools marked in ``module`` registered: its functions and the static
+    and class methods of its classes (Lib.GAB's ``CreateServerWithAssembly``; a module is
+    Python's unit of code as an assembly is .NET's)."""
+    if not isinstance(module, ModuleType):
+        raise TypeError(f"expected a module, got {type(module).__name__}")
+    server = create_simple_server(app_name, app_version, port)
+    server.register_tools_from(module)
+    return server
+
+
+def create_server_with_instance_and_external_config(
+    app_name: str,
+    app_version: str,
+    instance: object,
+    port: int,
+    token: str,
+    game_id: str | None = None,
+) -> GabpServer:
+    """:func:`create_server_with_external_config` with the tools marked on ``instance``
+    registered (Lib.GAB's ``CreateServerWithInstanceAndExternalConfig``, both overloads)."""
+    server = create_server_with_external_config(app_name, app_version, port, token, game_id)
     server.register_tools_from(instance)
     return server
 

@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
@@ -63,9 +64,57 @@ def check_tool_name(name: str) -> str:
 
 
 def tool_title(name: str) -> str:
-    """Lib.GAB's title for a tool name: ``inventory/get_all`` -> ``Inventory Get All``."""
-    parts = [part.title() for part in re.split(r"[/_-]+", name) if part]
+    """Lib.GAB's title for a tool name: ``inventory/get_all`` -> ``Inventory Get All``.
+
+    The name is split at ``/``, ``_`` and ``-``, and each part is title-cased by the rules of
+    .NET's ``TextInfo.ToTitleCase``: digits belong to the word they stand in (``get_v2view``
+    -> ``Get V2view``, where ``str.title`` would give ``V2View``), and a word written all in
+    capitals is kept as it is.
+    """
+    parts = [_title_case(part) for part in re.split(r"[/_-]+", name) if part]
     return " ".join(parts) if parts else name
+
+
+_LETTERS: Final = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo"))
+_WORD_SEPARATORS: Final = frozenset(
+    ("Zs", "Zl", "Zp", "Cc", "Cf", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So")
+)
+"""The Unicode categories that end a word for .NET's title case; marks, digits and other
+numbers do not."""
+
+
+def _title_case(text: str) -> str:
+    """``text`` in title case as .NET's ``TextInfo.ToTitleCase`` writes it (invariant culture):
+    a word starts at a letter; its first letter is upper-cased and the rest of it lower-cased
+    unless it has no lower-case letter at all (an acronym); an apostrophe inside a word starts a
+    part that is lower-cased; anything else is copied."""
+    out: list[str] = []
+    i, end = 0, len(text)
+    while i < end:
+        first = text[i]
+        kind = unicodedata.category(first)
+        i += 1
+        if kind not in _LETTERS:
+            out.append(first)
+            continue
+        titled = first.title()  # .NET maps one character to one: no 'ß' -> 'Ss'
+        out.append(titled if len(titled) == 1 else first)
+        start, has_lower = i, kind == "Ll"
+        while i < end:
+            char = text[i]
+            kind = unicodedata.category(char)
+            if kind in _LETTERS:
+                has_lower = has_lower or kind == "Ll"
+            elif char == "'":
+                i += 1
+                out.append(text[start:i].lower() if has_lower else text[start:i])
+                start, has_lower = i, True
+                continue
+            elif kind in _WORD_SEPARATORS:
+                break
+            i += 1
+        out.append(text[start:i].lower() if has_lower else text[start:i])
+    return "".join(out)
 
 
 def json_type_of(kind: Any) -> str:

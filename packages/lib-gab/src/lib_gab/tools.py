@@ -444,15 +444,21 @@ def marked_tools(target: object) -> list[Tool]:
     """The tools marked with :func:`~lib_gab.tool_info.tool` on ``target``.
 
     An instance: its bound methods (as Lib.GAB's ``RegisterToolsFromInstance``). A class: its
-    static and class methods. A module: its functions (Lib.GAB scans an assembly's types).
+    static and class methods. A module, the counterpart of an assembly: its functions, then
+    the static and class methods of each class defined in it (Lib.GAB's
+    ``RegisterToolsFromAssembly`` scans every type of the assembly for static tools).
     """
     found: list[Tool] = []
     is_module = inspect.ismodule(target)
+    module_name = getattr(target, "__name__", None) if is_module else None
     owner = target if is_module or inspect.isclass(target) else type(target)
+    classes: list[type] = []
     for attribute in sorted(dir(owner)):
         raw = inspect.getattr_static(owner, attribute, None)
         info = tool_info_of(raw)
         if info is None:
+            if is_module and inspect.isclass(raw) and raw.__module__ == module_name:
+                classes.append(raw)
             continue
         static_like = isinstance(raw, staticmethod | classmethod)
         if is_module:
@@ -466,4 +472,6 @@ def marked_tools(target: object) -> list[Tool]:
                 continue  # Lib.GAB skips static methods when scanning an instance
             function = getattr(target, attribute)
         found.append(build_from_marked(function, info))
+    for cls in classes:
+        found.extend(marked_tools(cls))
     return found
