@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.abc
@@ -56,8 +56,8 @@ class _StreamProtocol(asyncio.Protocol):
         self.loop: asyncio.AbstractEventLoop | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports do not derive from asyncio's classes; they have the same methods
+        self.transport = cast(asyncio.Transport, transport)
         self.loop = asyncio.get_running_loop()
         self.closed = self.loop.create_future()
 
