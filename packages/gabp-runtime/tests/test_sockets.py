@@ -6,6 +6,7 @@ import asyncio
 import errno
 import os
 import socket
+import struct
 import threading
 import time
 from typing import Any
@@ -335,3 +336,21 @@ async def test_an_accepted_connection_that_cannot_be_set_up_is_dropped_and_accep
                 assert dropped.recv(1) == b""  # closed, not left hanging
                 assert failed and failed[0].fileno() == -1
     assert "an accepted connection could not be set up, dropped" in caplog.text
+
+
+async def test_a_reset_by_the_peer_is_named_in_the_close_reason() -> None:
+    async with await create_tcp_listener("127.0.0.1", 0) as listener:
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as peer:
+            stream = await listener.accept()
+            async with Connection(stream, name="game") as game:
+                # SO_LINGER 0: closing sends a reset, not an end of stream
+                peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                peer.close()
+                with anyio.fail_after(5):
+                    assert await game.wait_closed()
+    reason = game.close_reason
+    assert reason.startswith("connection lost while reading: "), reason
+    assert reason.endswith(
+        str(ConnectionResetError(errno.ECONNRESET, os.strerror(errno.ECONNRESET)))
+    )
