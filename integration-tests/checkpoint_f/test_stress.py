@@ -134,7 +134,8 @@ async def test_ten_thousand_error_lines_a_second_for_thirty_seconds(tmp_path: Pa
                 "name": "RimWorld (sim)",
                 "launchMode": "DirectPath",
                 "target": str(RIMBRIDGE_SIM),
-                "args": ["--enable-test-tools", "--log-level", "WARNING", "--seed", "7"],
+                # INFO: the game logs why a bridge connection closed (shown if the test fails)
+                "args": ["--enable-test-tools", "--log-level", "INFO", "--seed", "7"],
                 "timeouts": {"startSeconds": 20, "stopGraceSeconds": 5, "callSeconds": 20},
                 # rimbridge-sim (lib_gab) serves overlapping requests; the stress calls overlap
                 "maxConcurrentRequests": 16,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
+import os
 import socket
+import struct
 import threading
 import time
 from typing import Any
@@ -230,3 +234,123 @@ async def test_held_answers_leave_once_the_first_waited_max_batch_hold() -> None
 def test_connection_limits_refuse_bad_batching_bounds(field: str, value: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ConnectionLimits(**{field: value})
+
+
+def _fail_next_accepts(
+    monkeypatch: pytest.MonkeyPatch, error: OSError, times: int = 1
+) -> anyio.Event:
+    """Make the running loop's next ``times`` socket accepts fail with ``error``; the event is
+    set once they have."""
+    loop = asyncio.get_running_loop()
+    real = loop.sock_accept
+    raised: list[OSError] = []
+    done = anyio.Event()
+
+    async def sock_accept(sock: socket.socket) -> tuple[socket.socket, Any]:
+        if len(raised) < times:
+            raised.append(error)
+            if len(raised) == times:
+                done.set()
+            raise error
+        return await real(sock)
+
+    monkeypatch.setattr(loop, "sock_accept", sock_accept)
+    return done
+
+
+@pytest.mark.parametrize(
+    "code",
+    [errno.EMFILE, errno.ECONNABORTED, errno.ENOBUFS],
+    ids=["EMFILE", "ECONNABORTED", "ENOBUFS"],
+)
+async def test_a_failed_accept_is_survived_and_the_connections_served_keep_running(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, code: int
+) -> None:
+    listener = await create_tcp_listener("127.0.0.1", 0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+
+    async def serve(stream: SocketStream) -> None:
+        async with Connection(stream, handlers={"test/echo": echo}, name="game") as game:
+            await game.wait_closed()
+
+    with anyio.fail_after(20):
+        async with listener, anyio.create_task_group() as tg:
+            tg.start_soon(listener.serve, serve)
+            async with Connection(await connect_tcp("127.0.0.1", port)) as first:
+                assert await first.request("test/echo", {"n": 1}) == {"n": 1}
+                # the listener waits in an accept already: the one after the next connection
+                # fails (a process out of descriptors, a connection reset before it was taken)
+                failed = _fail_next_accepts(monkeypatch, OSError(code, os.strerror(code)), 2)
+                async with Connection(await connect_tcp("127.0.0.1", port)) as second:
+                    assert await second.request("test/echo", {"n": 2}) == {"n": 2}
+                    await failed.wait()
+                    async with Connection(await connect_tcp("127.0.0.1", port)) as third:
+                        assert await third.request("test/echo", {"n": 3}) == {"n": 3}
+                    assert await second.request("test/echo", {"n": 4}) == {"n": 4}
+                assert await first.request("test/echo", {"n": 5}) == {"n": 5}
+                assert not first.closed
+            tg.cancel_scope.cancel()
+    assert "accepting a connection failed, still listening" in caplog.text
+
+
+async def test_a_broken_listening_socket_ends_serve_with_its_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    listener = await create_tcp_listener("127.0.0.1", 0)
+    _fail_next_accepts(monkeypatch, OSError(errno.EINVAL, "not listening"))
+
+    async def never(stream: SocketStream) -> None:
+        raise AssertionError("nothing is accepted")
+
+    with anyio.fail_after(5), pytest.RaisesGroup(anyio.BrokenResourceError):
+        async with listener:
+            await listener.serve(never)
+
+
+async def test_an_accepted_connection_that_cannot_be_set_up_is_dropped_and_accepting_goes_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    listener = await create_tcp_listener("127.0.0.1", 0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    loop = asyncio.get_running_loop()
+    real = loop.connect_accepted_socket
+    failed: list[socket.socket] = []
+
+    async def connect_accepted_socket(factory: Any, sock: socket.socket) -> Any:
+        if not failed:
+            failed.append(sock)
+            raise OSError(errno.EINVAL, "reset before it was set up")
+        return await real(factory, sock)
+
+    monkeypatch.setattr(loop, "connect_accepted_socket", connect_accepted_socket)
+    with anyio.fail_after(20):
+        async with listener:
+            with (
+                socket.create_connection(("127.0.0.1", port), timeout=5) as dropped,
+                socket.create_connection(("127.0.0.1", port), timeout=5) as kept,
+            ):
+                stream = await listener.accept()  # the first is dropped, the second taken
+                async with stream:
+                    kept.sendall(b"x")
+                    assert await stream.receive() == b"x"
+                assert dropped.recv(1) == b""  # closed, not left hanging
+                assert failed and failed[0].fileno() == -1
+    assert "an accepted connection could not be set up, dropped" in caplog.text
+
+
+async def test_a_reset_by_the_peer_is_named_in_the_close_reason() -> None:
+    async with await create_tcp_listener("127.0.0.1", 0) as listener:
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as peer:
+            stream = await listener.accept()
+            async with Connection(stream, name="game") as game:
+                # SO_LINGER 0: closing sends a reset, not an end of stream
+                peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                peer.close()
+                with anyio.fail_after(5):
+                    assert await game.wait_closed()
+    reason = game.close_reason
+    assert reason.startswith("connection lost while reading: "), reason
+    assert reason.endswith(
+        str(ConnectionResetError(errno.ECONNRESET, os.strerror(errno.ECONNRESET)))
+    )

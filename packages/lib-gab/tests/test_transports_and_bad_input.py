@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import random
 import sys
 import textwrap
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import anyio
+import anyio.abc
 import pytest
 from anyio.streams.stapled import StapledByteStream
 
@@ -129,3 +132,78 @@ async def test_no_bad_input_crashes_or_hangs_the_server(seed: int) -> None:
                 assert await conn.request(
                     "tools/call", {"name": "test/echo", "arguments": {"text": "still here"}}
                 ) == {"text": "still here"}
+
+
+class _FailingFirst(anyio.abc.Listener[Any]):
+    """A listener whose next ``times`` accepts fail as a process out of descriptors sees."""
+
+    def __init__(self, inner: anyio.abc.Listener[Any], times: int) -> None:
+        self.inner, self.times, self.failed = inner, times, 0
+        self.all_failed = anyio.Event()
+
+    def fail_more(self, times: int) -> None:
+        self.times += times
+        self.all_failed = anyio.Event()
+
+    async def accept(self) -> Any:
+        if self.failed < self.times:
+            self.failed += 1
+            if self.failed == self.times:
+                self.all_failed.set()
+            raise anyio.BrokenResourceError from OSError(errno.EMFILE, "Too many open files")
+        return await self.inner.accept()
+
+    async def serve(self, handler: Any, task_group: Any = None) -> None:
+        async with anyio.create_task_group() as tg:  # as anyio's listeners serve
+            while True:
+                tg.start_soon(handler, await self.accept())
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    @property
+    def extra_attributes(self) -> Any:
+        return self.inner.extra_attributes
+
+
+@pytest.mark.parametrize("transport", ["tcp", "unix"])
+async def test_a_failed_accept_leaves_the_server_and_its_bridges_running(
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    transport: Literal["tcp", "unix"],
+) -> None:
+    server = GabpServer(
+        app_name="g",
+        app_version="1",
+        agent_id="g",
+        token=TOKEN,
+        transport=transport,
+        unix_path=tmp_path / "g.sock" if transport == "unix" else None,
+    )
+
+    @server.tool("test/echo", description="Echo.")
+    def echo(text: str) -> dict[str, str]:
+        return {"text": text}
+
+    listen = server._listen
+    wrapped: list[_FailingFirst] = []
+
+    async def failing_listen() -> anyio.abc.Listener[Any]:
+        wrapped.append(_FailingFirst(await listen(), times=3))
+        return wrapped[0]
+
+    monkeypatch.setattr(server, "_listen", failing_listen)
+    call = {"name": "test/echo", "arguments": {"text": "still here"}}
+    # the first accepts fail (EMFILE); the server goes on accepting
+    with anyio.fail_after(20):
+        async with server.running() as address, bridge_session(address, TOKEN) as first:
+            assert wrapped[0].failed == 3
+            wrapped[0].fail_more(1)  # and the one after the next bridge fails too
+            async with bridge_session(address, TOKEN) as second:
+                assert await second.request("tools/call", call) == {"text": "still here"}
+                await wrapped[0].all_failed.wait()
+                assert await first.request("tools/call", call) == {"text": "still here"}
+            assert await first.request("tools/call", call) == {"text": "still here"}
+            assert server.connection_count == 1
+    assert "accepting a connection failed, still listening" in caplog.text

@@ -367,7 +367,7 @@ class ConnectionCore:
         try:
             self._direct.send_nowait(data)
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            self._lose(f"connection lost while writing: {exc or type(exc).__name__}")
+            self._lose(f"connection lost while writing: {describe_error(exc)}")
 
     async def _flush(self) -> None:
         """Write until the buffer is empty.
@@ -391,7 +391,7 @@ class ConnectionCore:
                     try:
                         await self._stream.send(data)
                     except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                        self._lose(f"connection lost while writing: {exc or type(exc).__name__}")
+                        self._lose(f"connection lost while writing: {describe_error(exc)}")
                     scope.deadline = math.inf
             if scope.cancelled_caught:
                 self._lose(f"the peer accepted no data for {timeout:g} s")
@@ -423,6 +423,16 @@ class ConnectionCore:
             await self._queue_frame(lambda: body, closing=closing)
         except ConnectionClosed:
             logger.debug("%s: could not send error %s (connection closed)", self.name, code)
+
+
+def describe_error(exc: BaseException) -> str:
+    """What a transport error says, for a close reason: its message, else its cause's (anyio's
+    ``BrokenResourceError`` has none; the ``OSError`` behind it names the reset), else its
+    class."""
+    for error in (exc, exc.__cause__):
+        if error is not None and str(error):
+            return str(error)
+    return type(exc).__name__
 
 
 def _call_late(done: Callable[[], None]) -> None:

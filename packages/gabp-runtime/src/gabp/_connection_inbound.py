@@ -28,6 +28,7 @@ from gabp._connection_base import (
     InboundRequest,
     RequestHandler,
     _call_late,
+    describe_error,
     logger,
 )
 from gabp._connection_serving import ConnectionServing, Suspended
@@ -81,7 +82,7 @@ class ConnectionInbound(ConnectionServing):
             except anyio.EndOfStream:
                 data = b""
             except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                self._close_reason = f"connection lost while reading: {exc or type(exc).__name__}"
+                self._close_reason = f"connection lost while reading: {describe_error(exc)}"
                 return False
             try:
                 bodies = decoder.feed(data)

@@ -16,15 +16,24 @@ reading on and off again (two ``epoll_ctl`` calls). :class:`SocketStream` is an
 :func:`connect_tcp` and :func:`create_tcp_listener` make them (``TCP_NODELAY`` is on, as with
 anyio). They need the asyncio backend; under any other backend use anyio's streams, which a
 :class:`~gabp.Connection` takes as well.
+
+:func:`serve_listener` accepts from any anyio socket listener (this module's or anyio's own)
+until cancelled, and outlives a failed ``accept()``: an error that concerns one connection (one
+aborted before it was taken) or a passing shortage (``EMFILE``: the process is out of file
+descriptors) is logged and accepting goes on, so the connections already served are never
+dropped for it (anyio's ``Listener.serve`` ends on it, and a game's server with it). Only a
+listener that is closed, or broken for good, ends it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import logging
 import socket
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import anyio
 import anyio.abc
@@ -32,12 +41,49 @@ from anyio.abc import SocketAttribute
 
 from gabp.inbox import Inbox
 
-__all__ = ["SocketStream", "TcpListener", "connect_tcp", "create_tcp_listener"]
+__all__ = [
+    "Accepting",
+    "SocketStream",
+    "TcpListener",
+    "connect_tcp",
+    "create_tcp_listener",
+    "serve_listener",
+]
+
+logger = logging.getLogger("gabp.sockets")
 
 DEFAULT_READ_BUFFER_BYTES = 256 * 1024
 """Unread bytes a stream holds before it stops reading from the socket."""
 CLOSE_FLUSH_TIMEOUT = 5.0
 """Longest :meth:`SocketStream.aclose` waits for queued bytes to leave before dropping them."""
+ACCEPT_RETRY_DELAY = 0.1
+"""Seconds :func:`serve_listener` waits after a failed ``accept()`` before it accepts again."""
+_PASSING_ACCEPT_ERRORS = frozenset(
+    getattr(errno, name)
+    for name in (
+        # a shortage of descriptors or memory: it passes as connections end
+        "EMFILE",
+        "ENFILE",
+        "ENOBUFS",
+        "ENOMEM",
+        # one connection that went wrong before it was accepted (Linux passes the new
+        # socket's pending network errors on through accept(); BSDs report a reset one)
+        "ECONNABORTED",
+        "ECONNRESET",
+        "EPROTO",
+        "EPERM",
+        "ENETDOWN",
+        "ENETUNREACH",
+        "EHOSTDOWN",
+        "EHOSTUNREACH",
+        "ENONET",
+        "ENOPROTOOPT",
+        "EOPNOTSUPP",
+        "ETIMEDOUT",
+    )
+    if hasattr(errno, name)
+)
+"""``accept()`` errors that leave the listening socket as it was: accepting goes on."""
 
 
 class _StreamProtocol(asyncio.Protocol):
@@ -260,24 +306,30 @@ class TcpListener(anyio.abc.Listener[SocketStream]):
         self._closed = False
 
     async def accept(self) -> SocketStream:
-        """Wait for the next connection."""
+        """Wait for the next connection. One that cannot be set up once accepted (it went wrong
+        meanwhile) is closed and logged, and the next one is waited for."""
         if self._closed:
             raise anyio.ClosedResourceError
         loop = asyncio.get_running_loop()
-        try:
-            conn, _ = await loop.sock_accept(self._socket)
-        except OSError as exc:
-            if self._closed:
-                raise anyio.ClosedResourceError from None
-            raise anyio.BrokenResourceError from exc
-        try:
-            transport, protocol = await loop.connect_accepted_socket(
-                lambda: _StreamProtocol(self._read_buffer_bytes), conn
-            )
-        except BaseException:
-            conn.close()
-            raise
-        return SocketStream(transport, protocol)
+        while True:
+            try:
+                conn, _ = await loop.sock_accept(self._socket)
+            except OSError as exc:
+                if self._closed:
+                    raise anyio.ClosedResourceError from None
+                raise anyio.BrokenResourceError from exc
+            try:
+                transport, protocol = await loop.connect_accepted_socket(
+                    lambda: _StreamProtocol(self._read_buffer_bytes), conn
+                )
+            except OSError as exc:
+                conn.close()  # this connection only: the listener is as it was
+                logger.warning("an accepted connection could not be set up, dropped: %s", exc)
+                continue
+            except BaseException:
+                conn.close()
+                raise
+            return SocketStream(transport, protocol)
 
     async def serve(
         self,
@@ -285,13 +337,9 @@ class TcpListener(anyio.abc.Listener[SocketStream]):
         task_group: anyio.abc.TaskGroup | None = None,
     ) -> None:
         """Accept connections until cancelled, each served by ``handler`` in a task of its own
-        (in ``task_group`` if given)."""
-        async with contextlib.AsyncExitStack() as stack:
-            if task_group is None:
-                task_group = await stack.enter_async_context(anyio.create_task_group())
-            while True:
-                stream = await self.accept()
-                task_group.start_soon(handler, stream)
+        (in ``task_group`` if given); a failed ``accept()`` is survived as
+        :func:`serve_listener` says."""
+        await serve_listener(self, handler, task_group)
 
     async def aclose(self) -> None:
         if not self._closed:
@@ -307,6 +355,43 @@ class TcpListener(anyio.abc.Listener[SocketStream]):
             SocketAttribute.local_port: lambda: local[1],
             SocketAttribute.raw_socket: lambda: self._socket,
         }
+
+
+class Accepting(Protocol):
+    """A listener as :func:`serve_listener` uses it: ``accept()`` (anyio's socket listeners,
+    :class:`TcpListener`)."""
+
+    async def accept(self) -> Any: ...
+
+
+async def serve_listener(
+    listener: Accepting,
+    handler: Callable[[Any], Any],
+    task_group: anyio.abc.TaskGroup | None = None,
+) -> None:
+    """Accept from ``listener`` until cancelled, each connection served by ``handler`` in a
+    task of its own (in ``task_group`` if given).
+
+    Unlike anyio's ``Listener.serve``, a failed ``accept()`` does not end it: an error that
+    concerns one connection or a passing shortage (``EMFILE``, ``ENOBUFS``, ...) is logged and,
+    ``ACCEPT_RETRY_DELAY`` seconds later, accepting goes on. The connections already served
+    keep running either way. A closed listener (``ClosedResourceError``) or any other error of
+    the listening socket ends it with that error.
+    """
+    async with contextlib.AsyncExitStack() as stack:
+        if task_group is None:
+            task_group = await stack.enter_async_context(anyio.create_task_group())
+        while True:
+            try:
+                stream = await listener.accept()
+            except anyio.BrokenResourceError as exc:
+                cause = exc.__cause__
+                if not (isinstance(cause, OSError) and cause.errno in _PASSING_ACCEPT_ERRORS):
+                    raise
+                logger.warning("accepting a connection failed, still listening: %s", cause)
+                await anyio.sleep(ACCEPT_RETRY_DELAY)
+                continue
+            task_group.start_soon(handler, stream)
 
 
 async def create_tcp_listener(

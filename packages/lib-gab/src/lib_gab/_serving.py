@@ -8,13 +8,12 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.abc
 
 from gabp import Connection, ConnectionLimits, stdio_stream
-from gabp.sockets import create_tcp_listener
+from gabp.sockets import TcpListener, create_tcp_listener, serve_listener
 from lib_gab._method_handlers import MethodHandlers, Session
 from lib_gab._server_config import ServerAddress, ServerConfigError, Transport
 
@@ -75,9 +74,11 @@ class Serving(MethodHandlers):
             listener = await self._listen()
             async with listener:
                 task_status.started(self._address)  # type: ignore[arg-type]
-                await listener.serve(self._accept)
+                # a failed accept() (EMFILE, ENOBUFS, a connection aborted before it was taken) is
+                # logged and accepting goes on: it never ends the server and its connections
+                await serve_listener(listener, self._accept)
 
-    async def _listen(self) -> anyio.abc.Listener[Any]:
+    async def _listen(self) -> TcpListener | anyio.abc.SocketListener:
         if self.transport == "unix":
             assert self.unix_path is not None
             if self.unix_path.exists():
