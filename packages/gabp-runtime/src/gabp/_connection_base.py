@@ -73,7 +73,9 @@ class ConnectionLimits:
     handler_timeout: float | None = 60.0
     """Longest an inbound request may be served before it is answered with a timeout error."""
     write_timeout: float = 30.0
-    """Longest one write may block before the peer is taken as gone."""
+    """Longest one write may wait for the peer to read before the peer is taken as gone (a
+    peer that reads a trickle counts as one that reads nothing: the kernel reports room only
+    after a good part of its buffer drained)."""
     close_timeout: float = 5.0
     """Longest closing may take to flush queued frames."""
     read_chunk_bytes: int = 64 * 1024
@@ -353,7 +355,7 @@ class ConnectionCore:
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     self._lose("connection lost while writing")
         if scope.cancelled_caught:
-            self._lose(f"the peer accepted no data for {timeout:g} s")
+            self._lose(f"the peer read too slowly: a write waited {timeout:g} s")
 
     def _flush_direct(self) -> None:
         """Hand every queued frame to the socket stream's transport, joined (no waiting)."""
@@ -394,7 +396,7 @@ class ConnectionCore:
                         self._lose(f"connection lost while writing: {describe_error(exc)}")
                     scope.deadline = math.inf
             if scope.cancelled_caught:
-                self._lose(f"the peer accepted no data for {timeout:g} s")
+                self._lose(f"the peer read too slowly: a write waited {timeout:g} s")
         finally:
             self._writing = False
             self._write_done.set()
