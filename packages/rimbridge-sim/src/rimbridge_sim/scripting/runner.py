@@ -23,6 +23,7 @@ import anyio
 
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.contract.capabilities import capability_id
+from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
 from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
 
@@ -166,8 +167,13 @@ class ScriptReport:
             "completedAtUtc": iso_utc(done),
             "durationMs": round((done - self.started) * 1000),
             "output": list(self.output),
-            "steps": list(self.steps),
+            # the mod projects each step with its OperationStatus, an integer on the wire
+            "steps": [{**step, "status": _WIRE_STATUS[step["status"]]} for step in self.steps],
         }
+
+
+_WIRE_STATUS = {name: STATUS_CODES[status] for status, name in STATUS_NAMES.items()}
+"""A step's status name (its reference root) -> the enum's integer (the report's steps)."""
 
 
 class _Return(Exception):
@@ -364,7 +370,7 @@ class ScriptRunner:
                 )
                 row.update(
                     success=False,
-                    status="failed",
+                    status=STATUS_NAMES["failed"],
                     error={"code": "script.continue_timeout", "message": message},
                 )
                 break
@@ -400,7 +406,8 @@ class ScriptRunner:
             "call": alias,
             "capabilityId": "" if unknown else capability_id(alias),
             "operationId": outcome.operation_id,
-            "status": outcome.status,
+            # the reference root has the enum's name (the mod's Status.ToString())
+            "status": STATUS_NAMES[outcome.status],
             "success": outcome.success,
             "attempts": attempts,
             "startedAtUtc": iso_utc(started),
