@@ -104,13 +104,39 @@ async def test_a_payload_that_says_success_false_is_a_succeeded_step() -> None:
         tools,
     )
     assert (report["success"], report["halted"], report["result"]) == (True, False, False)
+    # the report's steps carry the mod's OperationStatus as an integer (2: Completed)
     assert [(s["status"], s["success"], s["error"]) for s in report["steps"]] == [
-        ("completed", True, None),
-        ("completed", True, None),
+        (2, True, None),
+        (2, True, None),
     ]
     assert report["steps"][0]["result"] == refused
     described = script_reference()["statementTypes"][0]["description"]
     assert "success: false completes the step" in described
+
+
+async def test_a_steps_reference_root_names_its_status_and_the_report_numbers_it() -> None:
+    tools = FakeTools({"a/bad": RuntimeError("boom")})
+    report = await run(
+        {
+            "continueOnError": True,
+            "steps": [
+                {"id": "ok", "call": "a/good"},
+                {"id": "bad", "call": "a/bad"},
+                {
+                    "type": "return",
+                    "value": [
+                        {"$ref": "ok", "path": "status"},
+                        {"$ref": "bad", "path": "status"},
+                    ],
+                },
+            ],
+        },
+        tools,
+    )
+    # the mod builds the reference root with Status.ToString(), and projects the report's
+    # steps with the enum itself
+    assert report["result"] == ["Completed", "Failed"]
+    assert [s["status"] for s in report["steps"]] == [2, 3]
 
 
 async def test_loops_are_bounded_and_budgets_are_enforced() -> None:
@@ -289,7 +315,7 @@ async def test_a_tool_that_answers_success_false_does_not_stop_a_script(open_sim
         assert (report["halted"], report["haltReason"]) == (False, "")
         assert (report["succeededStepCount"], report["failedStepCount"]) == (2, 0)
         first, second = report["steps"]
-        assert (first["status"], first["success"], first["error"]) == ("completed", True, None)
+        assert (first["status"], first["success"], first["error"]) == (2, True, None)
         assert (first["result"]["success"], first["result"]["message"]) == (
             False,
             "ticks must be greater than 0.",
