@@ -60,7 +60,7 @@ async def test_9_a_load_replaces_the_map_and_old_pawn_ids_go_stale(
             "long_event/load",
             load_id,
             load_id,
-            "completed",
+            2,  # Completed
         )
         assert load_op["resultSummary"] == f"loaded base on {new_map}"
 
