@@ -51,8 +51,8 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         # the mod's halt: the step's index and id; its error is the script's error and message
         assert report["haltReason"] == "Step 2 ('select') failed."
         assert result["error"] == thrown["error"]
-        assert result["message"] == thrown["error"]["message"]
-        assert (thrown["error"]["code"], thrown["error"]["exceptionType"]) == (
+        assert result["message"] == thrown["error"]["Message"]
+        assert (thrown["error"]["Code"], thrown["error"]["ExceptionType"]) == (
             "invalid_argument",
             "InvalidArgumentError",
         )

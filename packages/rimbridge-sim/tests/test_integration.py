@@ -234,11 +234,11 @@ async def test_a_script_whose_second_step_throws_fails_that_child_and_stops(
         )
         first, second = report["steps"]
         assert (first["success"], first["result"]["timeSpeed"]) == (True, "Fast")
-        assert (second["success"], second["error"]["code"]) == (False, "invalid_argument")
+        assert (second["success"], second["error"]["Code"]) == (False, "invalid_argument")
         # the mod's halt: the step's index and id, and its error as the script's error
         assert report["haltReason"] == "Step 2 ('nobody') failed."
         assert result["error"] == report["error"] == second["error"]
-        assert result["message"] == second["error"]["message"]
+        assert result["message"] == second["error"]["Message"]
         child = second["operationId"]
 
         journal = sim.bridge.journal
@@ -285,11 +285,11 @@ async def test_a_script_with_continue_on_error_runs_every_step(open_sim: Any) ->
         steps = report["steps"]
         assert [s["success"] for s in steps] == [True, False, True]
         assert (steps[0]["result"]["success"], steps[0]["result"]["code"]) == (False, "unknown_id")
-        assert steps[1]["error"]["code"] == "tool.invalid_arguments"
+        assert steps[1]["error"]["Code"] == "tool.invalid_arguments"
         assert (result["success"], report["halted"], report["haltReason"]) == (False, False, "")
         assert (report["succeededStepCount"], report["failedStepCount"]) == (2, 1)
         assert result["error"] == steps[1]["error"]
-        assert result["message"] == steps[1]["error"]["message"]
+        assert result["message"] == steps[1]["error"]["Message"]
         assert await sim.attention() is None
 
 
@@ -307,8 +307,8 @@ async def test_a_script_step_with_bad_arguments_fails_when_reached_and_opens_not
         result = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
         steps = result["script"]["steps"]
         assert [s["success"] for s in steps] == [True, False]
-        assert steps[1]["error"]["code"] == "tool.invalid_arguments"
-        assert "$.speed" in steps[1]["error"]["message"]
+        assert steps[1]["error"]["Code"] == "tool.invalid_arguments"
+        assert "$.speed" in steps[1]["error"]["Message"]
         assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Fast"
         assert await sim.attention() is None
 

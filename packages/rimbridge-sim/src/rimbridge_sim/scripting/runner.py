@@ -25,7 +25,13 @@ from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
-from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
+from rimbridge_sim.scripting.expressions import (
+    Scope,
+    ScriptError,
+    evaluate,
+    matches,
+    operation_error,
+)
 
 __all__ = ["CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
 
@@ -371,7 +377,7 @@ class ScriptRunner:
                 row.update(
                     success=False,
                     status=STATUS_NAMES["failed"],
-                    error={"code": "script.continue_timeout", "message": message},
+                    error=operation_error("script.continue_timeout", message),
                 )
                 break
             self._spend()
@@ -382,7 +388,7 @@ class ScriptRunner:
             # as the mod records a failed step: the first failure is the script's error, and
             # the script halts on it unless continueOnError
             if report.error is None:
-                report.error = row["error"] or {"code": "tool.failed", "message": "failed"}
+                report.error = row["error"] or operation_error("tool.failed", "failed")
             if not report.continue_on_error:
                 report.halted = True
                 report.halt_reason = f"Step {row['index']} ('{step_id}') failed."
@@ -399,7 +405,7 @@ class ScriptRunner:
     ) -> dict[str, Any]:
         done = time.time()
         # the mod's capability id of the alias; empty when no capability answers to it
-        unknown = (outcome.error or {}).get("code") == "capability.not_found"
+        unknown = (outcome.error or {}).get("Code") == "capability.not_found"
         return {
             "index": len(report.steps) + 1,
             "id": step_id,
