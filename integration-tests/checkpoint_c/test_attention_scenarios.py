@@ -55,7 +55,7 @@ async def test_1_a_clean_run_of_game_calls_opens_no_attention(launch: Any, polic
         ]
         assert [r["success"] for r in results] == [True] * 6
         assert results[2]["drafted"] is True
-        assert all(r["operation"]["status"] == "completed" for r in results)
+        assert all(r["operation"]["Status"] == 2 for r in results)  # Completed
         png = await anyio.Path(results[5]["path"]).read_bytes()
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
 
@@ -116,7 +116,7 @@ async def test_2_an_error_two_ticks_after_a_successful_call_names_that_call(
 
         page = (await bridge.call("rimbridge/list_logs", {"afterSequence": line - 1}))[1]
         first = page["logs"][-1]
-        assert (first["message"], first["tick"], first["operationId"]) == (
+        assert (first["Message"], first["tick"], first["OperationId"]) == (
             "Late failure in JobDriver_Haul",
             2,
             scheduled_id,
@@ -180,7 +180,7 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
             "code": "unknown_id",
         }
         operation = (await bridge.call("rimbridge/get_operation", {"operationId": lookup_id}))[1]
-        assert operation["trackedOperation"]["status"] == "completed"
+        assert operation["trackedOperation"]["Status"] == 2  # Completed
         assert await bridge.attention() is None
         assert bridge.recorder.attention_events() == []
 
@@ -235,7 +235,7 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
             ],
         )
         operation = (await bridge.call("rimbridge/get_operation", {"operationId": spawn_id}))[1]
-        assert operation["trackedOperation"]["status"] == "failed"
+        assert operation["trackedOperation"]["Status"] == 3  # Failed
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -289,12 +289,12 @@ async def test_5_five_hundred_identical_errors_in_one_call_are_one_item_and_few_
             await bridge.call("rimbridge/list_logs", {"afterSequence": item["diagnosticsCursor"]})
         )[1]
         [entry] = page["logs"]
-        assert (entry["message"], entry["repeatCount"], entry["firstSequence"]) == (
+        assert (entry["Message"], entry["RepeatCount"], entry["firstSequence"]) == (
             message,
             500,
             first,
         )
-        assert (entry["sequence"], page["truncated"]) == (last, False)
+        assert (entry["Sequence"], page["truncated"]) == (last, False)
 
 
 def _ab_script(lines: int, offset: int) -> str:
@@ -373,7 +373,7 @@ async def test_6_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable
         page = (
             await bridge.call("rimbridge/list_logs", {"afterSequence": item["diagnosticsCursor"]})
         )[1]
-        assert [(e["sequence"], e["message"]) for e in page["logs"]] == [(last, "B failed")]
+        assert [(e["Sequence"], e["Message"]) for e in page["logs"]] == [(last, "B failed")]
         assert (page["truncated"], page["hasMore"]) == (False, False)
         # the line that opened the item was evicted: a page from there says so
         evicted = (
@@ -384,7 +384,7 @@ async def test_6_interleaved_spam_beyond_the_ring_keeps_two_samples_and_a_usable
         )[1]
         assert evicted["truncated"] is True
         assert evicted["oldestSequence"] > item["openedAtSequence"]
-        assert evicted["logs"][-1]["sequence"] == evicted["oldestSequence"]
+        assert evicted["logs"][-1]["Sequence"] == evicted["oldestSequence"]
         assert evicted["hasMore"] is True
         # and paging on from the oldest retained line is clean again
         onward = (

@@ -70,7 +70,7 @@ class Agent:
         assert attention is None or attention["blocking"] is False, (tool, attention)
         result = reply["result"]
         assert result["success"] is True, (tool, result)
-        assert result["operation"]["status"] == "completed", (tool, result["operation"])
+        assert result["operation"]["Status"] == 2, (tool, result["operation"])  # Completed
         return dict(result)
 
 

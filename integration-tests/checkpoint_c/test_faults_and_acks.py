@@ -39,14 +39,14 @@ async def test_11_a_stalled_main_loop_times_game_calls_out_at_the_caller_not_dia
         assert (ping["pong"], ping["stalled"]) == (True, True)
         assert status["mainLoop"]["stalled"] is True
         assert logs["success"] is True
-        assert running["trackedOperation"]["status"] == "running"  # waiting for the main loop
+        assert running["trackedOperation"]["Status"] == 1  # Running: waiting for the main loop
 
         # the stall ends; the abandoned call then runs and completes (no attention: the
         # main loop answered within its own 30 s limit)
         _, waited = await bridge.call(
             "rimbridge/wait_for_operation", {"operationId": waiting_id, "timeoutMs": 10_000}
         )
-        assert (waited["success"], waited["trackedOperation"]["status"]) == (True, "completed")
+        assert (waited["success"], waited["trackedOperation"]["Status"]) == (True, 2)
         late = await other.recorder.wait_for(lambda r: r.kind == "response" and r.id == waiting_id)
         assert late.message["result"]["phase"] == "playing"  # answered after the caller left
         _, info = await other.call("rimworld/get_game_info", {}, timeout=5)

@@ -56,11 +56,11 @@ async def test_9_a_load_replaces_the_map_and_old_pawn_ids_go_stale(
             "rimbridge/get_operation", {"operationId": loading["loadOperationId"]}
         )
         load_op = found["trackedOperation"]
-        assert (load_op["method"], load_op["parentId"], load_op["rootId"], load_op["status"]) == (
+        assert (load_op["method"], load_op["parentId"], load_op["rootId"], load_op["Status"]) == (
             "long_event/load",
             load_id,
             load_id,
-            "completed",
+            2,  # Completed
         )
         assert load_op["resultSummary"] == f"loaded base on {new_map}"
 
@@ -122,7 +122,7 @@ async def test_9_a_load_replaces_the_map_and_old_pawn_ids_go_stale(
         )
         child = loading["loadOperationId"]
         assert [
-            (e["message"], e["source"], e["operationId"], e["rootOperationId"])
+            (e["Message"], e["Source"], e["OperationId"], e["RootOperationId"])
             for e in page["logs"]
         ] == [
             ("Game loaded: base", "load", child, load_id),

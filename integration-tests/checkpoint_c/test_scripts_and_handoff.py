@@ -51,8 +51,8 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         # the mod's halt: the step's index and id; its error is the script's error and message
         assert report["haltReason"] == "Step 2 ('select') failed."
         assert result["error"] == thrown["error"]
-        assert result["message"] == thrown["error"]["message"]
-        assert (thrown["error"]["code"], thrown["error"]["exceptionType"]) == (
+        assert result["message"] == thrown["error"]["Message"]
+        assert (thrown["error"]["Code"], thrown["error"]["ExceptionType"]) == (
             "invalid_argument",
             "InvalidArgumentError",
         )
@@ -66,27 +66,27 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         # the journal: the failed step is a child operation of the script's call
         _, found = await bridge.call("rimbridge/get_operation", {"operationId": child_id})
         child = found["trackedOperation"]
-        assert (child["method"], child["parentId"], child["rootId"], child["status"]) == (
+        assert (child["method"], child["parentId"], child["rootId"], child["Status"]) == (
             "rimworld/select_pawn",
             script_id,
             script_id,
-            "failed",
+            3,  # Failed
         )
-        assert child["error"]["message"].startswith(
+        assert child["Error"]["Message"].startswith(
             "InvalidArgumentError: a colonist name or id is required"
         )
         _, found = await bridge.call("rimbridge/get_operation", {"operationId": script_id})
         parent = found["trackedOperation"]
-        assert (parent["method"], parent["parentId"], parent["rootId"], parent["status"]) == (
+        assert (parent["method"], parent["parentId"], parent["rootId"], parent["Status"]) == (
             "rimbridge/run_script",
             None,
             script_id,
-            "completed",
+            2,  # Completed
         )
         assert parent["children"] == [spawned["operationId"], child_id]
         _, listed = await bridge.call("rimbridge/list_operations", {"limit": 50})
-        failed = [o for o in listed["operations"] if o["status"] == "failed"]
-        assert [(o["operationId"], o["parentId"]) for o in failed] == [(child_id, script_id)]
+        failed = [o for o in listed["operations"] if o["Status"] == 3]
+        assert [(o["OperationId"], o["parentId"]) for o in failed] == [(child_id, script_id)]
 
         # attention names the script call, the one the bridge knows (root attribution, the
         # sim's documented choice); the step's own method is in the sample
@@ -126,7 +126,7 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         # the logs of the whole script, by the root operation: both steps' lines
         _, page = await bridge.call("rimbridge/list_logs", {"rootOperationId": script_id})
         assert [
-            (e["operationId"], e["rootOperationId"], e["level"], e["source"], e["message"])
+            (e["OperationId"], e["RootOperationId"], e["Level"], e["Source"], e["Message"])
             for e in page["logs"]
         ] == [
             (
@@ -140,7 +140,7 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         ]
         # by the child: only its own line; and the item's cursor starts at it
         _, own = await bridge.call("rimbridge/list_logs", {"operationId": child_id})
-        assert [e["sequence"] for e in own["logs"]] == [line]
+        assert [e["Sequence"] for e in own["logs"]] == [line]
         _, from_cursor = await bridge.call(
             "rimbridge/list_logs", {"afterSequence": item["diagnosticsCursor"], "limit": 1}
         )

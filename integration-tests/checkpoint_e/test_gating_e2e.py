@@ -257,7 +257,7 @@ async def test_allowlisted_calls_pass_while_the_gate_is_shut(tmp_path: Path) -> 
             )
             assert logs.get("executed") is True and not logs.is_error
             # the page is newest first: the trigger line is its oldest entry
-            assert logs.get("result", "logs", -1, "message") == "Map generation failed"
+            assert logs.get("result", "logs", -1, "Message") == "Map generation failed"
             operation = await bridge.game(
                 "colony",
                 "rimbridge/get_operation",
@@ -410,7 +410,7 @@ async def test_blocked_executed_and_unknown_are_three_different_answers(tmp_path
                 tg.start_soon(in_flight)
                 while True:
                     operations = await bridge.operations("colony", "rimworld/list_colonists")
-                    if any(op["status"] == "running" for op in operations):
+                    if any(op["Status"] == 1 for op in operations):
                         break
                     await anyio.sleep(0.02)
                 os.kill(pid, signal.SIGKILL)

@@ -94,20 +94,20 @@ async def test_one_id_names_the_call_in_every_place(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
         done = await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
-        assert done["operation"]["capabilityId"] == select
-        operation_id = done["operation"]["operationId"]
+        assert done["operation"]["CapabilityId"] == select
+        operation_id = done["operation"]["OperationId"]
         got = await sim.call("rimbridge/get_operation", operationId=operation_id)
-        assert got["trackedOperation"]["capabilityId"] == select
+        assert got["trackedOperation"]["CapabilityId"] == select
         listed = await sim.call("rimbridge/list_operations", limit=50)
-        assert select in {o["capabilityId"] for o in listed["operations"]}
+        assert select in {o["CapabilityId"] for o in listed["operations"]}
         events = await sim.call("rimbridge/list_operation_events", operationId=operation_id)
-        assert {e["capabilityId"] for e in events["events"]} == {select}
+        assert {e["CapabilityId"] for e in events["events"]} == {select}
 
         # a failing call writes its exception line under the same id
         with pytest.raises(RemoteError):
             await sim.call("rimworld/select_pawn", request_id=FAIL)
         logs = await sim.call("rimbridge/list_logs", operationId=FAIL, minimumLevel="error")
-        assert logs["logs"] and {e["capabilityId"] for e in logs["logs"]} == {select}
+        assert logs["logs"] and {e["CapabilityId"] for e in logs["logs"]} == {select}
 
         script = {"steps": [{"id": "pick", "call": "rimworld/select_pawn", "arguments": {}}]}
         ran = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
@@ -129,7 +129,7 @@ async def test_an_id_from_get_capability_finds_the_calls_log_lines(open_sim: Any
         )
         assert capability["aliases"] == ["rimworld/select_pawn"]
         logs = await sim.call("rimbridge/list_logs", capabilityId=capability["id"])
-        assert LOGS in {e["operationId"] for e in logs["logs"]}
+        assert LOGS in {e["OperationId"] for e in logs["logs"]}
         # the mod resolves an id as well as an alias, ignoring case
         by_id = await sim.call(
             "rimbridge/get_capability", capabilityIdOrAlias=capability["id"].upper()
@@ -142,6 +142,6 @@ async def test_an_id_from_get_capability_finds_the_calls_log_lines(open_sim: Any
         test = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="sim/inject_log")
         assert test["capability"]["id"] == "rimbridge.sim/test/inject-log"
         injected = await sim.call("sim/inject_log", level="warning", message="marker")
-        assert injected["operation"]["capabilityId"] == "rimbridge.sim/test/inject-log"
+        assert injected["operation"]["CapabilityId"] == "rimbridge.sim/test/inject-log"
         lines = await sim.call("rimbridge/list_logs", capabilityId="rimbridge.sim/test/inject-log")
-        assert [e["message"] for e in lines["logs"]] == ["marker"]
+        assert [e["Message"] for e in lines["logs"]] == ["marker"]

@@ -36,13 +36,13 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
             "message": "unknown colonist id Thing_Nobody",
             "code": "unknown_id",
         }
-        assert (envelope["operationId"], envelope["status"], envelope["success"]) == (
+        assert (envelope["OperationId"], envelope["Status"], envelope["Success"]) == (
             request_id,
-            "completed",
+            2,  # OperationStatus.Completed
             True,
         )
-        assert envelope["hasResult"] is True  # the mod's envelope of a call that returned one
-        assert "result" not in envelope
+        assert envelope["HasResult"] is True  # the mod's envelope of a call that returned one
+        assert envelope["Result"] is None  # WithoutResult()
         operation = sim.bridge.journal.get(request_id)
         assert operation is not None and operation.status == "completed"
         assert operation.result_summary == "payload failure: unknown colonist id Thing_Nobody"
@@ -84,30 +84,51 @@ async def test_a_calls_answer_carries_the_mods_envelope_and_the_journal_the_rest
         request_id = "51111111-2222-4333-8444-555555555555"
         answered = await sim.call("rimworld/get_game_info", request_id=request_id)
         envelope = answered.pop("operation")
+        # the mod's OperationEnvelope as Newtonsoft writes it: declaration order, PascalCase,
+        # the enum as an integer, nulls included; WithoutResult(), with the handler's Metadata
         assert list(envelope) == [
-            "operationId",
-            "capabilityId",
-            "status",
-            "success",
-            "startedAtUtc",
-            "completedAtUtc",
-            "durationMs",
-            "hasResult",
-            "resultWasTruncated",
-            "warnings",
-            "error",
+            "OperationId",
+            "CapabilityId",
+            "Status",
+            "Success",
+            "StartedAtUtc",
+            "CompletedAtUtc",
+            "DurationMs",
+            "Result",
+            "HasResult",
+            "ResultWasTruncated",
+            "Warnings",
+            "Error",
+            "Metadata",
         ]
-        assert envelope["hasResult"] is True
+        assert (envelope["OperationId"], envelope["Status"], envelope["Success"]) == (
+            request_id,
+            2,
+            True,
+        )
+        assert (envelope["Result"], envelope["HasResult"], envelope["Error"]) == (None, True, None)
+        assert (envelope["Warnings"], envelope["Metadata"]) == ([], {})
         found = await sim.call("rimbridge/get_operation", operationId=request_id)
         tracked = found["trackedOperation"]
-        assert {key: tracked[key] for key in envelope} == envelope
+        # the journal's copy: the same envelope with its retained result and the metadata the
+        # registry recorded when it started the call
+        same = ("Result", "Metadata")
+        assert {k: tracked[k] for k in envelope if k not in same} == {
+            k: v for k, v in envelope.items() if k not in same
+        }
+        assert tracked["Metadata"] == {
+            "requestedId": "rimworld/get_game_info",
+            "providerId": "rimbridge.core/diagnostics",
+            "category": "diagnostics",
+            "arguments": {},
+        }
         # the journal's links, and the result as the tool returned it (as the mod retains it)
         assert (tracked["method"], tracked["parentId"], tracked["rootId"]) == (
             "rimworld/get_game_info",
             None,
             request_id,
         )
-        assert tracked["result"] == answered
+        assert tracked["Result"] == answered
 
 
 async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_first(
@@ -149,15 +170,15 @@ async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_
 
         page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
         first = page["logs"][-1]
-        assert (first["level"], first["source"], first["operationId"]) == (
+        assert (first["Level"], first["Source"], first["OperationId"]) == (
             "error",
             "tool",
             request_id,
         )
-        assert first["message"].startswith(
+        assert first["Message"].startswith(
             "Exception in rimworld/select_pawn: InvalidArgumentError: a colonist name or id"
         )
-        assert first["capabilityId"] == "rimbridge.core/selection/select-pawn"
+        assert first["CapabilityId"] == "rimbridge.core/selection/select-pawn"
 
 
 async def test_list_logs_from_the_diagnostics_cursor_starts_at_the_trigger_line(
@@ -168,8 +189,8 @@ async def test_list_logs_from_the_diagnostics_cursor_starts_at_the_trigger_line(
         injected = await sim.call("sim/inject_log", level="error", message="Boom in tick")
         item = await sim.attention()
         page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
-        assert page["logs"][-1]["message"] == "Boom in tick"
-        assert page["logs"][-1]["sequence"] == injected["firstSequence"]
+        assert page["logs"][-1]["Message"] == "Boom in tick"
+        assert page["logs"][-1]["Sequence"] == injected["firstSequence"]
 
 
 async def test_an_error_logged_inside_a_successful_call_is_tied_to_it_and_sent_first(
@@ -213,11 +234,11 @@ async def test_a_script_whose_second_step_throws_fails_that_child_and_stops(
         )
         first, second = report["steps"]
         assert (first["success"], first["result"]["timeSpeed"]) == (True, "Fast")
-        assert (second["success"], second["error"]["code"]) == (False, "invalid_argument")
+        assert (second["success"], second["error"]["Code"]) == (False, "invalid_argument")
         # the mod's halt: the step's index and id, and its error as the script's error
         assert report["haltReason"] == "Step 2 ('nobody') failed."
         assert result["error"] == report["error"] == second["error"]
-        assert result["message"] == second["error"]["message"]
+        assert result["message"] == second["error"]["Message"]
         child = second["operationId"]
 
         journal = sim.bridge.journal
@@ -242,7 +263,7 @@ async def test_a_script_whose_second_step_throws_fails_that_child_and_stops(
         assert "rimworld/select_pawn failed" in " ".join(s["message"] for s in item["sample"])
 
         logs = await sim.call("rimbridge/list_logs", rootOperationId=SCRIPT_ID)
-        assert [(e["operationId"], e["rootOperationId"], e["source"]) for e in logs["logs"]] == [
+        assert [(e["OperationId"], e["RootOperationId"], e["Source"]) for e in logs["logs"]] == [
             (child, SCRIPT_ID, "tool")
         ]
 
@@ -264,11 +285,11 @@ async def test_a_script_with_continue_on_error_runs_every_step(open_sim: Any) ->
         steps = report["steps"]
         assert [s["success"] for s in steps] == [True, False, True]
         assert (steps[0]["result"]["success"], steps[0]["result"]["code"]) == (False, "unknown_id")
-        assert steps[1]["error"]["code"] == "tool.invalid_arguments"
+        assert steps[1]["error"]["Code"] == "tool.invalid_arguments"
         assert (result["success"], report["halted"], report["haltReason"]) == (False, False, "")
         assert (report["succeededStepCount"], report["failedStepCount"]) == (2, 1)
         assert result["error"] == steps[1]["error"]
-        assert result["message"] == steps[1]["error"]["message"]
+        assert result["message"] == steps[1]["error"]["Message"]
         assert await sim.attention() is None
 
 
@@ -286,8 +307,8 @@ async def test_a_script_step_with_bad_arguments_fails_when_reached_and_opens_not
         result = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
         steps = result["script"]["steps"]
         assert [s["success"] for s in steps] == [True, False]
-        assert steps[1]["error"]["code"] == "tool.invalid_arguments"
-        assert "$.speed" in steps[1]["error"]["message"]
+        assert steps[1]["error"]["Code"] == "tool.invalid_arguments"
+        assert "$.speed" in steps[1]["error"]["Message"]
         assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Fast"
         assert await sim.attention() is None
 
@@ -309,7 +330,7 @@ async def test_a_scheduled_error_after_the_call_returned_names_that_call_as_its_
             True,
         )
         page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
-        assert (page["logs"][-1]["message"], page["logs"][-1]["tick"]) == ("Late failure", 2)
+        assert (page["logs"][-1]["Message"], page["logs"][-1]["tick"]) == ("Late failure", 2)
 
 
 @pytest.mark.parametrize("policy", ["recommended", "faithful"])

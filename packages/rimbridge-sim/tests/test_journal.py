@@ -227,26 +227,46 @@ def test_an_operation_serializes_as_the_mods_envelope_with_its_links(
     )
 
     wire = record.to_wire(include_events=False)
-    assert {k: wire[k] for k in ("operationId", "capabilityId", "status", "success")} == {
-        "operationId": "call-1",
-        "capabilityId": "rimbridge.core/lifecycle/load-game",
-        "status": "failed",
-        "success": False,
+    # the mod's OperationEnvelope as Newtonsoft writes it: declaration order, PascalCase,
+    # Status as the enum's integer (3: Failed), then the journal's links
+    assert list(wire)[:13] == [
+        "OperationId",
+        "CapabilityId",
+        "Status",
+        "Success",
+        "StartedAtUtc",
+        "CompletedAtUtc",
+        "DurationMs",
+        "Result",
+        "HasResult",
+        "ResultWasTruncated",
+        "Warnings",
+        "Error",
+        "Metadata",
+    ]
+    assert {k: wire[k] for k in ("OperationId", "CapabilityId", "Status", "Success")} == {
+        "OperationId": "call-1",
+        "CapabilityId": "rimbridge.core/lifecycle/load-game",
+        "Status": 3,
+        "Success": False,
     }
-    assert wire["error"] == {
-        "code": "tool.failed",
-        "message": "FileNotFoundException: a.rws",
-        "exceptionType": "IOError",
+    assert wire["Error"] == {
+        "Code": "tool.failed",
+        "Message": "FileNotFoundException: a.rws",
+        "ExceptionType": "IOError",
+        "Details": None,
     }
-    assert wire["startedAtUtc"].endswith("Z")
-    assert wire["completedAtUtc"].endswith("Z")
-    assert (wire["durationMs"], wire["parentId"], wire["rootId"], wire["children"]) == (
+    assert list(wire["Error"]) == ["Code", "Message", "ExceptionType", "Details"]
+    assert (wire["Result"], wire["Warnings"], wire["Metadata"]) == (None, [], {})
+    assert wire["StartedAtUtc"].endswith("Z")
+    assert wire["CompletedAtUtc"].endswith("Z")
+    assert (wire["DurationMs"], wire["parentId"], wire["rootId"], wire["children"]) == (
         0,
         None,
         "call-1",
         [],
     )
-    assert [e["eventType"] for e in record.to_wire()["events"]] == [
+    assert [e["EventType"] for e in record.to_wire()["events"]] == [
         "operation.started",
         "operation.failed",
     ]
@@ -316,9 +336,11 @@ def test_the_stream_holds_starts_and_outcomes_only_with_dense_sequences_and_even
     )
     assert (completed.error_code, completed.has_result) == ("", True)
     wire = started.to_wire()
-    assert (wire["success"], wire["errorCode"], wire["errorMessage"]) == (False, "", "")
-    assert completed.to_wire()["success"] is True
-    assert (script.events[1].to_wire()["sequence"], script.events[1].to_wire()["eventId"]) == (
+    assert (wire["Success"], wire["ErrorCode"], wire["ErrorMessage"]) == (False, "", "")
+    assert wire["Status"] == 1
+    assert completed.to_wire()["Success"] is True
+    assert completed.to_wire()["Status"] == 2
+    assert (script.events[1].to_wire()["Sequence"], script.events[1].to_wire()["EventId"]) == (
         None,
         None,
     )
@@ -357,8 +379,8 @@ def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: Manual
     assert (retained, truncated, len(text)) == (True, True, 16_000)
     record = journal.get("op-2")
     assert record is not None
-    assert journal.envelope(record, include_result=True)["result"] == {"index": 2}
-    assert "result" not in journal.envelope(record)
+    assert journal.envelope(record, include_result=True)["Result"] == {"index": 2}
+    assert journal.envelope(record)["Result"] is None
 
 
 def test_new_operation_ids_are_fresh_uuids() -> None:
@@ -404,12 +426,12 @@ def test_has_result_says_whether_a_result_is_retained_with_or_without_it(
         return journal.envelope(record, include_result=include_result)
 
     for include_result in (False, True):
-        assert envelope("new", include_result)["hasResult"] is True
-        assert envelope("old", include_result)["hasResult"] is False
-        assert envelope("none", include_result)["hasResult"] is False
-    assert envelope("new", True)["result"] == {"b": 2}
-    assert "result" not in envelope("new", False)
-    assert "result" not in envelope("old", True)
+        assert envelope("new", include_result)["HasResult"] is True
+        assert envelope("old", include_result)["HasResult"] is False
+        assert envelope("none", include_result)["HasResult"] is False
+    assert envelope("new", True)["Result"] == {"b": 2}
+    assert envelope("new", False)["Result"] is None
+    assert envelope("old", True)["Result"] is None
 
 
 # --- wall times ----------------------------------------------------------------------------------

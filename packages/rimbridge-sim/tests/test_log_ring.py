@@ -74,7 +74,7 @@ def test_identical_lines_within_the_window_collapse_and_move_the_wire_sequence(
 
     assert (last.sequence, last.latest_sequence, last.repeat_count) == (1, 3, 3)
     wire = last.to_wire()
-    assert (wire["sequence"], wire["firstSequence"], wire["repeatCount"]) == (3, 1, 3)
+    assert (wire["Sequence"], wire["firstSequence"], wire["RepeatCount"]) == (3, 1, 3)
     assert ring.query().entries == (last,)
     assert ring.stats() == RingStats(
         capacity=10,
@@ -265,28 +265,34 @@ def test_entries_serialize_with_the_mods_field_names(ring: LogRing) -> None:
     )
 
     wire = entry.to_wire()
-    assert set(wire) == {
-        "sequence",
-        "entryId",
-        "level",
-        "message",
-        "stackTrace",
-        "source",
-        "operationId",
-        "capabilityId",
-        "parentOperationId",
-        "rootOperationId",
-        "scriptStatementId",
-        "scriptStepId",
-        "scriptCall",
-        "firstSeenAtUtc",
-        "timestampUtc",
-        "repeatCount",
+    # the mod's BridgeLogEntry as Newtonsoft writes it (declaration order), then the sim's
+    assert list(wire) == [
+        "Sequence",
+        "EntryId",
+        "Level",
+        "Message",
+        "StackTrace",
+        "Source",
+        "OperationId",
+        "CapabilityId",
+        "ParentOperationId",
+        "RootOperationId",
+        "ScriptStatementId",
+        "ScriptStepId",
+        "ScriptCall",
+        "FirstSeenAtUtc",
+        "TimestampUtc",
+        "RepeatCount",
         "firstSequence",
         "tick",
-    }
-    assert (wire["sequence"], wire["level"], wire["rootOperationId"]) == (1, "warning", "call-1")
-    assert wire["entryId"].startswith("log_")
+    ]
+    assert (wire["Sequence"], wire["Level"], wire["RootOperationId"]) == (1, "warning", "call-1")
+    assert (wire["Message"], wire["Source"], wire["OperationId"]) == (
+        "food is low",
+        "needs",
+        "step-1",
+    )
+    assert wire["EntryId"].startswith("log_")
     page = ring.query().to_wire()
     assert set(page) == {
         "logs",

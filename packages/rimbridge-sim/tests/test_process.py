@@ -93,7 +93,7 @@ async def test_the_process_takes_port_token_and_agent_id_from_the_gabs_environme
                 timeout=5,
             )
             assert (speed["success"], speed["timeSpeed"]) == (True, "Fast")
-            assert speed["operation"]["capabilityId"] == "rimbridge.core/lifecycle/set-time-speed"
+            assert speed["operation"]["CapabilityId"] == "rimbridge.core/lifecycle/set-time-speed"
         assert await stopped(process, signal.SIGTERM) == 0
 
 

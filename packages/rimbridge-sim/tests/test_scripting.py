@@ -17,6 +17,7 @@ from rimbridge_sim.scripting import (
     compile_lua,
     lua_reference,
     normalize_definition,
+    operation_error,
     script_reference,
 )
 
@@ -36,7 +37,7 @@ class FakeTools:
             answer = answer(len(self.calls))
         operation = f"op-{len(self.calls)}"
         if isinstance(answer, Exception):
-            error = {"code": "x", "message": str(answer), "exceptionType": type(answer).__name__}
+            error = operation_error("x", str(answer), exception_type=type(answer).__name__)
             return CallOutcome(False, operation, "failed", None, error)
         return CallOutcome(True, operation, "completed", answer, None)
 
@@ -75,7 +76,12 @@ async def test_a_failed_call_halts_unless_continue_on_error() -> None:
     # the mod's report: the step's index and id, and the failed step's error as the script's
     assert halted["haltReason"] == "Step 2 ('step-2') failed."
     assert halted["error"] == halted["steps"][1]["error"]
-    assert halted["error"] == {"code": "x", "message": "nope", "exceptionType": "RuntimeError"}
+    assert halted["error"] == {
+        "Code": "x",
+        "Message": "nope",
+        "ExceptionType": "RuntimeError",
+        "Details": None,
+    }
     assert (halted["succeededStepCount"], halted["failedStepCount"]) == (1, 1)
     tools = FakeTools({"a/bad": RuntimeError("first"), "a/worse": RuntimeError("second")})
     goes_on = await run(
@@ -87,7 +93,7 @@ async def test_a_failed_call_halts_unless_continue_on_error() -> None:
     )
     assert (goes_on["success"], goes_on["halted"], goes_on["haltReason"]) == (False, False, "")
     assert (goes_on["executedStepCount"], goes_on["failedStepCount"]) == (3, 2)
-    assert goes_on["error"]["message"] == "first"  # the first failure, as the mod keeps it
+    assert goes_on["error"]["Message"] == "first"  # the first failure, as the mod keeps it
 
 
 async def test_a_payload_that_says_success_false_is_a_succeeded_step() -> None:
@@ -104,13 +110,39 @@ async def test_a_payload_that_says_success_false_is_a_succeeded_step() -> None:
         tools,
     )
     assert (report["success"], report["halted"], report["result"]) == (True, False, False)
+    # the report's steps carry the mod's OperationStatus as an integer (2: Completed)
     assert [(s["status"], s["success"], s["error"]) for s in report["steps"]] == [
-        ("completed", True, None),
-        ("completed", True, None),
+        (2, True, None),
+        (2, True, None),
     ]
     assert report["steps"][0]["result"] == refused
     described = script_reference()["statementTypes"][0]["description"]
     assert "success: false completes the step" in described
+
+
+async def test_a_steps_reference_root_names_its_status_and_the_report_numbers_it() -> None:
+    tools = FakeTools({"a/bad": RuntimeError("boom")})
+    report = await run(
+        {
+            "continueOnError": True,
+            "steps": [
+                {"id": "ok", "call": "a/good"},
+                {"id": "bad", "call": "a/bad"},
+                {
+                    "type": "return",
+                    "value": [
+                        {"$ref": "ok", "path": "status"},
+                        {"$ref": "bad", "path": "status"},
+                    ],
+                },
+            ],
+        },
+        tools,
+    )
+    # the mod builds the reference root with Status.ToString(), and projects the report's
+    # steps with the enum itself
+    assert report["result"] == ["Completed", "Failed"]
+    assert [s["status"] for s in report["steps"]] == [2, 3]
 
 
 async def test_loops_are_bounded_and_budgets_are_enforced() -> None:
@@ -127,10 +159,10 @@ async def test_loops_are_bounded_and_budgets_are_enforced() -> None:
         ]
     }
     report = await run(looping, tools)
-    assert report["error"]["code"] == "script.max_iterations"
+    assert report["error"]["Code"] == "script.max_iterations"
     budget = {"maxExecutedStatements": 5, "steps": [{"call": "a/x"} for _ in range(10)]}
     report = await run(budget, tools)
-    assert report["error"]["code"] == "script.statement_limit_exceeded"
+    assert report["error"]["Code"] == "script.statement_limit_exceeded"
 
 
 async def test_assert_fail_print_foreach_and_continue_until() -> None:
@@ -165,10 +197,12 @@ async def test_assert_fail_print_foreach_and_continue_until() -> None:
     )
     assert report["steps"][0]["attempts"] == 3
     assert [o["value"] for o in report["output"]] == ["x", "y"]
+    # the mod's OperationError, as its script runner makes it
     assert report["error"] == {
-        "code": "script.assertion_failed",
-        "message": "no such variable",
-        "details": None,
+        "Code": "script.assertion_failed",
+        "Message": "no such variable",
+        "ExceptionType": "System.InvalidOperationException",
+        "Details": None,
     }
 
 
@@ -289,7 +323,7 @@ async def test_a_tool_that_answers_success_false_does_not_stop_a_script(open_sim
         assert (report["halted"], report["haltReason"]) == (False, "")
         assert (report["succeededStepCount"], report["failedStepCount"]) == (2, 0)
         first, second = report["steps"]
-        assert (first["status"], first["success"], first["error"]) == ("completed", True, None)
+        assert (first["status"], first["success"], first["error"]) == (2, True, None)
         assert (first["result"]["success"], first["result"]["message"]) == (
             False,
             "ticks must be greater than 0.",

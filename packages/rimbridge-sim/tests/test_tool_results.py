@@ -139,7 +139,7 @@ async def test_without_a_game_the_tools_answer_with_the_mods_texts(open_sim: Any
             result = await sim.call(tool, **arguments)
             answer = (result["success"], result["message"], result["code"])
             assert answer == (False, message, "no_game"), tool
-            assert result["operation"]["status"] == "completed", tool
+            assert result["operation"]["Status"] == 2, tool
         speed = await sim.call("rimworld/set_time_speed", speed="Fast")
         assert speed["state"]["inEntryScene"] is True
         assert "state" not in await sim.call("rimworld/pause_game")

@@ -90,7 +90,7 @@ async def test_a_wall_rectangle_is_designated_then_built_under_the_calls_operati
         built = await sim.call("rimworld/get_cell_info", **cell)
         assert "Wall" in built["cell"]["solidThingDefs"]
         logs = await sim.call("rimbridge/list_logs", rootOperationId=request_id, limit=100)
-        assert any("built Wall" in e["message"] for e in logs["logs"])
+        assert any("built Wall" in e["Message"] for e in logs["logs"])
 
 
 async def test_cells_a_designator_cannot_take_are_rejected_with_the_reason(

@@ -40,10 +40,10 @@ async def test_list_operations_puts_a_script_that_finished_before_its_steps(
     async with open_sim(tick_rate=0) as sim:
         script_id, step_id = await _run_one_step_script(sim)
         listed = await sim.call("rimbridge/list_operations", limit=3)
-        assert [(o["operationId"], o["status"]) for o in listed["operations"]] == [
-            (listed["operation"]["operationId"], "running"),  # this call, started last
-            (script_id, "completed"),  # finished after its step
-            (step_id, "completed"),
+        assert [(o["OperationId"], o["Status"]) for o in listed["operations"]] == [
+            (listed["operation"]["OperationId"], 1),  # this call, started last: Running
+            (script_id, 2),  # finished after its step: Completed
+            (step_id, 2),
         ]
 
 
@@ -54,7 +54,7 @@ async def test_the_event_stream_holds_only_starts_and_outcomes_and_a_start_is_no
         script_id, step_id = await _run_one_step_script(sim)
         page = await sim.call("rimbridge/list_operation_events", limit=50)
         events = [
-            (e["sequence"], e["eventType"], e["operationId"], e["success"]) for e in page["events"]
+            (e["Sequence"], e["EventType"], e["OperationId"], e["Success"]) for e in page["events"]
         ]
         assert events == [
             (4, "operation.completed", script_id, True),
@@ -65,7 +65,7 @@ async def test_the_event_stream_holds_only_starts_and_outcomes_and_a_start_is_no
         # the script's own event list still shows its step starting (get_operation, and the
         # context gabs assembles from it, read that list)
         found = await sim.call("rimbridge/get_operation", operationId=script_id)
-        kinds = [(e["kind"], e["sequence"]) for e in found["trackedOperation"]["events"]]
+        kinds = [(e["kind"], e["Sequence"]) for e in found["trackedOperation"]["events"]]
         assert kinds == [("started", 1), ("child_started", None), ("completed", 4)]
         status = await sim.call("rimbridge/get_bridge_status")
         assert status["latestOperationEventSequence"] >= 4
@@ -79,41 +79,52 @@ async def test_every_event_carries_the_mods_record_fields(open_sim: Any) -> None
         fine = "cccccccc-1111-4222-8333-444444444444"
         await sim.call("rimworld/list_colonists", request_id=fine)
         page = await sim.call("rimbridge/list_operation_events", limit=10)
-        events = {(e["operationId"], e["eventType"]): e for e in page["events"]}
+        events = {(e["OperationId"], e["EventType"]): e for e in page["events"]}
         failed = events[(failing, "operation.failed")]
+        # the mod's OperationEventRecord (declaration order, Status 3: Failed), then the sim's
         assert list(failed) == [
-            "sequence",
-            "eventId",
-            "eventType",
-            "operationId",
-            "capabilityId",
-            "status",
-            "success",
-            "timestampUtc",
-            "errorCode",
-            "errorMessage",
-            "hasResult",
-            "resultWasTruncated",
-            "warningCount",
+            "Sequence",
+            "EventId",
+            "EventType",
+            "OperationId",
+            "CapabilityId",
+            "Status",
+            "Success",
+            "TimestampUtc",
+            "ErrorCode",
+            "ErrorMessage",
+            "HasResult",
+            "ResultWasTruncated",
+            "WarningCount",
+            "Metadata",
             "index",
             "kind",
             "message",
         ]
-        assert (failed["errorCode"], failed["errorMessage"], failed["hasResult"]) == (
+        assert (failed["Status"], failed["Success"]) == (3, False)
+        assert failed["Metadata"] == {
+            "requestedId": "rimworld/select_pawn",
+            "providerId": "rimbridge.core/selection",
+            "category": "selection",
+            # as the mod's tool method passes them: every parameter, defaults included
+            "arguments": {"pawnName": None, "pawnId": None, "append": False},
+        }
+        assert (failed["ErrorCode"], failed["ErrorMessage"], failed["HasResult"]) == (
             "invalid_argument",
             "InvalidArgumentError: a colonist name or id is required (pawnName or pawnId)",
             False,
         )
         started = events[(fine, "operation.started")]
         completed = events[(fine, "operation.completed")]
-        assert (started["errorCode"], started["errorMessage"], started["hasResult"]) == (
+        assert (started["ErrorCode"], started["ErrorMessage"], started["HasResult"]) == (
             "",
             "",
             False,
         )
-        assert (completed["hasResult"], completed["resultWasTruncated"]) == (True, False)
-        assert completed["warningCount"] == 0
-        ids = [e["eventId"] for e in page["events"]]
+        assert (completed["HasResult"], completed["ResultWasTruncated"]) == (True, False)
+        assert completed["WarningCount"] == 0
+        assert (started["Status"], completed["Status"]) == (1, 2)
+        ids = [e["EventId"] for e in page["events"]]
         assert all(re.fullmatch(r"evt_[0-9a-f]{32}", i) for i in ids)
         assert len(set(ids)) == len(ids)
 
@@ -126,7 +137,7 @@ async def test_a_cut_result_shows_on_its_completion_event(open_sim: Any) -> None
             "rimbridge/list_operation_events", operationId=big, includeDiagnostics=True
         )
         assert [
-            (e["eventType"], e["hasResult"], e["resultWasTruncated"]) for e in page["events"]
+            (e["EventType"], e["HasResult"], e["ResultWasTruncated"]) for e in page["events"]
         ] == [
             ("operation.completed", True, True),
             ("operation.started", False, False),
@@ -144,9 +155,9 @@ async def test_the_default_filter_hides_the_mods_diagnostics_module_waits_includ
         await sim.call("rimbridge/get_bridge_status")
         shown = await sim.call("rimbridge/list_operation_events")
         colonists = "rimbridge.core/selection/list-colonists"
-        assert [e["capabilityId"] for e in shown["events"]] == [colonists] * 2
+        assert [e["CapabilityId"] for e in shown["events"]] == [colonists] * 2
         everything = await sim.call("rimbridge/list_operation_events", includeDiagnostics=True)
-        methods = {e["capabilityId"] for e in everything["events"]}
+        methods = {e["CapabilityId"] for e in everything["events"]}
         waits = {"wait-for-game-loaded", "wait-for-long-event-idle"}
         assert {f"rimbridge.core/diagnostics/{wait}" for wait in waits} <= methods
 
@@ -170,7 +181,7 @@ async def test_a_page_of_events_is_full_however_many_diagnostics_events_lie_betw
             "rimbridge/list_operation_events", limit=1, eventType="operation.started"
         )
         colonists = "rimbridge.core/selection/list-colonists"
-        assert [e["capabilityId"] for e in page["events"]] == [colonists]
+        assert [e["CapabilityId"] for e in page["events"]] == [colonists]
 
 
 async def test_wait_for_operation_tracks_the_operation_with_its_retained_result(
@@ -182,12 +193,16 @@ async def test_wait_for_operation_tracks_the_operation_with_its_retained_result(
         del answered["operation"]
         waited = await sim.call("rimbridge/wait_for_operation", operationId=request_id)
         tracked = waited["trackedOperation"]
-        assert (waited["satisfied"], tracked["hasResult"], tracked["result"]) == (
+        assert (waited["satisfied"], tracked["HasResult"], tracked["Result"]) == (
             True,
             True,
             answered,
         )
-        assert tracked["resultWasTruncated"] is False
+        assert tracked["ResultWasTruncated"] is False
+        assert (tracked["Status"], tracked["Success"]) == (2, True)
+        assert tracked["Metadata"]["requestedId"] == "rimworld/list_colonists"
+        # the mod formats OperationStatus into the message: its member name
+        assert waited["message"] == f"Operation '{request_id}' reached status Completed."
 
 
 @pytest.mark.parametrize(

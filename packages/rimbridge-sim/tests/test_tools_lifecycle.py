@@ -84,7 +84,7 @@ async def test_saves_keep_non_ascii_names_and_load_ready_by_save_name(open_sim: 
         assert (loaded["success"], loaded["load"]["status"]) == (True, "queued")
         assert loaded["state"]["currentMapId"] != before
         logs = await sim.call("rimbridge/list_logs", minimumLevel="info", limit=20)
-        assert "Game loaded: Kolonie Ärger" in [e["message"] for e in logs["logs"]]
+        assert "Game loaded: Kolonie Ärger" in [e["Message"] for e in logs["logs"]]
         missing = await sim.call("rimworld/load_game", saveName="nope")
         assert (missing["success"], missing["message"]) == (False, "Save 'nope' does not exist.")
 

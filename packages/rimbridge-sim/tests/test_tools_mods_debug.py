@@ -100,7 +100,7 @@ async def test_debug_settings_and_job_logging(open_sim: Any) -> None:
         assert logging["consumeLogs"]["tool"] == "rimbridge/list_logs"
         await sim.call("rimworld/step_game_ticks", ticks=400)
         lines = await sim.call("rimbridge/list_logs", **logging["consumeLogs"]["arguments"])
-        assert any(e["message"].startswith(f"[JobTracker] {pawn['name']}") for e in lines["logs"])
+        assert any(e["Message"].startswith(f"[JobTracker] {pawn['name']}") for e in lines["logs"])
 
 
 async def test_letters_are_opened_accepted_and_dismissed(open_sim: Any) -> None:

@@ -23,7 +23,9 @@ from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_sim._mainloop import MainLoop
 from rimbridge_sim.calls import MainLoopTimeout, payload_failure, spec_of
 from rimbridge_sim.contract import wire_name
+from rimbridge_sim.contract.capabilities import capability_id, capability_of
 from rimbridge_sim.diagnostics import OperationJournal, new_operation_id
+from rimbridge_sim.diagnostics.script_context import current_script_step
 from rimbridge_sim.world import WorldError
 
 __all__ = ["OperationRunner"]
@@ -70,9 +72,39 @@ class OperationRunner:
         operation_id = operation.id if operation is not None else new_operation_id()
         wire = {wire_name(key): value for key, value in arguments.items()}
         self._journal.start(
-            operation_id, name, parent_id=parent_id, arguments_summary=_summary(wire)
+            operation_id,
+            name,
+            parent_id=parent_id,
+            arguments_summary=_summary(wire),
+            metadata=self._metadata(name, wire, parent_id),
         )
         return operation_id
+
+    def _metadata(
+        self, name: str, arguments: dict[str, Any], parent_id: str | None
+    ) -> dict[str, Any]:
+        """What the mod's registry records as an operation's ``Metadata`` when it starts it:
+        the alias called, the provider, its category and the arguments, then the caller's
+        operation (the parent, its capability, the root) and script step when there is one."""
+        capability = capability_of(name)
+        metadata: dict[str, Any] = {
+            "requestedId": name,
+            "providerId": capability.provider_id,
+            "category": capability.category,
+            "arguments": arguments,
+        }
+        if parent_id is not None:
+            metadata["parentOperationId"] = parent_id
+            parent_method = self._journal.method_of(parent_id)
+            if parent_method is not None:
+                metadata["parentCapabilityId"] = capability_id(parent_method)
+            metadata["rootOperationId"] = self._journal.root_of(parent_id)
+        step = current_script_step()
+        if step is not None:
+            metadata["scriptStatementId"] = step.statement_id
+            metadata["scriptStepId"] = step.step_id
+            metadata["scriptCall"] = step.call
+        return metadata
 
     def _end(self, operation_id: str, result: Any) -> Any:
         if isinstance(result, Mapping) and result.get("success") is False:
@@ -81,9 +113,9 @@ class OperationRunner:
             summary = _summary(result)
         record = self._journal.complete(operation_id, summary, result=result)
         if isinstance(result, dict):
-            # the call's own envelope, as the mod adds it to the answer: the mod's fields only,
-            # and it has the result it came with; the journal keeps the result as the body
-            # returned it, without the envelope
+            # the call's own envelope, as the mod adds it to the answer (WithoutResult: Result
+            # null, and the handler's empty Metadata); the journal keeps the result as the
+            # body returned it, without the envelope
             return {**result, "operation": record.envelope(has_result=True)}
         return result
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from gabp.messages import Attention
 from gabs.context._models import ContextRequest
@@ -179,21 +179,42 @@ def log_entries(result: Any) -> list[Mapping[str, Any]] | None:
     return None
 
 
+_STATUS_NAMES: Final = ("pending", "running", "completed", "failed", "timed_out", "cancelled")
+"""RimBridge's ``OperationStatus`` by its integer on the wire."""
+
+
+def _field(entry: Mapping[str, Any], name: str) -> Any:
+    """``entry[name]``, or under its PascalCase spelling: RimBridge writes its C# records
+    (log entries, operation envelopes) with Newtonsoft's default casing."""
+    value = entry.get(name)
+    if value is None:
+        value = entry.get(name[:1].upper() + name[1:])
+    return value
+
+
+def _status(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(_STATUS_NAMES):
+        return _STATUS_NAMES[value]
+    return value
+
+
 def log_line(entry: Mapping[str, Any], item_chars: int) -> str:
-    sequence = entry.get("sequence")
-    level = entry.get("level", "?")
+    sequence = _field(entry, "sequence")
+    level = _field(entry, "level") or "?"
     text = f"Log #{sequence} [{level}]"
-    repeat = entry.get("repeatCount")
+    repeat = _field(entry, "repeatCount")
     if isinstance(repeat, int) and repeat > 1:
         text += f" x{repeat}"
-    where = [str(entry["source"])] if entry.get("source") else []
+    source = _field(entry, "source")
+    where = [str(source)] if source else []
     if entry.get("tick") is not None:
         where.append(f"tick {entry['tick']}")
-    if entry.get("operationId"):
-        where.append(f"operation {entry['operationId']}")
+    operation_id = _field(entry, "operationId")
+    if operation_id:
+        where.append(f"operation {operation_id}")
     if where:
         text += f" ({', '.join(where)})"
-    return f"{text}: {cut(str(entry.get('message', '')), item_chars)}"
+    return f"{text}: {cut(str(_field(entry, 'message') or ''), item_chars)}"
 
 
 def operation_text(result: Any, *, item_chars: int, max_events: int) -> str | None:
@@ -205,14 +226,23 @@ def operation_text(result: Any, *, item_chars: int, max_events: int) -> str | No
             if isinstance(payload.get(key), Mapping):
                 payload = payload[key]
                 break
-    if not isinstance(payload, Mapping) or not (payload.get("operationId") or payload.get("id")):
+    if not isinstance(payload, Mapping):
         return None
-    op_id = payload.get("operationId") or payload.get("id")
-    text = f"Operation {op_id}: {payload.get('method', '?')} {payload.get('status', '?')}"
+    op_id = _field(payload, "operationId") or payload.get("id")
+    if not op_id:
+        return None
+    metadata = _field(payload, "metadata")
+    method = payload.get("method") or (
+        metadata.get("requestedId") if isinstance(metadata, Mapping) else None
+    )
+    text = f"Operation {op_id}: {method or '?'} {_status(_field(payload, 'status')) or '?'}"
     if payload.get("argumentsSummary"):
         text += f", arguments {cut(str(payload['argumentsSummary']), item_chars)}"
-    if payload.get("error"):
-        text += f", error: {cut(str(payload['error']), item_chars)}"
+    error = _field(payload, "error")
+    if isinstance(error, Mapping) and _field(error, "message"):
+        error = _field(error, "message")
+    if error:
+        text += f", error: {cut(str(error), item_chars)}"
     if payload.get("resultSummary"):
         text += f", result: {cut(str(payload['resultSummary']), item_chars)}"
     if payload.get("parentId"):
@@ -225,9 +255,8 @@ def operation_text(result: Any, *, item_chars: int, max_events: int) -> str | No
         shown = [e for e in events if isinstance(e, Mapping)][-max_events:]
         for event in shown:
             message = event.get("message")
-            text += f"\n  - {event.get('kind', '?')}" + (
-                f": {cut(str(message), item_chars)}" if message else ""
-            )
+            kind = event.get("kind") or _field(event, "eventType") or "?"
+            text += f"\n  - {kind}" + (f": {cut(str(message), item_chars)}" if message else "")
     return text
 
 

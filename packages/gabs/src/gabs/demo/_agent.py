@@ -222,4 +222,11 @@ def blocked_call_budget() -> int:
 
 def operations_of(reply: Reply, method: str) -> list[dict[str, Any]]:
     operations = reply.get("result", "operations") or []
-    return [op for op in operations if isinstance(op, dict) and op.get("method") == method]
+    # the tool an operation ran: the alias the mod's registry records in its Metadata
+    return [
+        op
+        for op in operations
+        if isinstance(op, dict)
+        and isinstance(op.get("Metadata"), dict)
+        and op["Metadata"].get("requestedId") == method
+    ]

@@ -140,8 +140,8 @@ async def scenario_gating(agent: DemoAgent) -> None:
                 "the oldest entry (the page is newest first) is the error, under the causing "
                 "operation",
                 lambda r: (
-                    r.get("result", "logs", -1, "message") == message
-                    and r.get("result", "logs", -1, "operationId") == cause
+                    r.get("result", "logs", -1, "Message") == message
+                    and r.get("result", "logs", -1, "OperationId") == cause
                 ),
             ),
         ],
@@ -155,7 +155,7 @@ async def scenario_gating(agent: DemoAgent) -> None:
             (
                 "operation sim/schedule_error (capability rimbridge.sim/test/schedule-error)",
                 lambda r: (
-                    r.get("result", "trackedOperation", "capabilityId")
+                    r.get("result", "trackedOperation", "CapabilityId")
                     == "rimbridge.sim/test/schedule-error"
                 ),
             ),

@@ -134,10 +134,10 @@ async def scenario_spam(agent: DemoAgent) -> None:
         [
             *RAN_OK,
             (
-                f"one log entry with repeatCount {count}",
+                f"one log entry with RepeatCount {count}",
                 lambda r: (
                     len(r.get("result", "logs") or []) == 1
-                    and r.get("result", "logs", 0, "repeatCount") == count
+                    and r.get("result", "logs", 0, "RepeatCount") == count
                 ),
             ),
         ],

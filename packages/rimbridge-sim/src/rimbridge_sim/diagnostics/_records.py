@@ -21,6 +21,8 @@ __all__ = [
     "OPERATION_EVENT_KINDS",
     "OPERATION_STATUSES",
     "OUTCOME_KINDS",
+    "STATUS_CODES",
+    "STATUS_NAMES",
     "STREAM_KINDS",
     "JournalListener",
     "JournalStats",
@@ -54,6 +56,26 @@ OPERATION_EVENT_KINDS: Final[tuple[OperationEventKind, ...]] = (
     "child_started",
     "log",
 )
+STATUS_CODES: Final[dict[str, int]] = {
+    "pending": 0,
+    "running": 1,
+    "completed": 2,
+    "failed": 3,
+    "timed_out": 4,
+    "cancelled": 5,
+}
+"""The mod's ``OperationStatus`` enum value of each status, as its records carry it on the wire
+(Newtonsoft's default settings write enums as integers)."""
+STATUS_NAMES: Final[dict[str, str]] = {
+    "pending": "Pending",
+    "running": "Running",
+    "completed": "Completed",
+    "failed": "Failed",
+    "timed_out": "TimedOut",
+    "cancelled": "Cancelled",
+}
+"""The enum member name of each status (``OperationStatus.ToString()``: the mod's
+``wait_for_operation`` message and a script step's reference root)."""
 OUTCOME_KINDS: Final[tuple[OperationEventKind, ...]] = ("failed", "cancelled", "timed_out")
 """Event kinds that end an operation unsuccessfully (``fail(kind=...)``)."""
 STREAM_KINDS: Final[frozenset[OperationEventKind]] = frozenset(
@@ -97,26 +119,30 @@ class OperationEvent(NamedTuple):
     error_message: str = ""
     has_result: bool = False
     """A result was retained for the operation when the event was recorded."""
+    metadata: dict[str, Any] | None = None
+    """The operation's metadata (the mod copies it into each event record)."""
 
     def to_wire(self, *, result_truncated: bool = False) -> dict[str, Any]:
-        """The mod's event record (``success`` is the operation's at that moment, so false on
-        ``operation.started``; the error fields are empty strings without an error, as the
-        mod sends them), then the sim's ``index``, ``kind`` and ``message``. ``sequence`` and
-        ``eventId`` are null on an event that is not in the journal-wide stream."""
+        """The mod's ``OperationEventRecord`` (PascalCase, ``Status`` as the enum's integer;
+        ``Success`` is the operation's at that moment, so false on ``operation.started``; the
+        error fields are empty strings without an error, as the mod sends them), then the
+        sim's ``index``, ``kind`` and ``message``. ``Sequence`` and ``EventId`` are null on an
+        event that is not in the journal-wide stream."""
         return {
-            "sequence": self.sequence or None,
-            "eventId": self.event_id or None,
-            "eventType": EVENT_TYPES[self.kind],
-            "operationId": self.operation_id,
-            "capabilityId": capability_id(self.method),
-            "status": self.status,
-            "success": self.status == "completed",
-            "timestampUtc": iso_utc(self.wall_time),
-            "errorCode": self.error_code,
-            "errorMessage": self.error_message,
-            "hasResult": self.has_result,
-            "resultWasTruncated": result_truncated,
-            "warningCount": 0,
+            "Sequence": self.sequence or None,
+            "EventId": self.event_id or None,
+            "EventType": EVENT_TYPES[self.kind],
+            "OperationId": self.operation_id,
+            "CapabilityId": capability_id(self.method),
+            "Status": STATUS_CODES[self.status],
+            "Success": self.status == "completed",
+            "TimestampUtc": iso_utc(self.wall_time),
+            "ErrorCode": self.error_code,
+            "ErrorMessage": self.error_message,
+            "HasResult": self.has_result,
+            "ResultWasTruncated": result_truncated,
+            "WarningCount": 0,
+            "Metadata": dict(self.metadata or {}),
             "index": self.index,
             "kind": self.kind,
             "message": self.message,
@@ -145,6 +171,10 @@ class OperationRecord(NamedTuple):
     finished_wall: float | None = None
     error_code: str | None = None
     exception_type: str | None = None
+    metadata: dict[str, Any] | None = None
+    """What the mod's registry records for the call (``requestedId``, ``providerId``,
+    ``category``, ``arguments``, and for a child ``parentOperationId``,
+    ``parentCapabilityId``, ``rootOperationId``); the journal's reads show it."""
 
     @property
     def running(self) -> bool:
@@ -154,39 +184,60 @@ class OperationRecord(NamedTuple):
     def success(self) -> bool:
         return self.status == "completed"
 
-    def envelope(self, *, has_result: bool) -> dict[str, Any]:
-        """The mod's envelope of the operation and nothing more: ``operationId``,
-        ``capabilityId``, ``status``, ``success``, times, ``hasResult``, ``warnings``,
-        ``error`` (what a call's answer carries under ``operation``)."""
+    def envelope(
+        self,
+        *,
+        has_result: bool,
+        result: Any = None,
+        result_truncated: bool = False,
+        metadata: bool = False,
+    ) -> dict[str, Any]:
+        """The mod's ``OperationEnvelope`` of the operation and nothing more, as Newtonsoft
+        writes it with default settings: PascalCase keys in declaration order, ``Status`` as
+        the enum's integer, nulls included. A call's answer carries it under ``operation``
+        with ``Result`` null and empty ``Metadata`` (the handler's envelope, not the
+        journal's copy); the journal's reads pass ``metadata=True``."""
         duration = None
         if self.finished_at is not None:
             duration = round((self.finished_at - self.started_at) * 1000)
         error = None
         if self.error is not None:
             error = {
-                "code": self.error_code or f"tool.{self.status}",
-                "message": self.error,
-                "exceptionType": self.exception_type,
+                "Code": self.error_code or f"tool.{self.status}",
+                "Message": self.error,
+                "ExceptionType": self.exception_type,
+                "Details": None,
             }
         return {
-            "operationId": self.id,
-            "capabilityId": capability_id(self.method),
-            "status": self.status,
-            "success": self.success,
-            "startedAtUtc": iso_utc(self.started_wall),
-            "completedAtUtc": None if self.finished_wall is None else iso_utc(self.finished_wall),
-            "durationMs": duration,
-            "hasResult": has_result,
-            "resultWasTruncated": False,
-            "warnings": [],
-            "error": error,
+            "OperationId": self.id,
+            "CapabilityId": capability_id(self.method),
+            "Status": STATUS_CODES[self.status],
+            "Success": self.success,
+            "StartedAtUtc": iso_utc(self.started_wall),
+            "CompletedAtUtc": None if self.finished_wall is None else iso_utc(self.finished_wall),
+            "DurationMs": duration,
+            "Result": result,
+            "HasResult": has_result,
+            "ResultWasTruncated": result_truncated,
+            "Warnings": [],
+            "Error": error,
+            "Metadata": dict(self.metadata or {}) if metadata else {},
         }
 
-    def to_wire(self, *, include_events: bool = True, has_result: bool = False) -> dict[str, Any]:
-        """The operation as the journal's reads show it: :meth:`envelope`, then the journal's
-        links and summaries (``method``, ``parentId``, ``rootId``, the two summaries,
-        ``children``, ``eventsDropped``) and the events when asked."""
-        wire = self.envelope(has_result=has_result)
+    def to_wire(
+        self,
+        *,
+        include_events: bool = True,
+        has_result: bool = False,
+        result: Any = None,
+        result_truncated: bool = False,
+    ) -> dict[str, Any]:
+        """The operation as the journal's reads show it: :meth:`envelope` with its metadata,
+        then the journal's links and summaries (``method``, ``parentId``, ``rootId``, the two
+        summaries, ``children``, ``eventsDropped``) and the events when asked."""
+        wire = self.envelope(
+            has_result=has_result, result=result, result_truncated=result_truncated, metadata=True
+        )
         wire["method"] = self.method
         wire["parentId"] = self.parent_id
         wire["rootId"] = self.root_id
@@ -231,6 +282,7 @@ class OperationState:
         "finished_at",
         "finished_wall",
         "id",
+        "metadata",
         "method",
         "next_index",
         "parent_id",
@@ -250,6 +302,7 @@ class OperationState:
         arguments_summary: str | None,
         now: float,
         event_limit: int,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         self.id = operation_id
         self.method = method
@@ -269,6 +322,7 @@ class OperationState:
         self.events: deque[OperationEvent] = deque(maxlen=event_limit)
         self.events_dropped = 0
         self.next_index = 1
+        self.metadata = metadata
 
     def add(
         self,
@@ -296,6 +350,7 @@ class OperationState:
             code,
             text,
             has_result,
+            self.metadata,
         )
         self.next_index += 1
         if len(self.events) == self.events.maxlen:
@@ -322,4 +377,5 @@ class OperationState:
             self.finished_wall,
             self.error_code,
             self.exception_type,
+            self.metadata,
         )

@@ -121,8 +121,10 @@ class OperationJournal:
         *,
         parent_id: str | None = None,
         arguments_summary: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> OperationRecord:
-        """Record a new running operation (a child of ``parent_id`` when given).
+        """Record a new running operation (a child of ``parent_id`` when given); ``metadata``
+        is what the journal's reads show under ``Metadata``.
 
         The root is the parent's root when the parent is known, else ``parent_id`` itself, else
         the operation. Starting an id the journal still holds raises :class:`ValueError`.
@@ -151,6 +153,7 @@ class OperationJournal:
                 arguments_summary,
                 now,
                 self._event_limit,
+                metadata,
             )
             self._operations[operation_id] = operation
             self._running += 1
@@ -409,18 +412,17 @@ class OperationJournal:
         return self.result_of(operation_id)[2]
 
     def envelope(self, record: OperationRecord, *, include_result: bool = False) -> dict[str, Any]:
-        """``record`` on the wire without its events, with its retained result if asked;
-        ``hasResult`` says whether a result is retained either way, as the mod's journal does."""
+        """``record`` on the wire without its events, with its retained result under ``Result``
+        if asked (null otherwise); ``HasResult`` says whether a result is retained either way,
+        as the mod's journal does."""
         if not include_result:
             with self._lock:
                 retained = record.id in self._results
             return record.to_wire(include_events=False, has_result=retained)
         retained, result, truncated = self.result_of(record.id)
-        wire = record.to_wire(include_events=False, has_result=retained)
-        if retained:
-            wire["result"] = result
-        wire["resultWasTruncated"] = truncated
-        return wire
+        return record.to_wire(
+            include_events=False, has_result=retained, result=result, result_truncated=truncated
+        )
 
     @property
     def latest_event_sequence(self) -> int:

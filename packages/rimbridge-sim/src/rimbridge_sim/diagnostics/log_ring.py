@@ -81,25 +81,27 @@ class LogEntry:
         return self.sequence
 
     def to_wire(self) -> dict[str, Any]:
-        """The shape ``rimbridge/list_logs`` returns (the mod's fields, camelCase)."""
+        """The shape ``rimbridge/list_logs`` returns: the mod's ``BridgeLogEntry`` as Newtonsoft
+        writes it (PascalCase, declaration order), then the sim's ``firstSequence`` and
+        ``tick``."""
         script = self.script
         return {
-            "sequence": self.latest_sequence,
-            "entryId": self.entry_id,
-            "level": self.level,
-            "message": self.message,
-            "stackTrace": self.stack_trace,
-            "source": self.source,
-            "operationId": self.operation_id,
-            "capabilityId": self.capability_id,
-            "parentOperationId": self.parent_operation_id,
-            "rootOperationId": self.root_operation_id,
-            "scriptStatementId": "" if script is None else script.statement_id,
-            "scriptStepId": "" if script is None else script.step_id,
-            "scriptCall": "" if script is None else script.call,
-            "firstSeenAtUtc": iso_utc(self.wall_time),
-            "timestampUtc": iso_utc(self.latest_wall_time),
-            "repeatCount": self.repeat_count,
+            "Sequence": self.latest_sequence,
+            "EntryId": self.entry_id,
+            "Level": self.level,
+            "Message": self.message,
+            "StackTrace": self.stack_trace,
+            "Source": self.source,
+            "OperationId": self.operation_id,
+            "CapabilityId": self.capability_id,
+            "ParentOperationId": self.parent_operation_id,
+            "RootOperationId": self.root_operation_id,
+            "ScriptStatementId": "" if script is None else script.statement_id,
+            "ScriptStepId": "" if script is None else script.step_id,
+            "ScriptCall": "" if script is None else script.call,
+            "FirstSeenAtUtc": iso_utc(self.wall_time),
+            "TimestampUtc": iso_utc(self.latest_wall_time),
+            "RepeatCount": self.repeat_count,
             "firstSequence": self.sequence,
             "tick": self.tick,
         }

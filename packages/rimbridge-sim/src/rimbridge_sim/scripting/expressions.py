@@ -14,10 +14,12 @@ from typing import Any, Final
 __all__ = [
     "MISSING",
     "OPERATORS",
+    "SCRIPT_EXCEPTION_TYPE",
     "Scope",
     "ScriptError",
     "evaluate",
     "matches",
+    "operation_error",
     "resolve_path",
     "truthy",
 ]
@@ -33,7 +35,23 @@ class ScriptError(Exception):
         self.details = details
 
     def to_wire(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "details": self.details}
+        return operation_error(self.code, self.message, details=self.details)
+
+
+SCRIPT_EXCEPTION_TYPE: Final = "System.InvalidOperationException"
+"""The exception type the mod names in the errors its script runner makes itself."""
+
+
+def operation_error(
+    code: str,
+    message: str,
+    *,
+    exception_type: str | None = SCRIPT_EXCEPTION_TYPE,
+    details: Any = None,
+) -> dict[str, Any]:
+    """A script's or a step's ``error`` as the mod writes it: its ``OperationError`` class in
+    Newtonsoft's default casing (``Code``, ``Message``, ``ExceptionType``, ``Details``)."""
+    return {"Code": code, "Message": message, "ExceptionType": exception_type, "Details": details}
 
 
 class _Missing:

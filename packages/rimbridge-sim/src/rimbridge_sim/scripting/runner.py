@@ -23,8 +23,15 @@ import anyio
 
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.contract.capabilities import capability_id
+from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
-from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
+from rimbridge_sim.scripting.expressions import (
+    Scope,
+    ScriptError,
+    evaluate,
+    matches,
+    operation_error,
+)
 
 __all__ = ["CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
 
@@ -166,8 +173,13 @@ class ScriptReport:
             "completedAtUtc": iso_utc(done),
             "durationMs": round((done - self.started) * 1000),
             "output": list(self.output),
-            "steps": list(self.steps),
+            # the mod projects each step with its OperationStatus, an integer on the wire
+            "steps": [{**step, "status": _WIRE_STATUS[step["status"]]} for step in self.steps],
         }
+
+
+_WIRE_STATUS = {name: STATUS_CODES[status] for status, name in STATUS_NAMES.items()}
+"""A step's status name (its reference root) -> the enum's integer (the report's steps)."""
 
 
 class _Return(Exception):
@@ -364,8 +376,8 @@ class ScriptRunner:
                 )
                 row.update(
                     success=False,
-                    status="failed",
-                    error={"code": "script.continue_timeout", "message": message},
+                    status=STATUS_NAMES["failed"],
+                    error=operation_error("script.continue_timeout", message),
                 )
                 break
             self._spend()
@@ -376,7 +388,7 @@ class ScriptRunner:
             # as the mod records a failed step: the first failure is the script's error, and
             # the script halts on it unless continueOnError
             if report.error is None:
-                report.error = row["error"] or {"code": "tool.failed", "message": "failed"}
+                report.error = row["error"] or operation_error("tool.failed", "failed")
             if not report.continue_on_error:
                 report.halted = True
                 report.halt_reason = f"Step {row['index']} ('{step_id}') failed."
@@ -393,14 +405,15 @@ class ScriptRunner:
     ) -> dict[str, Any]:
         done = time.time()
         # the mod's capability id of the alias; empty when no capability answers to it
-        unknown = (outcome.error or {}).get("code") == "capability.not_found"
+        unknown = (outcome.error or {}).get("Code") == "capability.not_found"
         return {
             "index": len(report.steps) + 1,
             "id": step_id,
             "call": alias,
             "capabilityId": "" if unknown else capability_id(alias),
             "operationId": outcome.operation_id,
-            "status": outcome.status,
+            # the reference root has the enum's name (the mod's Status.ToString())
+            "status": STATUS_NAMES[outcome.status],
             "success": outcome.success,
             "attempts": attempts,
             "startedAtUtc": iso_utc(started),

@@ -14,7 +14,7 @@ from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import MainLoopTimeout, call_spec
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.contract.capabilities import capability_id
-from rimbridge_sim.diagnostics import OperationEvent, OperationRecord
+from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
 from rimbridge_sim.world import InvalidArgumentError, TimeSpeed
@@ -34,9 +34,12 @@ def is_diagnostics(tool_name: str) -> bool:
 
 
 _TRACKED = (
-    "An operation: its envelope (operationId, capabilityId, status, success, times, "
-    "hasResult: a result is retained, error) and the journal's links (method, parentId, "
-    "rootId, argumentsSummary, resultSummary, children)."
+    "An operation: the mod's OperationEnvelope (OperationId, CapabilityId, Status: 1 running, "
+    "2 completed, 3 failed, 4 timed out, 5 cancelled, Success, StartedAtUtc, CompletedAtUtc, "
+    "DurationMs, Result, HasResult: a result is retained, ResultWasTruncated, Warnings, "
+    "Error {Code, Message, ExceptionType, Details}, Metadata {requestedId, providerId, "
+    "category, arguments, ...}) and the journal's links (method, parentId, rootId, "
+    "argumentsSummary, resultSummary, children)."
 )
 
 
@@ -241,11 +244,12 @@ class DiagnosticsTools:
         "Show one operation of the journal (its status, error, parent, root and children, "
         "events and any retained result). A tools/call's operation id is its GABP request id.",
         title="Get operation",
-        result_description="{success, trackedOperation: {operationId, capabilityId, status, "
-        "success, startedAtUtc, completedAtUtc, durationMs, hasResult, error, parentId, rootId, "
-        "children, events (its start and outcome as list_operation_events shows them, and its "
-        "child_started, progress and log events), result}}; an unknown id is a payload "
-        "failure.",
+        result_description="{success, trackedOperation: {OperationId, CapabilityId, Status, "
+        "Success, StartedAtUtc, CompletedAtUtc, DurationMs, Result (the retained result), "
+        "HasResult, ResultWasTruncated, Warnings, Error, Metadata, method, parentId, rootId, "
+        "argumentsSummary, resultSummary, children, eventsDropped, events (its start and "
+        "outcome as list_operation_events shows them, and its child_started, progress and log "
+        "events)}}; an unknown id is a payload failure.",
     )
     @parameter("operation_id", "The operation's id.")
     async def get_operation(self, operation_id: str) -> dict[str, Any]:
@@ -264,7 +268,7 @@ class DiagnosticsTools:
         "List recent operations (tool calls, script steps, loads), the most recently started "
         "or finished first (a script that ended is listed before its steps).",
         title="List operations",
-        result_description="{operations: [" + _TRACKED + " With includeResults: result]}.",
+        result_description="{operations: [" + _TRACKED + " Result is null unless includeResults]}.",
     )
     @parameter("limit", "Most operations to return.")
     @parameter("include_results", "Include each operation's retained result (bounded).")
@@ -285,10 +289,10 @@ class DiagnosticsTools:
         "operation.cancelled, operation.timed_out) or one operation. Events of diagnostics "
         "tools (the waits for the game included) are left out unless asked for.",
         title="List operation events",
-        result_description="{events: [{sequence, eventId, eventType, operationId, capabilityId, "
-        "status, success (false on operation.started), timestampUtc, errorCode, errorMessage, "
-        "hasResult, resultWasTruncated, warningCount, index, kind, message}]}; a page holds "
-        "limit events while matches remain.",
+        result_description="{events: [{Sequence, EventId, EventType, OperationId, CapabilityId, "
+        "Status, Success (false on operation.started), TimestampUtc, ErrorCode, ErrorMessage, "
+        "HasResult, ResultWasTruncated, WarningCount, Metadata, index, kind, message}]}; a page "
+        "holds limit events while matches remain.",
     )
     @parameter("limit", "Most events to return.")
     @parameter("event_type", "Only this event type, e.g. operation.failed.")
@@ -336,9 +340,9 @@ class DiagnosticsTools:
         "after that cursor (hasMore and nextCursor page on); an attention item's "
         "diagnosticsCursor used as afterSequence starts at the line that raised it.",
         title="List logs",
-        result_description="{logs: [{sequence, entryId, level, message, stackTrace, source, "
-        "operationId, capabilityId, parentOperationId, rootOperationId, scriptStatementId, "
-        "scriptStepId, scriptCall, firstSeenAtUtc, timestampUtc, repeatCount, firstSequence, "
+        result_description="{logs: [{Sequence, EntryId, Level, Message, StackTrace, Source, "
+        "OperationId, CapabilityId, ParentOperationId, RootOperationId, ScriptStatementId, "
+        "ScriptStepId, ScriptCall, FirstSeenAtUtc, TimestampUtc, RepeatCount, firstSequence, "
         "tick}], nextCursor, hasMore, truncated, oldestSequence, latestSequence}.",
     )
     @parameter("limit", "Most entries to return.")
@@ -410,7 +414,8 @@ class DiagnosticsTools:
         done = False
         if record is not None and not record.running:
             done = True
-            message = f"Operation '{operation_id}' reached status {record.status}."
+            # the mod formats the enum, so its member name: Completed, Failed, TimedOut, ...
+            message = f"Operation '{operation_id}' reached status {STATUS_NAMES[record.status]}."
         else:  # the mod's text, whether the operation never appeared or is still running
             message = f"Timed out waiting for operation '{operation_id}'."
         return {

@@ -12,7 +12,7 @@ from gabp import ProtocolError
 from lib_gab import ToolError, current_operation
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.scripting.expressions import ScriptError
+from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 from rimbridge_sim.scripting.references import lua_reference, script_reference
 from rimbridge_sim.scripting.runner import CallOutcome, ScriptRunner, normalize_definition
@@ -40,10 +40,10 @@ class ScriptingTools:
         assert operation is not None  # tools always run under an operation
         if name in _NOT_IN_SCRIPTS or self.host.find_tool(name) is None:
             reason = "cannot run inside a script" if name in _NOT_IN_SCRIPTS else "no such tool"
-            error = {"code": "capability.not_found", "message": f"{name}: {reason}"}
+            error = operation_error("capability.not_found", f"{name}: {reason}")
             return CallOutcome(False, None, "failed", None, error)
         if not isinstance(arguments, dict):
-            error = {"code": "tool.invalid_arguments", "message": "arguments must be an object"}
+            error = operation_error("tool.invalid_arguments", "arguments must be an object")
             return CallOutcome(False, None, "failed", None, error)
         try:
             child, result = await self.host.run_step(name, arguments, operation.id)
@@ -54,11 +54,11 @@ class ScriptingTools:
                 data.get("operationId"),
                 "failed",
                 None,
-                {
-                    "code": data.get("code", "tool.failed"),
-                    "message": error.message,
-                    "exceptionType": data.get("exception"),
-                },
+                operation_error(
+                    data.get("code", "tool.failed"),
+                    error.message,
+                    exception_type=data.get("exception"),
+                ),
             )
         except ProtocolError as error:
             return CallOutcome(
@@ -66,7 +66,7 @@ class ScriptingTools:
                 None,
                 "failed",
                 None,
-                {"code": "tool.invalid_arguments", "message": error.message},
+                operation_error("tool.invalid_arguments", error.message),
             )
         # the tool answered, so its operation completed: the step succeeds whatever the
         # payload says (a {success: false} answer is the step's result, as in the mod)
@@ -85,7 +85,7 @@ class ScriptingTools:
                 else (f"Executed {len(report.steps)} {noun.lower()} steps successfully.")
             )
         elif report.error is not None:
-            message = report.error["message"]
+            message = report.error["Message"]
         elif report.halted:
             message = report.halt_reason
         else:
