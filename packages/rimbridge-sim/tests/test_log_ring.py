@@ -293,6 +293,10 @@ def test_entries_serialize_with_the_mods_field_names(ring: LogRing) -> None:
         "step-1",
     )
     assert wire["EntryId"].startswith("log_")
+    # a line of no operation: its ids are "", as the mod's string properties default to
+    loose = ring.append("error", "the map was lost", source="game").to_wire()
+    assert [loose[k] for k in ("OperationId", "CapabilityId", "ParentOperationId")] == ["", "", ""]
+    assert loose["RootOperationId"] == ""
     page = ring.query().to_wire()
     assert set(page) == {
         "logs",

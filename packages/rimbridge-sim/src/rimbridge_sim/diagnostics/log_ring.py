@@ -82,8 +82,8 @@ class LogEntry:
 
     def to_wire(self) -> dict[str, Any]:
         """The shape ``rimbridge/list_logs`` returns: the mod's ``BridgeLogEntry`` as Newtonsoft
-        writes it (PascalCase, declaration order), then the sim's ``firstSequence`` and
-        ``tick``."""
+        writes it (PascalCase, declaration order, ``""`` for an id the line has not, as the
+        mod's string properties default to), then the sim's ``firstSequence`` and ``tick``."""
         script = self.script
         return {
             "Sequence": self.latest_sequence,
@@ -92,10 +92,10 @@ class LogEntry:
             "Message": self.message,
             "StackTrace": self.stack_trace,
             "Source": self.source,
-            "OperationId": self.operation_id,
-            "CapabilityId": self.capability_id,
-            "ParentOperationId": self.parent_operation_id,
-            "RootOperationId": self.root_operation_id,
+            "OperationId": self.operation_id or "",
+            "CapabilityId": self.capability_id or "",
+            "ParentOperationId": self.parent_operation_id or "",
+            "RootOperationId": self.root_operation_id or "",
             "ScriptStatementId": "" if script is None else script.statement_id,
             "ScriptStepId": "" if script is None else script.step_id,
             "ScriptCall": "" if script is None else script.call,
