@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+
 _STRUCTURE = "architect-category:structure"
 _WALL = "architect-designator:structure:build-wall"
 
@@ -73,6 +75,17 @@ async def test_play_for_reports_the_never_force_normal_speed_setting(open_sim: A
             forced["finalNeverForceNormalSpeed"],
         ) == (True, False, False, False)
         assert forced["paused"] is True
+
+
+async def test_a_cancelled_play_for_puts_the_setting_back(open_sim: Any) -> None:
+    async with open_sim(tick_rate=60.0) as sim:
+        settings = sim.bridge.world.debug_settings
+        with anyio.move_on_after(0.3) as scope:
+            await sim.bridge.server.call_tool(
+                "rimworld/play_for", {"durationMs": 10_000, "forceRequestedSpeed": True}
+            )
+        assert scope.cancelled_caught
+        assert settings.get("neverForceNormalSpeed", False) is False
 
 
 async def test_a_cell_rect_shot_left_in_place_reports_the_camera_after_capture(

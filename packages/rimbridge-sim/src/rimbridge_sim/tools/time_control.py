@@ -124,24 +124,34 @@ class TimeTools:
             world.set_time_speed(TimeSpeed.parse(speed))
             return initially, game.tick
 
+        def restore() -> None:
+            if previous_never_force is not None:
+                settings[_NEVER_FORCE_NORMAL_SPEED] = previous_never_force
+
         initially_paused, start_tick = await host.on_main_thread(begin)
         started = time.monotonic()
         attempts = 0
-        if host.config.tick_rate > 0:
-            with anyio.move_on_after(duration_ms / 1000):
-                while True:
-                    attempts += 1
-                    await anyio.sleep(max(5, poll_interval_ms) / 1000)
-        else:
-            attempts = 1
-            await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
+        try:
+            if host.config.tick_rate > 0:
+                with anyio.move_on_after(duration_ms / 1000):
+                    while True:
+                        attempts += 1
+                        await anyio.sleep(max(5, poll_interval_ms) / 1000)
+            else:
+                attempts = 1
+                await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
+        except BaseException:
+            # cancelled or failed mid-run: the setting is put back all the same, as the mod
+            # puts it back on its error path
+            with anyio.CancelScope(shield=True):
+                await host.on_main_thread(restore)
+            raise
 
         def end() -> dict[str, Any]:
             game = world.game
             if game is not None:
                 world.pause(True)
-            if previous_never_force is not None:
-                settings[_NEVER_FORCE_NORMAL_SPEED] = previous_never_force
+            restore()
             return world.state_snapshot()
 
         state = await host.on_main_thread(end)
