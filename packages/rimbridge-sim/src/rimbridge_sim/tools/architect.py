@@ -39,7 +39,7 @@ class ArchitectTools:
         "rimworld/get_designator_state",
         "Show the Architect selection: the selected designator and allowed area, and god mode.",
         title="Get designator state",
-        result_description=f"{{success, devModeEnabled, godMode, {_STATE}}}.",
+        result_description=f"{{success, devModeEnabled, godMode, {_STATE}, state}}.",
     )
     @call_spec(world=True, quick=True)
     def get_designator_state(self) -> dict[str, Any]:
@@ -49,6 +49,7 @@ class ArchitectTools:
             "devModeEnabled": world.dev_mode,
             "godMode": world.god_mode,
             "designatorState": world.architect.state(),
+            "state": world.state_snapshot(),
         }
 
     @tool(
@@ -57,7 +58,7 @@ class ArchitectTools:
         title="List architect categories",
         result_description="{success, devModeEnabled, godMode, categoryCount, categories: "
         "[{id, categoryDefName, label, visible, order, designatorCount, "
-        "actionableDesignatorCount, dropdownCount, buildDesignatorCount}]}.",
+        "actionableDesignatorCount, dropdownCount, buildDesignatorCount}], state}.",
     )
     @parameter("include_hidden", "Include categories that are hidden now.")
     @parameter("include_empty", "Include categories without designators.")
@@ -75,6 +76,7 @@ class ArchitectTools:
             "godMode": world.god_mode,
             "categoryCount": len(categories),
             "categories": [world.architect.describe_category(c) for c in categories],
+            "state": world.state_snapshot(),
         }
 
     @tool(
@@ -84,7 +86,7 @@ class ArchitectTools:
         title="List architect designators",
         result_description=f"{{success, category, designatorCount, designators: [{{id, "
         "parentId, kind, applicationKind, actionable, supportsRectangleApplication, label, "
-        f"designationDefName, buildableDefName, selected}}], {_STATE}}}.",
+        f"designationDefName, buildableDefName, selected}}], {_STATE}, state}}.",
     )
     @parameter(
         "category_id",
@@ -111,13 +113,14 @@ class ArchitectTools:
             "designatorCount": len(placed),
             "designators": [world.architect.describe(p) for p in placed],
             "designatorState": world.architect.state(),
+            "state": world.state_snapshot(),
         }
 
     @tool(
         "rimworld/select_architect_designator",
         "Select an Architect designator by its stable id (as clicking it in the menu does).",
         title="Select architect designator",
-        result_description=f"{{success, designator, {_STATE}}}.",
+        result_description=f"{{success, designator, {_STATE}, state}}.",
     )
     @parameter("designator_id", "A designator id from rimworld/list_architect_designators.")
     @call_spec(world=True, payload_codes=_NO_GAME)
@@ -131,6 +134,7 @@ class ArchitectTools:
             "success": True,
             "designator": world.architect.describe(placed),
             "designatorState": world.architect.state(),
+            "state": world.state_snapshot(),
         }
 
     @tool(

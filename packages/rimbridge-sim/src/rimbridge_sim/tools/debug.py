@@ -276,7 +276,8 @@ class DebugTools:
         "appear, rock is mined).",
         title="Set god mode",
         result_description="{success, changed, previousGodMode, godMode, devModeEnabled, "
-        "designatorState}.",
+        "selectionStillValid (null without a map; else whether a designator is still "
+        "selected), designatorState, state}.",
     )
     @parameter("enabled", "True for god mode.")
     @call_spec(world=True)
@@ -289,7 +290,11 @@ class DebugTools:
             "previousGodMode": previous,
             "godMode": world.god_mode,
             "devModeEnabled": world.dev_mode,
+            # RimWorld's DesignatorManager.CheckSelectedDesignatorValid: false with nothing
+            # selected; every sim designator may stay selected whatever god mode is.
+            "selectionStillValid": None if world.game is None else world.ui.designator is not None,
             "designatorState": world.architect.state(),
+            "state": world.state_snapshot(),
         }
 
     @tool(

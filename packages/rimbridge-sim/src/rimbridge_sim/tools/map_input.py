@@ -234,7 +234,12 @@ class MapInputTools:
         }
         if dispatch.menu is not None:
             options = world.map_input.describe_options(dispatch.menu)
-            result.update(menuId=dispatch.menu.id, optionCount=len(options), options=options)
+            result.update(
+                menuId=dispatch.menu.id,
+                provider=dispatch.menu.provider,
+                optionCount=len(options),
+                options=options,
+            )
         return result
 
     @tool(
@@ -243,7 +248,8 @@ class MapInputTools:
         "for the selected colonists as rimworld/right_click_cell does, middle does nothing.",
         title="Click cell",
         result_description="{success, command, actionKind, gestureKind, clickCell, target, "
-        "button, holdDurationMs, modifiers, selectionBefore, selectionAfter, message}.",
+        "button, holdDurationMs, modifiers, selectionBefore, selectionAfter, message} and, "
+        "when a menu opened, menuId, provider, optionCount, options.",
     )
     @parameter("x", "Cell x.")
     @parameter("z", "Cell z.")
@@ -276,7 +282,8 @@ class MapInputTools:
         "them up along the drag, middle pans the camera.",
         title="Drag cell",
         result_description="{success, command, actionKind, gestureKind, startCell, endCell, "
-        "target, button, holdDurationMs, modifiers, selectionBefore, selectionAfter, message}.",
+        "target, button, holdDurationMs, modifiers, selectionBefore, selectionAfter, message} "
+        "and, when a menu opened, menuId, provider, optionCount, options.",
     )
     @parameter("from_x", "Start cell x.")
     @parameter("from_z", "Start cell z.")

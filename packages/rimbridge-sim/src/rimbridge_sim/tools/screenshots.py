@@ -143,7 +143,9 @@ class ScreenshotTools:
         title="Screenshot cell rectangle",
         result_description=_SHOT + ", requestedRect, paddedRect, fullyVisible, rootSizeMode, "
         "requiredRootSize, appliedRootSize, cameraBefore, cameraDuringCapture, "
-        "cameraAfterCapture, doNotResetCamera, cameraWasReset}; clipTargetId and clipTargetKind "
+        "cameraAfterCapture (the camera left on the rectangle; null when it was put back), "
+        "cameraRestored (the camera put back; null with doNotResetCamera), doNotResetCamera, "
+        "cameraWasReset}; clipTargetId and clipTargetKind "
         "are 'cellRect', and the crop is <name>__cell_rect.png beside the full shot <name>.png.",
     )
     @parameter("x", "The rectangle's first cell x.")
@@ -200,6 +202,7 @@ class ScreenshotTools:
             raise
         if not do_not_reset_camera:
             camera.restore(saved)
+        after = camera.state()
         return {
             **shot,
             **framed,
@@ -207,7 +210,8 @@ class ScreenshotTools:
             "cameraWasReset": not do_not_reset_camera,
             "cameraBefore": before,
             "cameraDuringCapture": during,
-            "cameraAfterCapture": camera.state(),
+            "cameraAfterCapture": after if do_not_reset_camera else None,
+            "cameraRestored": None if do_not_reset_camera else after,
         }
 
 

@@ -16,6 +16,9 @@ from rimbridge_sim.world import MAX_STEP_TICKS, TimeSpeed
 __all__ = ["TimeTools"]
 
 _NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+_NEVER_FORCE_NORMAL_SPEED = "neverForceNormalSpeed"
+"""The debug view setting that stops RimWorld forcing Normal speed (its key in the world's
+debug settings; no menu lists it)."""
 
 
 class TimeTools:
@@ -73,8 +76,12 @@ class TimeTools:
         "Unpause at a speed for a stretch of real time, then pause again (without a tick "
         "loop the frames of that stretch run at once).",
         title="Play for",
-        result_description="{success, requestedDurationMs, elapsedMs, timeSpeed, paused, "
-        "initiallyPaused, startTick, endTick, advancedTicks, attempts, message, state}.",
+        result_description="{success, requestedDurationMs, elapsedMs, pollIntervalMs, "
+        "timeSpeed, forceRequestedSpeed, previousNeverForceNormalSpeed and "
+        "restoredNeverForceNormalSpeed (the debug setting before the run and as restored "
+        "after it; null unless forceRequestedSpeed), finalNeverForceNormalSpeed, "
+        "finalTimeSpeed, paused, initiallyPaused, startTick, endTick, advancedTicks, attempts, "
+        "probeFailureCount, lastProbeError, message, state}.",
     )
     @parameter("duration_ms", "Real time to play, in milliseconds (> 0).")
     @parameter("speed", "Normal, Fast, Superfast or Ultrafast.")
@@ -102,28 +109,49 @@ class TimeTools:
                 "state": await host.on_main_thread(world.state_snapshot),
             }
 
+        settings = world.debug_settings
+        previous_never_force: bool | None = None
+
         def begin() -> tuple[bool, int]:
+            nonlocal previous_never_force
             game = world.require_colony().game
             initially = game.time_speed is TimeSpeed.PAUSED
+            if force_requested_speed:
+                # DebugViewSettings.neverForceNormalSpeed, held on for the run as the mod does
+                # (the sim never slows down on its own, so the setting changes nothing else).
+                previous_never_force = settings.get(_NEVER_FORCE_NORMAL_SPEED, False)
+                settings[_NEVER_FORCE_NORMAL_SPEED] = True
             world.set_time_speed(TimeSpeed.parse(speed))
             return initially, game.tick
+
+        def restore() -> None:
+            if previous_never_force is not None:
+                settings[_NEVER_FORCE_NORMAL_SPEED] = previous_never_force
 
         initially_paused, start_tick = await host.on_main_thread(begin)
         started = time.monotonic()
         attempts = 0
-        if host.config.tick_rate > 0:
-            with anyio.move_on_after(duration_ms / 1000):
-                while True:
-                    attempts += 1
-                    await anyio.sleep(max(5, poll_interval_ms) / 1000)
-        else:
-            attempts = 1
-            await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
+        try:
+            if host.config.tick_rate > 0:
+                with anyio.move_on_after(duration_ms / 1000):
+                    while True:
+                        attempts += 1
+                        await anyio.sleep(max(5, poll_interval_ms) / 1000)
+            else:
+                attempts = 1
+                await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
+        except BaseException:
+            # cancelled or failed mid-run: the setting is put back all the same, as the mod
+            # puts it back on its error path
+            with anyio.CancelScope(shield=True):
+                await host.on_main_thread(restore)
+            raise
 
         def end() -> dict[str, Any]:
             game = world.game
             if game is not None:
                 world.pause(True)
+            restore()
             return world.state_snapshot()
 
         state = await host.on_main_thread(end)
@@ -136,6 +164,9 @@ class TimeTools:
             "pollIntervalMs": poll_interval_ms,
             "timeSpeed": TimeSpeed.parse(speed).label,
             "forceRequestedSpeed": force_requested_speed,
+            "previousNeverForceNormalSpeed": previous_never_force,
+            "restoredNeverForceNormalSpeed": previous_never_force,
+            "finalNeverForceNormalSpeed": settings.get(_NEVER_FORCE_NORMAL_SPEED, False),
             "finalTimeSpeed": state["timeSpeed"],
             "paused": state["paused"],
             "initiallyPaused": initially_paused,
