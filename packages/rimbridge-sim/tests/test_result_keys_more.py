@@ -92,7 +92,9 @@ async def test_refusals_about_a_resolved_mod_name_it(open_sim: Any) -> None:
 
 async def test_set_debug_setting_reports_its_effects(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
-        result = await sim.call("rimworld/set_debug_setting", path="Settings/God mode", enabled=True)
+        result = await sim.call(
+            "rimworld/set_debug_setting", path="Settings/God mode", enabled=True
+        )
         assert result["success"] is True
         assert result["effects"].keys() >= {"logCount", "logs", "windowCountDelta"}
         refused = await sim.call("rimworld/set_debug_setting", path="Actions", enabled=True)

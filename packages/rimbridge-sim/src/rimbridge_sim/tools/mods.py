@@ -325,9 +325,7 @@ class ModTools:
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
         if not mod.has_window:
-            return self._settings_failure(
-                f"Mod '{mod.name}' has no settings window.", mod_id, mod
-            )
+            return self._settings_failure(f"Mod '{mod.name}' has no settings window.", mod_id, mod)
         before = world.windows.ui_state()
         closed = 0
         if replace_existing:
