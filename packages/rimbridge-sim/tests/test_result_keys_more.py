@@ -114,3 +114,11 @@ async def test_a_pawn_debug_action_without_its_pawn_names_the_target_kind(
         )
         assert (unknown["requiredTargetKind"], unknown["code"]) == ("pawn", "unknown_id")
         assert "state" in unknown
+
+
+async def test_cell_info_answers_carry_the_state_snapshot(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        one = await sim.call("rimworld/get_cell_info", x=2, z=2)
+        rect = await sim.call("rimworld/get_cells_info", x=2, z=2, width=2, height=2)
+        assert one["state"]["hasCurrentGame"] is True
+        assert rect["state"].keys() == one["state"].keys()
