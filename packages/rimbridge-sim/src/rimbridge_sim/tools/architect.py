@@ -5,12 +5,14 @@ Designations carry this call's operation: the colonists who work them later log 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError, World
+from rimbridge_sim.world import Cell, RefusedError, World, WorldError
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_cell, describe_zone
 
 __all__ = ["ArchitectTools"]
@@ -22,13 +24,37 @@ _STATE = (
 )
 
 
-def _failure(world: World, message: str) -> dict[str, Any]:
-    return {
+def _failure(world: World, message: str, code: str | None = None) -> dict[str, Any]:
+    """The mod's ``RimWorldArchitect.Failure``: the message, dev and god mode, and the tool
+    state snapshot (then the sim's ``code`` when the failure came from a world error)."""
+    failure = {
         "success": False,
         "message": message,
         "devModeEnabled": world.dev_mode,
         "godMode": world.god_mode,
+        "state": world.state_snapshot(),
     }
+    return failure if code is None else {**failure, "code": code}
+
+
+def _zone_tool(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """A zone or area tool: its answer carries the tool ``state`` snapshot, as the mod's does,
+    and a refusal is the mod's Architect failure (``devModeEnabled``, ``godMode``, ``state``)."""
+
+    @functools.wraps(body)
+    def run(self: ArchitectTools, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        world = self.host.world
+        try:
+            result = body(self, *args, **kwargs)
+        except WorldError as error:
+            if error.code not in _NO_GAME:
+                raise
+            # The mod's TryGetMapContext text when there is no game.
+            message = "No game is currently loaded." if error.code == "no_game" else error.message
+            return _failure(world, message, error.code)
+        return {**result, "state": world.state_snapshot()}
+
+    return run
 
 
 class ArchitectTools:
@@ -207,11 +233,12 @@ class ArchitectTools:
         "List the current map's zones (stockpiles, growing zones).",
         title="List zones",
         result_description="{success, count, zones: [{id, label, className, cellCount, hidden, "
-        "position, kind}]}.",
+        "position, kind}], state}.",
     )
     @parameter("include_hidden", "Include hidden zones.")
     @parameter("include_empty", "Include zones without cells.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def list_zones(
         self, include_hidden: bool = False, include_empty: bool = False
     ) -> dict[str, Any]:
@@ -225,11 +252,12 @@ class ArchitectTools:
         "List the current map's areas: home, roof areas and the player's allowed areas.",
         title="List areas",
         result_description="{success, count, selectedAllowedArea, areas: [{id, label, "
-        "className, cellCount, listPriority, mutable, assignableAsAllowed}]}.",
+        "className, cellCount, listPriority, mutable, assignableAsAllowed}], state}.",
     )
     @parameter("include_empty", "Include areas without cells.")
     @parameter("include_assignable_only", "Only areas a colonist can be restricted to.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def list_areas(
         self, include_empty: bool = False, include_assignable_only: bool = False
     ) -> dict[str, Any]:
@@ -256,11 +284,12 @@ class ArchitectTools:
         "Create an allowed area (empty; grow it with the Expand allowed area designator) and "
         "select it as the allowed-area target unless select is false.",
         title="Create allowed area",
-        result_description="{success, created, area, selectedAllowedArea, designatorState}.",
+        result_description="{success, created, area, selectedAllowedArea, designatorState, state}.",
     )
     @parameter("label", "The area's name (Area N when omitted).")
     @parameter("select", "Make it the target of the allowed-area designators.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def create_allowed_area(self, label: str | None = None, select: bool = True) -> dict[str, Any]:
         area = self.host.world.zones.create_allowed(label, select)
         return self._areas_result(created=True, area=describe_area(area))
@@ -269,10 +298,12 @@ class ArchitectTools:
         "rimworld/select_allowed_area",
         "Choose the allowed area the allowed-area designators change; omit areaId to clear.",
         title="Select allowed area",
-        result_description="{success, area | cleared, selectedAllowedArea, designatorState}.",
+        result_description="{success, area | cleared, selectedAllowedArea, designatorState, "
+        "state}.",
     )
     @parameter("area_id", "An area id from rimworld/list_areas; omit to clear the choice.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def select_allowed_area(self, area_id: str | None = None) -> dict[str, Any]:
         area = self.host.world.zones.select_allowed(area_id)
         if area is None:
@@ -284,11 +315,12 @@ class ArchitectTools:
         "Make a zone-add designator grow an existing zone instead of starting a new one; omit "
         "zoneId to clear.",
         title="Set zone target",
-        result_description="{success, designator, zone | cleared, designatorState}.",
+        result_description="{success, designator, zone | cleared, designatorState, state}.",
     )
     @parameter("designator_id", "A zone-add designator id (stockpile, growing zone).")
     @parameter("zone_id", "A zone id from rimworld/list_zones; omit to clear.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def set_zone_target(self, designator_id: str, zone_id: str | None = None) -> dict[str, Any]:
         world = self.host.world
         placed = world.architect.resolve(designator_id)
@@ -307,39 +339,49 @@ class ArchitectTools:
         "rimworld/clear_area",
         "Remove every cell from a player area (built-in areas cannot be cleared).",
         title="Clear area",
-        result_description="{success, cleared, area, selectedAllowedArea, designatorState}.",
+        result_description="{success, cleared, previousCellCount, area, selectedAllowedArea, "
+        "designatorState, state}.",
     )
     @parameter("area_id", "An area id from rimworld/list_areas.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def clear_area(self, area_id: str) -> dict[str, Any]:
-        area = self.host.world.zones.clear_area(area_id)
-        return self._areas_result(cleared=True, area=describe_area(area))
+        zones = self.host.world.zones
+        previous = len(zones.area(area_id).cells)
+        area = zones.clear_area(area_id)
+        return self._areas_result(
+            cleared=True, previousCellCount=previous, area=describe_area(area)
+        )
 
     @tool(
         "rimworld/delete_area",
         "Delete a player area (built-in areas cannot be deleted).",
         title="Delete area",
-        result_description="{success, deleted, selectedAllowedArea, designatorState}.",
+        result_description="{success, deletedArea, deleted (the same), selectedAllowedArea, "
+        "designatorState, state}.",
     )
     @parameter("area_id", "An area id from rimworld/list_areas.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def delete_area(self, area_id: str) -> dict[str, Any]:
-        area = self.host.world.zones.delete_area(area_id)
-        return self._areas_result(deleted=describe_area(area))
+        deleted = describe_area(self.host.world.zones.delete_area(area_id))
+        return self._areas_result(deletedArea=deleted, deleted=deleted)
 
     @tool(
         "rimworld/delete_zone",
         "Delete a zone and free its cells.",
         title="Delete zone",
-        result_description="{success, deleted, designatorState}.",
+        result_description="{success, deletedZone, deleted (the same), designatorState, state}.",
     )
     @parameter("zone_id", "A zone id from rimworld/list_zones.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_zone_tool
     def delete_zone(self, zone_id: str) -> dict[str, Any]:
         world = self.host.world
-        zone = world.zones.delete_zone(zone_id)
+        deleted = describe_zone(world.zones.delete_zone(zone_id))
         return {
             "success": True,
-            "deleted": describe_zone(zone),
+            "deletedZone": deleted,
+            "deleted": deleted,
             "designatorState": world.architect.state(),
         }

@@ -8,7 +8,8 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, InvalidArgumentError, RefusedError
+from rimbridge_sim.world import Cell, InvalidArgumentError, RefusedError, WorldError
+from rimbridge_sim.world._debug import DebugNode
 from rimbridge_sim.world.describe import cell_payload, describe_pawn
 
 __all__ = ["DebugTools"]
@@ -150,8 +151,9 @@ class DebugTools:
         "flip (see rimworld/set_debug_setting for a fixed state).",
         title="Execute debug action",
         result_description=f"{{success, path, node: {_NODE}, targetPawn, message, stateBefore, "
-        "stateAfter, effects {logCount, windowCountDelta}}; a category, an unknown path or a "
-        "missing pawn is {success: false, message, path}.",
+        "stateAfter, effects {logCount, logs, windowCountDelta}}; an unknown path is "
+        "{success: false, message, devModeEnabled, state, path}, a category or a missing pawn "
+        "adds node (and requiredTargetKind: pawn for the pawn).",
     )
     @parameter("path", _PATH)
     @parameter("pawn_name", "The pawn a pawn action runs on (by name).")
@@ -163,38 +165,71 @@ class DebugTools:
         host = self.host
         world = host.world
         debug = world.debug
-        before = world.state_snapshot()
-        windows_before = len(world.windows.stack)
-        first_line = (host.ring.latest_sequence or 0) + 1
         try:
             node = debug.resolve(path)
-            pawn = None
-            if node.pawn_target:
-                if not (pawn_name or pawn_id):
-                    raise RefusedError(
-                        f"Debug action '{node.path}' requires a current-map pawn target. "
-                        "Provide pawnName or pawnId."
-                    )
-                pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
-            did = debug.execute(node, pawn)
         except RefusedError as error:
             return {**self._failure(error.message), "path": path}
-        logs = host.ring.query(after_sequence=first_line - 1, minimum_level="debug", limit=20)
+        pawn = None
+        if node.pawn_target:
+            refused, codes = None, {}
+            if not (pawn_name or pawn_id):
+                refused = (
+                    f"Debug action '{node.path}' requires a current-map pawn target. "
+                    "Provide pawnName or pawnId."
+                )
+            else:
+                try:
+                    pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
+                except WorldError as error:
+                    if error.code not in DEFAULT_PAYLOAD_CODES | {"invalid_argument"}:
+                        raise
+                    refused = (
+                        f"Could not resolve pawn target for debug action '{node.path}': "
+                        f"{error.message}"
+                    )
+                    codes = {"code": error.code}
+            if refused is not None:
+                return self._node_failure(refused, node, requiredTargetKind="pawn", **codes)
+        before = self._capture()
+        try:
+            did = debug.execute(node, pawn)
+        except RefusedError as error:
+            return self._node_failure(error.message, node)
         return {
             "success": True,
             "path": node.path,
             "node": debug.describe(node),
             "targetPawn": None if pawn is None else describe_pawn(world, pawn),
             "message": did,
-            "stateBefore": before,
+            "stateBefore": before[0],
             "stateAfter": world.state_snapshot(),
-            "effects": {
-                "logCount": len(logs.entries),
-                "logs": [e.message for e in reversed(logs.entries)],
-                "windowCountDelta": len(world.windows.stack) - windows_before,
-                "openedWindowTypes": [],
-                "closedWindowTypes": [],
-            },
+            "effects": self._effects(before),
+        }
+
+    def _node_failure(self, message: str, node: DebugNode, **extra: Any) -> dict[str, Any]:
+        """The mod's refusal about a resolved debug node: its path, the node and the state."""
+        world = self.host.world
+        return {
+            **self._failure(message),
+            "path": node.path,
+            "node": world.debug.describe(node),
+            **extra,
+        }
+
+    def _capture(self) -> tuple[dict[str, Any], int, int]:
+        """What the mod's CaptureExecution keeps: the state, the window count, the log cursor."""
+        world = self.host.world
+        return world.state_snapshot(), len(world.windows.stack), self.host.ring.latest_sequence or 0
+
+    def _effects(self, before: tuple[dict[str, Any], int, int]) -> dict[str, Any]:
+        """The mod's DescribeEffects: the log lines since ``before`` and the window change."""
+        logs = self.host.ring.query(after_sequence=before[2], minimum_level="debug", limit=20)
+        return {
+            "logCount": len(logs.entries),
+            "logs": [e.message for e in reversed(logs.entries)],
+            "windowCountDelta": len(self.host.world.windows.stack) - before[1],
+            "openedWindowTypes": [],
+            "closedWindowTypes": [],
         }
 
     @tool(
@@ -202,7 +237,9 @@ class DebugTools:
         "Set a debug settings toggle (Settings/God mode, Settings/Never hungry, ...) on or off.",
         title="Set debug setting",
         result_description=f"{{success, changed, path, value, node: {_NODE}, stateBefore, "
-        "stateAfter}.",
+        "stateAfter, effects {logCount, logs, windowCountDelta, openedWindowTypes, "
+        "closedWindowTypes}}; a path that is not a settings toggle is {success: false, "
+        "message, path, node, state}.",
     )
     @parameter("path", "A settings path, e.g. Settings/God mode.")
     @parameter("enabled", "The state to set.")
@@ -210,20 +247,24 @@ class DebugTools:
     def set_debug_setting(self, path: str, enabled: bool) -> dict[str, Any]:
         world = self.host.world
         debug = world.debug
-        before = world.state_snapshot()
         try:
             node = debug.resolve(path)
-            previous = debug.set_setting(node, enabled)
         except RefusedError as error:
             return {**self._failure(error.message), "path": path}
+        before = self._capture()
+        try:
+            previous = debug.set_setting(node, enabled)
+        except RefusedError as error:
+            return self._node_failure(error.message, node)
         return {
             "success": True,
             "changed": previous != enabled,
             "path": node.path,
             "value": enabled,
             "node": debug.describe(node),
-            "stateBefore": before,
+            "stateBefore": before[0],
             "stateAfter": world.state_snapshot(),
+            "effects": self._effects(before),
         }
 
     @tool(

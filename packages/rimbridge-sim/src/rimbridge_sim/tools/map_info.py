@@ -50,8 +50,8 @@ class MapInfoTools:
         "Describe one cell: terrain, roof, fog, things, pawns, designations and blueprints, "
         "zone and areas.",
         title="Get cell info",
-        result_description=f"{{success, cell: {_CELL}}}; a cell outside the map is a payload "
-        "failure.",
+        result_description=f"{{success, cell: {_CELL}, state}}; a cell outside the map is a "
+        "payload failure.",
     )
     @parameter("x", "Cell x (west to east, from 0).")
     @parameter("z", "Cell z (south to north, from 0).")
@@ -59,13 +59,17 @@ class MapInfoTools:
     def get_cell_info(self, x: int, z: int) -> dict[str, Any]:
         world = self.host.world
         cell = world.cell((x, z))
-        return {"success": True, "cell": describe_cell(world, cell)}
+        return {
+            "success": True,
+            "cell": describe_cell(world, cell),
+            "state": world.state_snapshot(),
+        }
 
     @tool(
         "rimworld/get_cells_info",
         "Describe every cell of a rectangle (at most 1024 cells).",
         title="Get cells info",
-        result_description=f"{{success, rect, cellCount, cells: [{_CELL}]}}.",
+        result_description=f"{{success, rect, cellCount, cells: [{_CELL}], state}}.",
     )
     @parameter("x", "The rectangle's first cell x.")
     @parameter("z", "The rectangle's first cell z.")
@@ -90,6 +94,7 @@ class MapInfoTools:
             "rect": rect_payload(x, z, width, height),
             "cellCount": len(cells),
             "cells": [describe_cell(world, c) for c in cells],
+            "state": world.state_snapshot(),
         }
 
     @tool(

@@ -85,7 +85,8 @@ class ModTools:
         result_description="{success, configPath, installedModCount, activeModCount, "
         "loadedSessionModCount, configurationIssueCount, orderingIssueCount, "
         "sessionMismatchCount, restartRequired, restartReasons, currentConfigurationHash, "
-        "loadedSessionHash, currentActiveMod}.",
+        "loadedSessionHash, currentActiveMod, currentActiveModIds, loadedSessionModIds, "
+        "activeMods, loadedSessionMods}.",
     )
     @call_spec(world=True, quick=True)
     def get_mod_configuration_status(self) -> dict[str, Any]:
@@ -111,9 +112,13 @@ class ModTools:
         mods = self.host.world.mods
         try:
             mod = mods.resolve(mod_id)
-            previous = mods.set_enabled(mod, enabled, allow_disable_core)
         except RefusedError as error:
             return self._failure(error.message, mod_id)
+        try:
+            previous = mods.set_enabled(mod, enabled, allow_disable_core)
+        except RefusedError as error:
+            # The mod's failure names the resolved mod.
+            return self._failure(error.message, mod_id, mod)
         saved = save and previous != enabled
         if saved:
             mods.save()
@@ -148,9 +153,13 @@ class ModTools:
         mods = self.host.world.mods
         try:
             mod = mods.resolve(mod_id)
-            previous = mods.reorder(mod, target_index)
         except RefusedError as error:
             return self._failure(error.message, mod_id)
+        try:
+            previous = mods.reorder(mod, target_index)
+        except RefusedError as error:
+            # The mod's failure names the resolved mod.
+            return self._failure(error.message, mod_id, mod)
         changed = previous != target_index
         if save and changed:
             mods.save()
@@ -181,6 +190,11 @@ class ModTools:
         store = self.host.world.mod_settings
         surfaces = [store.describe_surface(m) for m in store.surfaces(include_without_settings)]
         return {"success": True, "surfaceCount": len(surfaces), "surfaces": surfaces}
+
+    def _settings_failure(self, message: str, requested: str, mod: ModInfo) -> dict[str, Any]:
+        """A refusal about a resolved mod: the mod's answer names it (``mod``)."""
+        surface = self.host.world.mod_settings.describe_surface(mod)
+        return {"success": False, "message": message, "requestedModId": requested, "mod": surface}
 
     def _settings(
         self, mod_id: str, max_depth: int, max_entries: int, **extra: Any
@@ -244,11 +258,14 @@ class ModTools:
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
+        except RefusedError as error:
+            return {"success": False, "message": error.message, "requestedModId": mod_id}
+        try:
             if not values:
                 raise RefusedError("values must name at least one field path.")
             updates = store.update(mod, values)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "requestedModId": mod_id}
+            return self._settings_failure(error.message, mod_id, mod)
         if write:
             store.write(mod)
         return self._settings(
@@ -279,9 +296,12 @@ class ModTools:
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
-            from_file = store.reload(mod)
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
+        try:
+            from_file = store.reload(mod)
+        except RefusedError as error:
+            return self._settings_failure(error.message, mod_id, mod)
         message = "Reloaded settings from disk." if from_file else "No settings file: defaults."
         return self._settings(mod_id, max_depth, max_collection_entries, message=message)
 
@@ -302,10 +322,10 @@ class ModTools:
         store = world.mod_settings
         try:
             mod = store.resolve(mod_id)
-            if not mod.has_window:
-                raise RefusedError(f"Mod '{mod.name}' has no settings window.")
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
+        if not mod.has_window:
+            return self._settings_failure(f"Mod '{mod.name}' has no settings window.", mod_id, mod)
         before = world.windows.ui_state()
         closed = 0
         if replace_existing:

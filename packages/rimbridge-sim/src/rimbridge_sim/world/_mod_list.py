@@ -190,6 +190,10 @@ class ModList:
             "currentConfigurationHash": stable_hash(*self.active),
             "loadedSessionHash": stable_hash(*self.loaded),
             "currentActiveMod": self.describe(self.resolve("brrainz.rimbridgeserver")),
+            "currentActiveModIds": [self.resolve(p).mod_id for p in self.active],
+            "loadedSessionModIds": [self.resolve(p).mod_id for p in self.loaded],
+            "activeMods": [self.describe(self.resolve(p)) for p in self.active],
+            "loadedSessionMods": [self.describe(self.resolve(p)) for p in self.loaded],
         }
 
     def _ordering_issues(self) -> list[str]:
