@@ -118,3 +118,17 @@ async def test_the_lua_reference_has_the_mods_keys(open_sim: Any) -> None:
         ran = await sim.call("rimbridge/run_lua", luaSource=pattern["luaSource"])
         assert ran["success"] is True, ran["message"]
         assert ran["result"] >= 1
+
+
+async def test_a_screenshot_that_was_not_taken_has_the_shots_fields_empty(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        taken = await sim.call("rimworld/take_screenshot", fileName="ok")
+        refused = await sim.call("rimworld/take_screenshot", clipTargetId="window:999")
+        assert (refused["success"], refused["code"]) == (False, "refused")
+        assert "window:999" in refused["message"]
+        # the sim's own width, height, mapId and phase are a taken shot's only
+        assert taken.keys() - refused.keys() == {"width", "height", "mapId", "phase"}
+        assert (refused["path"], refused["sizeBytes"], refused["clipped"]) == (None, 0, False)
+        assert (refused["capturedAtUtc"], refused["screenTargets"]) == (None, None)
