@@ -3,7 +3,8 @@ the same model (``rimbridge/run_lua``), and their authoring references."""
 
 from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
-from rimbridge_sim.scripting.references import lua_reference, script_reference
+from rimbridge_sim.scripting.lua_reference import lua_reference
+from rimbridge_sim.scripting.references import script_reference
 from rimbridge_sim.scripting.runner import (
     CallOutcome,
     ScriptReport,

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from rimbridge_sim.scripting.expressions import OPERATORS
-from rimbridge_sim.scripting.lua_compiler import LOOP_LIMIT
 
-__all__ = ["FAILURE_CODES", "lua_reference", "script_reference"]
+__all__ = ["FAILURE_CODES", "field", "script_reference"]
 
 FAILURE_CODES: Final = {
     "script.invalid_definition": "The script object or one of its global limits is invalid.",
@@ -28,7 +27,7 @@ FAILURE_CODES: Final = {
 }
 
 
-def _field(name: str, kind: str, required: bool, default: Any, text: str) -> dict[str, Any]:
+def field(name: str, kind: str, required: bool, default: Any, text: str) -> dict[str, Any]:
     return {
         "name": name,
         "type": kind,
@@ -45,12 +44,10 @@ _STATEMENTS: Final = (
         "fails (the tool is unknown, throws or times out, or its arguments are refused); a "
         "tool that answers success: false completes the step, with that answer under result.",
         [
-            _field(
-                "id", "string", False, None, "Step id; $ref uses it. Repeats report id#2, id#3."
-            ),
-            _field("call", "string", True, None, "The tool, e.g. rimworld/list_colonists."),
-            _field("arguments", "object", False, {}, "The tool's arguments; may hold expressions."),
-            _field(
+            field("id", "string", False, None, "Step id; $ref uses it. Repeats report id#2, id#3."),
+            field("call", "string", True, None, "The tool, e.g. rimworld/list_colonists."),
+            field("arguments", "object", False, {}, "The tool's arguments; may hold expressions."),
+            field(
                 "continueUntil",
                 "object",
                 False,
@@ -64,82 +61,82 @@ _STATEMENTS: Final = (
         "let",
         "Declare a variable in the current block.",
         [
-            _field("name", "string", True, None, "The variable."),
-            _field("value", "expression", False, None, "Its value."),
+            field("name", "string", True, None, "The variable."),
+            field("value", "expression", False, None, "Its value."),
         ],
     ),
     (
         "set",
         "Assign a declared variable.",
         [
-            _field("name", "string", True, None, "The variable."),
-            _field("value", "expression", False, None, "Its new value."),
+            field("name", "string", True, None, "The variable."),
+            field("value", "expression", False, None, "Its new value."),
         ],
     ),
     (
         "block",
         "Run statements in a new variable scope.",
         [
-            _field("body", "statement[]", False, [], "The statements."),
+            field("body", "statement[]", False, [], "The statements."),
         ],
     ),
     (
         "if",
         "Branch on a condition over {vars}.",
         [
-            _field("condition", "condition", True, None, "The condition."),
-            _field("body", "statement[]", False, [], "When it holds."),
-            _field("elseBody", "statement[]", False, [], "When it does not."),
+            field("condition", "condition", True, None, "The condition."),
+            field("body", "statement[]", False, [], "When it holds."),
+            field("elseBody", "statement[]", False, [], "When it does not."),
         ],
     ),
     (
         "foreach",
         "Run the body once per item of a list (object values for an object).",
         [
-            _field("collection", "expression", True, None, "The list."),
-            _field("itemName", "string", True, None, "Variable for the item."),
-            _field("indexName", "string", False, "", "Variable for the zero-based index."),
-            _field("body", "statement[]", False, [], "The statements."),
+            field("collection", "expression", True, None, "The list."),
+            field("itemName", "string", True, None, "Variable for the item."),
+            field("indexName", "string", False, "", "Variable for the zero-based index."),
+            field("body", "statement[]", False, [], "The statements."),
         ],
     ),
     (
         "while",
         "Repeat while a condition holds, at most maxIterations times.",
         [
-            _field("condition", "condition", True, None, "Checked before each iteration."),
-            _field("maxIterations", "int", True, 100, "Iteration limit (script.max_iterations)."),
-            _field("body", "statement[]", False, [], "The statements."),
+            field("condition", "condition", True, None, "Checked before each iteration."),
+            field("maxIterations", "int", True, 100, "Iteration limit (script.max_iterations)."),
+            field("body", "statement[]", False, [], "The statements."),
         ],
     ),
     (
         "assert",
         "Stop the script unless a condition holds (even with continueOnError).",
         [
-            _field("condition", "condition", True, None, "What must hold."),
-            _field("message", "string", False, "", "The failure message."),
+            field("condition", "condition", True, None, "What must hold."),
+            field("message", "string", False, "", "The failure message."),
         ],
     ),
     (
         "fail",
         "Stop the script with a failure.",
         [
-            _field("message", "string", False, "", "The failure message."),
-            _field("value", "expression", False, None, "Details attached to the error."),
+            field("message", "string", False, "", "The failure message."),
+            field("value", "expression", False, None, "Details attached to the error."),
         ],
     ),
     (
         "print",
         "Add a row to the script's output (not a step).",
         [
-            _field("message", "string", False, "", "A label."),
-            _field("value", "expression", False, None, "A value."),
+            field("message", "string", False, "", "A label."),
+            field("value", "expression", False, None, "A value."),
         ],
     ),
     (
         "return",
         "End the script successfully with a result.",
         [
-            _field("value", "expression", False, None, "The result."),
+            field("value", "expression", False, None, "The result."),
         ],
     ),
 )
@@ -202,8 +199,8 @@ def script_reference() -> dict[str, Any]:
             "name": "rimbridge/run_script",
             "companionTool": "rimbridge/get_script_reference",
             "arguments": [
-                _field("scriptJson", "string", True, None, "The script object, as JSON text."),
-                _field(
+                field("scriptJson", "string", True, None, "The script object, as JSON text."),
+                field(
                     "includeStepResults",
                     "bool",
                     False,
@@ -214,24 +211,24 @@ def script_reference() -> dict[str, Any]:
         },
         "definition": {
             "fields": [
-                _field("name", "string", False, "", "A name for the report."),
-                _field(
+                field("name", "string", False, "", "A name for the report."),
+                field(
                     "continueOnError",
                     "bool",
                     False,
                     False,
                     "Go on after a failed call step (assert and fail still stop).",
                 ),
-                _field("maxDurationMs", "int", False, 60000, "Wall-clock limit."),
-                _field(
+                field("maxDurationMs", "int", False, 60000, "Wall-clock limit."),
+                field(
                     "maxExecutedStatements",
                     "int",
                     False,
                     1000,
                     "Budget for statements, loop iterations and polling attempts.",
                 ),
-                _field("maxControlDepth", "int", False, 32, "Nesting limit."),
-                _field("steps", "statement[]", True, None, "At least one statement."),
+                field("maxControlDepth", "int", False, 32, "Nesting limit."),
+                field("steps", "statement[]", True, None, "At least one statement."),
             ],
             "keys": "Keys are matched without regard to case, as the real mod does.",
         },
@@ -273,6 +270,22 @@ def script_reference() -> dict[str, Any]:
                 "warnings",
             ],
         },
+        "continueUntil": {
+            "description": "Optional bounded polling policy on a call step: the call is made "
+            "again until the condition matches the latest attempt's reference root.",
+            "fields": [
+                field("timeoutMs", "int", False, 10000, "Most polling time, in milliseconds."),
+                field("pollIntervalMs", "int", False, 100, "Delay between attempts, in ms."),
+                field("timeoutMessage", "string", False, None, "A message of your own on timeout."),
+                field(
+                    "condition",
+                    "condition",
+                    True,
+                    None,
+                    "Checked against the latest attempt (result.<field>).",
+                ),
+            ],
+        },
         "conditionModel": {
             "roots": [
                 {"context": "continueUntil", "root": "the step's reference root (result.x)"},
@@ -286,6 +299,16 @@ def script_reference() -> dict[str, Any]:
             "local": ["while.maxIterations", "continueUntil.timeoutMs"],
         },
         "failureCodes": [{"code": c, "description": d} for c, d in FAILURE_CODES.items()],
+        "authoringTips": [
+            "Give call steps you will $ref later an id.",
+            "Wait with the wait tools or continueUntil instead of sleeping.",
+            "Use assert, fail, print and return so a script reads like one testable tool call.",
+            "For a pawn's default map action (a drafted goto) use rimworld/right_click_cell; "
+            "use rimworld/open_context_menu and rimworld/execute_context_menu_option to see or "
+            "pick another option.",
+            "Where a mod tells a tap from a hold, set holdDurationMs on "
+            "rimworld/right_click_cell or rimworld/open_context_menu.",
+        ],
         "resultShape": {
             "topLevelFields": [
                 "success",
@@ -321,116 +344,3 @@ def script_reference() -> dict[str, Any]:
             {"name": "bounded_loop", "script": loop},
         ],
     }
-
-
-def lua_reference() -> dict[str, Any]:
-    starter = (
-        'local snapshot = rb.call("rimworld/list_colonists", { currentMapOnly = true })\n'
-        "local colonists = snapshot.result.colonists\n"
-        'rb.assert(colonists ~= nil, "Expected colonists.")\n'
-        "return colonists[1]\n"
-    )
-    selection = (
-        'local snapshot = rb.call("rimworld/list_colonists", {})\n'
-        "for i, colonist in ipairs(snapshot.result.colonists) do\n"
-        '  rb.call("rimworld/select_pawn", { pawnName = colonist.name, append = i > 1 })\n'
-        "end\n"
-        "return #snapshot.result.colonists\n"
-    )
-    return {
-        "success": True,
-        "version": "lua-script-v1",
-        "summary": "A small Lua subset for rimbridge/run_lua, compiled into the JSON script "
-        "model of rimbridge/run_script (see rimbridge/get_script_reference) and run by the same "
-        "runner. It is not general-purpose Lua.",
-        "quickStart": {
-            "recommendedWorkflow": [
-                "Compile first with rimbridge/compile_lua and read the lowered script.",
-                "Keep host calls as whole statements or the whole right-hand side of an "
-                "assignment or return.",
-            ],
-            "starterTemplate": starter,
-        },
-        "supportedSubset": {
-            "statements": [
-                "local name = expr",
-                "name = expr (declared locals only)",
-                "if / elseif / else",
-                f"while (at most {LOOP_LIMIT} iterations)",
-                "numeric for with a literal step",
-                "for i, v in ipairs(list)",
-                "do ... end",
-                "return",
-                "host calls",
-            ],
-            "expressions": [
-                "nil, booleans, numbers, strings ('...', \"...\", [[...]])",
-                "locals and params",
-                "tables: array or object form",
-                "static field access and one-based static indexes",
-                "arithmetic + - * / %",
-                "comparisons",
-                "and / or / not",
-                "concatenation ..",
-                "length #",
-            ],
-            "hostFunctions": [
-                "rb.call(alias, args?)",
-                "rb.poll(alias, args, policy)",
-                "rb.print(message?, value?)",
-                "rb.assert(condition, message?)",
-                "rb.fail(message?, value?)",
-                "print(value)",
-                "ipairs(list)",
-            ],
-        },
-        "parameterBinding": {
-            "name": "params",
-            "description": "The call's parameters object, read-only; missing fields are nil.",
-        },
-        "hostCallResults": "An assigned rb.call or rb.poll is the step's reference root: "
-        "read .result, .success, .attempts, .operationId. A tool that answers success: false "
-        "does not stop the script: read .result.success.",
-        "commonPitfalls": [
-            {"pattern": "count = 1", "why": "Globals are refused: write local count = 1."},
-            {"pattern": "names[i]", "why": "Dynamic indexes are refused: use ipairs."},
-            {"pattern": "rb.call(...).result", "why": "Assign the call to a local first."},
-            {"pattern": "x ^ 2", "why": "Exponentiation is not supported."},
-        ],
-        "compileErrors": {
-            "fields": [
-                _field("code", "string", True, None, "The failure code (one of failureCodes)."),
-                _field("message", "string", True, None, "What is wrong, for a person to read."),
-                _field("line", "int", False, None, "The line of the problem, counted from 1."),
-                _field("column", "int", False, None, "The column of the problem, counted from 1."),
-                _field(
-                    "details", "object", False, None, "More about the failure, when there is any."
-                ),
-            ],
-            "failureCodes": [
-                _code("lua.invalid_source", "luaSource is empty, or longer than the limit."),
-                _code(
-                    "lua.invalid_parameters",
-                    "parameters cannot be bound as the read-only params table.",
-                ),
-                _code("lua.compile_error", "Compiling failed for another reason."),
-                _code("lua.syntax_error", "The source is not valid Lua."),
-                _code(
-                    "lua.unsupported_statement",
-                    "A statement outside the subset (a global or params assignment, a function).",
-                ),
-                _code(
-                    "lua.unsupported_expression",
-                    "An expression outside the subset (an unknown name, a dynamic index, '^').",
-                ),
-            ],
-        },
-        "examples": [
-            {"name": "starter", "luaSource": starter},
-            {"name": "select_all", "luaSource": selection},
-        ],
-    }
-
-
-def _code(code: str, description: str) -> dict[str, str]:
-    return {"code": code, "description": description}

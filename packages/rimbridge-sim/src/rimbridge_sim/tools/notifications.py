@@ -101,7 +101,9 @@ class NotificationTools:
         "rimworld/dismiss_letter",
         "Dismiss a letter as a right click on it does (choice letters cannot be dismissed).",
         title="Dismiss letter",
-        result_description=f"{{success, requestedLetterId, dismissed, letterId, {_EFFECTS}}}.",
+        result_description=f"{{success, requestedLetterId, dismissed, letterId, {_EFFECTS}}}; "
+        "a letter that cannot be dismissed is {success: false, message, requestedLetterId, "
+        "letter}.",
     )
     @parameter("letter_id", "A letter id from rimworld/list_letters.")
     @call_spec(world=True, payload_codes=_NO_GAME)
@@ -111,7 +113,12 @@ class NotificationTools:
         try:
             letter = notes.dismiss_letter(letter_id)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "requestedLetterId": letter_id}
+            return {
+                "success": False,
+                "message": error.message,
+                "requestedLetterId": letter_id,
+                "letter": notes.describe_letter(self.host.world.letter_by_id(letter_id.strip())),
+            }
         after = notes.state()
         return {
             "success": True,

@@ -17,7 +17,7 @@ from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.png import encode_png
-from rimbridge_sim.world import RefusedError, World, sanitize_name
+from rimbridge_sim.world import RefusedError, World, WorldError, sanitize_name
 from rimbridge_sim.world._render import crop_screen, render_screen
 from rimbridge_sim.world._screen import Rect
 
@@ -34,6 +34,33 @@ _SHOT = (
     "suppressMessage, clipped, clipTargetId, clipTargetKind, clipTargetLabel, clipPadding "
     "(0 when not clipped), clipRect, screenTargets (null unless includeTargets)"
 )
+
+
+def _failed_shot(error: WorldError) -> dict[str, Any]:
+    """A screenshot that was not taken, as the mod answers it: every field of a shot, empty
+    (null, 0 or false), after ``success`` and ``message``; then the sim's ``code``."""
+    return {
+        "success": False,
+        "message": error.message,
+        "path": None,
+        "sourcePath": None,
+        "fileName": None,
+        "requestedFileName": None,
+        "saveDataFolder": None,
+        "screenshotFolder": None,
+        "sizeBytes": 0,
+        "capturedAtUtc": None,
+        "suppressMessage": False,
+        "clipped": False,
+        "clipTargetId": None,
+        "clipTargetKind": None,
+        "clipTargetLabel": None,
+        "clipPadding": 0,
+        "clipRect": None,
+        "screenTargets": None,
+        "expectedPath": None,
+        "code": error.code,
+    }
 
 
 class ScreenshotTools:
@@ -108,7 +135,8 @@ class ScreenshotTools:
         title="Take screenshot",
         result_description=_SHOT + ", message (null), expectedPath (null)}; the crop is "
         "<name>__clip.png beside the full shot <name>.png. An unknown clip target is a payload "
-        "failure.",
+        "failure with the same fields, empty (null, 0 or false; no width and height), and "
+        "code.",
     )
     @parameter(
         "file_name",
@@ -129,7 +157,10 @@ class ScreenshotTools:
     ) -> dict[str, Any]:
         clip = None
         if clip_target_id and clip_target_id.strip():
-            kind, label, box = self.host.world.screen.resolve_rect(clip_target_id)
+            try:
+                kind, label, box = self.host.world.screen.resolve_rect(clip_target_id)
+            except WorldError as error:
+                return _failed_shot(error)
             clip = (clip_target_id, kind, label, box)
         shot = self._capture(
             file_name, include_targets, suppress_message, clip, max(0, clip_padding)

@@ -14,7 +14,8 @@ from rimbridge_annotations import parameter, tool
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
-from rimbridge_sim.scripting.references import lua_reference, script_reference
+from rimbridge_sim.scripting.lua_reference import lua_reference
+from rimbridge_sim.scripting.references import script_reference
 from rimbridge_sim.scripting.runner import CallOutcome, ScriptRunner, normalize_definition
 
 __all__ = ["ScriptingTools"]
@@ -105,8 +106,9 @@ class ScriptingTools:
         "rimbridge/get_script_reference",
         "Get the authoring reference of the JSON script language rimbridge/run_script runs.",
         title="Get script reference",
-        result_description="{success, version, summary, definition, statementTypes, "
-        "expressionForms, conditionModel, limits, failureCodes, resultShape, examples}.",
+        result_description="{success, version, summary, tool, definition, statementTypes, "
+        "expressionForms, references, continueUntil, conditionModel, truthiness, limits, "
+        "failureCodes, authoringTips, resultShape, examples}.",
     )
     async def get_script_reference(self) -> dict[str, Any]:
         return script_reference()
@@ -149,8 +151,10 @@ class ScriptingTools:
         "rimbridge/get_lua_reference",
         "Get the authoring reference of the Lua subset rimbridge/run_lua accepts.",
         title="Get Lua reference",
-        result_description="{success, version, summary, quickStart, supportedSubset, "
-        "parameterBinding, commonPitfalls, compileErrors, examples}.",
+        result_description="{success, version, summary, quickStart, tool, fileTool, "
+        "compileTool, compileFileTool, runtimeModel, supportedSubset, parameterBinding, "
+        "hostCallResults, commonPitfalls, compileErrors, hostApi, accessRules, unsupported, "
+        "runtimeResultShape, pollingGuidance, authoringTips, examples}.",
     )
     async def get_lua_reference(self) -> dict[str, Any]:
         return lua_reference()

@@ -67,7 +67,9 @@ class UiTools:
         title="Get UI state",
         result_description="{success, programState, inEntryScene, hasCurrentGame, "
         "nonImmediateDialogWindowOpen, windowsForcePause, floatMenuOpen, windowCount, "
-        "focusedWindowType, focusedWindowTitle, windows: [{index, id, type, title, layer, "
+        "focusedWindowType, focusedWindowTitle, topWindowType, topWindowTitle, mainTabOpen, "
+        "openMainTabId, openMainTabType, openMainTabLabel, mainTab: {targetId, defName, label, "
+        "type, order, isOpen, rect} or null, windows: [{index, id, type, title, layer, "
         "getsInput, closeOnAccept, closeOnCancel, semanticKind, semanticDetails, rect}]}.",
     )
     @call_spec(world=True, quick=True)

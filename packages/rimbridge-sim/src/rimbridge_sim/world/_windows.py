@@ -195,6 +195,7 @@ class Windows:
         world = self._world
         top = self.top()
         dialogs = [w for w in self.stack if w.layer == "Dialog"]
+        main_tab = self.open_tab_snapshot()
         return {
             "success": True,
             "programState": world.program_state.value,
@@ -212,8 +213,28 @@ class Windows:
             "windowCount": len(self.stack),
             "focusedWindowType": None if top is None else top.type,
             "focusedWindowTitle": None if top is None else top.title,
+            "topWindowType": None if top is None else top.type,
+            "topWindowTitle": None if top is None else top.title,
+            "mainTabOpen": main_tab is not None,
+            "openMainTabId": None if main_tab is None else main_tab["targetId"],
+            "openMainTabType": None if main_tab is None else main_tab["type"],
+            "openMainTabLabel": None if main_tab is None else main_tab["label"],
+            "mainTab": main_tab,
             "windows": [self.describe(w) for w in self.stack],
         }
+
+    def open_tab_snapshot(self) -> dict[str, Any] | None:
+        """The open main tab as the mod's UI state describes it: its rect is the tab
+        window's (a closed tab's would be all zeros)."""
+        name = self._world.ui.main_tab
+        if name is None:
+            return None
+        snapshot = self.describe_tab(self.main_tab(name))
+        window = next((w for w in self.stack if w.semantic_kind == "main_tab"), None)
+        if window is not None:
+            x, y, width, height = window.rect
+            snapshot["rect"] = {"x": x, "y": y, "width": width, "height": height}
+        return snapshot
 
     def command(
         self, command: str, before: dict[str, Any], message: str, *, success: bool = True
