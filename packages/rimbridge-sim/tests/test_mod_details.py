@@ -21,3 +21,18 @@ async def test_the_map_click_tools_without_a_game_answer_with_the_mods_text(
             result = await sim.call(tool, **arguments)
             answer = (result["success"], result["message"], result["code"])
             assert answer == (False, "No game is currently loaded.", "no_game"), tool
+
+
+async def test_the_lua_pitfalls_say_why_they_fail_and_the_preferred_form(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        reference = await sim.call("rimbridge/get_lua_reference")
+        pitfalls = reference["commonPitfalls"]
+        assert pitfalls
+        for pitfall in pitfalls:
+            assert set(pitfall) == {"pattern", "whyItFails", "preferredForm"}, pitfall
+        for pitfall in pitfalls:
+            # the preferred form compiles where the pattern does not
+            form = pitfall["preferredForm"]
+            if form.startswith("local"):
+                compiled = await sim.call("rimbridge/compile_lua", luaSource=form)
+                assert compiled["success"] is True, form
