@@ -36,3 +36,19 @@ async def test_the_lua_pitfalls_say_why_they_fail_and_the_preferred_form(open_si
             if form.startswith("local"):
                 compiled = await sim.call("rimbridge/compile_lua", luaSource=form)
                 assert compiled["success"] is True, form
+
+
+async def test_listed_main_tabs_carry_the_open_windows_rect_or_zeros(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        zeros = {"x": 0, "y": 0, "width": 0, "height": 0}
+        closed = await sim.call("rimworld/list_main_tabs")
+        assert closed["tabs"]
+        assert all(tab["rect"] == zeros for tab in closed["tabs"])
+        await sim.call("rimworld/open_main_tab", mainTabId="Research")
+        listed = await sim.call("rimworld/list_main_tabs")
+        state = await sim.call("rimworld/get_ui_state")
+        window = next(w for w in state["windows"] if w["semanticKind"] == "main_tab")
+        for tab in listed["tabs"]:
+            expected = window["rect"] if tab["defName"] == "Research" else zeros
+            assert tab["rect"] == expected, tab["defName"]
+        assert window["rect"] != zeros
