@@ -52,3 +52,23 @@ async def test_listed_main_tabs_carry_the_open_windows_rect_or_zeros(open_sim: A
             expected = window["rect"] if tab["defName"] == "Research" else zeros
             assert tab["rect"] == expected, tab["defName"]
         assert window["rect"] != zeros
+
+
+async def test_job_logging_hints_with_the_mods_consume_logs_keys(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        on = await sim.call("rimworld/set_colonist_job_logging", pawnName=pawn["name"])
+        consume = on["consumeLogs"]
+        keys = {"tool", "recommendedArguments", "expectedBehavior", "usageHint"}
+        assert set(consume) == keys
+        assert consume["recommendedArguments"] == {
+            "afterSequence": on["logCursor"],
+            "minimumLevel": "info",
+            "limit": 200,
+        }
+        assert consume["expectedBehavior"].startswith("Job logging is now enabled")
+        off = await sim.call(
+            "rimworld/set_colonist_job_logging", pawnName=pawn["name"], enabled=False
+        )
+        assert off["consumeLogs"]["expectedBehavior"].startswith("Job logging is now disabled")
+        assert off["consumeLogs"]["usageHint"] != consume["usageHint"]
