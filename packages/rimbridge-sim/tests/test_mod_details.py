@@ -88,3 +88,16 @@ async def test_every_architect_refusal_carries_a_code(open_sim: Any) -> None:
             refused = await sim.call(tool, **arguments)
             assert (refused["success"], refused["code"]) == (False, "refused"), arguments
             assert {"message", "devModeEnabled", "godMode", "state"} <= refused.keys()
+
+
+async def test_get_cells_info_refuses_more_than_1024_cells_with_the_mods_text(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        fits = await sim.call("rimworld/get_cells_info", x=0, z=0, width=32, height=32)
+        assert (fits["success"], fits["cellCount"]) == (True, 1024)
+        refused = await sim.call("rimworld/get_cells_info", x=0, z=0, width=33, height=32)
+        assert (refused["success"], refused["code"]) == (False, "refused")
+        assert refused["message"] == (
+            "Requested rectangle contains 1056 cells, which exceeds the limit of 1024."
+        )
