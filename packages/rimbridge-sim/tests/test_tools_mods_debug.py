@@ -99,7 +99,9 @@ async def test_debug_settings_and_job_logging(open_sim: Any) -> None:
         logging = await sim.call("rimworld/set_colonist_job_logging", pawnName=pawn["name"])
         assert logging["consumeLogs"]["tool"] == "rimbridge/list_logs"
         await sim.call("rimworld/step_game_ticks", ticks=400)
-        lines = await sim.call("rimbridge/list_logs", **logging["consumeLogs"]["arguments"])
+        lines = await sim.call(
+            "rimbridge/list_logs", **logging["consumeLogs"]["recommendedArguments"]
+        )
         assert any(e["Message"].startswith(f"[JobTracker] {pawn['name']}") for e in lines["logs"])
 
 

@@ -291,10 +291,31 @@ def lua_reference() -> dict[str, Any]:
         "read .result, .success, .attempts, .operationId. A tool that answers success: false "
         "does not stop the script: read .result.success.",
         "commonPitfalls": [
-            {"pattern": "count = 1", "why": "Globals are refused: write local count = 1."},
-            {"pattern": "names[i]", "why": "Dynamic indexes are refused: use ipairs."},
-            {"pattern": "rb.call(...).result", "why": "Assign the call to a local first."},
-            {"pattern": "x ^ 2", "why": "Exponentiation is not supported."},
+            {
+                "pattern": "count = 1",
+                "whyItFails": "Global assignment is refused: a new binding must be declared "
+                "with local.",
+                "preferredForm": "local count = 1",
+            },
+            {
+                "pattern": "names[i]",
+                "whyItFails": "Only static one-based indexes such as names[1] are supported; "
+                "a dynamic index is refused.",
+                "preferredForm": "for i, name in ipairs(names) do ... end, or a fixed index "
+                "such as names[1].",
+            },
+            {
+                "pattern": 'local count = rb.call("rimworld/list_colonists", {}).result.count',
+                "whyItFails": "A host call cannot be part of a larger expression: it stands "
+                "alone or is the whole right-hand side of an assignment or return.",
+                "preferredForm": 'local snapshot = rb.call("rimworld/list_colonists", {})\n'
+                "local count = snapshot.result.count",
+            },
+            {
+                "pattern": "x ^ 2",
+                "whyItFails": "Exponentiation is not part of the subset.",
+                "preferredForm": "x * x",
+            },
         ],
         "compileErrors": {
             "fields": [

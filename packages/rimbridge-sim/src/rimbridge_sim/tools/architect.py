@@ -24,9 +24,9 @@ _STATE = (
 )
 
 
-def _failure(world: World, message: str, code: str | None = None) -> dict[str, Any]:
+def _failure(world: World, message: str, code: str) -> dict[str, Any]:
     """The mod's ``RimWorldArchitect.Failure``: the message, dev and god mode, and the tool
-    state snapshot (then the sim's ``code`` when the failure came from a world error)."""
+    state snapshot, then the sim's ``code`` (the reason as a word, as every payload failure)."""
     failure = {
         "success": False,
         "message": message,
@@ -34,7 +34,7 @@ def _failure(world: World, message: str, code: str | None = None) -> dict[str, A
         "godMode": world.god_mode,
         "state": world.state_snapshot(),
     }
-    return failure if code is None else {**failure, "code": code}
+    return {**failure, "code": code}
 
 
 def _zone_tool(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -129,7 +129,7 @@ class ArchitectTools:
         try:
             category = world.architect.category(category_id)
         except RefusedError as error:
-            return _failure(world, error.message)
+            return _failure(world, error.message, error.code)
         placed = all_designators(category)
         return {
             "success": True,
@@ -155,7 +155,7 @@ class ArchitectTools:
         try:
             placed = world.architect.select(designator_id)
         except RefusedError as error:
-            return _failure(world, error.message)
+            return _failure(world, error.message, error.code)
         return {
             "success": True,
             "designator": world.architect.describe(placed),
@@ -196,16 +196,16 @@ class ArchitectTools:
         world = self.host.world
         world.require_colony()
         if width <= 0 or height <= 0:
-            return _failure(world, "Width and height must be positive.")
+            return _failure(world, "Width and height must be positive.", RefusedError.code)
         if width * height > 10_000:
-            return _failure(world, "At most 10000 cells per call.")
+            return _failure(world, "At most 10000 cells per call.", RefusedError.code)
         cells = [Cell(x + dx, z + dz) for dz in range(height) for dx in range(width)]
         try:
             placed, accepted, rejected = world.architect.apply(
                 designator_id, cells, dry_run=dry_run, keep_selected=keep_selected
             )
         except RefusedError as error:
-            return _failure(world, error.message)
+            return _failure(world, error.message, error.code)
         game = world.game
         sample = None
         if len(cells) == 1 and game is not None and game.map.contains(cells[0]):

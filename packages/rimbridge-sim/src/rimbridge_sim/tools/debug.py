@@ -23,6 +23,27 @@ _NODE = (
 )
 
 
+# The mod's texts for set_colonist_job_logging's consumeLogs.
+_LOGGING_ON = (
+    "Job logging is now enabled for this colonist. Future pawn job transitions and related "
+    "tracker events can appear in the normal bridge log journal as they happen. This tool "
+    "does not wait for the next job change and may not produce an immediate log line."
+)
+_LOGGING_OFF = (
+    "Job logging is now disabled for this colonist. No new job-tracker lines are expected for "
+    "this pawn after the returned cursor unless another tool or debug action enables it again."
+)
+_HINT_ON = (
+    "Poll rimbridge/list_logs with afterSequence from this response while the colonist works. "
+    "Treat the returned cursor as the starting point for future job logs, not as proof that a "
+    "new line was already emitted."
+)
+_HINT_OFF = (
+    "If you were already tailing rimbridge/list_logs for this colonist, you can stop after "
+    "this cursor unless you are consuming unrelated logs."
+)
+
+
 class DebugTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -274,7 +295,7 @@ class DebugTools:
         "to read those lines.",
         title="Set colonist job logging",
         result_description="{success, changed, enabled, pawn, state, logCursor, consumeLogs "
-        "{tool, arguments}}.",
+        "{tool, recommendedArguments, expectedBehavior, usageHint}}.",
     )
     @parameter("pawn_name", "The colonist's name.")
     @parameter("pawn_id", "The colonist's id.")
@@ -307,7 +328,13 @@ class DebugTools:
             "logCursor": cursor,
             "consumeLogs": {
                 "tool": "rimbridge/list_logs",
-                "arguments": {"afterSequence": cursor, "minimumLevel": "info", "limit": 50},
+                "recommendedArguments": {
+                    "afterSequence": cursor,
+                    "minimumLevel": "info",
+                    "limit": 200,
+                },
+                "expectedBehavior": _LOGGING_ON if enabled else _LOGGING_OFF,
+                "usageHint": _HINT_ON if enabled else _HINT_OFF,
             },
         }
 

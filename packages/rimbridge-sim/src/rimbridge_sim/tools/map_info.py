@@ -41,6 +41,10 @@ def _criteria_parameters(function: Any) -> Any:
     return function
 
 
+_MAX_CELLS = 1024
+"""The most cells rimworld/get_cells_info describes in one call, as in the mod."""
+
+
 class MapInfoTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -81,8 +85,11 @@ class MapInfoTools:
         game = world.require_colony().game
         if width <= 0 or height <= 0:
             raise RefusedError("Width and height must be positive.")
-        if width * height > 1024:
-            raise RefusedError(f"The rectangle has {width * height} cells; at most 1024.")
+        if width * height > _MAX_CELLS:
+            raise RefusedError(
+                f"Requested rectangle contains {width * height} cells, which exceeds the limit "
+                f"of {_MAX_CELLS}."
+            )
         cells = [Cell(x + dx, z + dz) for dz in range(height) for dx in range(width)]
         outside = [c for c in cells if not game.map.contains(c)]
         if outside:

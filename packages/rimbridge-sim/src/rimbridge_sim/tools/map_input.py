@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, RefusedError, World
 from rimbridge_sim.world.describe import cell_payload
@@ -25,6 +25,8 @@ _MODIFIERS = {
     "command": "command",
     "meta": "command",
 }
+_NO_GAME_TEXT = NO_GAME_MESSAGE + "."
+"""The mod's text when a map click (context menu, right-click, click, drag) finds no game."""
 _HOLD = "How long to hold the button down, in milliseconds."
 _MODS = "Modifier keys: shift, ctrl, alt, command (comma, space or + separated)."
 _MENU = (
@@ -148,6 +150,8 @@ class MapInputTools:
         hold_duration_ms: int = 0,
         modifiers: str | None = None,
     ) -> dict[str, Any]:
+        if (failure := without_game(self.host.world, _NO_GAME_TEXT)) is not None:
+            return failure
         common, dispatch = self._dispatch(
             target_pawn_name, target_pawn_id, x, z, button, hold_duration_ms, modifiers
         )
@@ -189,6 +193,8 @@ class MapInputTools:
         hold_duration_ms: int = 0,
         modifiers: str | None = None,
     ) -> dict[str, Any]:
+        if (failure := without_game(self.host.world, _NO_GAME_TEXT)) is not None:
+            return failure
         common, dispatch = self._dispatch(
             target_pawn_name, target_pawn_id, x, z, button, hold_duration_ms, modifiers
         )
@@ -266,6 +272,8 @@ class MapInputTools:
         modifiers: str | None = None,
     ) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
         cell = _cell(world, x, z)
         mods = _modifiers(modifiers)
         if hold_duration_ms < 0:
@@ -304,6 +312,8 @@ class MapInputTools:
         modifiers: str | None = None,
     ) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
         start, end = _cell(world, from_x, from_z), _cell(world, to_x, to_z)
         mods = _modifiers(modifiers)
         if hold_duration_ms < 0:

@@ -83,13 +83,14 @@ class UiTools:
         title="List main tabs",
         result_description="{success, count, openMainTabId, openMainTabType, "
         "openMainTabLabel, tabs: [{targetId, defName, label, type, order, isOpen, visible, "
-        "disabled, validWithoutMap, rect}]}.",
+        "disabled, validWithoutMap, minimized, rect (the open tab window's; zeros while "
+        "closed)}]}.",
     )
     @parameter("include_hidden", "Include tabs that are hidden or unavailable now.")
     @call_spec(world=True, quick=True)
     def list_main_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         windows = self.host.world.windows
-        tabs = [windows.describe_tab(t) for t in MAIN_TABS]
+        tabs = [windows.listed_tab(t) for t in MAIN_TABS]
         if not include_hidden:
             tabs = [t for t in tabs if not t["disabled"]]
         open_tab = next((t for t in tabs if t["isOpen"]), None)

@@ -236,6 +236,19 @@ class Windows:
             snapshot["rect"] = {"x": x, "y": y, "width": width, "height": height}
         return snapshot
 
+    def listed_tab(self, tab: MainTab) -> dict[str, Any]:
+        """A main tab as the mod's rimworld/list_main_tabs lists it: its rect is the open tab
+        window's, all zeros while the tab is closed (the button's rect is a screen target's)."""
+        snapshot = self.describe_tab(tab)
+        rect = {"x": 0.0, "y": 0.0, "width": 0.0, "height": 0.0}
+        if snapshot["isOpen"]:
+            window = next((w for w in self.stack if w.semantic_kind == "main_tab"), None)
+            if window is not None:
+                x, y, width, height = window.rect
+                rect = {"x": x, "y": y, "width": width, "height": height}
+        snapshot["rect"] = rect
+        return snapshot
+
     def command(
         self, command: str, before: dict[str, Any], message: str, *, success: bool = True
     ) -> dict[str, Any]:
