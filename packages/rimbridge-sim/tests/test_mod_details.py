@@ -66,11 +66,11 @@ async def test_job_logging_hints_with_the_mods_consume_logs_keys(open_sim: Any) 
             "minimumLevel": "info",
             "limit": 200,
         }
-        assert consume["expectedBehavior"].startswith("Job logging is now enabled")
+        assert "written to the bridge log" in consume["expectedBehavior"]
         off = await sim.call(
             "rimworld/set_colonist_job_logging", pawnName=pawn["name"], enabled=False
         )
-        assert off["consumeLogs"]["expectedBehavior"].startswith("Job logging is now disabled")
+        assert "no longer logged" in off["consumeLogs"]["expectedBehavior"]
         assert off["consumeLogs"]["usageHint"] != consume["usageHint"]
 
 

@@ -300,14 +300,16 @@ def script_reference() -> dict[str, Any]:
         },
         "failureCodes": [{"code": c, "description": d} for c, d in FAILURE_CODES.items()],
         "authoringTips": [
-            "Give call steps you will $ref later an id.",
-            "Wait with the wait tools or continueUntil instead of sleeping.",
-            "Use assert, fail, print and return so a script reads like one testable tool call.",
-            "For a pawn's default map action (a drafted goto) use rimworld/right_click_cell; "
-            "use rimworld/open_context_menu and rimworld/execute_context_menu_option to see or "
-            "pick another option.",
-            "Where a mod tells a tap from a hold, set holdDurationMs on "
-            "rimworld/right_click_cell or rimworld/open_context_menu.",
+            "Name every call step whose answer a later step reads ($ref needs the id).",
+            "Poll with continueUntil or a wait tool; a script has no sleep statement.",
+            "End with return (a value) or fail (a reason), and check midway with assert: the "
+            "caller then reads one answer instead of a step list.",
+            "rimworld/right_click_cell does what a right click does (a drafted pawn walks "
+            "there); to list the choices first, open the menu with rimworld/open_context_menu "
+            "and pick with rimworld/execute_context_menu_option.",
+            "Some mods act differently on a long press: holdDurationMs on "
+            "rimworld/right_click_cell and rimworld/open_context_menu keeps the button down "
+            "that long.",
         ],
         "resultShape": {
             "topLevelFields": [

@@ -23,24 +23,21 @@ _NODE = (
 )
 
 
-# The mod's texts for set_colonist_job_logging's consumeLogs.
+# What set_colonist_job_logging's consumeLogs says, the mod's fields in the sim's words.
 _LOGGING_ON = (
-    "Job logging is now enabled for this colonist. Future pawn job transitions and related "
-    "tracker events can appear in the normal bridge log journal as they happen. This tool "
-    "does not wait for the next job change and may not produce an immediate log line."
+    "From now on this colonist's job changes are written to the bridge log as they happen. "
+    "Nothing is logged until the colonist's next job change, which may take a while."
 )
 _LOGGING_OFF = (
-    "Job logging is now disabled for this colonist. No new job-tracker lines are expected for "
-    "this pawn after the returned cursor unless another tool or debug action enables it again."
+    "This colonist's job changes are no longer logged: expect no new job lines for it after "
+    "the returned cursor, unless logging is switched on again."
 )
 _HINT_ON = (
-    "Poll rimbridge/list_logs with afterSequence from this response while the colonist works. "
-    "Treat the returned cursor as the starting point for future job logs, not as proof that a "
-    "new line was already emitted."
+    "Read new lines with rimbridge/list_logs from logCursor (afterSequence) while the "
+    "colonist works; the cursor marks where its job lines will start, not a line already there."
 )
 _HINT_OFF = (
-    "If you were already tailing rimbridge/list_logs for this colonist, you can stop after "
-    "this cursor unless you are consuming unrelated logs."
+    "A reader following this colonist's lines with rimbridge/list_logs can stop at logCursor."
 )
 
 
