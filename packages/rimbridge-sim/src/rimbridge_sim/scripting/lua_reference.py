@@ -211,12 +211,13 @@ def _runtime() -> dict[str, Any]:
         "authoringTips": [
             "Read rimbridge/get_script_reference for the condition model and the result shape.",
             "Compile a new script with rimbridge/compile_lua and read the lowered script.",
-            "Keep reusable scripts on disk and use rimbridge/run_lua_file and "
-            "rimbridge/compile_lua_file.",
+            "A script used more than once can live in a .lua file, run with "
+            "rimbridge/run_lua_file and checked with rimbridge/compile_lua_file.",
             "Use rb.print and rb.assert for trace output and a clean failure.",
             "Assign rb.poll(...) to a local to read both the result and attempts.",
-            "When a first try fails, simplify toward the starter template: most failures "
-            "come from treating the subset as general-purpose Lua.",
+            "If a script is refused, cut it back to the quick-start example and add one "
+            "construct at a time: the subset is small, and full Lua habits are what it "
+            "refuses most.",
         ],
     }
 

@@ -271,8 +271,8 @@ def script_reference() -> dict[str, Any]:
             ],
         },
         "continueUntil": {
-            "description": "Optional bounded polling policy on a call step: the call is made "
-            "again until the condition matches the latest attempt's reference root.",
+            "description": "On a call step, optional: repeat the call until the condition "
+            "holds for the latest attempt's reference root, within timeoutMs.",
             "fields": [
                 field("timeoutMs", "int", False, 10000, "Most polling time, in milliseconds."),
                 field("pollIntervalMs", "int", False, 100, "Delay between attempts, in ms."),
