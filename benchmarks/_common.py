@@ -38,9 +38,10 @@ def record(
     ours: float,
     baseline: float,
     baseline_name: str,
-    target: float,
+    target: float | None,
 ) -> dict[str, Any]:
-    """One result; ``ratio`` is ``ours / baseline`` (so metrics must be higher-is-better)."""
+    """One result; ``ratio`` is ``ours / baseline`` (so metrics must be higher-is-better).
+    ``target`` ``None``: a figure reported for reference (a bound, a ceiling), not judged."""
     return {
         "benchmark": benchmark,
         "metric": metric,
@@ -76,9 +77,17 @@ def median(values: Sequence[float]) -> float:
 
 
 def _cell(value: object) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, float):
         return f"{value:,.2f}"
     return str(value)
+
+
+def _status(item: dict[str, Any]) -> str:
+    if item["target"] is None:
+        return "-"
+    return "ok" if item["ratio"] >= item["target"] else "BELOW TARGET"
 
 
 def report(records: Sequence[dict[str, Any]], json_path: Path | None = None) -> bool:
@@ -91,17 +100,13 @@ def report(records: Sequence[dict[str, Any]], json_path: Path | None = None) -> 
         if tuple(item) != RECORD_KEYS:
             raise ValueError(f"a benchmark record needs exactly the keys {RECORD_KEYS}")
     headers = [*RECORD_KEYS, "status"]
-    rows = [
-        [_cell(item[key]) for key in RECORD_KEYS]
-        + ["ok" if item["ratio"] >= item["target"] else "BELOW TARGET"]
-        for item in records
-    ]
+    rows = [[_cell(item[key]) for key in RECORD_KEYS] + [_status(item)] for item in records]
     widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
     print("  ".join("-" * w for w in widths))
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
-    missed = [item for item in records if item["ratio"] < item["target"]]
+    missed = [item for item in records if _status(item) == "BELOW TARGET"]
     for item in missed:
         print(
             f"BELOW TARGET: {item['benchmark']} ratio {item['ratio']} < {item['target']}",

@@ -13,6 +13,12 @@ game connection). Measured alternately in the same run:
   other game directly (what the bridge itself has to do per call).
 
 Ratio = ours / baseline with 1 and with 16 calls in flight (target 0.6 each).
+
+A third figure, for reference (no target): the same ``Client`` calling a server of the SDK's
+own that answers ``games_call_tool`` at once with a result of the bridge's shape, no game
+behind it, against the same direct baseline. It is what the SDK's client and dispatch cost
+on their own in this process, the ceiling of any bridge measured this way: at 16 in flight it
+sits far below 0.6, whatever the bridge does.
 Usage: ``uv run python benchmarks/bench_bridge_call.py [--quick] [--json PATH]``.
 """
 
@@ -82,6 +88,43 @@ async def _through_bridge(client: Any, in_flight: int, seconds: float) -> float:
     return count / (time.perf_counter() - start)
 
 
+def _sdk_alone() -> Any:
+    """A server of the SDK's that answers ``games_call_tool`` at once (see the module doc)."""
+    import json
+
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    text = json.dumps(ARGUMENTS, ensure_ascii=False)
+    schema = {
+        "type": "object",
+        "properties": {
+            "gameId": {"type": "string"},
+            "tool": {"type": "string"},
+            "arguments": {"type": "object"},
+        },
+        "required": ["gameId", "tool"],
+    }
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[types.Tool(name="games_call_tool", input_schema=schema)]
+        )
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=dict(ARGUMENTS),
+        )
+
+    server = Server("sdk-alone", on_list_tools=list_tools, on_call_tool=call_tool)
+    # as the bridge does (gabs.mcp.BridgeServer): no OpenTelemetry middleware
+    server.middleware[:] = [
+        m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
+    ]
+    return server
+
+
 async def _compare(
     bridge_port: int, direct_port: int, *, rounds: int, seconds: float
 ) -> list[dict[str, Any]]:
@@ -112,11 +155,13 @@ async def _compare(
         async with GameManager(config, on_tools_changed=notifier, liveness_interval=60) as manager:
             await manager.connect("bench", port=bridge_port, token=TOKEN)
             server = build_server(manager, notifier=notifier)
-            async with Client(server) as client:
+            async with Client(server) as client, Client(_sdk_alone()) as alone:
                 await client.list_tools()
+                await alone.list_tools()
                 for in_flight in (1, 16):
-                    ours, direct = [], []
-                    await _through_bridge(client, in_flight, 0.3)  # warm up both
+                    ours, direct, sdk = [], [], []
+                    await _through_bridge(client, in_flight, 0.3)  # warm up all three
+                    await _through_bridge(alone, in_flight, 0.3)
                     await measure(direct_port, in_flight, 0.3, "tools/call", params, hello=HELLO)
                     for _ in range(rounds):
                         ours.append(await _through_bridge(client, in_flight, seconds))
@@ -125,6 +170,7 @@ async def _compare(
                                 direct_port, in_flight, seconds, "tools/call", params, hello=HELLO
                             )
                         )
+                        sdk.append(await _through_bridge(alone, in_flight, seconds))
                     records.append(
                         record(
                             benchmark="bridge_call",
@@ -133,6 +179,18 @@ async def _compare(
                             baseline=median(direct),
                             baseline_name=BASELINE_NAME,
                             target=TARGET,
+                        )
+                    )
+                    records.append(
+                        record(
+                            benchmark="bridge_call",
+                            metric=(
+                                f"the SDK alone (a server answering at once), {in_flight} in flight"
+                            ),
+                            ours=median(sdk),
+                            baseline=median(direct),
+                            baseline_name=BASELINE_NAME,
+                            target=None,
                         )
                     )
     return records
