@@ -3,23 +3,13 @@ private name of another library (scripts/check_layering.py); and the check finds
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conftest import RunScript
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECK = ROOT / "scripts" / "check_layering.py"
-
-
-def _check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(CHECK), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -31,14 +21,16 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     return src
 
 
-def test_every_package_keeps_the_house_rules() -> None:
+def test_every_package_keeps_the_house_rules(run_script: RunScript) -> None:
     trees = sorted(ROOT.glob("packages/*/src"))
     assert len(trees) >= 6, trees
-    result = _check("--max-lines", "500", "--private", *map(str, trees))
+    result = run_script("check_layering.py", "--max-lines", "500", "--private", *map(str, trees))
     assert (result.returncode, result.stdout) == (0, ""), result.stdout + result.stderr
 
 
-def test_the_check_finds_a_circle_through_a_function_level_import(tmp_path: Path) -> None:
+def test_the_check_finds_a_circle_through_a_function_level_import(
+    tmp_path: Path, run_script: RunScript
+) -> None:
     src = _tree(
         tmp_path,
         {
@@ -47,20 +39,22 @@ def test_the_check_finds_a_circle_through_a_function_level_import(tmp_path: Path
             "loop/b.py": "def f():\n    from loop.a import x\n",
         },
     )
-    result = _check(str(src))
+    result = run_script("check_layering.py", str(src))
     assert result.returncode == 1
     assert "import circle: loop.a <-> loop.b" in result.stdout
 
 
-def test_the_check_finds_a_module_over_the_limit(tmp_path: Path) -> None:
+def test_the_check_finds_a_module_over_the_limit(tmp_path: Path, run_script: RunScript) -> None:
     src = _tree(tmp_path, {"big/__init__.py": "", "big/long.py": "x = 1\n" * 12})
-    assert _check("--max-lines", "12", str(src)).returncode == 0
-    result = _check("--max-lines", "11", str(src))
+    assert run_script("check_layering.py", "--max-lines", "12", str(src)).returncode == 0
+    result = run_script("check_layering.py", "--max-lines", "11", str(src))
     assert result.returncode == 1
     assert "big.long has 12 lines (limit 11)" in result.stdout
 
 
-def test_the_check_finds_private_names_of_other_libraries(tmp_path: Path) -> None:
+def test_the_check_finds_private_names_of_other_libraries(
+    tmp_path: Path, run_script: RunScript
+) -> None:
     src = _tree(
         tmp_path,
         {
@@ -76,7 +70,7 @@ def test_the_check_finds_private_names_of_other_libraries(tmp_path: Path) -> Non
             ),
         },
     )
-    result = _check("--private", str(src))
+    result = run_script("check_layering.py", "--private", str(src))
     assert result.returncode == 1
     found = result.stdout.splitlines()
     assert any(line.endswith("user.py:5: attribute _closed") for line in found), found
