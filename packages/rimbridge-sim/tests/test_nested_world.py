@@ -356,3 +356,42 @@ async def test_inspection_tools_without_a_game_answer_with_the_mods_failure(
                 "message": "No game is currently loaded.",
                 "code": "no_game",
             }, tool
+
+
+async def test_a_carried_thing_is_labelled_as_the_game_labels_it(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        steel = await _steel_at(sim, 20, 20)
+        await sim.call("rimworld/click_cell", x=20, z=20)
+        haul = (await sim.call("rimworld/list_selected_gizmos"))["gizmos"][0]
+        await sim.call("rimworld/execute_gizmo", gizmoId=haul["id"])
+        carrier = None
+        for _ in range(40):
+            await sim.call("rimworld/step_game_ticks", ticks=30)
+            colonists = (await sim.call("rimworld/list_colonists"))["colonists"]
+            carrier = next((c for c in colonists if c["carriedThingId"] == steel), None)
+            if carrier is not None:
+                break
+        assert carrier is not None
+        await sim.call("rimworld/select_pawn", pawnId=carrier["pawnId"])
+        state = await sim.call("rimworld/get_selected_pawn_inventory_state")
+        assert state["carriedThing"] == {
+            "thingId": steel,
+            "defName": "Steel",
+            "label": "Steel",
+            "stackCount": 30,
+        }
+
+
+async def test_a_step_reports_frames_and_ticks_as_the_mods_stepper_counts_them(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        step = await sim.call("rimworld/step_game_ticks", ticks=3)
+        assert step["advancedFrames"] == step["lastFrame"] - step["initialFrame"] + 1 == 3
+        assert step["advancedTicks"] == step["endTicksGame"] - step["startTicksGame"] == 3
+        for arguments, message in (
+            ({"timeoutMs": -1}, "timeoutMs cannot be negative."),
+            ({"pollIntervalMs": -1}, "pollIntervalMs cannot be negative."),
+        ):
+            refused = await sim.call("rimworld/step_game_ticks", **arguments)
+            assert (refused["success"], refused["message"]) == (False, message)
