@@ -395,3 +395,44 @@ async def test_a_step_reports_frames_and_ticks_as_the_mods_stepper_counts_them(
         ):
             refused = await sim.call("rimworld/step_game_ticks", **arguments)
             assert (refused["success"], refused["message"]) == (False, message)
+
+
+async def test_framing_a_cell_rectangle_pads_within_the_map_and_refuses_with_the_rect(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        framed = await sim.call("rimworld/frame_cell_rect", x=1, z=1, width=3, height=2)
+        assert framed["paddedRect"] == {
+            "x": 0,
+            "z": 0,
+            "width": 8,
+            "height": 7,
+            "maxX": 7,
+            "maxZ": 6,
+        }
+        assert framed["camera"]["mapPosition"] == {"x": 4, "z": 3}
+        for arguments, message in (
+            (
+                {"x": -5, "z": 0},
+                "Requested rect (-5, 0, 1, 1) is out of bounds for the current map.",
+            ),
+            ({"x": 1, "z": 1, "width": 0}, "width and height must both be greater than zero."),
+        ):
+            refused = await sim.call("rimworld/frame_cell_rect", **arguments)
+            assert list(refused)[:5] == [
+                "success",
+                "message",
+                "requestedRect",
+                "paddingCells",
+                "rootSize",
+            ]
+            assert (refused["success"], refused["message"]) == (False, message)
+            assert (refused["paddingCells"], refused["rootSize"]) == (4, 0.0)
+        assert refused["requestedRect"] == {
+            "x": 1,
+            "z": 1,
+            "width": 0,
+            "height": 1,
+            "maxX": 0,
+            "maxZ": 1,
+        }
