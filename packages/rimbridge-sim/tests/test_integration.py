@@ -374,8 +374,8 @@ async def test_unloading_the_map_invalidates_state(open_sim: Any, policy: str) -
             assert item["sample"][0]["message"] == "Map removed: Map_1"
         listed = await sim.call("rimworld/list_colonists")  # the mod answers in the payload
         assert (listed["success"], listed["code"]) == (False, "no_game")
-        with pytest.raises(RemoteError) as caught:  # its map lookups throw
-            await sim.call("rimworld/get_cell_info", x=1, z=1)
+        with pytest.raises(RemoteError) as caught:  # its colonist lookups throw
+            await sim.call("rimworld/select_pawn", pawnName="Hex")
         assert caught.value.data["code"] == "no_game"
         item = await sim.attention()  # faithful: every failed operation invalidates state
         assert (item["blocking"], item["stateInvalidated"]) == (True, True)

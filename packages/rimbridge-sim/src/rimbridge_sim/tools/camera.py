@@ -164,7 +164,8 @@ class CameraTools:
         title="Frame cell rectangle",
         result_description="{success, requestedRect, paddedRect, paddingCells, fullyVisible, "
         "rootSizeMode, requestedRootSize, requiredRootSize, appliedRootSize, "
-        "preparedFrameCount, camera}.",
+        "preparedFrameCount, camera}; a rectangle off the map or of no size is {success: "
+        "false, message, requestedRect, paddingCells, rootSize}.",
     )
     @parameter("x", "The rectangle's first cell x.")
     @parameter("z", "The rectangle's first cell z.")
@@ -183,5 +184,23 @@ class CameraTools:
         root_size: float = 0.0,
     ) -> dict[str, Any]:
         world = self.host.world
-        framed = world.camera.frame_rect(x, z, width, height, padding_cells, root_size)
+        try:
+            framed = world.camera.frame_rect(x, z, width, height, padding_cells, root_size)
+        except RefusedError as refused:
+            # the mod's failure: the rect as asked, the padding and the rootSize
+            return {
+                "success": False,
+                "message": refused.message,
+                "requestedRect": {
+                    "x": x,
+                    "z": z,
+                    "width": width,
+                    "height": height,
+                    "maxX": x + width - 1 if width > 0 else x - 1,
+                    "maxZ": z + height - 1 if height > 0 else z - 1,
+                },
+                "paddingCells": max(padding_cells, 0),
+                "rootSize": root_size,
+                "code": refused.code,
+            }
         return {"success": True, **framed, "camera": world.camera.state()}

@@ -3,15 +3,23 @@ searches (a random cell near a point, a flood fill) under footprint criteria."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError
+from rimbridge_sim.world import Cell, InvalidCellError, RefusedError, WorldError
 from rimbridge_sim.world._camera import rect_payload
 from rimbridge_sim.world._cell_search import Criteria
-from rimbridge_sim.world.describe import cell_payload, describe_cell, describe_pawn, describe_thing
+from rimbridge_sim.world.describe import (
+    cell_payload,
+    describe_cell,
+    describe_pawn,
+    describe_thing,
+    label_cap,
+)
 
 __all__ = ["MapInfoTools"]
 
@@ -45,6 +53,36 @@ _MAX_CELLS = 1024
 """The most cells rimworld/get_cells_info describes in one call, as in the mod."""
 
 
+def _architect_failures(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """A cell tool refuses as the mod's Architect tools do: ``{success: false, message,
+    devModeEnabled, godMode, state}``, then the sim's ``code``."""
+
+    @functools.wraps(body)
+    def run(self: MapInfoTools, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return body(self, *args, **kwargs)
+        except WorldError as error:
+            if error.code not in _NO_GAME:
+                raise
+            world = self.host.world
+            # The mod's TryGetMapContext text when there is no game.
+            message = "No game is currently loaded." if error.code == "no_game" else error.message
+            return {
+                "success": False,
+                "message": message,
+                "devModeEnabled": world.dev_mode,
+                "godMode": world.god_mode,
+                "state": world.state_snapshot(),
+                "code": error.code,
+            }
+
+    return run
+
+
+def _out_of_bounds(cell: Cell) -> InvalidCellError:
+    return InvalidCellError(f"Cell ({cell.x}, {cell.z}) is out of bounds for the current map.")
+
+
 class MapInfoTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -59,10 +97,13 @@ class MapInfoTools:
     )
     @parameter("x", "Cell x (west to east, from 0).")
     @parameter("z", "Cell z (south to north, from 0).")
-    @call_spec(world=True, quick=True)
+    @call_spec(world=True, quick=True, payload_codes=_NO_GAME)
+    @_architect_failures
     def get_cell_info(self, x: int, z: int) -> dict[str, Any]:
         world = self.host.world
-        cell = world.cell((x, z))
+        cell = Cell(x, z)
+        if not world.require_colony().game.map.contains(cell):
+            raise _out_of_bounds(cell)
         return {
             "success": True,
             "cell": describe_cell(world, cell),
@@ -80,6 +121,7 @@ class MapInfoTools:
     @parameter("width", "Cells along x; width * height at most 1024.")
     @parameter("height", "Cells along z; width * height at most 1024.")
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_architect_failures
     def get_cells_info(self, x: int, z: int, width: int = 1, height: int = 1) -> dict[str, Any]:
         world = self.host.world
         game = world.require_colony().game
@@ -130,7 +172,7 @@ class MapInfoTools:
             target, kind, label, position = (
                 describe_thing(world, thing),
                 "thing",
-                (thing.definition.label),
+                label_cap(thing),
                 thing.position,
             )
             pawn_ref = None
@@ -175,6 +217,7 @@ class MapInfoTools:
     @parameter("max_search_radius", "Largest search radius, in cells.")
     @_criteria_parameters
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_architect_failures
     def find_random_cell_near(
         self,
         x: int,
@@ -258,6 +301,7 @@ class MapInfoTools:
     @parameter("max_returned_cells", "Most cells to list in the answer.")
     @_criteria_parameters
     @call_spec(world=True, payload_codes=_NO_GAME)
+    @_architect_failures
     def flood_fill_cells(
         self,
         x: int,
@@ -280,8 +324,10 @@ class MapInfoTools:
         game = world.require_colony().game
         if max_cells_to_process <= 0:
             raise RefusedError("maxCellsToProcess must be positive.")
-        if minimum_cell_count < 0 or max_returned_cells < 0:
-            raise RefusedError("minimumCellCount and maxReturnedCells cannot be negative.")
+        if minimum_cell_count < 0:
+            raise RefusedError("minimumCellCount cannot be negative.")
+        if max_returned_cells < 0:
+            raise RefusedError("maxReturnedCells cannot be negative.")
         criteria = self._criteria(
             width=width,
             height=height,

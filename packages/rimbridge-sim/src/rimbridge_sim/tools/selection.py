@@ -10,10 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
+from rimbridge_sim.calls import (
+    DEFAULT_PAYLOAD_CODES,
+    NO_GAME_MESSAGE,
+    call_spec,
+    without_game,
+)
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world._selection import MAX_DETAILED_OBJECTS, GizmoRefusedError
 from rimbridge_sim.world.describe import describe_pawn
+from rimbridge_sim.world.ui_snapshot import ui_state_snapshot
 
 __all__ = ["SelectionTools"]
 
@@ -25,6 +32,8 @@ _PAWN = (
 )
 _NAME = "The colonist's name: nickname, first or full name (case ignored)."
 _ID = "The colonist's id from rimworld/list_colonists (wins over pawnName)."
+_SELECTION_NO_GAME = "No game is currently loaded."
+"""The inspection tools' text without a game (with a full stop, as the mod's)."""
 
 
 class SelectionTools:
@@ -160,20 +169,29 @@ class SelectionTools:
         title="Get selection semantics",
         result_description="{success, hasSelection, selectionFingerprint, selectedCount, "
         "detailedObjectCount, selectionDetailsTruncated, selectedKinds, selectedObjects, "
-        "visibleGizmoCount, uiState}.",
+        "visibleGizmoCount, uiState}; selectedObjects: [{kind, type, id, label, inspectLabel, "
+        "inspectString, inspectStringLines, inspectTabTypes, reference, details}] (at most 12); "
+        "uiState is the UI state class as the mod writes it (PascalCase keys: ProgramState, "
+        "WindowCount, Windows, ...); without a game {success: false, message}.",
     )
-    @call_spec(world=True, quick=True)
+    @call_spec(world=True, quick=True, payload_codes=_NO_GAME)
     def get_selection_semantics(self) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
+            return failure
         snapshot = world.selection.snapshot(details=True)
         objects = snapshot["selectedObjects"]
         return {
             "success": True,
-            **snapshot,
-            "detailedObjectCount": len(objects),
-            "selectedKinds": sorted({o["kind"] for o in objects}),
-            "visibleGizmoCount": len(world.selection.gizmos()) if world.game is not None else 0,
-            "uiState": world.windows.ui_state(),
+            "hasSelection": snapshot["hasSelection"],
+            "selectionFingerprint": snapshot["selectionFingerprint"],
+            "selectedCount": snapshot["selectedCount"],
+            "detailedObjectCount": min(snapshot["selectedCount"], MAX_DETAILED_OBJECTS),
+            "selectionDetailsTruncated": snapshot["selectionDetailsTruncated"],
+            "selectedKinds": list(dict.fromkeys(world.selection.kinds())),
+            "selectedObjects": objects,
+            "visibleGizmoCount": len(world.selection.gizmos()),
+            "uiState": ui_state_snapshot(world.windows.ui_state()),
         }
 
     @tool(
@@ -182,13 +200,18 @@ class SelectionTools:
         "the selected objects, with ids scoped to the current selection.",
         title="List selected gizmos",
         result_description="{success, hasSelection, selectionFingerprint, selectedCount, "
-        "gizmoCount, gizmos: [{id, ordinal, gizmoType, label, description, disabled, "
-        "disabledReason, groupSize, owners}]}.",
+        "gizmoCount, gizmos: [{id, selectionFingerprint, ordinal, gizmoType, label, "
+        "description, descriptionPostfix, topRightLabel, disabled, disabledReason, visible, "
+        "order, groupSize, ownerCount, owners, hotKeyDef, hotKey, supportsRightClick, "
+        "reverseDesignator}]}.",
     )
-    @call_spec(world=True, quick=True)
+    @call_spec(world=True, quick=True, payload_codes=_NO_GAME)
     def list_selected_gizmos(self) -> dict[str, Any]:
-        selection = self.host.world.selection
-        gizmos = selection.gizmos() if self.host.world.game is not None else []
+        world = self.host.world
+        if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
+            return failure
+        selection = world.selection
+        gizmos = selection.gizmos()
         return {
             "success": True,
             "hasSelection": bool(selection.ids),
@@ -204,16 +227,29 @@ class SelectionTools:
         "id from another selection is refused.",
         title="Execute gizmo",
         result_description="{success, requestedGizmoId, gizmo, message, selectionBefore, "
-        "selectionAfter, selectionChanged, uiBefore, uiAfter}.",
+        "selectionAfter, selectionChanged, uiBefore, uiAfter} (the UI states in PascalCase, as "
+        "get_selection_semantics' uiState); a refusal is {success: false, message, "
+        "requestedGizmoId} plus selectionFingerprint and availableGizmoIds for an unknown or "
+        "stale id, or selectionFingerprint and gizmo for a disabled one.",
     )
     @parameter("gizmo_id", "A gizmo id from rimworld/list_selected_gizmos.")
-    @call_spec(world=True)
+    @call_spec(world=True, payload_codes=_NO_GAME)
     def execute_gizmo(self, gizmo_id: str) -> dict[str, Any]:
         world = self.host.world
-        world.require_colony()
+        if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
+            return failure
         before = world.selection.snapshot(details=False)
-        ui_before = world.windows.ui_state()
-        gizmo, did = world.selection.execute_gizmo(gizmo_id)
+        ui_before = ui_state_snapshot(world.windows.ui_state())
+        try:
+            gizmo, did = world.selection.execute_gizmo(gizmo_id)
+        except GizmoRefusedError as refused:
+            # the mod's fields in its order, then the sim's code
+            return {
+                "success": False,
+                "message": refused.message,
+                **refused.fields,
+                "code": refused.code,
+            }
         after = world.selection.snapshot(details=False)
         return {
             "success": True,
@@ -224,5 +260,5 @@ class SelectionTools:
             "selectionAfter": after,
             "selectionChanged": before["selectionFingerprint"] != after["selectionFingerprint"],
             "uiBefore": ui_before,
-            "uiAfter": world.windows.ui_state(),
+            "uiAfter": ui_state_snapshot(world.windows.ui_state()),
         }

@@ -212,8 +212,10 @@ class TimeTools:
             problem = "ticks must be greater than 0."
         elif ticks > MAX_STEP_TICKS:
             problem = f"ticks must be at most {MAX_STEP_TICKS}."
-        elif timeout_ms < 0 or poll_interval_ms < 0:
-            problem = "timeoutMs and pollIntervalMs cannot be negative."
+        elif timeout_ms < 0:
+            problem = "timeoutMs cannot be negative."
+        elif poll_interval_ms < 0:
+            problem = "pollIntervalMs cannot be negative."
         elif not pause_first and game.time_speed is not TimeSpeed.PAUSED:
             problem = "The game must be paused before stepping (or pass pauseFirst)."
         if problem is not None:
@@ -227,6 +229,8 @@ class TimeTools:
         world.step(ticks)
         end_tick = None if world.game is None else world.game.tick
         done = ticks if end_tick is not None else 0
+        # a game that went away mid-step keeps the last tick the step saw, as the mod's does
+        last_tick = start_tick if end_tick is None else end_tick
         return {
             "success": end_tick is not None,
             "stepId": f"step-{self._steps}",
@@ -235,9 +239,10 @@ class TimeTools:
             "completedTicks": done,
             "remainingTicks": ticks - done,
             "startTicksGame": start_tick,
-            "endTicksGame": end_tick,
-            "advancedTicks": None if end_tick is None else end_tick - start_tick,
-            "initialFrame": start_frame,
+            "endTicksGame": last_tick,
+            "advancedTicks": last_tick - start_tick,
+            # the frame of the first tick; the mod counts frames from it to the last inclusive
+            "initialFrame": start_frame + 1,
             "lastFrame": world.frame,
             "advancedFrames": world.frame - start_frame,
             "initialTimeSpeed": initial_speed,

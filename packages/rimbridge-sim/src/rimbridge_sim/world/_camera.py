@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH, describe_camera
-from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError
+from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import Cell
 from rimbridge_sim.world.state import Camera, Pawn
 
@@ -83,23 +83,27 @@ class CameraControl:
         else keep the zoom (and report whether the rectangle is fully visible)."""
         game = self._world.require_colony().game
         if width <= 0 or height <= 0:
-            raise InvalidArgumentError("width and height must be positive")
+            raise RefusedError("width and height must both be greater than zero.")
         if not game.map.contains(Cell(x, z)) or not game.map.contains(
             Cell(x + width - 1, z + height - 1)
         ):
             raise RefusedError(
-                f"Cell rectangle ({x}, {z}, {width}x{height}) is outside the current map "
-                f"({game.map.width}x{game.map.height})."
+                f"Requested rect ({x}, {z}, {width}, {height}) is out of bounds for the current "
+                "map."
             )
         padding = max(0, padding)
-        padded = (x - padding, z - padding, width + 2 * padding, height + 2 * padding)
+        # the padding stops at the map's edges, as the mod's padded rect does
+        min_x, min_z = max(0, x - padding), max(0, z - padding)
+        max_x = min(game.map.width - 1, x + width - 1 + padding)
+        max_z = min(game.map.height - 1, z + height - 1 + padding)
+        padded = (min_x, min_z, max_x - min_x + 1, max_z - min_z + 1)
         required = _clamp(
             max(padded[3] / 2, padded[2] / 2 * SCREEN_HEIGHT / SCREEN_WIDTH), 0.01, MAX_ROOT_SIZE
         )
         mode = "explicit" if root_size > 0 else "current"
         applied = _clamp(root_size, MIN_ROOT_SIZE, MAX_ROOT_SIZE) if root_size > 0 else None
-        self.camera.x = x + width / 2
-        self.camera.z = z + height / 2
+        self.camera.x = (min_x + max_x + 1) / 2
+        self.camera.z = (min_z + max_z + 1) / 2
         if applied is not None:
             self.camera.root_size = applied
         applied_size = self.camera.root_size

@@ -10,17 +10,35 @@ from typing import Any
 
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._windows import INSPECT_TABS
-from rimbridge_sim.world.describe import cell_payload, describe_pawn, describe_thing
+from rimbridge_sim.world.describe import (
+    cell_payload,
+    describe_pawn,
+    describe_thing,
+    hit_points,
+    label_cap,
+    label_cap_no_count,
+)
 from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import DesignationKind, LogLevel, ThingCategory
 from rimbridge_sim.world.state import Pawn, Thing
 
-__all__ = ["Gizmo", "Selection", "stable_hash"]
+__all__ = ["MAX_DETAILED_OBJECTS", "Gizmo", "GizmoRefusedError", "Selection", "stable_hash"]
+
+MAX_DETAILED_OBJECTS = 12
+"""The most selected objects the mod describes one by one."""
 
 
 def stable_hash(*parts: str) -> str:
     """A short hash that is the same in every run (ids built from it stay stable)."""
     return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
+
+
+class GizmoRefusedError(RefusedError):
+    """A gizmo press the mod refuses in its payload, with the fields it adds to the message."""
+
+    def __init__(self, message: str, fields: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.fields = fields
 
 
 @dataclass
@@ -33,6 +51,8 @@ class Gizmo:
     owners: list[str]
     action: Callable[[], str]
     disabled_reason: str | None = None
+    hot_key: tuple[str, str] | None = None
+    """The key binding's def name and its main key (the draft toggle's ``R``)."""
 
 
 class Selection:
@@ -62,6 +82,10 @@ class Selection:
                 found.append(game.things[some_id])
         return found
 
+    def kinds(self) -> list[str]:
+        """Each selected object's kind (``pawn``, ``thing``), in selection order."""
+        return ["pawn" if isinstance(o, Pawn) else "thing" for o in self.objects()]
+
     def select(self, some_id: str, *, append: bool) -> None:
         self._world.require_colony()
         if not append:
@@ -84,8 +108,10 @@ class Selection:
             "hasSelection": bool(objects),
             "selectionFingerprint": self.fingerprint(),
             "selectedCount": len(objects),
-            "selectedObjects": [self.describe(o, details=details) for o in objects[:20]],
-            "selectionDetailsTruncated": len(objects) > 20,
+            "selectedObjects": [
+                self.describe(o, details=details) for o in objects[:MAX_DETAILED_OBJECTS]
+            ],
+            "selectionDetailsTruncated": len(objects) > MAX_DETAILED_OBJECTS,
         }
 
     # -- inspecting --------------------------------------------------------------------------
@@ -120,32 +146,61 @@ class Selection:
         return []
 
     def describe(self, item: Pawn | Thing, *, details: bool = True) -> dict[str, Any]:
+        """A selected object as the mod describes it: the inspect pane's label, lines and tabs
+        only with ``details``; the object's own record (``details``) always."""
         world = self._world
-        lines = self.inspect_lines(item) if details else []
+        lines = self.inspect_lines(item) if details else None
         if isinstance(item, Pawn):
-            reference = describe_pawn(world, item)
+            record = describe_pawn(world, item)
             kind, type_name, label = "pawn", "Verse.Pawn", item.nickname
         else:
-            reference = describe_thing(world, item)
-            kind, type_name, label = "thing", reference["className"], item.definition.label
+            record = self.thing_details(item)
+            kind, type_name, label = "thing", record["className"], label_cap(item)
         return {
             "kind": kind,
             "type": type_name,
             "id": item.id,
             "label": label,
             "inspectLabel": label,
-            "inspectString": "\n".join(lines),
+            "inspectString": "\n".join(lines) if lines else None,
             "inspectStringLines": lines,
-            "inspectTabTypes": self.tab_types(item),
-            "reference": {
-                "kind": kind,
-                "id": item.id,
-                "label": label,
-                "mapId": reference["mapId"],
-                "mapIndex": 0,
-                "position": cell_payload(item.position),
-            },
-            "details": reference if details else None,
+            "inspectTabTypes": self.tab_types(item) if details else None,
+            "reference": self.reference(item),
+            "details": record,
+        }
+
+    def reference(self, item: Pawn | Thing) -> dict[str, Any]:
+        """The mod's owner reference: kind, id, label, map and cell."""
+        game = self._world.game
+        pawn = isinstance(item, Pawn)
+        return {
+            "kind": "pawn" if pawn else "thing",
+            "id": item.id,
+            "label": item.nickname if isinstance(item, Pawn) else label_cap(item),
+            "mapId": None if game is None else game.map.id,
+            "mapIndex": None if game is None else 0,
+            "position": cell_payload(item.position),
+        }
+
+    def thing_details(self, thing: Thing) -> dict[str, Any]:
+        """A selected thing's record, in the mod's order, then the sim's extra fields."""
+        record = describe_thing(self._world, thing)
+        points = hit_points(thing)
+        return {
+            "thingId": record["thingId"],
+            "thingIdNumber": record["thingIdNumber"],
+            "defName": record["defName"],
+            "label": record["label"],
+            "spawned": record["spawned"],
+            "stackCount": thing.stack_count,
+            "hitPoints": points,
+            "maxHitPoints": max(points, 0),
+            "mapId": record["mapId"],
+            "mapIndex": record["mapIndex"],
+            "position": record["position"],
+            "className": record["className"],
+            "category": record["category"],
+            "stackLimit": record["stackLimit"],
         }
 
     # -- gizmos ------------------------------------------------------------------------------
@@ -166,11 +221,22 @@ class Selection:
             owners: list[str],
             action: Callable[[], str],
             disabled: str | None = None,
+            hot_key: tuple[str, str] | None = None,
         ) -> None:
             ordinal = len(found) + 1
             gizmo_id = f"selection-gizmo:{fingerprint}:{ordinal}:{stable_hash(gizmo_type, label)}"
             found.append(
-                Gizmo(gizmo_id, ordinal, gizmo_type, label, description, owners, action, disabled)
+                Gizmo(
+                    gizmo_id,
+                    ordinal,
+                    gizmo_type,
+                    label,
+                    description,
+                    owners,
+                    action,
+                    disabled,
+                    hot_key,
+                )
             )
 
         if pawns:
@@ -183,6 +249,7 @@ class Selection:
                 [p.id for p in pawns],
                 lambda: self._toggle_draft(pawns, not drafted),
                 "Downed colonists cannot be drafted." if downed and not drafted else None,
+                ("Command_ColonistDraft", "R"),
             )
         for kind, label, category in (
             (DesignationKind.HAUL, "Haul things", ThingCategory.ITEM),
@@ -207,16 +274,7 @@ class Selection:
         for owner_id in gizmo.owners:
             item = None if game is None else game.pawns.get(owner_id) or game.things.get(owner_id)
             if item is not None:
-                owners.append(
-                    {
-                        "kind": "pawn" if isinstance(item, Pawn) else "thing",
-                        "id": item.id,
-                        "label": item.nickname if isinstance(item, Pawn) else item.def_name,
-                        "mapId": None if game is None else game.map.id,
-                        "mapIndex": 0,
-                        "position": cell_payload(item.position),
-                    }
-                )
+                owners.append(self.reference(item))
         return {
             "id": gizmo.id,
             "selectionFingerprint": self.fingerprint(),
@@ -229,30 +287,53 @@ class Selection:
             "disabled": gizmo.disabled_reason is not None,
             "disabledReason": gizmo.disabled_reason,
             "visible": True,
-            "order": gizmo.ordinal,
+            "order": float(gizmo.ordinal),
             "groupSize": len(gizmo.owners),
             "ownerCount": len(owners),
             "owners": owners,
-            "hotKeyDef": None,
-            "hotKey": None,
+            "hotKeyDef": None if gizmo.hot_key is None else gizmo.hot_key[0],
+            "hotKey": None if gizmo.hot_key is None else gizmo.hot_key[1],
             "supportsRightClick": False,
             "reverseDesignator": gizmo.gizmo_type.startswith("RimWorld.Designator_"),
         }
 
     def execute_gizmo(self, gizmo_id: str) -> tuple[Gizmo, str]:
+        """Press a gizmo; a refusal is a :class:`GizmoRefusedError` with the mod's fields."""
+        if not gizmo_id.strip():
+            raise RefusedError("A gizmo id is required.")
+        if not self.objects():
+            raise GizmoRefusedError(
+                "No objects are currently selected.", {"requestedGizmoId": gizmo_id}
+            )
+        fingerprint = self.fingerprint()
         gizmos = self.gizmos()
-        for gizmo in gizmos:
-            if gizmo.id == gizmo_id:
-                if gizmo.disabled_reason is not None:
-                    raise RefusedError(
-                        f"Gizmo '{gizmo.label}' is disabled: {gizmo.disabled_reason}"
-                    )
-                return gizmo, gizmo.action()
-        available = ", ".join(g.id for g in gizmos) or "none"
-        raise RefusedError(
-            f"Gizmo id '{gizmo_id}' does not match the current selection "
-            f"({self.fingerprint()}); available: {available}."
-        )
+        gizmo = next((g for g in gizmos if g.id == gizmo_id), None)
+        if gizmo is None:
+            parts = gizmo_id.split(":")
+            stale = len(parts) == 4 and parts[0] == "selection-gizmo" and parts[1] != fingerprint
+            message = (
+                "The requested gizmo id no longer matches the current selection."
+                if stale
+                else f"Could not find selected gizmo '{gizmo_id}'."
+            )
+            raise GizmoRefusedError(
+                message,
+                {
+                    "requestedGizmoId": gizmo_id,
+                    "selectionFingerprint": fingerprint,
+                    "availableGizmoIds": [g.id for g in gizmos],
+                },
+            )
+        if gizmo.disabled_reason is not None:
+            raise GizmoRefusedError(
+                gizmo.disabled_reason,
+                {
+                    "requestedGizmoId": gizmo_id,
+                    "selectionFingerprint": fingerprint,
+                    "gizmo": self.describe_gizmo(gizmo),
+                },
+            )
+        return gizmo, gizmo.action()
 
     def _toggle_draft(self, pawns: list[Pawn], drafted: bool) -> str:
         colony = self._world.require_colony()
@@ -289,7 +370,7 @@ class Selection:
             carried = {
                 "thingId": thing.id,
                 "defName": thing.def_name,
-                "label": thing.definition.label,
+                "label": label_cap_no_count(thing),
                 "stackCount": thing.stack_count,
             }
         return {

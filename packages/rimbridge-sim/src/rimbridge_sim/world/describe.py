@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rimbridge_sim.world.model import (
     FLOOR_DEFS,
+    THING_DEFS,
     Cell,
     DesignationKind,
     Terrain,
@@ -33,7 +34,11 @@ __all__ = [
     "describe_thing",
     "describe_zone",
     "fogged",
+    "hit_points",
+    "label_cap",
+    "label_cap_no_count",
     "pawn_name",
+    "stuff_def_name",
     "thing_number",
     "view_rect",
     "walkable",
@@ -51,6 +56,25 @@ DESIGNATION_DEFS: Final[dict[DesignationKind, str]] = {
     DesignationKind.BUILD: "Build",
 }
 _ROOF: Final = {True: "RoofRockThick", False: None}
+_STUFFED: Final = frozenset({"Wall", "Door", "Bed"})
+"""The buildings the sim's Architect places with a stuff (wood, as its designators say)."""
+_HIT_POINTS: Final[dict[str, int]] = {
+    "MealSimple": 50,
+    "ComponentIndustrial": 70,
+    "MedicineHerbal": 60,
+    "Plant_TreeOak": 300,
+    "Plant_Potato": 85,
+    "Wall": 195,
+    "Door": 104,
+    "Bed": 91,
+    "TorchLamp": 50,
+    "ButcherSpot": -1,
+}
+_CATEGORY_HIT_POINTS: Final = {
+    ThingCategory.ITEM: 100,
+    ThingCategory.PLANT: 100,
+    ThingCategory.BUILDING: 150,
+}
 
 
 def cell_payload(cell: Cell) -> dict[str, int]:
@@ -65,6 +89,30 @@ def thing_number(some_id: str) -> int | None:
             break
         digits = ch + digits
     return int(digits) if digits else None
+
+
+def label_cap_no_count(thing: Thing) -> str:
+    """RimWorld's ``LabelCapNoCount``: the def's label with its first letter in capitals."""
+    label = thing.definition.label
+    return label[:1].upper() + label[1:]
+
+
+def label_cap(thing: Thing) -> str:
+    """RimWorld's ``LabelCap``: ``Steel x30`` for a stack, ``Wall`` for one thing."""
+    label = label_cap_no_count(thing)
+    return label if thing.stack_count <= 1 else f"{label} x{thing.stack_count}"
+
+
+def hit_points(thing: Thing) -> int:
+    """``HitPoints``: the sim models no damage, so a thing has its def's maximum (-1 for a def
+    without hit points, as RimWorld reports it)."""
+    definition = thing.definition
+    return _HIT_POINTS.get(thing.def_name, _CATEGORY_HIT_POINTS[definition.category])
+
+
+def stuff_def_name(def_name: str) -> str | None:
+    """The stuff a building is made of (``None`` for things made of no stuff)."""
+    return "WoodLog" if def_name in _STUFFED else None
 
 
 def pawn_name(pawn: Pawn) -> str:
@@ -110,9 +158,7 @@ def describe_thing(world: WorldCore, thing: Thing) -> dict[str, Any]:
         "thingId": thing.id,
         "thingIdNumber": thing_number(thing.id),
         "defName": thing.def_name,
-        "label": definition.label
-        if thing.stack_count == 1
-        else f"{definition.label} x{thing.stack_count}",
+        "label": label_cap(thing),
         "className": _class_name(thing),
         "spawned": True,
         "mapId": None if game is None else game.map.id,
@@ -215,7 +261,7 @@ def describe_cell(world: WorldCore, cell: Cell) -> dict[str, Any]:
     zone = next((z for z in game.zones.values() if cell in z.cells), None)
     areas = sorted(
         (a for a in game.areas.values() if cell in a.cells),
-        key=lambda a: (-a.list_priority, a.label),
+        key=lambda a: (a.list_priority, a.label),
     )
     terrain = game.map.terrain_at(cell)
     return {
@@ -234,44 +280,69 @@ def describe_cell(world: WorldCore, cell: Cell) -> dict[str, Any]:
         "areaCount": len(areas),
         "areas": [describe_area(a) for a in areas],
         "things": [_thing_at_cell(t) for t in things]
-        + [
-            {
-                "defName": "Human",
-                "label": p.nickname,
-                "className": "Verse.Pawn",
-                "thingId": p.id,
-                "isBlueprint": False,
-                "isFrame": False,
-            }
-            for p in pawns
-        ]
+        + [_pawn_at_cell(p) for p in pawns]
         + [_blueprint_at_cell(d) for d in blueprints],
         "designations": [_designation_at_cell(world, d) for d in others],
     }
 
 
+def _at_cell(
+    def_name: str,
+    label: str,
+    class_name: str,
+    *,
+    stuff: str | None = None,
+    blueprint_of: str | None = None,
+    hit_points: int = -1,
+) -> dict[str, Any]:
+    """A thing on a cell as the mod's ``DescribeThingAtCell`` gives it (the sim has no
+    frames: construction finishes in place)."""
+    return {
+        "defName": def_name,
+        "label": label,
+        "className": class_name,
+        "stuffDefName": stuff,
+        "isBlueprint": blueprint_of is not None,
+        "isBlueprintBuild": blueprint_of is not None,
+        "blueprintBuildDefName": blueprint_of,
+        "isFrame": False,
+        "frameBuildDefName": None,
+        "hitPoints": hit_points,
+    }
+
+
 def _thing_at_cell(thing: Thing) -> dict[str, Any]:
     return {
-        "defName": thing.def_name,
-        "label": thing.definition.label,
-        "className": _class_name(thing),
+        **_at_cell(
+            thing.def_name,
+            label_cap(thing),
+            _class_name(thing),
+            stuff=stuff_def_name(thing.def_name),
+            hit_points=hit_points(thing),
+        ),
         "thingId": thing.id,
         "stackCount": thing.stack_count,
-        "isBlueprint": False,
-        "isFrame": False,
     }
+
+
+def _pawn_at_cell(pawn: Pawn) -> dict[str, Any]:
+    return {**_at_cell("Human", pawn.nickname, "Verse.Pawn"), "thingId": pawn.id, "stackCount": 1}
 
 
 def _blueprint_at_cell(designation: Designation) -> dict[str, Any]:
     build = designation.build_def or "Wall"
+    definition = THING_DEFS.get(build)
+    label = build if definition is None else definition.label
     return {
-        "defName": f"Blueprint_{build}",
-        "label": f"{build} (blueprint)",
-        "className": "RimWorld.Blueprint_Build",
+        **_at_cell(
+            f"Blueprint_{build}",
+            f"{label[:1].upper()}{label[1:]} (blueprint)",
+            "RimWorld.Blueprint_Build",
+            stuff=stuff_def_name(build),
+            blueprint_of=build,
+        ),
         "thingId": designation.id,
         "stackCount": 1,
-        "isBlueprint": True,
-        "isFrame": False,
     }
 
 
