@@ -97,7 +97,7 @@ async def test_hover_targets_follow_the_camera_and_screenshots_crop_to_targets(
         assert hover["hoverTarget"]["screenPosition"] == {"x": 640.0, "y": 360.0}
         full = await sim.call("rimworld/take_screenshot", fileName="full")
         assert _png_size(full["path"]) == (640, 360)
-        assert full["screenTargets"]["hoverTarget"]["kind"] == "map_cell"
+        assert full["screenTargets"]["hoverTarget"]["kind"] == "cell"
         await sim.call("rimworld/open_window_by_type", windowType="RimWorld.Dialog_Options")
         window = (await sim.call("rimworld/get_screen_targets"))["targets"]["windows"][0]
         clipped = await sim.call(
@@ -111,7 +111,7 @@ async def test_hover_targets_follow_the_camera_and_screenshots_crop_to_targets(
         messages = await sim.call("rimworld/list_messages")
         assert messages["messages"][0]["text"].startswith("Screenshot saved as")
         cleared = await sim.call("rimworld/clear_hover_target")
-        assert cleared["hoverTarget"]["kind"] == "map_cell"
+        assert cleared["hoverTarget"] is None
 
 
 async def test_the_camera_moves_zooms_and_frames(open_sim: Any) -> None:

@@ -10,13 +10,13 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError
-from rimbridge_sim.world._screen import Rect
+from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world._hover import HoverRequest, place_hover
 from rimbridge_sim.world._windows import LANGUAGES
 
 __all__ = ["UiTargetTools"]
 
-_MAX_SETTLE_MS = 5000
+_MAX_SETTLE_MS = 3000
 
 
 class UiTargetTools:
@@ -189,10 +189,13 @@ class UiTargetTools:
         "rimworld/set_hover_target",
         "Put the virtual cursor on a UI or screen target, a map cell, a thing, a pawn, or "
         "screen coordinates (for hover effects in screenshots); it stays until cleared or "
-        "durationMs passes. Waits settleMs before answering.",
+        "durationMs passes. Give one kind of target only. Waits settleMs before answering.",
         title="Set hover target",
-        result_description="{success, command, message, hoverTarget: {kind, targetId, label, "
-        "screenPosition {x, y}, expiresAtFrame, details}, settleMs}.",
+        result_description="{success, command, message, hoverTarget, settleMs}: hoverTarget is "
+        "{kind (cell, thing, pawn, screen, window, main_tab, ...), targetId, label, "
+        "screenPosition {x, y}, expiresAtUtc, durationMs, clearOnRealInput, details, "
+        "inputDiagnostics}, or for a ui-element {kind: 'ui_element', targetId, "
+        "surfaceTargetId, elementIndex, elementKind, source, label, anchor, offsetX, offsetY}.",
     )
     @parameter("target_id", "A ui-element or screen target id.")
     @parameter("x", "Map cell x to hover.")
@@ -205,8 +208,8 @@ class UiTargetTools:
     @parameter("offset_y", "Pixels added to the point vertically.")
     @parameter("screen_x", "Screen x in UI pixels (when no target is given).")
     @parameter("screen_y", "Screen y in UI pixels from the top (when no target is given).")
-    @parameter("duration_ms", "How long the cursor stays, in milliseconds (omit: until cleared).")
-    @parameter("settle_ms", "Milliseconds to wait before answering (0 to 5000).")
+    @parameter("duration_ms", "How long the cursor stays, in ms (250 to 60000; 15000 if omitted).")
+    @parameter("settle_ms", "Milliseconds to wait before answering (0 to 3000).")
     async def set_hover_target(
         self,
         target_id: str | None = None,
@@ -224,59 +227,24 @@ class UiTargetTools:
         settle_ms: int = 600,
     ) -> dict[str, Any]:
         world = self.host.world
-
-        def place() -> dict[str, Any]:
-            screen = world.screen
-            if target_id and target_id.strip():
-                kind, label, rect = screen.resolve_rect(target_id)
-                point = rect.anchor(anchor)
-                hover_kind, ref = (
-                    "ui_element" if kind == "ui_element" else "screen_target",
-                    target_id,
-                )
-            elif x is not None and z is not None:
-                cell = world.cell((x, z))
-                point, hover_kind, ref, label = (
-                    screen.cell_to_screen(cell),
-                    "map_cell",
-                    None,
-                    f"cell {x},{z}",
-                )
-            elif thing_id or pawn_name or pawn_id:
-                if thing_id:
-                    thing = world.thing_by_id(thing_id)
-                    cell, label, ref = thing.position, thing.definition.label, thing.id
-                else:
-                    pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
-                    cell, label, ref = pawn.position, pawn.nickname, pawn.id
-                point, hover_kind = screen.cell_to_screen(cell), "map_thing"
-            elif screen_x is not None and screen_y is not None:
-                point, hover_kind, ref, label = (
-                    (screen_x, screen_y),
-                    "screen_point",
-                    None,
-                    ("screen point"),
-                )
-            else:
-                raise RefusedError(
-                    "Give a targetId, a map cell (x and z), a thingId or pawn, or screenX and "
-                    "screenY."
-                )
-            hover = screen.set_hover(
-                hover_kind,
-                ref,
-                label,
-                (point[0] + offset_x, point[1] + offset_y),
-                duration_ms,
-                {"anchor": anchor},
-            )
-            del hover
-            described = screen.describe_hover()
-            assert described is not None
-            return described
-
+        request = HoverRequest(
+            target_id,
+            x,
+            z,
+            thing_id,
+            pawn_name,
+            pawn_id,
+            anchor,
+            offset_x,
+            offset_y,
+            screen_x,
+            screen_y,
+            duration_ms,
+        )
         try:
-            described = await self.host.on_main_thread(place)
+            message, described = await self.host.on_main_thread(
+                lambda: place_hover(world, world.screen, request)
+            )
         except RefusedError as error:
             return {"success": False, "command": "set_hover_target", "message": error.message}
         settle = max(0, min(_MAX_SETTLE_MS, settle_ms))
@@ -284,7 +252,7 @@ class UiTargetTools:
         return {
             "success": True,
             "command": "set_hover_target",
-            "message": f"Hovering {described['label']}.",
+            "message": message,
             "hoverTarget": described,
             "settleMs": settle,
         }
@@ -293,18 +261,16 @@ class UiTargetTools:
         "rimworld/clear_hover_target",
         "Remove the virtual cursor.",
         title="Clear hover target",
-        result_description="{success, command, message, hoverTarget (the one removed, or null)}.",
+        result_description="{success, command, message, hoverTarget: null}.",
     )
     @call_spec(world=True)
     def clear_hover_target(self) -> dict[str, Any]:
-        screen = self.host.world.screen
-        current = screen.describe_hover()
-        screen.clear_hover()
+        self.host.world.screen.clear_hover()
         return {
             "success": True,
             "command": "clear_hover_target",
-            "message": "Cleared the hover target." if current else "No hover target was set.",
-            "hoverTarget": current,
+            "message": "Hover target cleared.",
+            "hoverTarget": None,
         }
 
     @tool(
@@ -395,7 +361,3 @@ class UiTargetTools:
             "rimbridge/wait_for_long_event_idle.",
             "after": windows.ui_state(),
         }
-
-
-def _unused(rect: Rect, cell: Cell) -> None:
-    """Keeps the public types imported for readers of the signatures above."""

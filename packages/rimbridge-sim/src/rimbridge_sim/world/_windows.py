@@ -21,6 +21,7 @@ __all__ = [
     "Language",
     "MainTab",
     "Windows",
+    "window_title",
 ]
 
 MAX_WINDOWS: Final = 32
@@ -96,6 +97,12 @@ WINDOW_TYPES: Final[dict[str, tuple[str, bool]]] = {
 """Window types the simulation can open, by full name: (title, has a public parameterless
 constructor)."""
 
+
+def window_title(window: Window) -> str | None:
+    """A window's title as the mod reports it: null when blank (a float menu has none)."""
+    return window.title if window.title and window.title.strip() else None
+
+
 _DIALOG_RECT: Final = (340.0, 110.0, 600.0, 500.0)
 _TAB_RECT: Final = (0.0, 380.0, float(SCREEN_WIDTH), 305.0)
 
@@ -169,13 +176,16 @@ class Windows:
         return self.stack[-1] if self.stack else None
 
     def describe(self, window: Window) -> dict[str, Any]:
+        """A window as the mod's UI state lists it. Only a mod settings dialog has a semantic
+        kind and details there; the sim's own kinds (main_tab, letter, ...) stay internal."""
         index = self.stack.index(window) if window in self.stack else -1
         x, y, width, height = window.rect
+        semantic = window.semantic_details if window.semantic_kind == "mod_settings" else None
         return {
             "index": index,
             "id": window.id,
             "type": window.type,
-            "title": window.title,
+            "title": window_title(window),
             "layer": window.layer,
             "isOpen": window in self.stack,
             "getsInput": window is self.top(),
@@ -185,8 +195,8 @@ class Windows:
             "preventCameraMotion": window.semantic_kind != "main_tab",
             "absorbInputAroundWindow": window.absorb_input,
             "drawInScreenshotMode": True,
-            "semanticKind": window.semantic_kind,
-            "semanticDetails": dict(window.details),
+            "semanticKind": None if semantic is None else "mod_settings_dialog",
+            "semanticDetails": semantic,
             "rect": {"x": x, "y": y, "width": width, "height": height},
         }
 
@@ -212,9 +222,9 @@ class Windows:
             "floatMenuOpen": world.ui.context_menu is not None,
             "windowCount": len(self.stack),
             "focusedWindowType": None if top is None else top.type,
-            "focusedWindowTitle": None if top is None else top.title,
+            "focusedWindowTitle": None if top is None else window_title(top),
             "topWindowType": None if top is None else top.type,
-            "topWindowTitle": None if top is None else top.title,
+            "topWindowTitle": None if top is None else window_title(top),
             "mainTabOpen": main_tab is not None,
             "openMainTabId": None if main_tab is None else main_tab["targetId"],
             "openMainTabType": None if main_tab is None else main_tab["type"],
