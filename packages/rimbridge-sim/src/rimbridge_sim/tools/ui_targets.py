@@ -17,6 +17,41 @@ from rimbridge_sim.world._windows import LANGUAGES
 __all__ = ["UiTargetTools"]
 
 _MAX_SETTLE_MS = 3000
+_SCREEN_TARGET_KINDS = {
+    "window-dismiss": ("window_dismiss", "dismiss_window"),
+    "context-menu-option": ("context_menu_option", "execute_context_menu_option"),
+    "window": ("window", ""),
+    "main-tab": ("main_tab", ""),
+}
+_DESCRIPTIVE = {
+    "window": "Window body targets are descriptive only. Use a dismissTargetId or another "
+    "actionable target id.",
+    "main-tab": "Main-tab targets are descriptive only. Use rimworld/open_main_tab or "
+    "rimworld/close_main_tab for navigation.",
+}
+"""Screen targets the mod describes but will not click."""
+
+
+def _screen_click(
+    result: dict[str, Any],
+    target_id: str,
+    target_kind: str,
+    action_kind: str,
+    executed: tuple[int | None, str | None],
+) -> dict[str, Any]:
+    """A UI command answer with the screen target's fields before the UI states, as the
+    mod orders them."""
+    head = {k: result[k] for k in ("success", "command", "changed", "windowCountDelta")}
+    return {
+        **head,
+        "message": result["message"],
+        "targetId": target_id,
+        "targetKind": target_kind,
+        "actionKind": action_kind,
+        "executedOptionIndex": executed[0],
+        "executedLabel": executed[1],
+        **{k: result[k] for k in ("before", "after", "openedWindowTypes", "closedWindowTypes")},
+    }
 
 
 class UiTargetTools:
@@ -39,11 +74,12 @@ class UiTargetTools:
     @tool(
         "rimworld/click_screen_target",
         "Click a screen target id: a window's dismiss target closes it, a float-menu option "
-        "runs, a main tab opens, a window comes to the front.",
+        "runs. Window bodies and main tabs are only described there (refused here).",
         title="Click screen target",
         result_description="{success, command, changed, windowCountDelta, message, targetId, "
         "targetKind, actionKind, executedOptionIndex, executedLabel, before, after, "
-        "openedWindowTypes, closedWindowTypes}.",
+        "openedWindowTypes, closedWindowTypes}; targetKind window_dismiss or "
+        "context_menu_option, actionKind dismiss_window or execute_context_menu_option.",
     )
     @parameter("target_id", "A target id from rimworld/get_screen_targets.")
     @call_spec(world=True)
@@ -52,47 +88,42 @@ class UiTargetTools:
         windows = world.windows
         before = windows.ui_state()
         head, _, rest = target_id.strip().partition(":")
-        extra: dict[str, Any] = {
-            "targetId": target_id,
-            "targetKind": head,
-            "executedOptionIndex": None,
-            "executedLabel": None,
-        }
+        target_kind, action_kind = _SCREEN_TARGET_KINDS.get(head, ("", ""))
+        executed: tuple[int | None, str | None] = (None, None)
         try:
             if head == "window-dismiss":
-                window = windows.by_id(int(rest.split(":")[0]))
+                window_id, _, window_type = rest.partition(":")
+                window = next(
+                    (w for w in windows.stack if str(w.id) == window_id and w.type == window_type),
+                    None,
+                )
+                if window is None:
+                    raise RefusedError(
+                        f"Could not find an open window matching target id '{target_id}'."
+                    )
                 windows.close(window)
-                message, action = f"Closed {window.short_type}.", "dismiss"
-            elif head == "window":
-                window = windows.by_id(int(rest.split(":")[0]))
-                windows.stack.remove(window)
-                windows.stack.append(window)
-                message, action = f"Focused {window.short_type}.", "focus"
+                message = f"Dismissed RimWorld window '{window.type}' ({window.id})."
             elif head == "context-menu-option":
                 menu_id, index = (int(p) for p in rest.split(":"))
                 menu = world.ui.context_menu
                 if menu is None or menu.id != menu_id:
                     raise RefusedError(f"Context menu {menu_id} is not open.")
-                chosen, option, did = world.map_input.execute_option(index, None)
-                extra.update(executedOptionIndex=chosen, executedLabel=option.label)
-                message, action = did, "execute_option"
-            elif head == "main-tab":
-                tab = windows.open_main_tab(rest)
-                message, action = f"Opened main tab '{tab.label}'.", "open_main_tab"
+                chosen, option, message = world.map_input.execute_option(index, None)
+                executed = (chosen, option.label)
+            elif head in _DESCRIPTIVE:
+                raise RefusedError(_DESCRIPTIVE[head])
             else:
-                raise RefusedError(f"Unknown screen target id '{target_id}'.")
+                raise RefusedError(
+                    f"Target id '{target_id}' is not a supported screen target identifier."
+                )
         except (RefusedError, ValueError) as error:
-            text = getattr(error, "message", None) or f"Malformed screen target '{target_id}'."
-            return {
-                **windows.command("click_screen_target", before, text, success=False),
-                **extra,
-                "actionKind": None,
-            }
-        return {
-            **windows.command("click_screen_target", before, message),
-            **extra,
-            "actionKind": action,
-        }
+            text = getattr(error, "message", None) or (
+                f"Target id '{target_id}' is not a supported screen target identifier."
+            )
+            failed = windows.command("click_screen_target", before, text, success=False)
+            return _screen_click(failed, target_id, target_kind, action_kind, (None, None))
+        done = windows.command("click_screen_target", before, message)
+        return _screen_click(done, target_id, target_kind, action_kind, executed)
 
     @tool(
         "rimworld/get_ui_layout",
@@ -285,9 +316,8 @@ class UiTargetTools:
     )
     @call_spec(world=True)
     def list_languages(self) -> dict[str, Any]:
-        world = self.host.world
-        windows = world.windows
-        languages = [windows.describe_language(i, lang) for i, lang in enumerate(LANGUAGES)]
+        windows = self.host.world.windows
+        languages = [windows.describe_language(lang) for lang in LANGUAGES]
         active = next(lang for lang in languages if lang["isActive"])
         return {
             "success": True,
@@ -306,8 +336,10 @@ class UiTargetTools:
         "choice in Config/Prefs.xml. A no-op for the active language.",
         title="Switch language",
         result_description="{success, command, status: 'queued' | 'noop', changed, "
-        "requestedLanguage, previousLanguage, activeLanguage, persistedFolderName, "
-        "longEventQueued, message, before, after}.",
+        "requestedLanguage, previousLanguage, activeLanguage (language records as "
+        "rimworld/list_languages lists them; the active one stays until the long event ends), "
+        "persistedFolderName, longEventQueued, message, before, after (bridge states), "
+        "beforeUi, afterUi (UI states)}.",
     )
     @parameter(
         "language",
@@ -318,7 +350,9 @@ class UiTargetTools:
     def switch_language(self, language: str) -> dict[str, Any]:
         world = self.host.world
         windows = world.windows
-        before = windows.ui_state()
+        before_ui = windows.ui_state()
+        before = world.state_snapshot()
+        common = {"success": True, "command": "switch_language"}
         try:
             wanted = windows.language(language)
         except RefusedError as error:
@@ -327,21 +361,20 @@ class UiTargetTools:
                 "command": "switch_language",
                 "message": error.message,
                 "before": before,
+                "beforeUi": before_ui,
             }
-        previous = world.language
-        common = {
-            "success": True,
-            "command": "switch_language",
-            "requestedLanguage": language,
-            "before": before,
-        }
-        if wanted.id == previous:
+        previous = next(lang for lang in LANGUAGES if lang.id == world.language)
+        requested = windows.describe_language(wanted)
+        if wanted == previous:
             return {
                 **common,
                 "status": "noop",
                 "changed": False,
-                "activeLanguage": wanted.id,
                 "message": f"{wanted.friendly_english} is already active.",
+                "requestedLanguage": requested,
+                "activeLanguage": windows.describe_language(previous),
+                "before": before,
+                "beforeUi": before_ui,
             }
         world.queue_language(wanted.id)
         prefs = (
@@ -353,11 +386,15 @@ class UiTargetTools:
             **common,
             "status": "queued",
             "changed": True,
-            "previousLanguage": previous,
-            "activeLanguage": wanted.id,
+            "requestedLanguage": requested,
+            "previousLanguage": windows.describe_language(previous),
+            "activeLanguage": windows.describe_language(previous),
             "persistedFolderName": wanted.folder_name,
             "longEventQueued": True,
             "message": f"Switching to {wanted.friendly_english}; wait with "
             "rimbridge/wait_for_long_event_idle.",
-            "after": windows.ui_state(),
+            "before": before,
+            "after": world.state_snapshot(),
+            "beforeUi": before_ui,
+            "afterUi": windows.ui_state(),
         }

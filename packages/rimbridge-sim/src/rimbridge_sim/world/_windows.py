@@ -21,6 +21,7 @@ __all__ = [
     "Language",
     "MainTab",
     "Windows",
+    "display_name",
     "window_title",
 ]
 
@@ -57,14 +58,15 @@ MAIN_TABS: Final[tuple[MainTab, ...]] = tuple(
 )
 
 INSPECT_TABS: Final[tuple[tuple[str, str, str], ...]] = (
-    ("ITab_Pawn_Health", "Health", "TabHealth"),
-    ("ITab_Pawn_Needs", "Needs", "TabNeeds"),
-    ("ITab_Pawn_Gear", "Gear", "TabGear"),
-    ("ITab_Pawn_Social", "Social", "TabSocial"),
-    ("ITab_Pawn_Character", "Character", "TabCharacter"),
-    ("ITab_Pawn_Log", "Log", "TabLog"),
+    ("ITab_Pawn_Health", "Health", "Health"),
+    ("ITab_Pawn_Needs", "Needs", "Needs"),
+    ("ITab_Pawn_Gear", "Gear", "Gear"),
+    ("ITab_Pawn_Social", "Social", "Social"),
+    ("ITab_Pawn_Character", "Character", "Character"),
+    ("ITab_Pawn_Log", "Log", "Log"),
 )
-"""The inspect tabs a selected colonist shows: (type, label, tutor tag)."""
+"""The inspect tabs a selected colonist shows: (type, label, tutor tag); each tab's label
+key is ``Tab<label>``."""
 
 
 @dataclass(frozen=True)
@@ -390,32 +392,43 @@ class Windows:
     # -- languages ---------------------------------------------------------------------------
 
     def language(self, query: str) -> Language:
-        wanted = query.strip().lower()
+        """The installed language a query names: its id (the folder name) exactly, else its
+        folder, legacy folder, display, English or native name (case ignored)."""
+        wanted = query.strip()
+        for language in LANGUAGES:
+            if language.folder_name == wanted:
+                return language
         for language in LANGUAGES:
             names = (
                 language.id,
                 language.folder_name,
+                display_name(language),
                 language.friendly_english,
                 language.friendly_native,
             )
-            if wanted in (n.lower() for n in names):
+            if wanted.lower() in (n.lower() for n in names):
                 return language
-        known = ", ".join(language.friendly_english for language in LANGUAGES)
-        raise RefusedError(f"No installed language matches '{query}'. Installed: {known}.")
+        raise RefusedError(f"Could not find an installed RimWorld language matching '{query}'.")
 
-    def describe_language(self, index: int, language: Language) -> dict[str, Any]:
+    def describe_language(self, language: Language) -> dict[str, Any]:
+        """A language as the mod lists it: its id is the folder name; the recommended query
+        is the ASCII legacy folder name."""
         return {
-            "index": index,
-            "recommendedQuery": language.friendly_english,
-            "id": language.id,
+            "index": LANGUAGES.index(language),
+            "recommendedQuery": language.id,
+            "id": language.folder_name,
             "folderName": language.folder_name,
             "legacyFolderName": language.id,
-            "displayName": f"{language.friendly_native} ({language.friendly_english})"
-            if language.friendly_native != language.friendly_english
-            else language.friendly_english,
+            "displayName": display_name(language),
             "friendlyNameEnglish": language.friendly_english,
             "friendlyNameNative": language.friendly_native,
             "isActive": self._world.language == language.id,
             "hasErrors": False,
             "loadErrorCount": 0,
         }
+
+
+def display_name(language: Language) -> str:
+    if language.friendly_native == language.friendly_english:
+        return language.friendly_english
+    return f"{language.friendly_native} ({language.friendly_english})"
