@@ -258,3 +258,216 @@ async def test_hovering_a_layout_element_answers_the_hovered_element(open_sim: A
         )
         assert on_dismiss["hoverTarget"]["kind"] == "window_dismiss"
         assert on_dismiss["hoverTarget"]["details"]["source"] == "screen_target"
+
+
+async def test_screen_target_clicks_name_the_mods_target_and_action_kinds(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_main_tab", mainTabId="Research")
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        targets = (await sim.call("rimworld/get_screen_targets"))["targets"]
+        options = targets["windows"][1]
+        body = await sim.call("rimworld/click_screen_target", targetId=options["windowTargetId"])
+        assert (body["success"], body["targetKind"], body["actionKind"]) == (False, "window", "")
+        assert "descriptive only" in body["message"]
+        tab = await sim.call(
+            "rimworld/click_screen_target", targetId=targets["mainTab"]["targetId"]
+        )
+        assert (tab["success"], tab["targetKind"]) == (False, "main_tab")
+        dismissed = await sim.call(
+            "rimworld/click_screen_target", targetId=options["dismissTargetId"]
+        )
+        assert [k for k in dismissed if k != "operation"] == [
+            "success",
+            "command",
+            "changed",
+            "windowCountDelta",
+            "message",
+            "targetId",
+            "targetKind",
+            "actionKind",
+            "executedOptionIndex",
+            "executedLabel",
+            "before",
+            "after",
+            "openedWindowTypes",
+            "closedWindowTypes",
+        ]
+        assert (dismissed["targetKind"], dismissed["actionKind"]) == (
+            "window_dismiss",
+            "dismiss_window",
+        )
+        assert dismissed["closedWindowTypes"] == ["RimWorld.Dialog_Options"]
+        unknown = await sim.call("rimworld/click_screen_target", targetId="nonsense")
+        assert (unknown["targetKind"], unknown["actionKind"]) == ("", "")
+
+
+async def test_accept_and_cancel_report_the_mods_command_names(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        cancelled = await sim.call("rimworld/press_cancel")
+        assert cancelled["command"] == "cancel"
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        accepted = await sim.call("rimworld/press_accept")
+        assert accepted["command"] == "accept"
+
+
+async def test_languages_are_identified_by_folder_and_switching_answers_records(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        listed = await sim.call("rimworld/list_languages")
+        german = next(x for x in listed["languages"] if x["legacyFolderName"] == "German")
+        assert (german["id"], german["folderName"], german["recommendedQuery"]) == (
+            "German (Deutsch)",
+            "German (Deutsch)",
+            "German",
+        )
+        chinese = next(
+            x for x in listed["languages"] if x["legacyFolderName"] == "ChineseSimplified"
+        )
+        assert chinese["recommendedQuery"] == "ChineseSimplified"
+        english = listed["activeLanguage"]
+        switched = await sim.call("rimworld/switch_language", language="German")
+        assert switched["requestedLanguage"] == german
+        assert switched["previousLanguage"] == english
+        assert switched["activeLanguage"] == english  # until the long event has run
+        assert set(switched["before"]) == set(switched["after"])
+        assert "programState" in switched["before"]
+        assert "windows" in switched["beforeUi"] and "windows" in switched["afterUi"]
+        assert switched["after"]["longEventPending"] is True
+        await sim.call("rimbridge/wait_for_long_event_idle")
+        again = await sim.call("rimworld/switch_language", language="German (Deutsch)")
+        assert again["status"] == "noop"
+        assert again["requestedLanguage"]["isActive"] is True
+        assert again["activeLanguage"] == again["requestedLanguage"]
+        assert {"before", "beforeUi"} <= set(again)
+
+
+async def test_inspect_tabs_carry_the_mods_keys_ids_and_snapshot_class(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = await _colonist(sim)
+        await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+        listed = await sim.call("rimworld/list_inspect_tabs")
+        health = listed["tabs"][0]
+        assert (health["labelKey"], health["tutorTag"]) == ("TabHealth", "Health")
+        prefix, fingerprint, ordinal, digest = health["inspectTabId"].split(":")
+        assert (prefix, fingerprint, ordinal) == (
+            "inspect-tab",
+            listed["selectionFingerprint"],
+            "1",
+        )
+        assert len(digest) == 16 and int(digest, 16) >= 0
+        ui = listed["uiState"]
+        assert {"Success", "ProgramState", "WindowCount", "MainTab", "Windows"} <= set(ui)
+        await sim.call("rimworld/open_main_tab", mainTabId="Research")
+        ui = (await sim.call("rimworld/list_inspect_tabs"))["uiState"]
+        assert set(ui["MainTab"]) == {
+            "Id",
+            "DefName",
+            "Label",
+            "Type",
+            "Order",
+            "IsOpen",
+            "Visible",
+            "Disabled",
+            "ValidWithoutMap",
+            "Minimized",
+            "Rect",
+        }
+        [window] = ui["Windows"]
+        assert (window["SemanticKind"], window["SemanticDetails"]) == ("", None)
+        assert set(window["Rect"]) == {"X", "Y", "Width", "Height"}
+        opened = await sim.call("rimworld/open_inspect_tab", inspectTabId="TabGear")
+        assert opened["openedInspectTab"]["shortType"] == "ITab_Pawn_Gear"
+
+
+async def test_map_gestures_join_modifiers_with_commas_and_order_menu_fields(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = await _colonist(sim)
+        spot = {"x": pawn["position"]["x"], "z": pawn["position"]["z"] - 3}
+        await sim.call("rimworld/spawn_thing", defName="MealSimple", **spot)
+        await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+        menu = await sim.call("rimworld/open_context_menu", modifiers="shift+ctrl", **spot)
+        assert menu["modifiers"] == "shift,ctrl"
+        await sim.call("rimworld/close_context_menu")
+        clicked = await sim.call("rimworld/click_cell", button="right", **spot)
+        assert clicked["actionKind"] == "menu_opened"
+        assert [k for k in clicked if k != "operation"] == [
+            "success",
+            "command",
+            "actionKind",
+            "gestureKind",
+            "menuId",
+            "provider",
+            "clickCell",
+            "startCell",
+            "endCell",
+            "target",
+            "button",
+            "holdDurationMs",
+            "modifiers",
+            "optionCount",
+            "options",
+            "selectionBefore",
+            "selectionAfter",
+            "message",
+        ]
+
+
+async def test_notification_clicks_capture_the_mods_state_records(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = await _colonist(sim)
+        await sim.call(
+            "rimworld/execute_debug_action", path="Actions/Pawns/Down", pawnName=pawn["name"]
+        )
+        await sim.call("rimworld/step_game_ticks", ticks=2)
+        alerts = (await sim.call("rimworld/list_alerts"))["alerts"]
+        rescue = next(a for a in alerts if a["targets"])
+        assert rescue["targets"][0]["kind"] == "pawn"
+        activated = await sim.call("rimworld/activate_alert", alertId=rescue["id"])
+        before, after = activated["stateBefore"], activated["stateAfter"]
+        assert list(before) == ["bridge", "uiState", "camera", "selection"]
+        assert "automationReady" in before["bridge"]
+        assert "WindowCount" in before["uiState"]
+        assert before["camera"]["mapPosition"] is not None
+        assert list(after["selection"]) == ["count", "truncated", "selectedObjects"]
+        [selected] = after["selection"]["selectedObjects"]
+        assert list(selected) == ["kind", "id", "label", "mapId", "mapIndex", "position"]
+        assert (selected["kind"], selected["id"]) == ("pawn", pawn["pawnId"])
+        assert activated["effects"]["selectionChanged"] is True
+        await sim.call("rimworld/execute_debug_action", path="Actions/Incidents/Cargo pods")
+        letter = (await sim.call("rimworld/list_letters"))["letters"][0]
+        opened = await sim.call("rimworld/open_letter", letterId=letter["id"])
+        assert opened["effects"]["openedWindowTypes"] == ["Verse.Dialog_NodeTree"]
+        assert opened["effects"]["topWindowChanged"] is True
+
+
+async def test_messages_have_string_ids_and_full_look_targets(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/take_screenshot", fileName="note", suppressMessage=False)
+        [message] = (await sim.call("rimworld/list_messages"))["messages"]
+        assert isinstance(message["id"], str) and message["id"].startswith("Message_")
+        assert message["lookTargets"] == {
+            "isValid": False,
+            "any": False,
+            "targetCount": 0,
+            "targetsTruncated": False,
+            "primaryTarget": None,
+            "targets": [],
+        }
+
+
+async def test_screenshot_clips_are_whole_image_pixels(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        window = (await sim.call("rimworld/get_screen_targets"))["targets"]["windows"][0]
+        shot = await sim.call(
+            "rimworld/take_screenshot", clipTargetId=window["dismissTargetId"], clipPadding=8
+        )
+        assert shot["clipTargetKind"] == "window_dismiss"
+        assert shot["clipRect"] == {"x": 166, "y": 51, "width": 308, "height": 258}
+        assert shot["screenTargets"]["uiState"]["windowCount"] == 1

@@ -239,7 +239,7 @@ class UiTools:
     )
     @call_spec(world=True)
     def press_accept(self) -> dict[str, Any]:
-        return self._command("press_accept", self.host.world.windows.press_accept)
+        return self._command("accept", self.host.world.windows.press_accept)
 
     @tool(
         "rimworld/press_cancel",
@@ -256,8 +256,8 @@ class UiTools:
                 world.map_input.close_menu()
                 return "closed the float menu"
 
-            return self._command("press_cancel", close_menu)
-        return self._command("press_cancel", world.windows.press_cancel)
+            return self._command("cancel", close_menu)
+        return self._command("cancel", world.windows.press_cancel)
 
     @tool(
         "rimworld/close_window",
