@@ -3,6 +3,7 @@ A subsystem of the world (``world.notifications``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,7 +29,7 @@ MESSAGE_FRAMES: Final = 780
 _FADE_FRAMES: Final = 120
 _MAX_SELECTION: Final = 12
 _MAX_TARGETS: Final = 12
-_NO_LOOK_TARGETS: Final = {
+_NO_LOOK_TARGETS: Final[dict[str, Any]] = {
     "isValid": False,
     "any": False,
     "targetCount": 0,
@@ -69,9 +70,16 @@ class Alert:
 
 class Notifications:
     def __init__(
-        self, world: WorldCore, windows: Windows, selection: Selection, camera: CameraControl
+        self,
+        world: WorldCore,
+        windows: Windows,
+        selection: Selection,
+        camera: CameraControl,
+        bridge_state: Callable[[], dict[str, Any]],
     ) -> None:
         self._world = world
+        self._bridge_state = bridge_state
+        """The tool state snapshot (``state_snapshot``) a click's captures carry."""
         self._windows = windows
         self._selection = selection
         self._camera = camera
@@ -100,7 +108,7 @@ class Notifications:
         ]
         playing = game is not None and world.program_state is ProgramState.PLAYING
         return {
-            "bridge": world.state_snapshot(),
+            "bridge": self._bridge_state(),
             "uiState": pascal_ui_state(self._windows.ui_state()),
             "camera": describe_camera(world) if playing else None,
             "selection": {
