@@ -47,7 +47,7 @@ async def test_listed_main_tabs_carry_the_open_windows_rect_or_zeros(open_sim: A
         await sim.call("rimworld/open_main_tab", mainTabId="Research")
         listed = await sim.call("rimworld/list_main_tabs")
         state = await sim.call("rimworld/get_ui_state")
-        window = next(w for w in state["windows"] if w["semanticKind"] == "main_tab")
+        window = next(w for w in state["windows"] if w["type"].endswith("_Research"))
         for tab in listed["tabs"]:
             expected = window["rect"] if tab["defName"] == "Research" else zeros
             assert tab["rect"] == expected, tab["defName"]

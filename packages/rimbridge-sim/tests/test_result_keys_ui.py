@@ -33,7 +33,7 @@ async def test_the_ui_state_names_the_top_window_and_the_open_main_tab(open_sim:
         assert state["openMainTabLabel"] == "Research"
         assert state["mainTab"]["targetId"] == "main-tab:Research"
         assert state["mainTab"]["isOpen"] is True
-        tab_window = next(w for w in state["windows"] if w["semanticKind"] == "main_tab")
+        tab_window = next(w for w in state["windows"] if w["type"] == state["openMainTabType"])
         assert state["mainTab"]["rect"] == tab_window["rect"]
         await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
         top = await sim.call("rimworld/get_ui_state")

@@ -85,7 +85,7 @@ async def test_the_debug_menu_is_discovered_searched_and_run_on_a_pawn(open_sim:
         assert rescue["targets"][0]["id"] == pawn["pawnId"]
         activated = await sim.call("rimworld/activate_alert", alertId=rescue["id"])
         assert activated["effects"]["selectionChanged"] is True
-        assert activated["stateAfter"]["selection"]["selectedCount"] == 1
+        assert activated["stateAfter"]["selection"]["count"] == 1
 
 
 async def test_debug_settings_and_job_logging(open_sim: Any) -> None:

@@ -82,7 +82,7 @@ async def test_a_float_menu_option_is_a_screen_target_that_can_be_clicked(open_s
         option = next(o for o in targets["contextMenu"]["options"] if o["label"].startswith("Cons"))
         clicked = await sim.call("rimworld/click_screen_target", targetId=option["targetId"])
         assert (clicked["actionKind"], clicked["executedLabel"]) == (
-            "execute_option",
+            "execute_context_menu_option",
             "Consume simple meal",
         )
         assert (await sim.call("rimworld/list_colonists"))["colonists"][0]["job"] == "Ingest"
@@ -97,7 +97,7 @@ async def test_hover_targets_follow_the_camera_and_screenshots_crop_to_targets(
         assert hover["hoverTarget"]["screenPosition"] == {"x": 640.0, "y": 360.0}
         full = await sim.call("rimworld/take_screenshot", fileName="full")
         assert _png_size(full["path"]) == (640, 360)
-        assert full["screenTargets"]["hoverTarget"]["kind"] == "map_cell"
+        assert full["screenTargets"]["hoverTarget"]["kind"] == "cell"
         await sim.call("rimworld/open_window_by_type", windowType="RimWorld.Dialog_Options")
         window = (await sim.call("rimworld/get_screen_targets"))["targets"]["windows"][0]
         clipped = await sim.call(
@@ -111,7 +111,7 @@ async def test_hover_targets_follow_the_camera_and_screenshots_crop_to_targets(
         messages = await sim.call("rimworld/list_messages")
         assert messages["messages"][0]["text"].startswith("Screenshot saved as")
         cleared = await sim.call("rimworld/clear_hover_target")
-        assert cleared["hoverTarget"]["kind"] == "map_cell"
+        assert cleared["hoverTarget"] is None
 
 
 async def test_the_camera_moves_zooms_and_frames(open_sim: Any) -> None:
@@ -153,7 +153,8 @@ async def test_languages_switch_through_a_short_long_event_and_persist(open_sim:
         switched = await sim.call("rimworld/switch_language", language="Deutsch")
         assert (switched["status"], switched["longEventQueued"]) == ("queued", True)
         await sim.call("rimbridge/wait_for_long_event_idle")
-        assert (await sim.call("rimworld/list_languages"))["activeLanguageId"] == "German"
+        active = (await sim.call("rimworld/list_languages"))["activeLanguageId"]
+        assert active == "German (Deutsch)"
         prefs = (sim.bridge.data_dir / "Config" / "Prefs.xml").read_text(encoding="utf-8")
         assert "<langFolderName>German (Deutsch)</langFolderName>" in prefs
         again = await sim.call("rimworld/switch_language", language="German")

@@ -51,7 +51,7 @@ def _modifiers(text: str | None) -> str:
             )
         if _MODIFIERS[key] not in seen:
             seen.append(_MODIFIERS[key])
-    return "+".join(seen) or "none"
+    return ",".join(seen) or "none"
 
 
 def _target(
@@ -221,12 +221,16 @@ class MapInputTools:
         mods: str,
     ) -> dict[str, Any]:
         world = self.host.world
+        menu = dispatch.menu
+        options = [] if menu is None else world.map_input.describe_options(menu)
+        opened = {} if menu is None else {"menuId": menu.id, "provider": menu.provider}
         result: dict[str, Any] = {
             "success": True,
             "command": command,
             "actionKind": dispatch.action_kind,
             "gestureKind": dispatch.gesture,
-            "clickCell": cell_payload(start) if end is None else None,
+            **opened,
+            "clickCell": cell_payload(start) if end is None or menu is not None else None,
             "startCell": None if end is None else cell_payload(start),
             "endCell": None if end is None else cell_payload(end),
             "target": f"cell {start.x},{start.z}"
@@ -234,18 +238,14 @@ class MapInputTools:
             "button": button,
             "holdDurationMs": hold,
             "modifiers": mods,
-            "selectionBefore": before,
-            "selectionAfter": world.selection.snapshot(details=False),
-            "message": dispatch.message,
         }
-        if dispatch.menu is not None:
-            options = world.map_input.describe_options(dispatch.menu)
-            result.update(
-                menuId=dispatch.menu.id,
-                provider=dispatch.menu.provider,
-                optionCount=len(options),
-                options=options,
-            )
+        if menu is not None:
+            result.update(optionCount=len(options), options=options)
+        result.update(
+            selectionBefore=before,
+            selectionAfter=world.selection.snapshot(details=False),
+            message=dispatch.message,
+        )
         return result
 
     @tool(

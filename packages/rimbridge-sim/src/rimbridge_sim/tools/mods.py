@@ -345,6 +345,8 @@ class ModTools:
             content_height=900.0,
         )
         surface = store.describe_surface(mod)
+        dialog = {"windowType": window.type, "windowId": window.id, "mod": surface}
+        window.semantic_details = dialog
         return {
             "success": True,
             "changed": True,
@@ -353,7 +355,7 @@ class ModTools:
             "closedExistingDialogCount": closed,
             "message": f"Opened the settings of {mod.name}.",
             "mod": surface,
-            "dialog": {"windowType": window.type, "windowId": window.id, "mod": surface},
+            "dialog": dialog,
             "before": before,
             "after": world.windows.ui_state(),
         }

@@ -9,6 +9,7 @@ the default one within the same second included, overwrites the earlier file, as
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -20,6 +21,7 @@ from rimbridge_sim.png import encode_png
 from rimbridge_sim.world import RefusedError, World, WorldError, sanitize_name
 from rimbridge_sim.world._render import crop_screen, render_screen
 from rimbridge_sim.world._screen import Rect
+from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
 
 __all__ = ["SCREENSHOT_NAME_PREFIX", "ScreenshotTools"]
 
@@ -32,8 +34,20 @@ _SHOT = (
     "shot when clipped, else null), fileName (without .png), requestedFileName (the sanitized "
     "name), saveDataFolder, screenshotFolder, sizeBytes, width, height, capturedAtUtc, "
     "suppressMessage, clipped, clipTargetId, clipTargetKind, clipTargetLabel, clipPadding "
-    "(0 when not clipped), clipRect, screenTargets (null unless includeTargets)"
+    "(0 when not clipped), clipRect (the crop in the image's whole pixels), screenTargets "
+    "(null unless includeTargets)"
 )
+
+
+def _pixel_rect(box: Rect, padding: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """The clip in the image's pixels, as the mod works it out: the target rectangle (UI
+    pixels) plus padding, scaled to the image, widened to whole pixels and kept inside."""
+    scale_x, scale_y = width / SCREEN_WIDTH, height / SCREEN_HEIGHT
+    left = max(0, math.floor(box.x * scale_x - padding * scale_x))
+    top = max(0, math.floor(box.y * scale_y - padding * scale_y))
+    right = min(width, math.ceil((box.x + box.width) * scale_x + padding * scale_x))
+    bottom = min(height, math.ceil((box.y + box.height) * scale_y + padding * scale_y))
+    return left, top, max(1, right - left), max(1, bottom - top)
 
 
 def _failed_shot(error: WorldError) -> dict[str, Any]:
@@ -89,15 +103,14 @@ class ScreenshotTools:
             tab_bar=game is not None,
         )
         full = world.storage.write(f"Screenshots/{name}.png", encode_png(width, height, rgb))
-        stored, source, output, rect = full, None, name, None
+        stored, source, output = full, None, name
+        rect: tuple[int, int, int, int] | None = None
         if clip is not None:
-            box = clip[3]
-            rect = Rect(
-                box.x - padding, box.y - padding, box.width + 2 * padding, box.height + 2 * padding
-            )
-            width, height, rgb = crop_screen(
-                width, height, rgb, (rect.x, rect.y, rect.width, rect.height)
-            )
+            pixels = _pixel_rect(clip[3], padding, width, height)
+            scale = width / SCREEN_WIDTH  # image pixels per UI pixel
+            rect = pixels
+            left, top, wide, high = (v / scale for v in pixels)
+            width, height, rgb = crop_screen(width, height, rgb, (left, top, wide, high))
             output = name + clip_suffix
             png = encode_png(width, height, rgb)
             stored, source = world.storage.write(f"Screenshots/{output}.png", png), full.path
@@ -121,7 +134,9 @@ class ScreenshotTools:
             "clipTargetKind": None if clip is None else clip[1],
             "clipTargetLabel": None if clip is None else clip[2],
             "clipPadding": 0 if clip is None else padding,
-            "clipRect": None if rect is None else rect.to_wire(),
+            "clipRect": None
+            if rect is None
+            else dict(zip(("x", "y", "width", "height"), rect, strict=True)),
             "screenTargets": world.screen.targets() if include_targets else None,
             "mapId": None if game is None else game.map.id,
             "phase": world.phase.value,

@@ -3,12 +3,14 @@ main tabs, inspect tabs, and accept / cancel."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError, World
+from rimbridge_sim.world._ui_records import pascal_ui_state
 from rimbridge_sim.world._windows import INSPECT_TABS, MAIN_TABS
 
 __all__ = ["UiTools"]
@@ -19,6 +21,15 @@ _COMMAND = (
 )
 
 
+def _tab_hash(full_type: str, label: str) -> str:
+    """The last part of a mod inspect tab id: 16 hex digits of SHA-256 over type and label."""
+    return hashlib.sha256(f"{full_type}\n{label}".encode()).hexdigest()[:16]
+
+
+def _normal(text: str) -> str:
+    return text.strip().replace("_", "").replace("-", "").replace(" ", "").lower()
+
+
 def _inspect_tabs(world: World) -> tuple[list[dict[str, Any]], str]:
     selection = world.selection
     fingerprint = selection.fingerprint()
@@ -27,12 +38,14 @@ def _inspect_tabs(world: World) -> tuple[list[dict[str, Any]], str]:
         return [], fingerprint
     tabs = []
     for ordinal, (type_name, label, tag) in enumerate(INSPECT_TABS, start=1):
+        full_type = f"RimWorld.{type_name}"
         tabs.append(
             {
                 "ordinal": ordinal,
-                "inspectTabId": f"inspect-tab:{fingerprint}:{ordinal}:{type_name}",
+                "inspectTabId": f"inspect-tab:{fingerprint}:{ordinal}:"
+                f"{_tab_hash(full_type, label)}",
                 "selectionFingerprint": fingerprint,
-                "type": f"RimWorld.{type_name}",
+                "type": full_type,
                 "shortType": type_name,
                 "label": label,
                 "labelKey": f"Tab{label}",
@@ -140,7 +153,9 @@ class UiTools:
         title="List inspect tabs",
         result_description="{success, hasSelection, selectionFingerprint, selectedCount, "
         "tabCount, openInspectTabId, openInspectTabType, openInspectTabLabel, tabs: [{ordinal, "
-        "inspectTabId, type, shortType, label, labelKey, tutorTag, isOpen}], uiState}.",
+        "inspectTabId, selectionFingerprint, type, shortType, label, labelKey, tutorTag, "
+        "isOpen, isVisible, hidden}], uiState (the UI state with PascalCase keys, as the mod "
+        "serializes its snapshot class here)}.",
     )
     @parameter("include_hidden", "Include tabs that are hidden now.")
     @call_spec(world=True, quick=True)
@@ -158,7 +173,7 @@ class UiTools:
             "openInspectTabType": None if opened is None else opened["type"],
             "openInspectTabLabel": None if opened is None else opened["label"],
             "tabs": tabs,
-            "uiState": world.windows.ui_state(),
+            "uiState": pascal_ui_state(world.windows.ui_state()),
         }
 
     @tool(
@@ -178,21 +193,11 @@ class UiTools:
     def open_inspect_tab(self, inspect_tab_id: str) -> dict[str, Any]:
         world = self.host.world
         tabs, fingerprint = _inspect_tabs(world)
-        wanted = inspect_tab_id.strip().lower()
-        found = next(
-            (
-                t
-                for t in tabs
-                if wanted
-                in (
-                    t["inspectTabId"].lower(),
-                    t["label"].lower(),
-                    t["shortType"].lower(),
-                    t["type"].lower(),
-                    t["tutorTag"].lower(),
-                )
-            ),
-            None,
+        wanted = _normal(inspect_tab_id)
+        names = ("type", "shortType", "label", "labelKey", "tutorTag")
+        found = next((t for t in tabs if t["inspectTabId"] == inspect_tab_id.strip()), None)
+        found = found or next(
+            (t for t in tabs if wanted and wanted in (_normal(t[k]) for k in names)), None
         )
         before = world.windows.ui_state()
         if found is None:
@@ -234,7 +239,7 @@ class UiTools:
     )
     @call_spec(world=True)
     def press_accept(self) -> dict[str, Any]:
-        return self._command("press_accept", self.host.world.windows.press_accept)
+        return self._command("accept", self.host.world.windows.press_accept)
 
     @tool(
         "rimworld/press_cancel",
@@ -251,8 +256,8 @@ class UiTools:
                 world.map_input.close_menu()
                 return "closed the float menu"
 
-            return self._command("press_cancel", close_menu)
-        return self._command("press_cancel", world.windows.press_cancel)
+            return self._command("cancel", close_menu)
+        return self._command("cancel", world.windows.press_cancel)
 
     @tool(
         "rimworld/close_window",

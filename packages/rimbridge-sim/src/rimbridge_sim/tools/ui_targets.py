@@ -10,13 +10,48 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError
-from rimbridge_sim.world._screen import Rect
+from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world._hover import HoverRequest, place_hover
 from rimbridge_sim.world._windows import LANGUAGES
 
 __all__ = ["UiTargetTools"]
 
-_MAX_SETTLE_MS = 5000
+_MAX_SETTLE_MS = 3000
+_SCREEN_TARGET_KINDS = {
+    "window-dismiss": ("window_dismiss", "dismiss_window"),
+    "context-menu-option": ("context_menu_option", "execute_context_menu_option"),
+    "window": ("window", ""),
+    "main-tab": ("main_tab", ""),
+}
+_DESCRIPTIVE = {
+    "window": "Window body targets are descriptive only. Use a dismissTargetId or another "
+    "actionable target id.",
+    "main-tab": "Main-tab targets are descriptive only. Use rimworld/open_main_tab or "
+    "rimworld/close_main_tab for navigation.",
+}
+"""Screen targets the mod describes but will not click."""
+
+
+def _screen_click(
+    result: dict[str, Any],
+    target_id: str,
+    target_kind: str,
+    action_kind: str,
+    executed: tuple[int | None, str | None],
+) -> dict[str, Any]:
+    """A UI command answer with the screen target's fields before the UI states, as the
+    mod orders them."""
+    head = {k: result[k] for k in ("success", "command", "changed", "windowCountDelta")}
+    return {
+        **head,
+        "message": result["message"],
+        "targetId": target_id,
+        "targetKind": target_kind,
+        "actionKind": action_kind,
+        "executedOptionIndex": executed[0],
+        "executedLabel": executed[1],
+        **{k: result[k] for k in ("before", "after", "openedWindowTypes", "closedWindowTypes")},
+    }
 
 
 class UiTargetTools:
@@ -39,11 +74,12 @@ class UiTargetTools:
     @tool(
         "rimworld/click_screen_target",
         "Click a screen target id: a window's dismiss target closes it, a float-menu option "
-        "runs, a main tab opens, a window comes to the front.",
+        "runs. Window bodies and main tabs are only described there (refused here).",
         title="Click screen target",
         result_description="{success, command, changed, windowCountDelta, message, targetId, "
         "targetKind, actionKind, executedOptionIndex, executedLabel, before, after, "
-        "openedWindowTypes, closedWindowTypes}.",
+        "openedWindowTypes, closedWindowTypes}; targetKind window_dismiss or "
+        "context_menu_option, actionKind dismiss_window or execute_context_menu_option.",
     )
     @parameter("target_id", "A target id from rimworld/get_screen_targets.")
     @call_spec(world=True)
@@ -52,47 +88,42 @@ class UiTargetTools:
         windows = world.windows
         before = windows.ui_state()
         head, _, rest = target_id.strip().partition(":")
-        extra: dict[str, Any] = {
-            "targetId": target_id,
-            "targetKind": head,
-            "executedOptionIndex": None,
-            "executedLabel": None,
-        }
+        target_kind, action_kind = _SCREEN_TARGET_KINDS.get(head, ("", ""))
+        executed: tuple[int | None, str | None] = (None, None)
         try:
             if head == "window-dismiss":
-                window = windows.by_id(int(rest.split(":")[0]))
+                window_id, _, window_type = rest.partition(":")
+                window = next(
+                    (w for w in windows.stack if str(w.id) == window_id and w.type == window_type),
+                    None,
+                )
+                if window is None:
+                    raise RefusedError(
+                        f"Could not find an open window matching target id '{target_id}'."
+                    )
                 windows.close(window)
-                message, action = f"Closed {window.short_type}.", "dismiss"
-            elif head == "window":
-                window = windows.by_id(int(rest.split(":")[0]))
-                windows.stack.remove(window)
-                windows.stack.append(window)
-                message, action = f"Focused {window.short_type}.", "focus"
+                message = f"Dismissed RimWorld window '{window.type}' ({window.id})."
             elif head == "context-menu-option":
                 menu_id, index = (int(p) for p in rest.split(":"))
                 menu = world.ui.context_menu
                 if menu is None or menu.id != menu_id:
                     raise RefusedError(f"Context menu {menu_id} is not open.")
-                chosen, option, did = world.map_input.execute_option(index, None)
-                extra.update(executedOptionIndex=chosen, executedLabel=option.label)
-                message, action = did, "execute_option"
-            elif head == "main-tab":
-                tab = windows.open_main_tab(rest)
-                message, action = f"Opened main tab '{tab.label}'.", "open_main_tab"
+                chosen, option, message = world.map_input.execute_option(index, None)
+                executed = (chosen, option.label)
+            elif head in _DESCRIPTIVE:
+                raise RefusedError(_DESCRIPTIVE[head])
             else:
-                raise RefusedError(f"Unknown screen target id '{target_id}'.")
+                raise RefusedError(
+                    f"Target id '{target_id}' is not a supported screen target identifier."
+                )
         except (RefusedError, ValueError) as error:
-            text = getattr(error, "message", None) or f"Malformed screen target '{target_id}'."
-            return {
-                **windows.command("click_screen_target", before, text, success=False),
-                **extra,
-                "actionKind": None,
-            }
-        return {
-            **windows.command("click_screen_target", before, message),
-            **extra,
-            "actionKind": action,
-        }
+            text = getattr(error, "message", None) or (
+                f"Target id '{target_id}' is not a supported screen target identifier."
+            )
+            failed = windows.command("click_screen_target", before, text, success=False)
+            return _screen_click(failed, target_id, target_kind, action_kind, (None, None))
+        done = windows.command("click_screen_target", before, message)
+        return _screen_click(done, target_id, target_kind, action_kind, executed)
 
     @tool(
         "rimworld/get_ui_layout",
@@ -189,10 +220,13 @@ class UiTargetTools:
         "rimworld/set_hover_target",
         "Put the virtual cursor on a UI or screen target, a map cell, a thing, a pawn, or "
         "screen coordinates (for hover effects in screenshots); it stays until cleared or "
-        "durationMs passes. Waits settleMs before answering.",
+        "durationMs passes. Give one kind of target only. Waits settleMs before answering.",
         title="Set hover target",
-        result_description="{success, command, message, hoverTarget: {kind, targetId, label, "
-        "screenPosition {x, y}, expiresAtFrame, details}, settleMs}.",
+        result_description="{success, command, message, hoverTarget, settleMs}: hoverTarget is "
+        "{kind (cell, thing, pawn, screen, window, main_tab, ...), targetId, label, "
+        "screenPosition {x, y}, expiresAtUtc, durationMs, clearOnRealInput, details, "
+        "inputDiagnostics}, or for a ui-element {kind: 'ui_element', targetId, "
+        "surfaceTargetId, elementIndex, elementKind, source, label, anchor, offsetX, offsetY}.",
     )
     @parameter("target_id", "A ui-element or screen target id.")
     @parameter("x", "Map cell x to hover.")
@@ -205,8 +239,8 @@ class UiTargetTools:
     @parameter("offset_y", "Pixels added to the point vertically.")
     @parameter("screen_x", "Screen x in UI pixels (when no target is given).")
     @parameter("screen_y", "Screen y in UI pixels from the top (when no target is given).")
-    @parameter("duration_ms", "How long the cursor stays, in milliseconds (omit: until cleared).")
-    @parameter("settle_ms", "Milliseconds to wait before answering (0 to 5000).")
+    @parameter("duration_ms", "How long the cursor stays, in ms (250 to 60000; 15000 if omitted).")
+    @parameter("settle_ms", "Milliseconds to wait before answering (0 to 3000).")
     async def set_hover_target(
         self,
         target_id: str | None = None,
@@ -224,59 +258,24 @@ class UiTargetTools:
         settle_ms: int = 600,
     ) -> dict[str, Any]:
         world = self.host.world
-
-        def place() -> dict[str, Any]:
-            screen = world.screen
-            if target_id and target_id.strip():
-                kind, label, rect = screen.resolve_rect(target_id)
-                point = rect.anchor(anchor)
-                hover_kind, ref = (
-                    "ui_element" if kind == "ui_element" else "screen_target",
-                    target_id,
-                )
-            elif x is not None and z is not None:
-                cell = world.cell((x, z))
-                point, hover_kind, ref, label = (
-                    screen.cell_to_screen(cell),
-                    "map_cell",
-                    None,
-                    f"cell {x},{z}",
-                )
-            elif thing_id or pawn_name or pawn_id:
-                if thing_id:
-                    thing = world.thing_by_id(thing_id)
-                    cell, label, ref = thing.position, thing.definition.label, thing.id
-                else:
-                    pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
-                    cell, label, ref = pawn.position, pawn.nickname, pawn.id
-                point, hover_kind = screen.cell_to_screen(cell), "map_thing"
-            elif screen_x is not None and screen_y is not None:
-                point, hover_kind, ref, label = (
-                    (screen_x, screen_y),
-                    "screen_point",
-                    None,
-                    ("screen point"),
-                )
-            else:
-                raise RefusedError(
-                    "Give a targetId, a map cell (x and z), a thingId or pawn, or screenX and "
-                    "screenY."
-                )
-            hover = screen.set_hover(
-                hover_kind,
-                ref,
-                label,
-                (point[0] + offset_x, point[1] + offset_y),
-                duration_ms,
-                {"anchor": anchor},
-            )
-            del hover
-            described = screen.describe_hover()
-            assert described is not None
-            return described
-
+        request = HoverRequest(
+            target_id,
+            x,
+            z,
+            thing_id,
+            pawn_name,
+            pawn_id,
+            anchor,
+            offset_x,
+            offset_y,
+            screen_x,
+            screen_y,
+            duration_ms,
+        )
         try:
-            described = await self.host.on_main_thread(place)
+            message, described = await self.host.on_main_thread(
+                lambda: place_hover(world, world.screen, request)
+            )
         except RefusedError as error:
             return {"success": False, "command": "set_hover_target", "message": error.message}
         settle = max(0, min(_MAX_SETTLE_MS, settle_ms))
@@ -284,7 +283,7 @@ class UiTargetTools:
         return {
             "success": True,
             "command": "set_hover_target",
-            "message": f"Hovering {described['label']}.",
+            "message": message,
             "hoverTarget": described,
             "settleMs": settle,
         }
@@ -293,18 +292,16 @@ class UiTargetTools:
         "rimworld/clear_hover_target",
         "Remove the virtual cursor.",
         title="Clear hover target",
-        result_description="{success, command, message, hoverTarget (the one removed, or null)}.",
+        result_description="{success, command, message, hoverTarget: null}.",
     )
     @call_spec(world=True)
     def clear_hover_target(self) -> dict[str, Any]:
-        screen = self.host.world.screen
-        current = screen.describe_hover()
-        screen.clear_hover()
+        self.host.world.screen.clear_hover()
         return {
             "success": True,
             "command": "clear_hover_target",
-            "message": "Cleared the hover target." if current else "No hover target was set.",
-            "hoverTarget": current,
+            "message": "Hover target cleared.",
+            "hoverTarget": None,
         }
 
     @tool(
@@ -319,9 +316,8 @@ class UiTargetTools:
     )
     @call_spec(world=True)
     def list_languages(self) -> dict[str, Any]:
-        world = self.host.world
-        windows = world.windows
-        languages = [windows.describe_language(i, lang) for i, lang in enumerate(LANGUAGES)]
+        windows = self.host.world.windows
+        languages = [windows.describe_language(lang) for lang in LANGUAGES]
         active = next(lang for lang in languages if lang["isActive"])
         return {
             "success": True,
@@ -340,8 +336,10 @@ class UiTargetTools:
         "choice in Config/Prefs.xml. A no-op for the active language.",
         title="Switch language",
         result_description="{success, command, status: 'queued' | 'noop', changed, "
-        "requestedLanguage, previousLanguage, activeLanguage, persistedFolderName, "
-        "longEventQueued, message, before, after}.",
+        "requestedLanguage, previousLanguage, activeLanguage (language records as "
+        "rimworld/list_languages lists them; the active one stays until the long event ends), "
+        "persistedFolderName, longEventQueued, message, before, after (bridge states), "
+        "beforeUi, afterUi (UI states)}.",
     )
     @parameter(
         "language",
@@ -352,7 +350,9 @@ class UiTargetTools:
     def switch_language(self, language: str) -> dict[str, Any]:
         world = self.host.world
         windows = world.windows
-        before = windows.ui_state()
+        before_ui = windows.ui_state()
+        before = world.state_snapshot()
+        common = {"success": True, "command": "switch_language"}
         try:
             wanted = windows.language(language)
         except RefusedError as error:
@@ -361,21 +361,20 @@ class UiTargetTools:
                 "command": "switch_language",
                 "message": error.message,
                 "before": before,
+                "beforeUi": before_ui,
             }
-        previous = world.language
-        common = {
-            "success": True,
-            "command": "switch_language",
-            "requestedLanguage": language,
-            "before": before,
-        }
-        if wanted.id == previous:
+        previous = next(lang for lang in LANGUAGES if lang.id == world.language)
+        requested = windows.describe_language(wanted)
+        if wanted == previous:
             return {
                 **common,
                 "status": "noop",
                 "changed": False,
-                "activeLanguage": wanted.id,
                 "message": f"{wanted.friendly_english} is already active.",
+                "requestedLanguage": requested,
+                "activeLanguage": windows.describe_language(previous),
+                "before": before,
+                "beforeUi": before_ui,
             }
         world.queue_language(wanted.id)
         prefs = (
@@ -387,15 +386,15 @@ class UiTargetTools:
             **common,
             "status": "queued",
             "changed": True,
-            "previousLanguage": previous,
-            "activeLanguage": wanted.id,
+            "requestedLanguage": requested,
+            "previousLanguage": windows.describe_language(previous),
+            "activeLanguage": windows.describe_language(previous),
             "persistedFolderName": wanted.folder_name,
             "longEventQueued": True,
             "message": f"Switching to {wanted.friendly_english}; wait with "
             "rimbridge/wait_for_long_event_idle.",
-            "after": windows.ui_state(),
+            "before": before,
+            "after": world.state_snapshot(),
+            "beforeUi": before_ui,
+            "afterUi": windows.ui_state(),
         }
-
-
-def _unused(rect: Rect, cell: Cell) -> None:
-    """Keeps the public types imported for readers of the signatures above."""

@@ -3,16 +3,23 @@ A subsystem of the world (``world.notifications``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from rimbridge_sim.world._camera import CameraControl
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._selection import Selection, stable_hash
+from rimbridge_sim.world._ui_records import pascal_ui_state
 from rimbridge_sim.world._windows import Windows
-from rimbridge_sim.world.describe import cell_payload
+from rimbridge_sim.world.describe import (
+    cell_payload,
+    describe_camera,
+    describe_thing,
+    pawn_name,
+)
 from rimbridge_sim.world.errors import RefusedError
-from rimbridge_sim.world.model import LetterKind, LogLevel, ThingCategory
+from rimbridge_sim.world.model import LetterKind, LogLevel, ProgramState, ThingCategory
 from rimbridge_sim.world.state import Letter, Message, Pawn
 
 __all__ = ["Alert", "Notifications"]
@@ -20,12 +27,34 @@ __all__ = ["Alert", "Notifications"]
 MESSAGE_FRAMES: Final = 780
 """A live message stays 13 seconds (at 60 frames per second)."""
 _FADE_FRAMES: Final = 120
+_MAX_SELECTION: Final = 12
+_MAX_TARGETS: Final = 12
+_NO_LOOK_TARGETS: Final[dict[str, Any]] = {
+    "isValid": False,
+    "any": False,
+    "targetCount": 0,
+    "targetsTruncated": False,
+    "primaryTarget": None,
+    "targets": [],
+}
+"""A message's or letter's look targets when it has none, as the mod writes them."""
 _LETTER_DEFS: Final = {
     LetterKind.POSITIVE: "PositiveEvent",
     LetterKind.NEUTRAL: "NeutralEvent",
     LetterKind.NEGATIVE: "NegativeEvent",
     LetterKind.THREAT: "ThreatBig",
 }
+
+
+def _cap(label: str) -> str:
+    return label[:1].upper() + label[1:]
+
+
+def _camera_signature(camera: dict[str, Any] | None) -> str:
+    if camera is None:
+        return ""
+    position = camera["mapPosition"]
+    return f"{camera['mapId']}:{position['x']}:{position['z']}:{camera['rootSize']}"
 
 
 @dataclass
@@ -41,9 +70,16 @@ class Alert:
 
 class Notifications:
     def __init__(
-        self, world: WorldCore, windows: Windows, selection: Selection, camera: CameraControl
+        self,
+        world: WorldCore,
+        windows: Windows,
+        selection: Selection,
+        camera: CameraControl,
+        bridge_state: Callable[[], dict[str, Any]],
     ) -> None:
         self._world = world
+        self._bridge_state = bridge_state
+        """The tool state snapshot (``state_snapshot``) a click's captures carry."""
         self._windows = windows
         self._selection = selection
         self._camera = camera
@@ -52,34 +88,57 @@ class Notifications:
     # -- the state clicks change -------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        top = self._windows.top()
-        camera = self._world.ui.camera
+        """What the mod captures around a click: ``bridge`` (the tool state), ``uiState``
+        (its UI snapshot class, PascalCase), ``camera`` and ``selection``."""
+        world = self._world
+        game = world.game
+        objects = self._selection.objects()
+        selected = [
+            {
+                "kind": "pawn" if isinstance(item, Pawn) else "thing",
+                "id": item.id,
+                "label": pawn_name(item)
+                if isinstance(item, Pawn)
+                else _cap(describe_thing(world, item)["label"]),
+                "mapId": None if game is None else game.map.id,
+                "mapIndex": None if game is None else 0,
+                "position": cell_payload(item.position),
+            }
+            for item in objects[:_MAX_SELECTION]
+        ]
+        playing = game is not None and world.program_state is ProgramState.PLAYING
         return {
-            "windowCount": len(self._windows.stack),
-            "topWindowType": None if top is None else top.type,
-            "selection": self._selection.snapshot(details=False),
-            "camera": {
-                "x": round(camera.x, 2),
-                "z": round(camera.z, 2),
-                "rootSize": round(camera.root_size, 2),
+            "bridge": self._bridge_state(),
+            "uiState": pascal_ui_state(self._windows.ui_state()),
+            "camera": describe_camera(world) if playing else None,
+            "selection": {
+                "count": len(objects),
+                "truncated": len(objects) > _MAX_SELECTION,
+                "selectedObjects": selected,
             },
         }
 
     @staticmethod
     def effects(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        """What changed between two :meth:`state` captures, as the mod reports it."""
+        ui_before, ui_after = before["uiState"], after["uiState"]
+        types_before = [w["Type"] for w in ui_before["Windows"]]
+        types_after = [w["Type"] for w in ui_after["Windows"]]
+        camera_before, camera_after = before["camera"], after["camera"]
         return {
-            "windowCountDelta": after["windowCount"] - before["windowCount"],
-            "openedWindowTypes": [after["topWindowType"]]
-            if after["windowCount"] > before["windowCount"] and after["topWindowType"]
-            else [],
-            "closedWindowTypes": [before["topWindowType"]]
-            if after["windowCount"] < before["windowCount"] and before["topWindowType"]
-            else [],
-            "selectionChanged": before["selection"]["selectionFingerprint"]
-            != after["selection"]["selectionFingerprint"],
-            "cameraChanged": before["camera"] != after["camera"],
-            "topWindowChanged": before["topWindowType"] != after["topWindowType"],
-            "focusedWindowChanged": before["topWindowType"] != after["topWindowType"],
+            "windowCountDelta": ui_after["WindowCount"] - ui_before["WindowCount"],
+            "openedWindowTypes": list(
+                dict.fromkeys(t for t in types_after if t not in types_before)
+            ),
+            "closedWindowTypes": list(
+                dict.fromkeys(t for t in types_before if t not in types_after)
+            ),
+            "selectionChanged": [o["id"] for o in before["selection"]["selectedObjects"]]
+            != [o["id"] for o in after["selection"]["selectedObjects"]]
+            or before["selection"]["count"] != after["selection"]["count"],
+            "cameraChanged": _camera_signature(camera_before) != _camera_signature(camera_after),
+            "topWindowChanged": ui_before["TopWindowType"] != ui_after["TopWindowType"],
+            "focusedWindowChanged": ui_before["FocusedWindowType"] != ui_after["FocusedWindowType"],
         }
 
     # -- letters -----------------------------------------------------------------------------
@@ -104,14 +163,7 @@ class Notifications:
             "shouldAutomaticallyOpenLetter": False,
             "relatedFaction": "Traders" if choice else None,
             "debugInfo": None,
-            "lookTargets": {
-                "isValid": False,
-                "any": False,
-                "targetCount": 0,
-                "targetsTruncated": False,
-                "primaryTarget": None,
-                "targets": [],
-            },
+            "lookTargets": dict(_NO_LOOK_TARGETS),
             "choiceCount": len(choices),
             "choices": [
                 {
@@ -184,16 +236,16 @@ class Notifications:
         remaining = MESSAGE_FRAMES - age
         alpha = 1.0 if remaining >= _FADE_FRAMES else max(0.0, remaining / _FADE_FRAMES)
         return {
-            "id": message.id,
+            "id": f"Message_{message.id}",
             "text": message.text,
             "messageType": message.message_type,
-            "alpha": round(alpha, 3),
+            "alpha": round(alpha, 4),
             "expired": remaining <= 0,
             "startingTick": message.starting_tick,
             "startingFrame": message.starting_frame,
             "ageTicks": max(0, self._world.current_tick() - message.starting_tick),
             "hasQuest": False,
-            "lookTargets": {"isValid": False, "any": False, "targetCount": 0, "targets": []},
+            "lookTargets": dict(_NO_LOOK_TARGETS),
         }
 
     # -- alerts ------------------------------------------------------------------------------
@@ -275,7 +327,7 @@ class Notifications:
         game = self._world.game
         targets = [
             {
-                "kind": "thing",
+                "kind": "pawn",
                 "id": p.id,
                 "label": p.nickname,
                 "thingType": "Verse.Pawn",
@@ -284,7 +336,7 @@ class Notifications:
                 "mapIndex": 0,
                 "position": cell_payload(p.position),
             }
-            for p in alert.culprits
+            for p in alert.culprits[:_MAX_TARGETS]
         ]
         return {
             "id": alert.id,
@@ -297,8 +349,8 @@ class Notifications:
             "active": True,
             "enabledWithActiveExpansions": True,
             "anyCulpritValid": bool(targets),
-            "targetCount": len(targets),
-            "targetsTruncated": False,
+            "targetCount": len(alert.culprits),
+            "targetsTruncated": len(alert.culprits) > _MAX_TARGETS,
             "targets": targets,
             "activatable": True,
             "error": None,

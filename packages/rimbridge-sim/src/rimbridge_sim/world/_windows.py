@@ -21,6 +21,8 @@ __all__ = [
     "Language",
     "MainTab",
     "Windows",
+    "display_name",
+    "window_title",
 ]
 
 MAX_WINDOWS: Final = 32
@@ -56,14 +58,15 @@ MAIN_TABS: Final[tuple[MainTab, ...]] = tuple(
 )
 
 INSPECT_TABS: Final[tuple[tuple[str, str, str], ...]] = (
-    ("ITab_Pawn_Health", "Health", "TabHealth"),
-    ("ITab_Pawn_Needs", "Needs", "TabNeeds"),
-    ("ITab_Pawn_Gear", "Gear", "TabGear"),
-    ("ITab_Pawn_Social", "Social", "TabSocial"),
-    ("ITab_Pawn_Character", "Character", "TabCharacter"),
-    ("ITab_Pawn_Log", "Log", "TabLog"),
+    ("ITab_Pawn_Health", "Health", "Health"),
+    ("ITab_Pawn_Needs", "Needs", "Needs"),
+    ("ITab_Pawn_Gear", "Gear", "Gear"),
+    ("ITab_Pawn_Social", "Social", "Social"),
+    ("ITab_Pawn_Character", "Character", "Character"),
+    ("ITab_Pawn_Log", "Log", "Log"),
 )
-"""The inspect tabs a selected colonist shows: (type, label, tutor tag)."""
+"""The inspect tabs a selected colonist shows: (type, label, tutor tag); each tab's label
+key is ``Tab<label>``."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,12 @@ WINDOW_TYPES: Final[dict[str, tuple[str, bool]]] = {
 }
 """Window types the simulation can open, by full name: (title, has a public parameterless
 constructor)."""
+
+
+def window_title(window: Window) -> str | None:
+    """A window's title as the mod reports it: null when blank (a float menu has none)."""
+    return window.title if window.title and window.title.strip() else None
+
 
 _DIALOG_RECT: Final = (340.0, 110.0, 600.0, 500.0)
 _TAB_RECT: Final = (0.0, 380.0, float(SCREEN_WIDTH), 305.0)
@@ -169,13 +178,16 @@ class Windows:
         return self.stack[-1] if self.stack else None
 
     def describe(self, window: Window) -> dict[str, Any]:
+        """A window as the mod's UI state lists it. Only a mod settings dialog has a semantic
+        kind and details there; the sim's own kinds (main_tab, letter, ...) stay internal."""
         index = self.stack.index(window) if window in self.stack else -1
         x, y, width, height = window.rect
+        semantic = window.semantic_details if window.semantic_kind == "mod_settings" else None
         return {
             "index": index,
             "id": window.id,
             "type": window.type,
-            "title": window.title,
+            "title": window_title(window),
             "layer": window.layer,
             "isOpen": window in self.stack,
             "getsInput": window is self.top(),
@@ -185,8 +197,8 @@ class Windows:
             "preventCameraMotion": window.semantic_kind != "main_tab",
             "absorbInputAroundWindow": window.absorb_input,
             "drawInScreenshotMode": True,
-            "semanticKind": window.semantic_kind,
-            "semanticDetails": dict(window.details),
+            "semanticKind": None if semantic is None else "mod_settings_dialog",
+            "semanticDetails": semantic,
             "rect": {"x": x, "y": y, "width": width, "height": height},
         }
 
@@ -212,9 +224,9 @@ class Windows:
             "floatMenuOpen": world.ui.context_menu is not None,
             "windowCount": len(self.stack),
             "focusedWindowType": None if top is None else top.type,
-            "focusedWindowTitle": None if top is None else top.title,
+            "focusedWindowTitle": None if top is None else window_title(top),
             "topWindowType": None if top is None else top.type,
-            "topWindowTitle": None if top is None else top.title,
+            "topWindowTitle": None if top is None else window_title(top),
             "mainTabOpen": main_tab is not None,
             "openMainTabId": None if main_tab is None else main_tab["targetId"],
             "openMainTabType": None if main_tab is None else main_tab["type"],
@@ -380,32 +392,43 @@ class Windows:
     # -- languages ---------------------------------------------------------------------------
 
     def language(self, query: str) -> Language:
-        wanted = query.strip().lower()
+        """The installed language a query names: its id (the folder name) exactly, else its
+        folder, legacy folder, display, English or native name (case ignored)."""
+        wanted = query.strip()
+        for language in LANGUAGES:
+            if language.folder_name == wanted:
+                return language
         for language in LANGUAGES:
             names = (
                 language.id,
                 language.folder_name,
+                display_name(language),
                 language.friendly_english,
                 language.friendly_native,
             )
-            if wanted in (n.lower() for n in names):
+            if wanted.lower() in (n.lower() for n in names):
                 return language
-        known = ", ".join(language.friendly_english for language in LANGUAGES)
-        raise RefusedError(f"No installed language matches '{query}'. Installed: {known}.")
+        raise RefusedError(f"Could not find an installed RimWorld language matching '{query}'.")
 
-    def describe_language(self, index: int, language: Language) -> dict[str, Any]:
+    def describe_language(self, language: Language) -> dict[str, Any]:
+        """A language as the mod lists it: its id is the folder name; the recommended query
+        is the ASCII legacy folder name."""
         return {
-            "index": index,
-            "recommendedQuery": language.friendly_english,
-            "id": language.id,
+            "index": LANGUAGES.index(language),
+            "recommendedQuery": language.id,
+            "id": language.folder_name,
             "folderName": language.folder_name,
             "legacyFolderName": language.id,
-            "displayName": f"{language.friendly_native} ({language.friendly_english})"
-            if language.friendly_native != language.friendly_english
-            else language.friendly_english,
+            "displayName": display_name(language),
             "friendlyNameEnglish": language.friendly_english,
             "friendlyNameNative": language.friendly_native,
             "isActive": self._world.language == language.id,
             "hasErrors": False,
             "loadErrorCount": 0,
         }
+
+
+def display_name(language: Language) -> str:
+    if language.friendly_native == language.friendly_english:
+        return language.friendly_english
+    return f"{language.friendly_native} ({language.friendly_english})"

@@ -295,6 +295,8 @@ class Window:
     absorb_input: bool = False
     semantic_kind: str = "dialog"
     details: dict[str, Any] = field(default_factory=dict)
+    semantic_details: dict[str, Any] | None = None
+    """What the mod reports as a mod settings dialog's ``semanticDetails``."""
     rect: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     on_accept: Callable[[], str] | None = None
     buttons: list[tuple[str, str]] = field(default_factory=list)
@@ -318,6 +320,11 @@ class Hover:
     screen_y: float
     expires_frame: int | None
     details: dict[str, Any] = field(default_factory=dict)
+    duration_ms: int = 15_000
+    expires_at: float = 0.0
+    """When the cursor goes away, in Unix seconds (``expiresAtUtc``)."""
+    element: dict[str, Any] | None = None
+    """The hovered layout element as the mod describes it, for a ``ui-element`` target."""
 
 
 @dataclass

@@ -61,7 +61,9 @@ class World(LifecycleOps, MapOps):
         self.zones = ZonesAndAreas(self)
         self.architect = Architect(self, self.zones)
         self.cell_search = CellSearch(self, self.architect)
-        self.notifications = Notifications(self, self.windows, self.selection, self.camera)
+        self.notifications = Notifications(
+            self, self.windows, self.selection, self.camera, self.state_snapshot
+        )
         self.mods = ModList(self)
         self.mod_settings = ModSettingsStore(self, self.mods)
         self.debug = DebugMenu(self, self._debug_spawn)
