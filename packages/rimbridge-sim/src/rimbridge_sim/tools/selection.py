@@ -19,8 +19,8 @@ from rimbridge_sim.calls import (
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 from rimbridge_sim.world._selection import MAX_DETAILED_OBJECTS, GizmoRefusedError
+from rimbridge_sim.world._ui_records import pascal_ui_state
 from rimbridge_sim.world.describe import describe_pawn
-from rimbridge_sim.world.ui_snapshot import ui_state_snapshot
 
 __all__ = ["SelectionTools"]
 
@@ -191,7 +191,7 @@ class SelectionTools:
             "selectedKinds": list(dict.fromkeys(world.selection.kinds())),
             "selectedObjects": objects,
             "visibleGizmoCount": len(world.selection.gizmos()),
-            "uiState": ui_state_snapshot(world.windows.ui_state()),
+            "uiState": pascal_ui_state(world.windows.ui_state()),
         }
 
     @tool(
@@ -239,7 +239,7 @@ class SelectionTools:
         if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
             return failure
         before = world.selection.snapshot(details=False)
-        ui_before = ui_state_snapshot(world.windows.ui_state())
+        ui_before = pascal_ui_state(world.windows.ui_state())
         try:
             gizmo, did = world.selection.execute_gizmo(gizmo_id)
         except GizmoRefusedError as refused:
@@ -260,5 +260,5 @@ class SelectionTools:
             "selectionAfter": after,
             "selectionChanged": before["selectionFingerprint"] != after["selectionFingerprint"],
             "uiBefore": ui_before,
-            "uiAfter": ui_state_snapshot(world.windows.ui_state()),
+            "uiAfter": pascal_ui_state(world.windows.ui_state()),
         }

@@ -1,7 +1,13 @@
 """Other spellings of the UI state the mod uses in some answers: the C# snapshot class itself
-(PascalCase, as Newtonsoft writes it; ``rimworld/list_inspect_tabs``' ``uiState`` and the
-notification tools' ``stateBefore.uiState``) and the short summary a screen-target capture
-carries."""
+and the short summary a screen-target capture carries.
+
+Where a tool returns the ``UiStateSnapshot`` class rather than its camelCase tool form
+(``rimworld/list_inspect_tabs``' ``uiState``, the notification tools' ``stateBefore.uiState``,
+``get_selection_semantics``' ``uiState``, ``execute_gizmo``'s ``uiBefore`` and ``uiAfter``),
+Newtonsoft writes the property names as declared (PascalCase) and every null: a window's
+``SemanticKind`` is then ``""`` when it has none, the main tab's id is ``Id`` (the tool form
+calls it ``targetId``) and rects are floats. ``SemanticDetails`` is an anonymous object in the
+mod, so its keys stay as they are."""
 
 from __future__ import annotations
 
@@ -28,8 +34,8 @@ def _pascal(key: str) -> str:
     return key[:1].upper() + key[1:]
 
 
-def _pascal_rect(rect: dict[str, Any]) -> dict[str, Any]:
-    return {_pascal(key): value for key, value in rect.items()}
+def _pascal_rect(rect: dict[str, Any]) -> dict[str, float]:
+    return {_pascal(key): float(value) for key, value in rect.items()}
 
 
 def _pascal_window(window: dict[str, Any]) -> dict[str, Any]:
