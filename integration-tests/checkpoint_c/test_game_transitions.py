@@ -207,18 +207,20 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
             "event:attention/updated",
             "response:tools/call",
         ]
-        _, cell_error = await bridge.call_error("rimworld/get_cell_info", {"x": 1, "z": 1})
-        assert (cell_error.code, cell_error.data["code"]) == (-32000, "no_game")
+        _, draft_error = await bridge.call_error(
+            "rimworld/set_draft", {"pawnName": "x", "drafted": True}
+        )
+        assert (draft_error.code, draft_error.data["code"]) == (-32000, "no_game")
 
         item = await bridge.attention()
         assert item is not None
         exceptions = [
             f"Exception in {tool}: NoGameError: no game is loaded (main menu)"
-            for tool in ("rimworld/select_pawn", "rimworld/get_cell_info")
+            for tool in ("rimworld/select_pawn", "rimworld/set_draft")
         ]
         failures = [
             f"{tool} failed: NoGameError: no game is loaded (main menu)"
-            for tool in ("rimworld/select_pawn", "rimworld/get_cell_info")
+            for tool in ("rimworld/select_pawn", "rimworld/set_draft")
         ]
         assert (item["severity"], item["blocking"], item["stateInvalidated"]) == (
             "error",
