@@ -38,7 +38,7 @@ async def test_11_a_stalled_main_loop_times_game_calls_out_at_the_caller_not_dia
             _, running = await bridge.call("rimbridge/get_operation", {"operationId": waiting_id})
         assert (ping["pong"], ping["stalled"]) == (True, True)
         assert status["mainLoop"]["stalled"] is True
-        assert logs["success"] is True
+        assert isinstance(logs["logs"], list)  # the mod's list_logs has no success field
         assert running["trackedOperation"]["Status"] == 1  # Running: waiting for the main loop
 
         # the stall ends; the abandoned call then runs and completes (no attention: the

@@ -138,7 +138,7 @@ async def test_an_id_from_get_capability_finds_the_calls_log_lines(open_sim: Any
         views = await sim.call("rimbridge/list_capabilities", category="view", limit=200)
         assert "rimbridge.core/view/move-camera" in {c["id"] for c in views["capabilities"]}
         dpa = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="rimworld/dpa_status")
-        assert dpa["capability"]["source"] == "optional"
+        assert dpa["capability"]["source"] == "Optional"  # the enum name, as the mod writes it
         test = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="sim/inject_log")
         assert test["capability"]["id"] == "rimbridge.sim/test/inject-log"
         injected = await sim.call("sim/inject_log", level="warning", message="marker")

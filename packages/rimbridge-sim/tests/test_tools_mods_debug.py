@@ -68,8 +68,9 @@ async def test_the_debug_menu_is_discovered_searched_and_run_on_a_pawn(open_sim:
         assert [m["path"] for m in found["matches"]] == ["Actions/Pawns/Toggle job logging"]
         node = await sim.call("rimworld/get_debug_action", path="Actions/Pawns/Down")
         assert node["node"]["execution"] == {
+            "kind": "PawnTarget",
             "supported": True,
-            "kind": "pawn",
+            "reason": "This debug action requires a pawn target input.",
             "requiredTargetKind": "pawn",
         }
         without = await sim.call("rimworld/execute_debug_action", path="Actions/Pawns/Down")

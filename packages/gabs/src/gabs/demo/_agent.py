@@ -21,6 +21,7 @@ __all__ = [
     "LEGACY_GAME",
     "NOT_ERROR",
     "NO_ATTENTION",
+    "RAN",
     "RAN_OK",
     "STATUS_OK",
     "SUCCESS",
@@ -189,7 +190,10 @@ EXECUTED: Final[Check] = ("executed true", lambda r: r.get("executed") is True)
 STATUS_OK: Final[Check] = ("status ok", lambda r: r.get("status") == "ok")
 SUCCESS: Final[Check] = ("the game's result has success true", lambda r: r.get("result", "success"))
 NO_ATTENTION: Final[Check] = ("no attention attached", lambda r: r.get("attention") is None)
-RAN_OK: Final[tuple[Check, ...]] = (NOT_ERROR, EXECUTED, STATUS_OK, SUCCESS)
+RAN: Final[tuple[Check, ...]] = (NOT_ERROR, EXECUTED, STATUS_OK)
+"""The call ran; for the diagnostics reads (list_logs, list_operations), whose answers carry
+no success field."""
+RAN_OK: Final[tuple[Check, ...]] = (*RAN, SUCCESS)
 
 
 def blocked(attention_id: str) -> list[Check]:

@@ -7,7 +7,8 @@ journal, its log lines and its script steps."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Final
 
 from lib_gab.tools import Tool
 from rimbridge_sim.contract.capabilities import capability_of
@@ -16,8 +17,91 @@ from rimbridge_sim.host import ToolHost
 __all__ = ["describe_capability", "find_capability", "matches"]
 
 
+_MSCORLIB: Final = "mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089"
+_CLR_TYPES: Final = {
+    "string": "System.String",
+    "integer": "System.Int32",
+    "number": "System.Single",
+    "boolean": "System.Boolean",
+    "object": f"System.Collections.Generic.Dictionary`2[[System.String, {_MSCORLIB}],"
+    f"[System.Object, {_MSCORLIB}]]",
+}
+_LONG_PARAMETERS: Final = frozenset({"afterSequence"})
+"""The mod's parameters declared ``long`` rather than ``int``."""
+_EXECUTION_KINDS: Final = {
+    # the mod's BuiltInCapabilityModuleProvider.ResolveExecutionKind; any other is MainThread
+    **dict.fromkeys(
+        (
+            "rimbridge/ping",
+            "rimbridge/get_bridge_status",
+            "rimbridge/get_operation",
+            "rimbridge/list_operations",
+            "rimbridge/list_operation_events",
+            "rimbridge/list_logs",
+            "rimbridge/wait_for_operation",
+            "rimbridge/wait_for_game_loaded",
+            "rimbridge/wait_for_long_event_idle",
+            "rimbridge/get_script_reference",
+            "rimbridge/get_lua_reference",
+            "rimbridge/run_script",
+            "rimbridge/run_lua",
+            "rimbridge/run_lua_file",
+            "rimbridge/compile_lua",
+            "rimbridge/compile_lua_file",
+        ),
+        "Immediate",
+    ),
+    **dict.fromkeys(
+        (
+            "rimworld/go_to_main_menu",
+            "rimworld/start_debug_game",
+            "rimworld/load_game",
+            "rimworld/switch_language",
+        ),
+        "LongEventBound",
+    ),
+    **dict.fromkeys(
+        (
+            "rimworld/start_debug_game_ready",
+            "rimworld/load_game_ready",
+            "rimworld/play_for",
+            "rimworld/step_game_ticks",
+            "rimworld/take_screenshot",
+            "rimworld/frame_cell_rect",
+            "rimworld/screenshot_cell_rect",
+            "rimworld/get_ui_layout",
+            "rimworld/click_ui_target",
+            "rimworld/scroll_ui_target",
+            "rimworld/set_hover_target",
+            "rimworld/clear_hover_target",
+            "rimworld/open_context_menu",
+            "rimworld/right_click_cell",
+            "rimworld/click_cell",
+            "rimworld/drag_cell",
+        ),
+        "BackgroundObserved",
+    ),
+}
+
+
+def _clr_type(name: str, prop: Mapping[str, Any], required: bool) -> str:
+    """The .NET type name the mod reports for a parameter (``Type.FullName``)."""
+    kind = prop.get("type", "object")
+    if isinstance(kind, list):  # ["integer", "null"]
+        kind = next((k for k in kind if k != "null"), "object")
+    if kind == "integer" and name in _LONG_PARAMETERS:
+        return "System.Int64"
+    clr = _CLR_TYPES.get(kind, "System.Object")
+    if kind in ("integer", "number") and not required and prop.get("default") is None:
+        return f"System.Nullable`1[[{clr}, {_MSCORLIB}]]"  # int? / float?
+    return clr
+
+
 def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) -> dict[str, Any]:
+    """The mod's capability descriptor (``DiagnosticsCapabilityModule.DescribeCapability``),
+    then the sim's ``tags``."""
     capability = capability_of(tool.name)
+    extension = capability.source == "extension"
     schema = tool.input_schema
     required = set(schema.get("required", []))
     parameters = None
@@ -25,9 +109,11 @@ def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) ->
         parameters = [
             {
                 "name": name,
-                "parameterType": prop.get("type", "any"),
-                "description": prop.get("description"),
-                "required": name in required,
+                "parameterType": _clr_type(name, prop, name in required),
+                "description": prop.get("description") or "",
+                # every parameter of the mod's tools carries a ToolParameter attribute, whose
+                # Required defaults to true: the mod's descriptors mark them all required
+                "required": name in required if extension else True,
                 "defaultValue": prop.get("default"),
             }
             for name, prop in schema.get("properties", {}).items()
@@ -38,12 +124,14 @@ def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) ->
         "category": capability.category,
         "title": tool.title,
         "summary": tool.description,
-        "source": capability.source,
-        "executionKind": "Immediate",
-        "supportedModes": ["Wait"],
+        "source": capability.source.capitalize(),
+        "executionKind": "FrameBound"
+        if extension
+        else _EXECUTION_KINDS.get(tool.name, "MainThread"),
+        "supportedModes": ["Wait", "Queue"],
         "defaultRequestedMode": "Wait",
-        "emitsEvents": False,
-        "resultType": "object",
+        "emitsEvents": True,
+        "resultType": "System.Object",
         "aliases": [tool.name],
         "parameters": parameters,
         "tags": list(tool.tags),
@@ -82,6 +170,7 @@ def matches(
             capability["summary"],
             *capability["aliases"],
             *(p["name"] for p in capability["parameters"] or []),
+            *(p["description"] for p in capability["parameters"] or []),
         ]
         return any(needle in (t or "").lower() for t in texts)
     return True

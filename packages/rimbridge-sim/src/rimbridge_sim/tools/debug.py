@@ -3,6 +3,7 @@ mode, job logging and spawning things."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
@@ -17,9 +18,16 @@ __all__ = ["DebugTools"]
 _NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
 _PATH = "A debug action path from the discovery tools, e.g. Actions/Pawns/Heal."
 _NODE = (
-    "{path, parentPath, label, category, actionType, isRoot, visible, on, hasChildren, "
-    "childCount, hasDirectAction, hasPawnAction, hasSettingsToggle, execution {supported, "
-    "kind, requiredTargetKind}}"
+    "{path, parentPath, label, category, actionType, isRoot, visible, active, on, "
+    "displayPriority, tabId, tabTitle, tabRootPath, tabDefName, hasChildren, childCount, "
+    "visibleChildCount, hasDirectAction, hasPawnAction, hasSettingsToggle, execution {kind: "
+    "BrowseOnly | Direct | PawnTarget, supported, reason, requiredTargetKind}, source (null, "
+    "or the action's {name, category, allowedGameStates, hideInSubMenu, requiresRoyalty, "
+    "requiresIdeology, requiresBiotech, requiresAnomaly, requiresOdyssey})}"
+)
+_EFFECTS = (
+    "effects {logCount, logs: [{sequence, level, message, source, repeatCount, "
+    "timestampUtc}], windowCountDelta, openedWindowTypes, closedWindowTypes}"
 )
 
 
@@ -39,6 +47,27 @@ _HINT_ON = (
 _HINT_OFF = (
     "A reader following this colonist's lines with rimbridge/list_logs can stop at logCursor."
 )
+
+
+def _effect_line(entry: dict[str, Any]) -> dict[str, Any]:
+    """A log line as the mod's debug effects list it."""
+    return {
+        "sequence": entry["Sequence"],
+        "level": entry["Level"],
+        "message": entry["Message"],
+        "source": entry["Source"],
+        "repeatCount": entry["RepeatCount"],
+        "timestampUtc": entry["TimestampUtc"],
+    }
+
+
+def _added(baseline: list[str], updated: list[str]) -> list[str]:
+    """Window types ``updated`` holds more often than ``baseline`` (once per extra window)."""
+    counts = Counter(baseline)
+    extra: list[str] = []
+    for window_type, count in Counter(updated).items():
+        extra.extend([window_type] * max(0, count - counts[window_type]))
+    return extra
 
 
 class DebugTools:
@@ -69,7 +98,7 @@ class DebugTools:
             "success": True,
             "devModeEnabled": self.host.world.dev_mode,
             "rootCount": len(roots),
-            "roots": [debug.describe(n) for n in roots],
+            "roots": [debug.describe(n, tab_def_name=n.label) for n in roots],
         }
 
     @tool(
@@ -98,10 +127,14 @@ class DebugTools:
 
     @tool(
         "rimworld/search_debug_actions",
-        "Search the whole debug menu by path, label and category (every word must match).",
+        "Search the whole debug menu by path, label, category, action type and execution kind, "
+        "scored as the mod scores it (a whole-field match beats a partial one; a query of "
+        "several words also matches when every word appears somewhere).",
         title="Search debug actions",
         result_description=f"{{success, devModeEnabled, query, includeHidden, supportedOnly, "
-        f"requiredTargetKind, limit, matchCount, totalMatchCount, truncated, matches: [{_NODE}]}}.",
+        f"requiredTargetKind, limit, matchCount, totalMatchCount, truncated, matches: [{{score, "
+        f"matchFields, path, node: {_NODE}}}]}}, best score first; an empty query is "
+        "{success: false, message, devModeEnabled, state}.",
     )
     @parameter("query", "Words to find, e.g. job logging.")
     @parameter("limit", "Most matches to return.")
@@ -118,20 +151,34 @@ class DebugTools:
         required_target_kind: str | None = None,
     ) -> dict[str, Any]:
         debug = self.host.world.debug
-        found = debug.search(query, include_hidden, supported_only, required_target_kind)
-        returned = found[: max(0, limit)]
+        query = (query or "").strip()
+        if not query:
+            return self._failure("A non-empty query is required.")
+        if limit <= 0:
+            limit = 50
+        kind = (required_target_kind or "").strip() or None
+        found = debug.search(query, include_hidden, supported_only, kind)
+        returned = found[:limit]
         return {
             "success": True,
             "devModeEnabled": self.host.world.dev_mode,
             "query": query,
             "includeHidden": include_hidden,
             "supportedOnly": supported_only,
-            "requiredTargetKind": required_target_kind,
+            "requiredTargetKind": kind,
             "limit": limit,
             "matchCount": len(returned),
             "totalMatchCount": len(found),
             "truncated": len(returned) < len(found),
-            "matches": [debug.describe(n) for n in returned],
+            "matches": [
+                {
+                    "score": score,
+                    "matchFields": fields,
+                    "path": node.path,
+                    "node": debug.describe(node),
+                }
+                for node, score, fields in returned
+            ],
         }
 
     @tool(
@@ -139,7 +186,7 @@ class DebugTools:
         "Describe one debug menu path and, optionally, its children.",
         title="Get debug action",
         result_description=f"{{success, devModeEnabled, path, node: {_NODE}, childCount, "
-        "children}.",
+        "children (null without includeChildren)}.",
     )
     @parameter("path", _PATH)
     @parameter("include_children", "Include the node's children.")
@@ -153,14 +200,14 @@ class DebugTools:
             node = debug.resolve(path)
         except RefusedError as error:
             return self._failure(error.message)
-        children = debug.children(node, include_hidden_children) if include_children else []
+        children = debug.children(node, include_hidden_children) if include_children else None
         return {
             "success": True,
             "devModeEnabled": self.host.world.dev_mode,
             "path": node.path,
             "node": debug.describe(node),
-            "childCount": len(children),
-            "children": [debug.describe(c) for c in children],
+            "childCount": 0 if children is None else len(children),
+            "children": None if children is None else [debug.describe(c) for c in children],
         }
 
     @tool(
@@ -169,9 +216,10 @@ class DebugTools:
         "flip (see rimworld/set_debug_setting for a fixed state).",
         title="Execute debug action",
         result_description=f"{{success, path, node: {_NODE}, targetPawn, message, stateBefore, "
-        "stateAfter, effects {logCount, logs, windowCountDelta}}; an unknown path is "
-        "{success: false, message, devModeEnabled, state, path}, a category or a missing pawn "
-        "adds node (and requiredTargetKind: pawn for the pawn).",
+        f"stateAfter, {_EFFECTS}}}; an unknown path is "
+        "{success: false, message, devModeEnabled, state, path}, a submenu (message: the "
+        "node's execution reason) or a missing pawn adds node (and requiredTargetKind: pawn for "
+        "the pawn).",
     )
     @parameter("path", _PATH)
     @parameter("pawn_name", "The pawn a pawn action runs on (by name).")
@@ -187,6 +235,9 @@ class DebugTools:
             node = debug.resolve(path)
         except RefusedError as error:
             return {**self._failure(error.message), "path": path}
+        assessment = debug.assess(node)
+        if not assessment.supported:
+            return self._node_failure(assessment.reason or "", node)
         pawn = None
         if node.pawn_target:
             refused, codes = None, {}
@@ -234,20 +285,24 @@ class DebugTools:
             **extra,
         }
 
-    def _capture(self) -> tuple[dict[str, Any], int, int]:
-        """What the mod's CaptureExecution keeps: the state, the window count, the log cursor."""
+    def _capture(self) -> tuple[dict[str, Any], list[str], int]:
+        """What the mod's CaptureExecution keeps: the state, the open windows' types, the log
+        cursor."""
         world = self.host.world
-        return world.state_snapshot(), len(world.windows.stack), self.host.ring.latest_sequence or 0
+        types = [w.type for w in world.windows.stack]
+        return world.state_snapshot(), types, self.host.ring.latest_sequence or 0
 
-    def _effects(self, before: tuple[dict[str, Any], int, int]) -> dict[str, Any]:
-        """The mod's DescribeEffects: the log lines since ``before`` and the window change."""
-        logs = self.host.ring.query(after_sequence=before[2], minimum_level="debug", limit=20)
+    def _effects(self, before: tuple[dict[str, Any], list[str], int]) -> dict[str, Any]:
+        """The mod's DescribeEffects: the log lines since ``before`` (up to 50, any level) and
+        the windows opened and closed."""
+        logs = self.host.ring.query(after_sequence=before[2], minimum_level="debug", limit=50)
+        after = [w.type for w in self.host.world.windows.stack]
         return {
             "logCount": len(logs.entries),
-            "logs": [e.message for e in reversed(logs.entries)],
-            "windowCountDelta": len(self.host.world.windows.stack) - before[1],
-            "openedWindowTypes": [],
-            "closedWindowTypes": [],
+            "logs": [_effect_line(e.to_wire()) for e in logs.entries],
+            "windowCountDelta": len(after) - len(before[1]),
+            "openedWindowTypes": _added(before[1], after),
+            "closedWindowTypes": _added(after, before[1]),
         }
 
     @tool(
@@ -255,8 +310,7 @@ class DebugTools:
         "Set a debug settings toggle (Settings/God mode, Settings/Never hungry, ...) on or off.",
         title="Set debug setting",
         result_description=f"{{success, changed, path, value, node: {_NODE}, stateBefore, "
-        "stateAfter, effects {logCount, logs, windowCountDelta, openedWindowTypes, "
-        "closedWindowTypes}}; a path that is not a settings toggle is {success: false, "
+        f"stateAfter, {_EFFECTS}}}; a path that is not a settings toggle is {{success: false, "
         "message, path, node, state}.",
     )
     @parameter("path", "A settings path, e.g. Settings/God mode.")

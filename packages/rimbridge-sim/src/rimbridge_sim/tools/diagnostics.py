@@ -43,6 +43,24 @@ _TRACKED = (
 )
 
 
+_PATCHES: Final = {
+    # the mod's RimBridgePatches.DescribeStatus: the sim patches nothing, so nothing failed
+    "applied": True,
+    "essentialApplied": True,
+    "optionalPatchAttemptCount": 0,
+    "optionalPatchSuccessCount": 0,
+    "optionalPatchFailureCount": 0,
+    "optionalPatchFailures": [],
+    "lateInputPatches": {
+        "applied": True,
+        "attemptCount": 0,
+        "successCount": 0,
+        "failureCount": 0,
+        "failures": [],
+    },
+}
+
+
 class DiagnosticsTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -53,14 +71,14 @@ class DiagnosticsTools:
         "while the game hangs.",
         title="Ping",
         result_description="{message: 'pong', timestamp (ISO-8601 UTC, e.g. "
-        "2026-03-17T12:00:00.123Z), success, agentId, phase, stalled}.",
+        "2026-03-17T12:00:00.123Z), pong, agentId, phase, stalled}; no success field, as in "
+        "the mod.",
     )
     async def ping(self) -> dict[str, Any]:
         host = self.host
         return {
             "message": "pong",
             "timestamp": iso_utc(time.time()),
-            "success": True,
             "pong": True,
             "agentId": host.config.agent_id,
             "phase": host.phase.value,
@@ -72,7 +90,7 @@ class DiagnosticsTools:
         "Summarize the current game: whether one is loaded, its tick, map count and selected "
         "colonists, plus the simulation's phase, map, date and speed.",
         title="Get game info",
-        result_description="{success, status: 'game_loaded' | 'no_game', ticksGame, mapCount, "
+        result_description="{status: 'game_loaded' | 'no_game', ticksGame, mapCount, "
         "selectedPawns, phase, mapId, mapWidth, mapHeight, date, timeSpeed, paused, "
         "colonistCount, thingCount, seed, longEvent}.",
     )
@@ -96,13 +114,11 @@ class DiagnosticsTools:
         }
         if world.game is None:
             return {
-                "success": True,
                 "status": "no_game",
                 "message": "No game is currently loaded",
                 **extra,
             }
         return {
-            "success": True,
             "status": "game_loaded",
             "ticksGame": info.tick,
             "mapCount": 1,
@@ -116,8 +132,11 @@ class DiagnosticsTools:
         "versions, journal and log-ring sizes and cursors, the attention policy and item, and "
         "the main loop. The game state is read only if the main loop answers quickly.",
         title="Get bridge status",
-        result_description="{success, state (null while the main loop is busy), version, sdk, "
-        "companions, patches, recentOperationCount, operationJournalCapacity (1000), "
+        result_description="{success, state (null while the main loop is busy), version, sdk "
+        "{sdkAssembly, sdkVersion, sdkInformationalVersion, companionCount, "
+        "companionWarningCount, companionErrorCount, available, reason}, companions, patches "
+        "{applied, essentialApplied, optionalPatch...Count, optionalPatchFailures, "
+        "lateInputPatches}, recentOperationCount, operationJournalCapacity (1000), "
         "retainedResultCount, retainedResultCapacity, recentEventCount, eventJournalCapacity "
         "(5000), recentLogCount, logJournalCapacity, "
         "latestOperationEventSequence, latestLogSequence, agentId, app, policy, attention, "
@@ -144,9 +163,18 @@ class DiagnosticsTools:
                 "sdkVersion": "simulated",
                 "sdkInformationalVersion": "simulated",
             },
-            "sdk": {"available": False, "reason": "no companion SDK in the simulation"},
+            "sdk": {
+                "sdkAssembly": "RimBridgeServer.Sdk",
+                "sdkVersion": "simulated",
+                "sdkInformationalVersion": "simulated",
+                "companionCount": 0,
+                "companionWarningCount": 0,
+                "companionErrorCount": 0,
+                "available": False,
+                "reason": "no companion SDK in the simulation",
+            },
             "companions": {"totalCount": 0, "registeredToolCount": 0, "diagnostics": []},
-            "patches": {"applied": True, "failures": []},
+            "patches": _PATCHES,
             "recentOperationCount": journal.size,
             "trackedOperationCount": journal.size,
             "operationJournalCapacity": journal.capacity,
@@ -188,8 +216,11 @@ class DiagnosticsTools:
         "live surface, filtered by provider, category, source and free text.",
         title="List capabilities",
         result_description="{success, totalCount, returnedCount, truncated, capabilities: "
-        "[{id, providerId, category, title, summary, source, executionKind, supportedModes, "
-        "aliases, parameters}]}.",
+        "[{id, providerId, category, title, summary, source (Core, Optional, Extension), "
+        "executionKind, supportedModes, defaultRequestedMode, emitsEvents, resultType, aliases, "
+        "parameters: [{name, parameterType (a .NET type name), description, required, "
+        "defaultValue}], tags}]}; limit 0 or less is {success, totalCount: 0, returnedCount: 0, "
+        "capabilities: []}.",
     )
     @parameter("limit", "Most capabilities to return (0 or less: none).")
     @parameter("provider_id", "Only this provider (exact).")
@@ -206,11 +237,16 @@ class DiagnosticsTools:
         query: str | None = None,
         include_parameters: bool = True,
     ) -> dict[str, Any]:
+        if limit <= 0:  # the mod answers at once, without counting
+            return {"success": True, "totalCount": 0, "returnedCount": 0, "capabilities": []}
         found = [
-            describe_capability(self.host, t, include_parameters) for t in self.host.tool_list()
+            t
+            for t in self.host.tool_list()
+            if matches(
+                describe_capability(self.host, t, True), provider_id, category, source, query
+            )
         ]
-        found = [c for c in found if matches(c, provider_id, category, source, query)]
-        returned = found[: max(0, limit)]
+        returned = [describe_capability(self.host, t, include_parameters) for t in found[:limit]]
         return {
             "success": True,
             "totalCount": len(found),
@@ -278,7 +314,6 @@ class DiagnosticsTools:
         journal = self.host.journal
         records: list[OperationRecord] = journal.list(limit=limit) if limit > 0 else []
         return {
-            "success": True,
             "operations": [journal.envelope(r, include_result=include_results) for r in records],
         }
 
@@ -326,7 +361,6 @@ class DiagnosticsTools:
             if event.has_result and event.operation_id not in truncated:
                 truncated[event.operation_id] = journal.result_truncated(event.operation_id)
         return {
-            "success": True,
             "events": [
                 event.to_wire(result_truncated=event.has_result and truncated[event.operation_id])
                 for event in events
@@ -372,7 +406,7 @@ class DiagnosticsTools:
             root_operation_id=root_operation_id,
             capability_id=capability_id,
         )
-        return {"success": True, **page.to_wire()}
+        return page.to_wire()
 
     @tool(
         "rimbridge/wait_for_operation",

@@ -238,7 +238,8 @@ class ModTools:
         "unless write is false.",
         title="Update mod settings",
         result_description=f"{{success, requestedModId, wroteSettings, changed, updateCount, "
-        f"updates: [{{path, previousValue, value, changed}}], mod, {_TREE}, "
+        f"updates: [{{path, typeName, changed, previous, current (value graphs like root), "
+        f"previousValue, value}}], mod, {_TREE}, "
         "topLevelSettingCount}.",
     )
     @parameter("mod_id", _SETTINGS_ID)

@@ -17,6 +17,7 @@ from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 from rimbridge_sim.scripting.lua_reference import lua_reference
 from rimbridge_sim.scripting.references import script_reference
 from rimbridge_sim.scripting.runner import CallOutcome, ScriptRunner, normalize_definition
+from rimbridge_sim.scripting.wire import definition_wire
 
 __all__ = ["ScriptingTools"]
 
@@ -179,8 +180,12 @@ class ScriptingTools:
         "Compile Lua in the supported subset into the JSON script model without running it.",
         title="Compile Lua",
         result_description="{success, message, parameterCount, script (the lowered "
-        "definition), scriptJson}; a compile error is {success: false, message, error {code, "
-        "message, line, column}}.",
+        "definition as the mod writes it: {Name, ContinueOnError, MaxDurationMs, "
+        "MaxExecutedStatements, MaxControlDepth, Steps: [{Type, Id, Message, Call, Arguments, "
+        "ContinueUntil, Name, Value, Condition, Body, ElseBody, Collection, ItemName, IndexName, "
+        "MaxIterations}]}), scriptJson (the same, as indented JSON that rimbridge/run_script "
+        "accepts)}; a compile error is {success: false, message, error {code, message, line, "
+        "column, details}}.",
     )
     @parameter("lua_source", _SOURCE)
     @parameter("parameters", _PARAMETERS)
@@ -191,12 +196,13 @@ class ScriptingTools:
         if definition is None:
             assert failure is not None
             return failure
+        script = definition_wire(definition)
         return {
             "success": True,
-            "message": f"Compiled Lua into {len(definition['steps'])} top-level statement(s).",
+            "message": f"Compiled Lua into {len(script['Steps'])} top-level script statement(s).",
             "parameterCount": len(parameters or {}),
-            "script": definition,
-            "scriptJson": json.dumps(definition, indent=2),
+            "script": script,
+            "scriptJson": json.dumps(script, indent=2),
         }
 
     @tool(

@@ -4,10 +4,16 @@ logging. Paths are stable ``/``-joined labels. A subsystem of the world (``world
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._debug_nodes import (
+    Assessment,
+    DebugNode,
+    assess,
+    describe_node,
+    score_node,
+)
 from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import Cell, LetterKind, LogLevel
 from rimbridge_sim.world.state import Pawn
@@ -21,19 +27,6 @@ DEBUG_SETTINGS: Final[dict[str, str]] = {
     "logIncidents": "Log incidents",
 }
 """Debug settings toggles: setting key -> label."""
-
-
-@dataclass
-class DebugNode:
-    label: str
-    category: str
-    action: Callable[[Pawn | None], str] | None = None
-    pawn_target: bool = False
-    setting: str | None = None
-    hidden_without_game: bool = True
-    children: list[DebugNode] = field(default_factory=list)
-    path: str = ""
-    parent: DebugNode | None = None
 
 
 class DebugMenu:
@@ -126,66 +119,41 @@ class DebugMenu:
 
     def search(
         self, query: str, include_hidden: bool, supported_only: bool, target_kind: str | None
-    ) -> list[DebugNode]:
-        words = query.strip().lower().split()
+    ) -> list[tuple[DebugNode, int, list[str]]]:
+        """The mod's search: every node scored against the query (see
+        :func:`score_node`), best first, then by path."""
+        wanted_kind = (target_kind or "").strip().lower()
         found = []
         for node in self._walk():
-            haystack = f"{node.path} {node.label} {node.category}".lower()
-            if not all(word in haystack for word in words):
-                continue
             if not include_hidden and not self.visible(node):
                 continue
-            if supported_only and node.action is None and node.setting is None:
+            assessment = assess(node)
+            if supported_only and not assessment.supported:
                 continue
-            if target_kind and (target_kind.lower() != "pawn" or not node.pawn_target):
+            if wanted_kind and (assessment.required_target_kind or "") != wanted_kind:
                 continue
-            found.append(node)
+            score, fields = score_node(node, query)
+            if score > 0:
+                found.append((node, score, fields))
+        found.sort(key=lambda match: (-match[1], match[0].path))
         return found
 
-    def describe(self, node: DebugNode) -> dict[str, Any]:
-        visible_children = [c for c in node.children if self.visible(c)]
-        kind = (
-            "pawn"
-            if node.pawn_target
-            else "setting"
-            if node.setting
-            else ("direct" if node.action else "category")
+    def assess(self, node: DebugNode) -> Assessment:
+        """Whether the mod would run ``node`` (and how)."""
+        return assess(node)
+
+    def describe(self, node: DebugNode, tab_def_name: str | None = None) -> dict[str, Any]:
+        """The mod's node record (``tab_def_name`` only for a listed root, as in the mod)."""
+        return describe_node(
+            node,
+            is_root=node.parent is self._root,
+            visible=self.visible(node),
+            # RimWorld's ActiveNow: a map tool is active only while a map is drawn
+            active=not node.pawn_target or self._world.game is not None,
+            visible_children=sum(1 for c in node.children if self.visible(c)),
+            on=node.setting is not None and self._world.debug_settings.get(node.setting, False),
+            tab_def_name=tab_def_name,
         )
-        root = node
-        while root.parent is not None and root.parent is not self._root:
-            root = root.parent
-        return {
-            "path": node.path,
-            "parentPath": None if node.parent in (None, self._root) else node.parent.path,
-            "label": node.label,
-            "category": node.category,
-            "actionType": {"pawn": "ToolMapForPawns", "setting": "Action", "direct": "Action"}.get(
-                kind
-            ),
-            "isRoot": node.parent is self._root,
-            "visible": self.visible(node),
-            "active": self.visible(node),
-            "on": None
-            if node.setting is None
-            else self._world.debug_settings.get(node.setting, False),
-            "displayPriority": 0,
-            "tabId": root.label.lower(),
-            "tabTitle": root.label,
-            "tabRootPath": root.path,
-            "tabDefName": root.label,
-            "hasChildren": bool(node.children),
-            "childCount": len(node.children),
-            "visibleChildCount": len(visible_children),
-            "hasDirectAction": node.action is not None and not node.pawn_target,
-            "hasPawnAction": node.pawn_target,
-            "hasSettingsToggle": node.setting is not None,
-            "execution": {
-                "supported": node.action is not None or node.setting is not None,
-                "kind": kind,
-                "requiredTargetKind": "pawn" if node.pawn_target else None,
-            },
-            "source": "RimBridgeSim.DebugActions",
-        }
 
     # -- running -----------------------------------------------------------------------------
 

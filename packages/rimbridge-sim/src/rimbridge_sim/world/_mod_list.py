@@ -4,6 +4,8 @@ from the session RimWorld loaded at start. A subsystem of the world (``world.mod
 from __future__ import annotations
 
 import copy
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 from xml.sax.saxutils import escape
@@ -108,6 +110,12 @@ _DEFAULT_ACTIVE: Final = (
 CONFIG_FILE: Final = "Config/ModsConfig.xml"
 
 
+def _fingerprint(mod_ids: Iterable[str]) -> str:
+    """The mod's configuration fingerprint: 16 hex digits of the SHA-256 of the ids, one a
+    line."""
+    return hashlib.sha256("\n".join(mod_ids).encode("utf-8")).hexdigest()[:16]
+
+
 class ModList:
     """Installed mods, the active order, and saving it."""
 
@@ -132,17 +140,26 @@ class ModList:
         )
 
     def restart_reasons(self) -> list[str]:
-        reasons = []
-        if tuple(self.active) != self.loaded:
-            if set(self.active) != set(self.loaded):
-                reasons.append("The active mod list differs from the mods loaded in this session.")
-            else:
-                reasons.append("The load order differs from the order loaded in this session.")
-        return reasons
+        """The mod's reason codes: none, or the one that says how the session differs."""
+        if tuple(self.active) == self.loaded:
+            return []
+        if set(self.active) != set(self.loaded):
+            return ["active_mod_set_differs_from_loaded_session"]
+        return ["active_mod_order_differs_from_loaded_session"]
+
+    def _matches_session(self, mod: ModInfo) -> bool:
+        """The mod's MatchesLoadedSession: loaded exactly when enabled, at the same index."""
+        enabled = mod.package_id in self.active
+        if enabled != (mod.package_id in self.loaded):
+            return False
+        return not enabled or self.active.index(mod.package_id) == self.loaded.index(mod.package_id)
 
     def describe(self, mod: ModInfo) -> dict[str, Any]:
+        """The mod's mod entry (``ToResponseEntry``); the sim's mods declare no load-order
+        rules or dependencies, so those lists are empty."""
         enabled = mod.package_id in self.active
         loaded = mod.package_id in self.loaded
+        ordering = enabled and any(mod.package_id in pair for pair in self._ordering_pairs())
         return {
             "modId": mod.mod_id,
             "packageId": mod.package_id,
@@ -165,8 +182,16 @@ class ModList:
             "versionCompatible": True,
             "madeForNewerVersion": False,
             "hasConfigurationWarning": False,
-            "configurationWarnings": [],
-            "sessionMismatch": enabled != loaded,
+            "configurationWarning": "",
+            "hasVersionWarning": False,
+            "hasOrderingIssues": ordering,
+            "matchesLoadedSession": self._matches_session(mod),
+            "unsatisfiedDependencies": [],
+            "loadBefore": [],
+            "loadAfter": [],
+            "forceLoadBefore": [],
+            "forceLoadAfter": [],
+            "incompatibleWith": [],
         }
 
     def status(self) -> dict[str, Any]:
@@ -183,12 +208,14 @@ class ModList:
             "versionWarningCount": 0,
             "orderingIssueCount": len(ordering),
             "unsatisfiedDependencyCount": 0,
-            "sessionMismatchCount": len(set(self.active) ^ set(self.loaded)),
+            "sessionMismatchCount": sum(
+                1 for mod in INSTALLED_MODS if not self._matches_session(mod)
+            ),
             "restartRequired": bool(reasons),
             "restartReasonCount": len(reasons),
             "restartReasons": reasons,
-            "currentConfigurationHash": stable_hash(*self.active),
-            "loadedSessionHash": stable_hash(*self.loaded),
+            "currentConfigurationHash": _fingerprint(self.resolve(p).mod_id for p in self.active),
+            "loadedSessionHash": _fingerprint(self.resolve(p).mod_id for p in self.loaded),
             "currentActiveMod": self.describe(self.resolve("brrainz.rimbridgeserver")),
             "currentActiveModIds": [self.resolve(p).mod_id for p in self.active],
             "loadedSessionModIds": [self.resolve(p).mod_id for p in self.loaded],
@@ -196,16 +223,20 @@ class ModList:
             "loadedSessionMods": [self.describe(self.resolve(p)) for p in self.loaded],
         }
 
-    def _ordering_issues(self) -> list[str]:
-        issues = []
+    def _ordering_pairs(self) -> list[tuple[str, str, str]]:
+        """The load-order rules the active list breaks: (first, then, text)."""
         order = {package: index for index, package in enumerate(self.active)}
-        for first, then, text in (
-            ("brrainz.harmony", "ludeon.rimworld", "Harmony should load before Core."),
-            ("ludeon.rimworld", "ludeon.rimworld.royalty", "Royalty must load after Core."),
-        ):
-            if first in order and then in order and order[first] > order[then]:
-                issues.append(text)
-        return issues
+        return [
+            (first, then, text)
+            for first, then, text in (
+                ("brrainz.harmony", "ludeon.rimworld", "Harmony should load before Core."),
+                ("ludeon.rimworld", "ludeon.rimworld.royalty", "Royalty must load after Core."),
+            )
+            if first in order and then in order and order[first] > order[then]
+        ]
+
+    def _ordering_issues(self) -> list[str]:
+        return [text for _first, _then, text in self._ordering_pairs()]
 
     def set_enabled(self, mod: ModInfo, enabled: bool, allow_core: bool) -> bool:
         if mod.core and not enabled and not allow_core:

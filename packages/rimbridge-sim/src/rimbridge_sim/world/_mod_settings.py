@@ -20,6 +20,10 @@ __all__ = ["ModSettingsStore"]
 _PATH_PART: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
 
 
+_WIRE_KINDS: Final = {"bool": "boolean", "int": "number", "float": "number", "list": "array"}
+"""The mod's value kinds (``SemanticValueGraph``) for the sim's own."""
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
@@ -89,7 +93,10 @@ class ModSettingsStore:
         return self._mods.settings[mod.package_id]
 
     def tree(self, mod: ModInfo, max_depth: int, max_entries: int) -> dict[str, Any]:
-        return self._node("root", "", self.values(mod), 0, max(0, max_depth), max(0, max_entries))
+        # the mod's graph root has an empty name and path and the settings class's type
+        root = self._node("", "", self.values(mod), 0, max(0, max_depth), max(0, max_entries))
+        root["typeName"] = mod.settings_type or root["typeName"]
+        return root
 
     def _node(
         self, name: str, path: str, value: Any, depth: int, max_depth: int, max_entries: int
@@ -98,7 +105,7 @@ class ModSettingsStore:
         node: dict[str, Any] = {
             "name": name,
             "path": path,
-            "valueKind": kind,
+            "valueKind": _WIRE_KINDS.get(kind, kind),
             "typeName": {
                 "bool": "System.Boolean",
                 "int": "System.Int32",
@@ -137,12 +144,17 @@ class ModSettingsStore:
         updates = []
         for container, key, path, previous, converted in staged:
             container[key] = converted
+            before = self._node("", "", previous, 0, 4, 32)  # the mod's default graph limits
             updates.append(
                 {
+                    # the mod's update record: the value's type and both values as graphs
                     "path": path,
+                    "typeName": before["typeName"],
+                    "changed": previous != converted,
+                    "previous": before,
+                    "current": self._node("", "", converted, 0, 4, 32),
                     "previousValue": previous,
                     "value": converted,
-                    "changed": previous != converted,
                 }
             )
         return updates
