@@ -96,8 +96,23 @@ async def test_a_capability_is_described_with_the_mods_descriptor_values(open_si
             "rootOperationId": "System.String",
             "capabilityId": "System.String",
         }
-        assert all(p["required"] is True for p in capability["parameters"])
+        # every parameter of list_logs is optional; the mod would say required (see the README)
+        assert all(p["required"] is False for p in capability["parameters"])
         assert all(isinstance(p["description"], str) for p in capability["parameters"])
+        designator = await sim.call(
+            "rimbridge/get_capability",
+            capabilityIdOrAlias="rimworld/apply_architect_designator",
+        )
+        required = {p["name"]: p["required"] for p in designator["capability"]["parameters"]}
+        assert required == {
+            "designatorId": True,
+            "x": True,
+            "z": True,
+            "width": False,
+            "height": False,
+            "dryRun": False,
+            "keepSelected": False,
+        }
 
 
 async def test_execution_kinds_and_parameter_types_follow_the_mods_declarations(

@@ -111,9 +111,9 @@ def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) ->
                 "name": name,
                 "parameterType": _clr_type(name, prop, name in required),
                 "description": prop.get("description") or "",
-                # every parameter of the mod's tools carries a ToolParameter attribute, whose
-                # Required defaults to true: the mod's descriptors mark them all required
-                "required": name in required if extension else True,
+                # the tool's real required set; the mod's descriptors take Required from each
+                # parameter's ToolParameter attribute, which defaults to true (see the README)
+                "required": name in required,
                 "defaultValue": prop.get("default"),
             }
             for name, prop in schema.get("properties", {}).items()
