@@ -436,3 +436,20 @@ async def test_framing_a_cell_rectangle_pads_within_the_map_and_refuses_with_the
             "maxX": 0,
             "maxZ": 1,
         }
+
+
+async def test_areas_are_listed_by_ascending_list_priority_and_empty_ones_only_on_request(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/create_allowed_area", label="Pen")
+        listed = await sim.call("rimworld/list_areas", includeEmpty=True)
+        priorities = [area["listPriority"] for area in listed["areas"]]
+        assert priorities == sorted(priorities) and len(set(priorities)) > 1
+        assert listed["areas"][0]["label"] == "Pen"
+        # the new allowed area has no cells yet: without includeEmpty it is not listed
+        default = await sim.call("rimworld/list_areas")
+        assert [area["label"] for area in default["areas"]] == [
+            area["label"] for area in listed["areas"] if area["cellCount"] > 0
+        ]
+        assert "Pen" not in [area["label"] for area in default["areas"]]

@@ -130,6 +130,8 @@ async def test_things_spawn_clamped_and_unknown_defs_are_a_payload_failure(open_
             "rimworld/spawn_thing", defName="MealSimple", x=3, z=3, stackCount=99
         )
         assert (spawned["stackCount"], spawned["cell"]) == (10, {"x": 3, "z": 3})
+        # the game's LabelCap: the label with a capital, and the stack's count
+        assert spawned["label"] == "Simple meal x10"
         unknown = await sim.call("rimworld/spawn_thing", defName="Unobtainium", x=3, z=3)
         assert unknown["message"] == "Could not resolve ThingDef 'Unobtainium'."
 

@@ -11,7 +11,7 @@ from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, InvalidArgumentError, RefusedError, WorldError
 from rimbridge_sim.world._debug import DebugNode
-from rimbridge_sim.world.describe import cell_payload, describe_pawn
+from rimbridge_sim.world.describe import cell_payload, describe_pawn, label_cap
 
 __all__ = ["DebugTools"]
 
@@ -448,7 +448,7 @@ class DebugTools:
         return {
             "success": True,
             "defName": thing.def_name,
-            "label": thing.definition.label,
+            "label": label_cap(thing),
             "stackCount": thing.stack_count,
             "cell": cell_payload(thing.position),
             "thingId": thing.id,

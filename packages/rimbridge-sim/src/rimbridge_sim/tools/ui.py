@@ -26,6 +26,10 @@ def _tab_hash(full_type: str, label: str) -> str:
     return hashlib.sha256(f"{full_type}\n{label}".encode()).hexdigest()[:16]
 
 
+def _dispatched(command: str) -> str:
+    return f"Dispatched semantic '{command}' input to RimWorld's window stack."
+
+
 def _normal(text: str) -> str:
     return text.strip().replace("_", "").replace("-", "").replace(" ", "").lower()
 
@@ -232,32 +236,32 @@ class UiTools:
 
     @tool(
         "rimworld/press_accept",
-        "Press accept (Enter) on the top window: it does its accept action (a letter's OK "
-        "removes the letter) and closes.",
+        "Press accept (Enter) on the window stack: a top window that takes accept does its "
+        "accept action (a letter's OK removes the letter) and closes; otherwise nothing "
+        "changes.",
         title="Press accept",
-        result_description=_COMMAND + "; no window to accept is a payload failure.",
+        result_description=_COMMAND + "; with nothing to accept, changed is false.",
     )
     @call_spec(world=True)
     def press_accept(self) -> dict[str, Any]:
-        return self._command("accept", self.host.world.windows.press_accept)
+        return self._command(
+            "accept", self.host.world.windows.press_accept, success_message=_dispatched("accept")
+        )
 
     @tool(
         "rimworld/press_cancel",
-        "Press cancel (Escape) on the top window: it closes if it allows that.",
+        "Press cancel (Escape) on the window stack: an open float menu closes, else a top "
+        "window that takes cancel closes; otherwise nothing changes.",
         title="Press cancel",
-        result_description=_COMMAND + "; no window to cancel is a payload failure.",
+        result_description=_COMMAND + "; with nothing to cancel, changed is false.",
     )
     @call_spec(world=True)
     def press_cancel(self) -> dict[str, Any]:
         world = self.host.world
+        action = world.windows.press_cancel
         if world.ui.context_menu is not None:
-
-            def close_menu() -> str:
-                world.map_input.close_menu()
-                return "closed the float menu"
-
-            return self._command("cancel", close_menu)
-        return self._command("cancel", world.windows.press_cancel)
+            action = world.map_input.close_menu
+        return self._command("cancel", action, success_message=_dispatched("cancel"))
 
     @tool(
         "rimworld/close_window",
@@ -273,13 +277,17 @@ class UiTools:
         windows = self.host.world.windows
 
         def close() -> str:
-            targets = windows.matching(window_type) if window_type else windows.stack[-1:]
+            # the last open window of that type, or the top window (the mod closes one)
+            targets = windows.matching(window_type) if window_type else windows.stack
             if not targets:
-                what = f"of type '{window_type}'" if window_type else ""
-                raise RefusedError(f"No window {what} is open.".replace("  ", " "))
-            for window in targets:
-                windows.close(window)
-            return f"Closed {len(targets)} window(s)."
+                raise RefusedError(
+                    f"Could not find an open window matching '{window_type}'."
+                    if window_type
+                    else "No open window was available to close."
+                )
+            target = targets[-1]
+            windows.close(target)
+            return f"Closed RimWorld window '{target.type}'."
 
         return self._command("close_window", close)
 
@@ -298,7 +306,18 @@ class UiTools:
         self, window_type: str, replace_existing: bool = True
     ) -> dict[str, Any]:
         windows = self.host.world.windows
-        return self._command(
-            "open_window_by_type",
-            lambda: f"Opened {windows.open_by_type(window_type, replace_existing).type}.",
+        before = windows.ui_state()
+        try:
+            window = windows.open_by_type(window_type, replace_existing)
+        except RefusedError as error:
+            return windows.command("open_window_by_type", before, error.message, success=False)
+        if window is None:  # already open, and not to be replaced: the mod answers success
+            full = windows.matching(window_type)[-1].type
+            return {
+                **windows.command("open_window_by_type", before, ""),
+                "changed": False,
+                "message": f"Window '{full}' is already open.",
+            }
+        return windows.command(
+            "open_window_by_type", before, f"Opened RimWorld window '{window.type}'."
         )

@@ -25,6 +25,17 @@ __all__ = [
     "window_title",
 ]
 
+_CHANGE_KEYS: Final = (
+    "windowCount",
+    "nonImmediateDialogWindowOpen",
+    "currentWindowGetsInput",
+    "focusedWindowType",
+    "mainTabOpen",
+    "openMainTabId",
+)
+"""The UI state fields whose change makes a command's ``changed`` true (as the mod reads it)."""
+
+
 MAX_WINDOWS: Final = 32
 
 
@@ -264,62 +275,80 @@ class Windows:
     def command(
         self, command: str, before: dict[str, Any], message: str, *, success: bool = True
     ) -> dict[str, Any]:
-        """The answer of a UI command: what changed between ``before`` and now."""
+        """The answer of a UI command: what changed between ``before`` and now.
+
+        ``changed`` is the mod's rule: the window count, whether a dialog is open or the top
+        window takes input, the focused window, the open main tab, or a window opened or closed.
+        A command that ran and changed nothing says so at the end of its message."""
         after = self.ui_state()
-        before_types = [w["type"] for w in before["windows"]]
-        after_types = [w["type"] for w in after["windows"]]
         before_ids = {w["id"] for w in before["windows"]}
         after_ids = {w["id"] for w in after["windows"]}
+        opened = list(
+            dict.fromkeys(w["type"] for w in after["windows"] if w["id"] not in before_ids)
+        )
+        closed = list(
+            dict.fromkeys(w["type"] for w in before["windows"] if w["id"] not in after_ids)
+        )
+        changed = success and (
+            any(before[key] != after[key] for key in _CHANGE_KEYS) or bool(opened or closed)
+        )
+        if success and not changed:
+            message += " UI state did not change."
         return {
             "success": success,
             "command": command,
-            "changed": before_ids != after_ids,
-            "windowCountDelta": len(after_types) - len(before_types),
+            "changed": changed,
+            "windowCountDelta": after["windowCount"] - before["windowCount"] if success else 0,
             "message": message,
             "before": before,
-            "after": after,
-            "openedWindowTypes": [w["type"] for w in after["windows"] if w["id"] not in before_ids],
-            "closedWindowTypes": [w["type"] for w in before["windows"] if w["id"] not in after_ids],
+            "after": after if success else before,
+            "openedWindowTypes": opened if success else [],
+            "closedWindowTypes": closed if success else [],
         }
 
     # -- input -------------------------------------------------------------------------------
 
-    def press_accept(self) -> str:
-        """What the accept key does: the top window's accept action, then it closes."""
+    def press_accept(self) -> None:
+        """What the accept key does: the top window's accept action, then it closes, when the
+        window takes accept; otherwise nothing (the key goes to the window stack either way)."""
         top = self.top()
-        if top is None:
-            raise RefusedError("No window is open to accept.")
-        if not top.close_on_accept:
-            raise RefusedError(f"The top window ({top.short_type}) does not accept input.")
-        did = top.on_accept() if top.on_accept is not None else f"accepted {top.short_type}"
+        if top is None or not top.close_on_accept:
+            return
+        if top.on_accept is not None:
+            top.on_accept()
         self.close(top)
-        return did
 
-    def press_cancel(self) -> str:
+    def press_cancel(self) -> None:
+        """The cancel key: the top window closes when it takes cancel; otherwise nothing."""
         top = self.top()
-        if top is None:
-            raise RefusedError("No window is open to cancel.")
-        if not top.close_on_cancel:
-            raise RefusedError(f"The top window ({top.short_type}) ignores cancel.")
-        self.close(top)
-        return f"closed {top.short_type}"
+        if top is not None and top.close_on_cancel:
+            self.close(top)
 
-    def open_by_type(self, type_name: str, replace_existing: bool) -> Window:
-        wanted = type_name.strip().lower()
+    def open_by_type(self, type_name: str, replace_existing: bool) -> Window | None:
+        """Open a window of a type with a parameterless constructor (short or full name, case
+        ignored); ``None`` when one is open and ``replace_existing`` is false."""
+        wanted = type_name.strip()
+        if not wanted:
+            raise RefusedError("A short or full .NET type name is required.")
         full = next(
-            (t for t in WINDOW_TYPES if wanted in (t.lower(), t.rsplit(".", 1)[-1].lower())),
+            (
+                t
+                for t, (_, parameterless) in WINDOW_TYPES.items()
+                if parameterless and wanted.lower() in (t.lower(), t.rsplit(".", 1)[-1].lower())
+            ),
             None,
         )
         if full is None:
-            raise RefusedError(f"Could not resolve a Verse.Window type named '{type_name}'.")
-        title, parameterless = WINDOW_TYPES[full]
-        if not parameterless:
             raise RefusedError(
-                f"Window type '{full}' does not expose a public parameterless constructor."
+                f"Could not resolve a loaded Verse.Window type matching '{wanted}' with a "
+                "public parameterless constructor."
             )
-        if replace_existing:
-            for window in self.matching(full):
-                self.close(window)
+        title, _ = WINDOW_TYPES[full]
+        existing = self.matching(full)
+        if existing and not replace_existing:
+            return None
+        for window in existing:
+            self.close(window)
         buttons = [("Close", "close")]
         if full.endswith("Dialog_Options"):
             buttons = [("Pause on load", "toggle"), ("Run in background", "toggle"), *buttons]

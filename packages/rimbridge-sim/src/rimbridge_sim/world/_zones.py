@@ -115,10 +115,10 @@ class ZonesAndAreas:
         found = [
             a
             for a in game.areas.values()
-            if (include_empty or a.cells or a.kind == "Allowed")
-            and (not assignable_only or a.assignable)
+            if (include_empty or a.cells) and (not assignable_only or a.assignable)
         ]
-        return sorted(found, key=lambda a: (-a.list_priority, a.label))
+        # the mod's order: list priority, then label and id (ordinal)
+        return sorted(found, key=lambda a: (a.list_priority, a.label, a.id))
 
     def area(self, area_id: str) -> Area:
         game = self._world.require_colony().game

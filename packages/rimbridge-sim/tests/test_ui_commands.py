@@ -1,0 +1,100 @@
+"""The window commands answer as the mod's do: accept and cancel always reach the window stack
+(nothing to act on is a success that changed nothing), ``close_window`` closes one window, and
+``open_window_by_type`` leaves an open window alone unless told to replace it; a command that
+changed nothing says so at the end of its message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_OPTIONS = "RimWorld.Dialog_Options"
+
+
+async def test_accept_and_cancel_with_nothing_to_act_on_succeed_and_change_nothing(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        for tool, command in (
+            ("rimworld/press_accept", "accept"),
+            ("rimworld/press_cancel", "cancel"),
+        ):
+            result = await sim.call(tool)
+            assert (
+                result["success"],
+                result["command"],
+                result["changed"],
+                result["windowCountDelta"],
+                result["message"],
+            ) == (
+                True,
+                command,
+                False,
+                0,
+                f"Dispatched semantic '{command}' input to RimWorld's window stack. "
+                "UI state did not change.",
+            )
+            assert result["before"] == result["after"]
+
+
+async def test_cancel_closes_the_top_window_and_says_it_was_dispatched(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        result = await sim.call("rimworld/press_cancel")
+        assert (result["changed"], result["windowCountDelta"], result["closedWindowTypes"]) == (
+            True,
+            -1,
+            [_OPTIONS],
+        )
+        assert result["message"] == (
+            "Dispatched semantic 'cancel' input to RimWorld's window stack."
+        )
+
+
+async def test_close_window_closes_the_last_window_of_the_type_only(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        await sim.call(
+            "rimworld/open_window_by_type", windowType="Page_ModsConfig", replaceExisting=False
+        )
+        closed = await sim.call("rimworld/close_window", windowType="dialog_options")
+        assert (closed["success"], closed["message"], closed["windowCountDelta"]) == (
+            True,
+            f"Closed RimWorld window '{_OPTIONS}'.",
+            -1,
+        )
+        assert closed["after"]["windowCount"] == 1
+        missing = await sim.call("rimworld/close_window", windowType="Dialog_Options")
+        assert (missing["success"], missing["changed"], missing["message"]) == (
+            False,
+            False,
+            "Could not find an open window matching 'Dialog_Options'.",
+        )
+        assert missing["before"] == missing["after"]
+        await sim.call("rimworld/close_window")
+        nothing = await sim.call("rimworld/close_window")
+        assert nothing["message"] == "No open window was available to close."
+
+
+async def test_open_window_by_type_keeps_an_open_window_unless_told_to_replace_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        opened = await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        assert opened["message"] == f"Opened RimWorld window '{_OPTIONS}'."
+        kept = await sim.call(
+            "rimworld/open_window_by_type", windowType="Dialog_Options", replaceExisting=False
+        )
+        assert (kept["success"], kept["changed"], kept["message"]) == (
+            True,
+            False,
+            f"Window '{_OPTIONS}' is already open.",
+        )
+        assert kept["after"]["windowCount"] == 1
+        unknown = await sim.call("rimworld/open_window_by_type", windowType="Dialog_Nope")
+        assert (unknown["success"], unknown["message"]) == (
+            False,
+            "Could not resolve a loaded Verse.Window type matching 'Dialog_Nope' with a public "
+            "parameterless constructor.",
+        )
+        blank = await sim.call("rimworld/open_window_by_type", windowType="  ")
+        assert blank["message"] == "A short or full .NET type name is required."
