@@ -1,11 +1,16 @@
 """The window commands answer as the mod's do: accept and cancel always reach the window stack
 (nothing to act on is a success that changed nothing), ``close_window`` closes one window, and
 ``open_window_by_type`` leaves an open window alone unless told to replace it; a command that
-changed nothing says so at the end of its message."""
+changed nothing says so at the end of its message. Without a game, the camera moves fail in
+band, as the mod's throw."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
+
+from gabp import RemoteError
 
 _OPTIONS = "RimWorld.Dialog_Options"
 
@@ -98,3 +103,21 @@ async def test_open_window_by_type_keeps_an_open_window_unless_told_to_replace_i
         )
         blank = await sim.call("rimworld/open_window_by_type", windowType="  ")
         assert blank["message"] == "A short or full .NET type name is required."
+
+
+async def test_camera_moves_without_a_game_fail_in_band_as_the_mods_throw(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/go_to_main_menu")
+        await sim.call("rimbridge/wait_for_long_event_idle")
+        for tool, arguments in (
+            ("rimworld/jump_camera_to_cell", {"x": 1, "z": 1}),
+            ("rimworld/jump_camera_to_pawn", {"pawnName": "Flint"}),
+            ("rimworld/move_camera", {"deltaX": 1.0, "deltaZ": 0.0}),
+            ("rimworld/frame_pawns", {}),
+            ("rimworld/frame_cell_rect", {"x": 1, "z": 1}),
+        ):
+            with pytest.raises(RemoteError) as caught:
+                await sim.call(tool, **arguments)
+            assert (caught.value.code, caught.value.data["code"]) == (-32000, "no_game"), tool
+        # reading the camera still answers
+        assert (await sim.call("rimworld/get_camera_state"))["mapId"] is None

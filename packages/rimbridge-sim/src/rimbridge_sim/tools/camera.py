@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, RefusedError
 from rimbridge_sim.world.describe import describe_pawn
 
 __all__ = ["CameraTools", "parse_list"]
 
-_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
 _CAMERA = (
     "camera {success, mapId, rootSize, zoomRootSize, zoomRange, mapPosition {x, z}, viewRect "
     "{minX, minZ, maxX, maxZ, width, height}}"
@@ -52,7 +51,7 @@ class CameraTools:
     )
     @parameter("pawn_name", "The pawn's name.")
     @parameter("pawn_id", "The pawn's id.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def jump_camera_to_pawn(
         self, pawn_name: str | None = None, pawn_id: str | None = None
     ) -> dict[str, Any]:
@@ -75,7 +74,7 @@ class CameraTools:
     )
     @parameter("x", "Cell x.")
     @parameter("z", "Cell z.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def jump_camera_to_cell(self, x: int, z: int) -> dict[str, Any]:
         world = self.host.world
         game = world.require_colony().game
@@ -93,7 +92,7 @@ class CameraTools:
     )
     @parameter("delta_x", "Cells to move east (negative: west).")
     @parameter("delta_z", "Cells to move north (negative: south).")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def move_camera(self, delta_x: float, delta_z: float) -> dict[str, Any]:
         world = self.host.world
         cell = world.camera.move(delta_x, delta_z)
@@ -135,7 +134,7 @@ class CameraTools:
         "pawn_names_csv", "Pawn names separated by commas; omit both lists for the selection."
     )
     @parameter("pawn_ids_csv", "Pawn ids separated by commas.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def frame_pawns(
         self, pawn_names_csv: str | None = None, pawn_ids_csv: str | None = None
     ) -> dict[str, Any]:
@@ -173,7 +172,7 @@ class CameraTools:
     @parameter("height", "Cells along z.")
     @parameter("padding_cells", "Margin around the rectangle, in cells.")
     @parameter("root_size", "Zoom to this rootSize; 0 keeps the current zoom.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def frame_cell_rect(
         self,
         x: int,
