@@ -121,3 +121,29 @@ async def test_camera_moves_without_a_game_fail_in_band_as_the_mods_throw(open_s
             assert (caught.value.code, caught.value.data["code"]) == (-32000, "no_game"), tool
         # reading the camera still answers
         assert (await sim.call("rimworld/get_camera_state"))["mapId"] is None
+
+
+async def test_a_cell_rect_that_cannot_be_framed_is_refused_with_the_rect_and_the_camera(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        camera = await sim.call("rimworld/get_camera_state")
+        del camera["operation"]
+        for tool in ("rimworld/frame_cell_rect", "rimworld/screenshot_cell_rect"):
+            refused = await sim.call(tool, x=2, z=3, width=0, height=2, paddingCells=-1)
+            assert refused["success"] is False, tool
+            assert refused["requestedRect"] == {
+                "x": 2,
+                "z": 3,
+                "width": 0,
+                "height": 2,
+                "maxX": 1,
+                "maxZ": 4,
+            }
+            assert (refused["paddingCells"], refused["rootSize"]) == (0, 0.0)
+        assert refused["cameraBefore"] == camera
+        await sim.call("rimworld/go_to_main_menu")
+        await sim.call("rimbridge/wait_for_long_event_idle")
+        with pytest.raises(RemoteError) as caught:
+            await sim.call("rimworld/screenshot_cell_rect", x=1, z=1)
+        assert caught.value.data["code"] == "no_game"

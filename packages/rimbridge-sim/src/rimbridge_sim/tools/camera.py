@@ -11,7 +11,7 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, RefusedError
 from rimbridge_sim.world.describe import describe_pawn
 
-__all__ = ["CameraTools", "parse_list"]
+__all__ = ["CameraTools", "frame_refusal", "parse_list"]
 
 _CAMERA = (
     "camera {success, mapId, rootSize, zoomRootSize, zoomRange, mapPosition {x, z}, viewRect "
@@ -26,6 +26,34 @@ def parse_list(text: str | None) -> list[str]:
     for separator in ";|\n":
         text = text.replace(separator, ",")
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def frame_refusal(
+    refused: RefusedError,
+    x: int,
+    z: int,
+    width: int,
+    height: int,
+    padding_cells: int,
+    root_size: float,
+) -> dict[str, Any]:
+    """The mod's answer when a cell rect cannot be framed: the rect as asked, the padding and
+    the root size (``frame_cell_rect``; ``screenshot_cell_rect`` adds ``cameraBefore``)."""
+    return {
+        "success": False,
+        "message": refused.message,
+        "requestedRect": {
+            "x": x,
+            "z": z,
+            "width": width,
+            "height": height,
+            "maxX": x + width - 1 if width > 0 else x - 1,
+            "maxZ": z + height - 1 if height > 0 else z - 1,
+        },
+        "paddingCells": max(padding_cells, 0),
+        "rootSize": root_size,
+        "code": refused.code,
+    }
 
 
 class CameraTools:
@@ -186,20 +214,5 @@ class CameraTools:
         try:
             framed = world.camera.frame_rect(x, z, width, height, padding_cells, root_size)
         except RefusedError as refused:
-            # the mod's failure: the rect as asked, the padding and the rootSize
-            return {
-                "success": False,
-                "message": refused.message,
-                "requestedRect": {
-                    "x": x,
-                    "z": z,
-                    "width": width,
-                    "height": height,
-                    "maxX": x + width - 1 if width > 0 else x - 1,
-                    "maxZ": z + height - 1 if height > 0 else z - 1,
-                },
-                "paddingCells": max(padding_cells, 0),
-                "rootSize": root_size,
-                "code": refused.code,
-            }
+            return frame_refusal(refused, x, z, width, height, padding_cells, root_size)
         return {"success": True, **framed, "camera": world.camera.state()}

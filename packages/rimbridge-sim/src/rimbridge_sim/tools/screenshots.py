@@ -14,10 +14,11 @@ import time
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import call_spec
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.png import encode_png
+from rimbridge_sim.tools.camera import frame_refusal
 from rimbridge_sim.world import RefusedError, World, WorldError, sanitize_name
 from rimbridge_sim.world._render import crop_screen, render_screen
 from rimbridge_sim.world._screen import Rect
@@ -28,7 +29,6 @@ __all__ = ["SCREENSHOT_NAME_PREFIX", "ScreenshotTools"]
 SCREENSHOT_NAME_PREFIX = "rimbridge"
 """The prefix of a screenshot's name when none is given."""
 
-_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
 _SHOT = (
     "{success, path (absolute, PNG: the cropped file when clipped), sourcePath (the full "
     "shot when clipped, else null), fileName (without .png), requestedFileName (the sanitized "
@@ -204,7 +204,7 @@ class ScreenshotTools:
     @parameter("suppress_message", "Do not show the 'screenshot saved' message in the game.")
     @parameter("do_not_reset_camera", "Leave the camera on the rectangle afterwards.")
     @parameter("root_size", "Zoom to this rootSize for the capture; 0 keeps the zoom.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def screenshot_cell_rect(
         self,
         x: int,
@@ -222,7 +222,12 @@ class ScreenshotTools:
         camera = world.camera
         before = camera.state()
         saved = camera.snapshot()
-        framed = camera.frame_rect(x, z, width, height, padding_cells, root_size)
+        try:
+            framed = camera.frame_rect(x, z, width, height, padding_cells, root_size)
+        except RefusedError as refused:
+            failure = frame_refusal(refused, x, z, width, height, padding_cells, root_size)
+            code = failure.pop("code")
+            return {**failure, "cameraBefore": before, "code": code}
         during = camera.state()
         padded = framed["paddedRect"]
         corner_low = world.screen.cell_to_screen(_cell(padded["x"], padded["maxZ"]))
