@@ -147,3 +147,36 @@ async def test_a_cell_rect_that_cannot_be_framed_is_refused_with_the_rect_and_th
         with pytest.raises(RemoteError) as caught:
             await sim.call("rimworld/screenshot_cell_rect", x=1, z=1)
         assert caught.value.data["code"] == "no_game"
+
+
+async def test_click_ui_target_answers_with_the_mods_keys_in_order(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        layout = await sim.call("rimworld/get_ui_layout")
+        checkbox = next(e for e in layout["surfaces"][0]["elements"] if e["kind"] == "checkbox")
+        clicked = await sim.call("rimworld/click_ui_target", targetId=checkbox["targetId"])
+        del clicked["operation"]
+        assert list(clicked) == [
+            "success",
+            "command",
+            "changed",
+            "message",
+            "targetId",
+            "before",
+            "after",
+            "openedWindowTypes",
+            "closedWindowTypes",
+        ]
+        refused = await sim.call("rimworld/click_ui_target", targetId="ui-element:nope")
+        del refused["operation"]
+        assert list(refused) == [
+            "success",
+            "command",
+            "changed",
+            "message",
+            "targetId",
+            "before",
+            "after",
+        ]
+        assert (refused["success"], refused["changed"]) == (False, False)
+        assert refused["before"] == refused["after"]

@@ -54,6 +54,20 @@ def _screen_click(
     }
 
 
+def _click_answer(
+    result: dict[str, Any], target_id: str, *, refused: bool = False
+) -> dict[str, Any]:
+    """A UI command's answer in ``click_ui_target``'s shape (the mod's keys and order: no
+    ``windowCountDelta``, the target after the message; a refusal has no window lists)."""
+    answer = {key: result[key] for key in ("success", "command", "changed", "message")}
+    answer["targetId"] = target_id
+    answer["before"], answer["after"] = result["before"], result["after"]
+    if not refused:
+        answer["openedWindowTypes"] = result["openedWindowTypes"]
+        answer["closedWindowTypes"] = result["closedWindowTypes"]
+    return answer
+
+
 class UiTargetTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -164,11 +178,9 @@ class UiTargetTools:
         try:
             did = self.host.world.screen.click_element(target_id)
         except RefusedError as error:
-            return {
-                **windows.command("click_ui_target", before, error.message, success=False),
-                "targetId": target_id,
-            }
-        return {**windows.command("click_ui_target", before, did), "targetId": target_id}
+            failed = windows.command("click_ui_target", before, error.message, success=False)
+            return _click_answer(failed, target_id, refused=True)
+        return _click_answer(windows.command("click_ui_target", before, did), target_id)
 
     @tool(
         "rimworld/scroll_ui_target",
