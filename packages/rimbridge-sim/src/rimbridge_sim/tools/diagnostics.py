@@ -300,7 +300,7 @@ class DiagnosticsTools:
         "HasResult, ResultWasTruncated, Warnings, Error, Metadata, method, parentId, rootId, "
         "argumentsSummary, resultSummary, children, eventsDropped, events (its start and "
         "outcome as list_operation_events shows them, and its child_started, progress and log "
-        "events)}}; an unknown id is a payload failure.",
+        "events)}}; an unknown id is a payload failure, a blank one an invalid_argument error.",
     )
     @parameter("operation_id", "The operation's id.")
     async def get_operation(self, operation_id: str) -> dict[str, Any]:
@@ -431,8 +431,8 @@ class DiagnosticsTools:
         title="Wait for operation",
         result_description="{success, satisfied, message, elapsedMs, attempts, "
         "probeFailureCount, lastProbeError, trackedOperation (with its retained result, as "
-        "get_operation shows it)}; a negative timeoutMs or pollIntervalMs is an "
-        "invalid_argument error.",
+        "get_operation shows it)}; a blank operationId or a negative timeoutMs or "
+        "pollIntervalMs is an invalid_argument error.",
     )
     @parameter("operation_id", "The operation's id.")
     @parameter("timeout_ms", "How long to wait, in milliseconds (0 or more).")
