@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -33,7 +33,7 @@ from rimbridge_sim.scripting.expressions import (
     operation_error,
 )
 
-__all__ = ["CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
+__all__ = ["NO_STEPS", "CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
 
 _DEFINITION_KEYS = (
     "name",
@@ -101,6 +101,23 @@ def _step(raw: Any) -> dict[str, Any]:
     return step
 
 
+NO_STEPS: Final = "The script must contain at least one step."
+_LIMITS: Final = ("maxDurationMs", "maxExecutedStatements", "maxControlDepth")
+
+
+def limit_error(definition: Mapping[str, Any]) -> ScriptError | None:
+    """The mod's check of a definition's budgets before it runs: the first one that is not
+    positive halts the script before any step."""
+    for key in _LIMITS:
+        if definition[key] <= 0:
+            return ScriptError(
+                "script.invalid_definition",
+                f"The script must declare a positive {key} value.",
+                {key: definition[key]},
+            )
+    return None
+
+
 def normalize_definition(raw: Any) -> dict[str, Any]:
     """A script definition with canonical keys and defaults (``script.invalid_*`` errors)."""
     if not isinstance(raw, Mapping):
@@ -114,11 +131,11 @@ def normalize_definition(raw: Any) -> dict[str, Any]:
         ("maxControlDepth", 32),
     ):
         value = definition.setdefault(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ScriptError("script.invalid_definition", f"{key} must be a positive integer")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ScriptError("script.invalid_definition", f"{key} must be an integer")
     steps = definition.get("steps")
     if not isinstance(steps, list) or not steps:
-        raise ScriptError("script.invalid_definition", "the script must contain at least one step")
+        raise ScriptError("script.invalid_definition", NO_STEPS)
     definition["steps"] = [_step(s) for s in steps]
     return definition
 
@@ -209,6 +226,13 @@ class ScriptRunner:
     async def run(self, definition: dict[str, Any]) -> ScriptReport:
         report = ScriptReport(definition["name"], bool(definition["continueOnError"]))
         report.step_count = _count(definition["steps"])
+        invalid = limit_error(definition)
+        if invalid is not None:
+            report.success = False
+            report.halted = True
+            report.halt_reason = invalid.message
+            report.error = invalid.to_wire()
+            return report
         self._budget = definition["maxExecutedStatements"]
         self._deadline = time.monotonic() + definition["maxDurationMs"] / 1000
         self._max_depth = definition["maxControlDepth"]

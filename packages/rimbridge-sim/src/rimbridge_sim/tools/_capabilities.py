@@ -139,8 +139,8 @@ def describe_capability(host: ToolHost, tool: Tool, include_parameters: bool) ->
 
 
 def find_capability(host: ToolHost, wanted: str) -> dict[str, Any] | None:
-    # the mod resolves an id or an alias, ignoring case
-    key = wanted.strip().lower()
+    # the mod resolves an id or an alias, ignoring case but not surrounding spaces
+    key = wanted.lower()
     for tool in host.tool_list():
         if key in (tool.name.lower(), capability_of(tool.name).id.lower()):
             return describe_capability(host, tool, True)
@@ -154,11 +154,12 @@ def matches(
     source: str | None,
     query: str | None,
 ) -> bool:
-    if provider and capability["providerId"] != provider:
+    # as the mod: a blank filter is no filter, a given one is compared untrimmed
+    if provider and provider.strip() and capability["providerId"] != provider:
         return False
-    if category and capability["category"].lower() != category.strip().lower():
+    if category and category.strip() and capability["category"].lower() != category.lower():
         return False
-    if source and capability["source"].lower() != source.strip().lower():
+    if source and source.strip() and capability["source"].lower() != source.lower():
         return False
     if query and query.strip():
         needle = query.strip().lower()

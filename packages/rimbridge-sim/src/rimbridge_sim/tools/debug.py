@@ -216,8 +216,8 @@ class DebugTools:
         "flip (see rimworld/set_debug_setting for a fixed state).",
         title="Execute debug action",
         result_description=f"{{success, path, node: {_NODE}, targetPawn, message, stateBefore, "
-        f"stateAfter, {_EFFECTS}}}; an unknown path is "
-        "{success: false, message, devModeEnabled, state, path}, a submenu (message: the "
+        f"stateAfter, {_EFFECTS}}}; a blank or unknown path is "
+        "{success: false, message, devModeEnabled, state}, a submenu (message: the "
         "node's execution reason) or a missing pawn adds node (and requiredTargetKind: pawn for "
         "the pawn).",
     )
@@ -234,7 +234,7 @@ class DebugTools:
         try:
             node = debug.resolve(path)
         except RefusedError as error:
-            return {**self._failure(error.message), "path": path}
+            return self._failure(error.message)
         assessment = debug.assess(node)
         if not assessment.supported:
             return self._node_failure(assessment.reason or "", node)
@@ -249,9 +249,7 @@ class DebugTools:
             else:
                 try:
                     pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
-                except WorldError as error:
-                    if error.code not in DEFAULT_PAYLOAD_CODES | {"invalid_argument"}:
-                        raise
+                except WorldError as error:  # the mod answers any failure to resolve
                     refused = (
                         f"Could not resolve pawn target for debug action '{node.path}': "
                         f"{error.message}"
@@ -322,7 +320,7 @@ class DebugTools:
         try:
             node = debug.resolve(path)
         except RefusedError as error:
-            return {**self._failure(error.message), "path": path}
+            return self._failure(error.message)
         before = self._capture()
         try:
             previous = debug.set_setting(node, enabled)
@@ -359,10 +357,11 @@ class DebugTools:
         world = host.world
         try:
             pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map colonist")
-        except (RefusedError, InvalidArgumentError) as error:
+        except WorldError as error:  # the mod answers any failure to resolve, no game included
             return {
                 "success": False,
-                "message": error.message,
+                "message": f"Could not resolve current-map colonist for job logging: "
+                f"{error.message}",
                 "requestedPawnName": pawn_name,
                 "requestedPawnId": pawn_id,
                 "state": world.state_snapshot(),

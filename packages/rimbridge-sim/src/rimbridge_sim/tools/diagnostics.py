@@ -33,6 +33,18 @@ def is_diagnostics(tool_name: str) -> bool:
     return capability_id(tool_name).startswith(DIAGNOSTICS_PREFIX)
 
 
+def _filter(value: str | None) -> str | None:
+    """A filter argument as the mod reads it: blank (spaces only) is no filter, anything else
+    is matched exactly, untrimmed."""
+    return value if value and value.strip() else None
+
+
+def _require_operation_id(operation_id: str) -> None:
+    # the mod's journal throws ArgumentException on a blank id
+    if not operation_id.strip():
+        raise InvalidArgumentError("An operation id is required.")
+
+
 _TRACKED = (
     "An operation: the mod's OperationEnvelope (OperationId, CapabilityId, Status: 1 running, "
     "2 completed, 3 failed, 4 timed out, 5 cancelled, Success, StartedAtUtc, CompletedAtUtc, "
@@ -241,7 +253,7 @@ class DiagnosticsTools:
             return {"success": True, "totalCount": 0, "returnedCount": 0, "capabilities": []}
         found = [
             t
-            for t in self.host.tool_list()
+            for t in sorted(self.host.tool_list(), key=lambda t: capability_id(t.name))
             if matches(
                 describe_capability(self.host, t, True), provider_id, category, source, query
             )
@@ -266,11 +278,14 @@ class DiagnosticsTools:
         "capability_id_or_alias", "A capability id or a tool name such as rimworld/select_pawn."
     )
     async def get_capability(self, capability_id_or_alias: str) -> dict[str, Any]:
-        found = find_capability(self.host, capability_id_or_alias)
-        if found is None:
+        blank = not capability_id_or_alias.strip()
+        found = None if blank else find_capability(self.host, capability_id_or_alias)
+        if found is None:  # the registry's refusals, answered as the mod answers them
             return {
                 "success": False,
-                "message": f"Unknown capability '{capability_id_or_alias}'.",
+                "message": "A capability id or alias is required."
+                if blank
+                else f"Capability '{capability_id_or_alias}' is not registered.",
                 "requestedId": capability_id_or_alias,
             }
         return {"success": True, "requestedId": capability_id_or_alias, "capability": found}
@@ -285,10 +300,11 @@ class DiagnosticsTools:
         "HasResult, ResultWasTruncated, Warnings, Error, Metadata, method, parentId, rootId, "
         "argumentsSummary, resultSummary, children, eventsDropped, events (its start and "
         "outcome as list_operation_events shows them, and its child_started, progress and log "
-        "events)}}; an unknown id is a payload failure.",
+        "events)}}; an unknown id is a payload failure, a blank one an invalid_argument error.",
     )
     @parameter("operation_id", "The operation's id.")
     async def get_operation(self, operation_id: str) -> dict[str, Any]:
+        _require_operation_id(operation_id)
         record = self.host.journal.get(operation_id)
         if record is None:
             return {
@@ -352,8 +368,8 @@ class DiagnosticsTools:
         events = journal.stream(
             after_sequence=after_sequence,
             limit=limit,
-            event_type=event_type,
-            operation_id=operation_id,
+            event_type=_filter(event_type),
+            operation_id=_filter(operation_id),
             keep=None if include_diagnostics else keep,
         )
         truncated: dict[str, bool] = {}
@@ -402,9 +418,9 @@ class DiagnosticsTools:
             after_sequence=after_sequence,
             minimum_level=minimum_level,
             limit=limit,
-            operation_id=operation_id,
-            root_operation_id=root_operation_id,
-            capability_id=capability_id,
+            operation_id=_filter(operation_id),
+            root_operation_id=_filter(root_operation_id),
+            capability_id=_filter(capability_id),
         )
         return page.to_wire()
 
@@ -415,8 +431,8 @@ class DiagnosticsTools:
         title="Wait for operation",
         result_description="{success, satisfied, message, elapsedMs, attempts, "
         "probeFailureCount, lastProbeError, trackedOperation (with its retained result, as "
-        "get_operation shows it)}; a negative timeoutMs or pollIntervalMs is an "
-        "invalid_argument error.",
+        "get_operation shows it)}; a blank operationId or a negative timeoutMs or "
+        "pollIntervalMs is an invalid_argument error.",
     )
     @parameter("operation_id", "The operation's id.")
     @parameter("timeout_ms", "How long to wait, in milliseconds (0 or more).")
@@ -424,13 +440,15 @@ class DiagnosticsTools:
     async def wait_for_operation(
         self, operation_id: str, timeout_ms: int = 10000, poll_interval_ms: int = 50
     ) -> dict[str, Any]:
-        # the mod's waiter throws on a negative timeout or poll interval
+        # the mod's waiter throws on a negative timeout or poll interval, and its first probe
+        # on a blank id
         if timeout_ms < 0:
             raise InvalidArgumentError(f"timeoutMs must be zero or greater, got {timeout_ms}")
         if poll_interval_ms < 0:
             raise InvalidArgumentError(
                 f"pollIntervalMs must be zero or greater, got {poll_interval_ms}"
             )
+        _require_operation_id(operation_id)
         host = self.host
         started = time.monotonic()
         attempts = 0

@@ -16,7 +16,12 @@ from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 from rimbridge_sim.scripting.lua_reference import lua_reference
 from rimbridge_sim.scripting.references import script_reference
-from rimbridge_sim.scripting.runner import CallOutcome, ScriptRunner, normalize_definition
+from rimbridge_sim.scripting.runner import (
+    NO_STEPS,
+    CallOutcome,
+    ScriptRunner,
+    normalize_definition,
+)
 from rimbridge_sim.scripting.wire import definition_wire
 
 __all__ = ["ScriptingTools"]
@@ -31,6 +36,14 @@ _RUN = (
 _PARAMETERS = "An object exposed to the script as the read-only table params."
 _SOURCE = "Lua source in the supported subset (see rimbridge/get_lua_reference)."
 _PATH = "Path of a .lua file (absolute, or relative to the current directory)."
+
+
+def _refusal(error: ScriptError) -> dict[str, Any]:
+    """A definition the mod refuses before running: a script without steps is its bare
+    message, as the mod answers it."""
+    if error.message == NO_STEPS:
+        return {"success": False, "message": NO_STEPS}
+    return {"success": False, "message": error.message, "error": error.to_wire()}
 
 
 class ScriptingTools:
@@ -136,16 +149,23 @@ class ScriptingTools:
             return {"success": False, "message": "A non-empty scriptJson payload is required."}
         try:
             raw = json.loads(script_json)
-        except json.JSONDecodeError as error:
+            if raw is not None and not isinstance(raw, dict):
+                raise ValueError(f"a script definition is a JSON object, not {type(raw).__name__}")
+        except ValueError as error:  # JSONDecodeError included
             return {
                 "success": False,
                 "message": "The scriptJson payload could not be parsed.",
                 "exception": str(error),
             }
+        if raw is None:  # the JSON text null
+            return {
+                "success": False,
+                "message": "The scriptJson payload did not produce a script definition.",
+            }
         try:
             definition = normalize_definition(raw)
         except ScriptError as error:
-            return {"success": False, "message": error.message, "error": error.to_wire()}
+            return _refusal(error)
         return await self._execute(definition, include_step_results, "Script")
 
     @tool(
@@ -172,7 +192,7 @@ class ScriptingTools:
         except LuaCompileError as error:
             return None, {"success": False, "message": error.message, "error": error.to_wire()}
         except ScriptError as error:
-            return None, {"success": False, "message": error.message, "error": error.to_wire()}
+            return None, _refusal(error)
         return definition, None
 
     @tool(
@@ -231,8 +251,15 @@ class ScriptingTools:
         return {**result, "parameterCount": len(parameters or {})}
 
     def _read(self, script_path: str) -> tuple[str | None, str | None, dict[str, Any] | None]:
-        path = Path(script_path.strip())
-        if path.suffix.lower() != ".lua":
+        trimmed = script_path.strip()
+        if not trimmed:
+            return (
+                None,
+                None,
+                {"success": False, "message": "A non-empty scriptPath payload is required."},
+            )
+        path = Path(trimmed)
+        if not trimmed.lower().endswith(".lua"):
             return (
                 None,
                 None,
@@ -246,7 +273,7 @@ class ScriptingTools:
                 None,
                 {
                     "success": False,
-                    "message": f"The Lua script file '{script_path}' could not be found.",
+                    "message": f"The Lua script file '{trimmed}' could not be found.",
                 },
             )
         try:

@@ -101,18 +101,22 @@ class DebugMenu:
     def visible(self, node: DebugNode) -> bool:
         return not node.hidden_without_game or self._world.game is not None
 
-    def resolve(self, path: str) -> DebugNode:
-        wanted = path.strip().strip("/").replace("\\", "/").lower()
+    def resolve(self, path: str | None) -> DebugNode:
+        """The node at ``path``; the mod's refusals for a blank or unknown path (it names the
+        path trimmed)."""
+        given = (path or "").strip()
+        if not given:
+            raise RefusedError("A debug action path is required.")
+        wanted = given.strip("/").replace("\\", "/").lower()
         for node in self._walk():
             if node.path.lower() == wanted:
                 return node
-        raise RefusedError(
-            f"Unknown debug action path '{path}'. Discover paths with "
-            "rimworld/list_debug_action_roots."
-        )
+        raise RefusedError(f"Could not find debug action '{given}'.")
 
     def roots(self, include_hidden: bool) -> list[DebugNode]:
-        return [n for n in self._root.children if include_hidden or self.visible(n)]
+        """The roots in the mod's order: by their tab def's name, ordinal."""
+        roots = [n for n in self._root.children if include_hidden or self.visible(n)]
+        return sorted(roots, key=lambda n: n.label.encode("utf-16-be"))
 
     def children(self, node: DebugNode, include_hidden: bool) -> list[DebugNode]:
         return [n for n in node.children if include_hidden or self.visible(n)]
