@@ -1,0 +1,66 @@
+"""The UI, notification and input tools refuse, pick and change what the mod's do: the mod's
+own refusal texts, ids matched exactly as given, and the same side effects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rimbridge_sim.world.model import LetterKind
+
+_NO_GAME = "No game is currently loaded."
+
+
+async def test_notification_tools_without_a_game_fail_in_the_payload_with_the_mods_text(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        for tool, arguments in (
+            ("rimworld/list_messages", {}),
+            ("rimworld/list_letters", {}),
+            ("rimworld/list_alerts", {}),
+            ("rimworld/open_letter", {"letterId": "Letter_1"}),
+            ("rimworld/dismiss_letter", {"letterId": "Letter_1"}),
+            ("rimworld/activate_alert", {"alertId": "alert:x:1:y"}),
+        ):
+            result = await sim.call(tool, **arguments)
+            assert (result["success"], result["message"]) == (False, _NO_GAME), tool
+
+
+async def test_letter_ids_are_matched_exactly_and_refused_with_the_mods_texts(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        colony = sim.bridge.world.colony
+        assert colony is not None
+        with sim.bridge.world_lock:
+            letter = colony.add_letter("Raid", "Pirates!", LetterKind.THREAT)
+            trader = colony.add_letter("Trader arrived", "A caravan.", LetterKind.NEUTRAL)
+        for tool in ("rimworld/open_letter", "rimworld/dismiss_letter"):
+            blank = await sim.call(tool, letterId="  ")
+            assert (blank["success"], blank["message"]) == (False, "A letter id is required.")
+            padded = await sim.call(tool, letterId=f" {letter.id} ")
+            assert (padded["success"], padded["message"]) == (
+                False,
+                f"Could not find letter ' {letter.id} ' in the current letter stack.",
+            )
+        refused = await sim.call("rimworld/dismiss_letter", letterId=trader.id)
+        assert refused["message"] == (
+            f"Letter '{trader.id}' cannot be dismissed through the letter stack."
+        )
+
+
+async def test_activate_alert_tells_a_stale_snapshot_from_an_unknown_id(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        listed = await sim.call("rimworld/list_alerts")
+        current = listed["alerts"][0]["id"]
+        blank = await sim.call("rimworld/activate_alert", alertId=" ")
+        assert (blank["success"], blank["message"]) == (False, "An alert id is required.")
+        stale = await sim.call("rimworld/activate_alert", alertId="alert:alerts-0:1:abc")
+        assert stale["message"] == (
+            "The requested alert id no longer matches the current active alert snapshot."
+        )
+        unknown = await sim.call("rimworld/activate_alert", alertId="nonsense")
+        assert unknown["message"] == "Could not find active alert 'nonsense'."
+        padded = await sim.call("rimworld/activate_alert", alertId=f"{current} ")
+        assert padded["success"] is False
+        assert padded["availableAlertIds"] == [a["id"] for a in listed["alerts"]]
