@@ -64,3 +64,52 @@ async def test_activate_alert_tells_a_stale_snapshot_from_an_unknown_id(open_sim
         padded = await sim.call("rimworld/activate_alert", alertId=f"{current} ")
         assert padded["success"] is False
         assert padded["availableAlertIds"] == [a["id"] for a in listed["alerts"]]
+
+
+async def test_opening_the_open_main_tab_leaves_it_alone_and_says_so(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        opened = await sim.call("rimworld/open_main_tab", mainTabId="Work")
+        assert opened["message"] == "Opened RimWorld main tab 'Work'."
+        window_id = opened["after"]["windows"][-1]["id"]
+        again = await sim.call("rimworld/open_main_tab", mainTabId="main-tab:work")
+        assert (again["success"], again["changed"], again["message"]) == (
+            True,
+            False,
+            "Opened RimWorld main tab 'Work'. UI state did not change.",
+        )
+        assert again["after"]["windows"][-1]["id"] == window_id
+        closed = await sim.call("rimworld/close_main_tab")
+        assert closed["message"] == "Closed RimWorld main tab 'Work'."
+
+
+async def test_main_tab_refusals_carry_the_mods_texts(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        expected = {
+            " ": "A RimWorld main tab id is required.",
+            "window:3:RimWorld.Dialog_Options": "Target id 'window:3:RimWorld.Dialog_Options' "
+            "is not a RimWorld main-tab target id.",
+            "Nothing": "Could not find a RimWorld main tab matching 'Nothing'.",
+        }
+        for query, message in expected.items():
+            refused = await sim.call("rimworld/open_main_tab", mainTabId=query)
+            assert (refused["success"], refused["message"]) == (False, message)
+        nothing = await sim.call("rimworld/close_main_tab")
+        assert nothing["message"] == "No RimWorld main tab is currently open."
+        await sim.call("rimworld/open_main_tab", mainTabId="Research")
+        for other in ("Work", "Nothing"):
+            wrong = await sim.call("rimworld/close_main_tab", mainTabId=other)
+            assert (wrong["success"], wrong["message"]) == (
+                False,
+                f"The currently open main tab 'Research' does not match '{other}'.",
+            )
+
+
+async def test_without_a_map_main_tabs_are_listed_disabled_and_refuse_to_open(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        listed = await sim.call("rimworld/list_main_tabs")
+        work = next(t for t in listed["tabs"] if t["defName"] == "Work")
+        assert (listed["count"], work["disabled"]) == (11, True)
+        refused = await sim.call("rimworld/open_main_tab", mainTabId="Work")
+        assert refused["message"] == "Main tab 'Work' is currently disabled and cannot be opened."

@@ -108,8 +108,8 @@ class UiTools:
     def list_main_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         windows = self.host.world.windows
         tabs = [windows.listed_tab(t) for t in MAIN_TABS]
-        if not include_hidden:
-            tabs = [t for t in tabs if not t["disabled"]]
+        if not include_hidden:  # the mod hides invisible tabs only; disabled ones stay
+            tabs = [t for t in tabs if t["visible"]]
         open_tab = next((t for t in tabs if t["isOpen"]), None)
         return {
             "success": True,
@@ -132,7 +132,7 @@ class UiTools:
         windows = self.host.world.windows
         return self._command(
             "open_main_tab",
-            lambda: f"Opened main tab '{windows.open_main_tab(main_tab_id).label}'.",
+            lambda: f"Opened RimWorld main tab '{windows.open_main_tab(main_tab_id).def_name}'.",
         )
 
     @tool(
@@ -147,7 +147,7 @@ class UiTools:
         windows = self.host.world.windows
         return self._command(
             "close_main_tab",
-            lambda: f"Closed main tab '{windows.close_main_tab(main_tab_id).label}'.",
+            lambda: f"Closed RimWorld main tab '{windows.close_main_tab(main_tab_id).def_name}'.",
         )
 
     @tool(

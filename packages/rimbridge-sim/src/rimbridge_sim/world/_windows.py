@@ -39,6 +39,20 @@ _CHANGE_KEYS: Final = (
 MAX_WINDOWS: Final = 32
 
 
+def _other_target_id(text: str) -> bool:
+    """Whether ``text`` parses as a window, window-dismiss or context-menu-option target id
+    (the mod's ``ScreenTargetIds.TryParse``)."""
+    parts = text.split(":")
+    if len(parts) != 3:
+        return False
+    numbers = parts[1:] if parts[0] == "context-menu-option" else parts[1:2]
+    if parts[0] not in ("window", "window-dismiss", "context-menu-option"):
+        return False
+    if not all(n.lstrip("-").isdigit() for n in numbers) or not parts[2].strip():
+        return False
+    return parts[0] != "context-menu-option" or all(int(n) > 0 for n in numbers)
+
+
 @dataclass(frozen=True)
 class MainTab:
     def_name: str
@@ -359,12 +373,26 @@ class Windows:
     # -- main tabs ---------------------------------------------------------------------------
 
     def main_tab(self, query: str) -> MainTab:
-        wanted = query.strip().removeprefix("main-tab:").lower()
+        """The tab a query names, as the mod resolves it: ``main-tab:<defName>``, or a def
+        name, label or window type (short or full), case ignored; another kind of screen
+        target id is refused."""
+        if not query or not query.strip():
+            raise RefusedError("A RimWorld main tab id is required.")
+        head, _, rest = query.strip().partition(":")
+        if head != "main-tab" and _other_target_id(query.strip()):
+            raise RefusedError(f"Target id '{query}' is not a RimWorld main-tab target id.")
+        wanted = (rest if head == "main-tab" else query.strip()).lower()
         for tab in MAIN_TABS:
             names = (tab.def_name, tab.label, tab.type, tab.type.rsplit(".", 1)[-1])
             if wanted in (n.lower() for n in names):
                 return tab
-        raise RefusedError(f"Could not resolve main tab '{query}'.")
+        raise RefusedError(f"Could not find a RimWorld main tab matching '{query}'.")
+
+    def _resolves_to(self, query: str) -> MainTab | None:
+        try:
+            return self.main_tab(query)
+        except RefusedError:
+            return None
 
     def tab_available(self, tab: MainTab) -> bool:
         return self._world.game is not None or tab.valid_without_map
@@ -393,7 +421,11 @@ class Windows:
     def open_main_tab(self, query: str) -> MainTab:
         tab = self.main_tab(query)
         if not self.tab_available(tab):
-            raise RefusedError(f"Main tab '{tab.def_name}' needs a loaded map.")
+            raise RefusedError(
+                f"Main tab '{tab.def_name}' is currently disabled and cannot be opened."
+            )
+        if self._world.ui.main_tab == tab.def_name:
+            return tab  # the game's SetCurrentTab leaves the open tab alone
         for window in [w for w in self.stack if w.semantic_kind == "main_tab"]:
             self.close(window)
         self.open(
@@ -410,10 +442,12 @@ class Windows:
     def close_main_tab(self, expected: str | None) -> MainTab:
         current = self._world.ui.main_tab
         if current is None:
-            raise RefusedError("No main tab is open.")
+            raise RefusedError("No RimWorld main tab is currently open.")
         tab = self.main_tab(current)
-        if expected is not None and expected.strip() and self.main_tab(expected) != tab:
-            raise RefusedError(f"The open main tab is '{tab.def_name}', not '{expected}'.")
+        if expected is not None and expected.strip() and self._resolves_to(expected) != tab:
+            raise RefusedError(
+                f"The currently open main tab '{tab.def_name}' does not match '{expected}'."
+            )
         for window in [w for w in self.stack if w.semantic_kind == "main_tab"]:
             self.close(window)
         return tab
