@@ -113,3 +113,35 @@ async def test_without_a_map_main_tabs_are_listed_disabled_and_refuse_to_open(
         assert (listed["count"], work["disabled"]) == (11, True)
         refused = await sim.call("rimworld/open_main_tab", mainTabId="Work")
         assert refused["message"] == "Main tab 'Work' is currently disabled and cannot be opened."
+
+
+async def test_inspect_tabs_without_a_game_fail_in_the_payload(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        listed = await sim.call("rimworld/list_inspect_tabs")
+        assert (listed["success"], listed["message"]) == (False, _NO_GAME)
+        opened = await sim.call("rimworld/open_inspect_tab", inspectTabId="Health")
+        assert (opened["success"], opened["message"], opened["tabs"]) == (False, _NO_GAME, None)
+
+
+async def test_open_inspect_tab_refuses_with_the_mods_reasons_and_matches_part_of_a_label(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        unselected = await sim.call("rimworld/open_inspect_tab", inspectTabId="Health")
+        assert unselected["message"] == "No object is currently selected."
+        await sim.call("rimworld/select_pawn", pawnName="Flint")
+        blank = await sim.call("rimworld/open_inspect_tab", inspectTabId=" ")
+        assert blank["message"] == (
+            "Provide an inspect tab id, translated label, type name, or tutor tag."
+        )
+        stale = await sim.call("rimworld/open_inspect_tab", inspectTabId="inspect-tab:sel-0:1:ab")
+        assert stale["message"] == (
+            "The requested inspect tab id no longer matches the current selection."
+        )
+        unknown = await sim.call("rimworld/open_inspect_tab", inspectTabId="Nope")
+        assert unknown["message"] == "Could not find inspect tab 'Nope' for the current selection."
+        partial = await sim.call("rimworld/open_inspect_tab", inspectTabId="heal")
+        assert (partial["success"], partial["openInspectTabType"]) == (
+            True,
+            "RimWorld.ITab_Pawn_Health",
+        )
