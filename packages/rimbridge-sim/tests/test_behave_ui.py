@@ -145,3 +145,72 @@ async def test_open_inspect_tab_refuses_with_the_mods_reasons_and_matches_part_o
             True,
             "RimWorld.ITab_Pawn_Health",
         )
+
+
+async def _steel_menu(sim: Any) -> dict[str, Any]:
+    """Flint selected and his float menu open on a stack of steel three cells south."""
+    colonists = (await sim.call("rimworld/list_colonists"))["colonists"]
+    flint = next(c for c in colonists if c["name"] == "Flint")
+    spot = {"x": flint["position"]["x"], "z": flint["position"]["z"] - 3}
+    await sim.call("rimworld/spawn_thing", defName="Steel", stackCount=30, **spot)
+    await sim.call("rimworld/select_pawn", pawnName="Flint")
+    menu: dict[str, Any] = await sim.call("rimworld/open_context_menu", **spot)
+    assert menu["menuId"] > 0
+    return menu
+
+
+async def test_a_menu_option_target_of_another_menu_is_refused_and_a_click_names_the_option(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        menu = await _steel_menu(sim)
+        other = f"context-menu-option:{menu['menuId'] + 5}:1"
+        refused = await sim.call("rimworld/click_screen_target", targetId=other)
+        assert refused["message"] == (
+            f"Context menu target id refers to menu {menu['menuId'] + 5}, but the active "
+            f"debug context menu is {menu['menuId']}."
+        )
+        malformed = await sim.call(
+            "rimworld/click_screen_target", targetId=f"context-menu-option:{menu['menuId']}:0"
+        )
+        assert (malformed["targetKind"], malformed["actionKind"]) == ("", "")
+        index = next(o["index"] for o in menu["options"] if not o["disabled"])
+        label = menu["options"][index - 1]["label"]
+        clicked = await sim.call(
+            "rimworld/click_screen_target", targetId=f"context-menu-option:{menu['menuId']}:{index}"
+        )
+        assert (clicked["success"], clicked["message"]) == (
+            True,
+            f"Executed menu option {index} '{label}'.",
+        )
+        gone = await sim.call("rimworld/click_screen_target", targetId="context-menu-option:1:1")
+        assert gone["message"] == "No debug context menu is available."
+
+
+async def test_menu_labels_are_matched_as_given_and_failures_name_no_unresolved_label(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await _steel_menu(sim)
+        padded = await sim.call("rimworld/execute_context_menu_option", label="hauling steel ")
+        assert (padded["success"], padded["label"]) == (False, None)
+        assert (
+            padded["message"] == "Could not resolve menu label 'hauling steel ' to a single option."
+        )
+        chosen = await sim.call("rimworld/execute_context_menu_option", label="hauling")
+        assert chosen["success"] is True
+
+
+async def test_map_clicks_check_the_target_before_the_hold_and_the_hold_before_modifiers(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/select_pawn", pawnName="Flint")
+        outside = await sim.call("rimworld/right_click_cell", x=999, z=1, holdDurationMs=-1)
+        assert outside["message"] == "Cell (999, 1) is out of bounds for the current map."
+        for tool, cells in (
+            ("rimworld/click_cell", {"x": 1, "z": 1}),
+            ("rimworld/drag_cell", {"fromX": 1, "fromZ": 1, "toX": 2, "toZ": 2}),
+        ):
+            both = await sim.call(tool, holdDurationMs=-1, modifiers="hyper", **cells)
+            assert both["message"] == "holdDurationMs must be zero or greater.", tool

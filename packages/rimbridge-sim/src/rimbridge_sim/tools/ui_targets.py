@@ -12,6 +12,7 @@ from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 from rimbridge_sim.world._hover import HoverRequest, place_hover
+from rimbridge_sim.world._target_ids import target_id_kind
 from rimbridge_sim.world._windows import LANGUAGES
 
 __all__ = ["UiTargetTools"]
@@ -101,14 +102,14 @@ class UiTargetTools:
         world = self.host.world
         windows = world.windows
         before = windows.ui_state()
-        head, _, rest = target_id.strip().partition(":")
+        head = target_id_kind(target_id) or ""
         target_kind, action_kind = _SCREEN_TARGET_KINDS.get(head, ("", ""))
         executed: tuple[int | None, str | None] = (None, None)
+        parts = target_id.split(":")
         try:
             if head == "window-dismiss":
-                window_id, _, window_type = rest.partition(":")
                 window = next(
-                    (w for w in windows.stack if str(w.id) == window_id and w.type == window_type),
+                    (w for w in windows.stack if w.id == int(parts[1]) and w.type == parts[2]),
                     None,
                 )
                 if window is None:
@@ -118,23 +119,26 @@ class UiTargetTools:
                 windows.close(window)
                 message = f"Dismissed RimWorld window '{window.type}' ({window.id})."
             elif head == "context-menu-option":
-                menu_id, index = (int(p) for p in rest.split(":"))
+                menu_id, index = int(parts[1]), int(parts[2])
                 menu = world.ui.context_menu
-                if menu is None or menu.id != menu_id:
-                    raise RefusedError(f"Context menu {menu_id} is not open.")
-                chosen, option, message = world.map_input.execute_option(index, None)
+                if menu is None:
+                    raise RefusedError("No debug context menu is available.")
+                if menu.id != menu_id:
+                    raise RefusedError(
+                        f"Context menu target id refers to menu {menu_id}, but the active "
+                        f"debug context menu is {menu.id}."
+                    )
+                chosen, option, _ = world.map_input.execute_option(index, None)
                 executed = (chosen, option.label)
+                message = f"Executed menu option {chosen} '{option.label}'."
             elif head in _DESCRIPTIVE:
                 raise RefusedError(_DESCRIPTIVE[head])
             else:
                 raise RefusedError(
                     f"Target id '{target_id}' is not a supported screen target identifier."
                 )
-        except (RefusedError, ValueError) as error:
-            text = getattr(error, "message", None) or (
-                f"Target id '{target_id}' is not a supported screen target identifier."
-            )
-            failed = windows.command("click_screen_target", before, text, success=False)
+        except RefusedError as error:
+            failed = windows.command("click_screen_target", before, error.message, success=False)
             return _screen_click(failed, target_id, target_kind, action_kind, (None, None))
         done = windows.command("click_screen_target", before, message)
         return _screen_click(done, target_id, target_kind, action_kind, executed)

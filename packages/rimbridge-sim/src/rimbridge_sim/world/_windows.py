@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._target_ids import target_id_kind
 from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
 from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError, UnknownIdError
 from rimbridge_sim.world.model import LogLevel, ProgramState
@@ -37,20 +38,6 @@ _CHANGE_KEYS: Final = (
 
 
 MAX_WINDOWS: Final = 32
-
-
-def _other_target_id(text: str) -> bool:
-    """Whether ``text`` parses as a window, window-dismiss or context-menu-option target id
-    (the mod's ``ScreenTargetIds.TryParse``)."""
-    parts = text.split(":")
-    if len(parts) != 3:
-        return False
-    numbers = parts[1:] if parts[0] == "context-menu-option" else parts[1:2]
-    if parts[0] not in ("window", "window-dismiss", "context-menu-option"):
-        return False
-    if not all(n.lstrip("-").isdigit() for n in numbers) or not parts[2].strip():
-        return False
-    return parts[0] != "context-menu-option" or all(int(n) > 0 for n in numbers)
 
 
 @dataclass(frozen=True)
@@ -379,7 +366,7 @@ class Windows:
         if not query or not query.strip():
             raise RefusedError("A RimWorld main tab id is required.")
         head, _, rest = query.strip().partition(":")
-        if head != "main-tab" and _other_target_id(query.strip()):
+        if target_id_kind(query.strip()) not in (None, "main-tab"):
             raise RefusedError(f"Target id '{query}' is not a RimWorld main-tab target id.")
         wanted = (rest if head == "main-tab" else query.strip()).lower()
         for tab in MAIN_TABS:
