@@ -214,3 +214,84 @@ async def test_map_clicks_check_the_target_before_the_hold_and_the_hold_before_m
         ):
             both = await sim.call(tool, holdDurationMs=-1, modifiers="hyper", **cells)
             assert both["message"] == "holdDurationMs must be zero or greater.", tool
+
+
+async def test_mod_configuration_answers_name_the_trimmed_request_in_the_mods_words(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        core = await sim.call("rimworld/set_mod_enabled", modId=" Core ", enabled=False)
+        assert (core["success"], core["requestedModId"], core["message"]) == (
+            False,
+            "Core",
+            "Refusing to disable core mod 'Core'. Pass allowDisableCore=true to override this "
+            "guard.",
+        )
+        unknown = await sim.call("rimworld/set_mod_enabled", modId="ludeon", enabled=True)
+        assert unknown["message"] == "Could not find an installed mod matching 'ludeon'."
+        blank = await sim.call("rimworld/reorder_mod", modId=" ", targetIndex=0)
+        assert blank["message"] == (
+            "A mod id, package id, package id (player-facing), name, folder name, or root path "
+            "is required."
+        )
+        enabled = await sim.call(
+            "rimworld/set_mod_enabled", modId="Pretty Walls", enabled=True, save=False
+        )
+        assert enabled["message"] == "Enabled mod 'Pretty Walls'."
+        again = await sim.call("rimworld/set_mod_enabled", modId="Pretty Walls", enabled=True)
+        assert again["message"] == "Mod 'Pretty Walls' was already enabled."
+        idle = await sim.call("rimworld/reorder_mod", modId="Colony Journal", targetIndex=0)
+        assert idle["message"] == (
+            "Mod 'Colony Journal' is not currently enabled, so it has no active load-order "
+            "position to reorder."
+        )
+        far = await sim.call("rimworld/reorder_mod", modId="Harmony", targetIndex=9)
+        assert far["message"] == (
+            "Target index 9 is out of range for the current active mod list (0-5)."
+        )
+        stay = await sim.call("rimworld/reorder_mod", modId="Harmony", targetIndex=0)
+        assert stay["message"] == "Mod 'Harmony' was already at active load-order index 0."
+        moved = await sim.call("rimworld/reorder_mod", modId="Harmony", targetIndex=2, save=False)
+        assert moved["message"] == "Moved mod 'Harmony' to active load-order index 2."
+
+
+async def test_mod_settings_resolve_loaded_handles_and_refuse_in_the_mods_words(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        surfaces = await sim.call(
+            "rimworld/list_mod_settings_surfaces", includeWithoutSettings=True
+        )
+        packages = [s["packageId"] for s in surfaces["surfaces"]]
+        assert packages == sorted(packages, key=str.lower)
+        bare = await sim.call("rimworld/get_mod_settings", modId=" Harmony ")
+        assert (bare["requestedModId"], bare["message"]) == (
+            "Harmony",
+            "Mod 'Harmony' does not currently expose a persistent ModSettings instance.",
+        )
+        unknown = await sim.call("rimworld/reload_mod_settings", modId="nope")
+        assert unknown["message"] == "Could not find a loaded mod settings surface matching 'nope'."
+        empty = await sim.call("rimworld/update_mod_settings", modId="Tidy Stockpiles", values={})
+        assert empty["message"] == "At least one settings path/value pair is required."
+        reloaded = await sim.call("rimworld/reload_mod_settings", modId="Tidy Stockpiles")
+        assert reloaded["message"] == "Reloaded mod settings for 'Tidy Stockpiles' from disk."
+        no_dialog = await sim.call("rimworld/open_mod_settings", modId="Harmony")
+        assert no_dialog["message"] == "Mod 'Harmony' does not expose a settings dialog."
+
+
+async def test_open_mod_settings_leaves_an_open_dialog_alone_unless_told_to_replace_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        opened = await sim.call("rimworld/open_mod_settings", modId="Tidy Stockpiles")
+        assert opened["message"] == "Opened mod settings dialog for 'Tidy Stockpiles'."
+        kept = await sim.call(
+            "rimworld/open_mod_settings", modId="Tidy Stockpiles", replaceExisting=False
+        )
+        assert (kept["success"], kept["changed"], kept["message"]) == (
+            True,
+            False,
+            "Settings dialog for 'Tidy Stockpiles' is already open.",
+        )
+        assert kept["dialog"]["windowId"] == opened["dialog"]["windowId"]
+        assert kept["after"]["windowCount"] == opened["after"]["windowCount"]
