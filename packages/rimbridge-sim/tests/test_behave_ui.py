@@ -295,3 +295,32 @@ async def test_open_mod_settings_leaves_an_open_dialog_alone_unless_told_to_repl
         )
         assert kept["dialog"]["windowId"] == opened["dialog"]["windowId"]
         assert kept["after"]["windowCount"] == opened["after"]["windowCount"]
+
+
+async def test_switch_language_refuses_blank_and_busy_and_names_the_display_name(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        blank = await sim.call("rimworld/switch_language", language=" ")
+        assert (blank["success"], blank["message"]) == (
+            False,
+            "A language id or exact language name is required.",
+        )
+        unknown = await sim.call("rimworld/switch_language", language=" Klingon ")
+        assert (
+            unknown["message"]
+            == "Could not find an installed RimWorld language matching 'Klingon'."
+        )
+        same = await sim.call("rimworld/switch_language", language="english")
+        assert same["message"] == "RimWorld is already configured to use language 'English'."
+        queued = await sim.call("rimworld/switch_language", language="German")
+        assert queued["message"] == (
+            "Queued RimWorld language switch to 'Deutsch (German)'. Call "
+            "rimbridge/wait_for_long_event_idle before assuming translated content is ready."
+        )
+        busy = await sim.call("rimworld/switch_language", language="French")
+        assert (busy["success"], busy["message"]) == (
+            False,
+            "RimWorld is busy with another long event. Wait for it to finish before switching "
+            "language.",
+        )

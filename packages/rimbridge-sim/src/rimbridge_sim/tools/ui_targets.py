@@ -13,7 +13,7 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 from rimbridge_sim.world._hover import HoverRequest, place_hover
 from rimbridge_sim.world._target_ids import target_id_kind
-from rimbridge_sim.world._windows import LANGUAGES
+from rimbridge_sim.world._windows import LANGUAGES, display_name
 
 __all__ = ["UiTargetTools"]
 
@@ -369,16 +369,28 @@ class UiTargetTools:
         before_ui = windows.ui_state()
         before = world.state_snapshot()
         common = {"success": True, "command": "switch_language"}
-        try:
-            wanted = windows.language(language)
-        except RefusedError as error:
+        query = language.strip()  # the mod resolves and names the trimmed query
+
+        def refuse(message: str) -> dict[str, Any]:
             return {
                 "success": False,
                 "command": "switch_language",
-                "message": error.message,
+                "message": message,
                 "before": before,
                 "beforeUi": before_ui,
             }
+
+        if not query:
+            return refuse("A language id or exact language name is required.")
+        if world.long_event is not None:
+            return refuse(
+                "RimWorld is busy with another long event. Wait for it to finish before "
+                "switching language."
+            )
+        try:
+            wanted = windows.language(query)
+        except RefusedError as error:
+            return refuse(error.message)
         previous = next(lang for lang in LANGUAGES if lang.id == world.language)
         requested = windows.describe_language(wanted)
         if wanted == previous:
@@ -386,7 +398,8 @@ class UiTargetTools:
                 **common,
                 "status": "noop",
                 "changed": False,
-                "message": f"{wanted.friendly_english} is already active.",
+                "message": "RimWorld is already configured to use language "
+                f"'{display_name(wanted)}'.",
                 "requestedLanguage": requested,
                 "activeLanguage": windows.describe_language(previous),
                 "before": before,
@@ -407,8 +420,8 @@ class UiTargetTools:
             "activeLanguage": windows.describe_language(previous),
             "persistedFolderName": wanted.folder_name,
             "longEventQueued": True,
-            "message": f"Switching to {wanted.friendly_english}; wait with "
-            "rimbridge/wait_for_long_event_idle.",
+            "message": f"Queued RimWorld language switch to '{display_name(wanted)}'. Call "
+            "rimbridge/wait_for_long_event_idle before assuming translated content is ready.",
             "before": before,
             "after": world.state_snapshot(),
             "beforeUi": before_ui,
