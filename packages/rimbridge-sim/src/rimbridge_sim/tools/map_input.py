@@ -10,6 +10,7 @@ from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, RefusedError, World
+from rimbridge_sim.world._map_input import OptionRefusedError
 from rimbridge_sim.world.describe import cell_payload
 
 __all__ = ["MapInputTools"]
@@ -102,10 +103,11 @@ class MapInputTools:
         pawns = world.selected_pawns()
         if not pawns:
             raise RefusedError("No pawns are currently selected.")
+        # the mod's order: the target, then the button, the hold and the modifiers
+        cell, label = _target(world, pawn_name, pawn_id, x, z)
         if hold_duration_ms < 0:
             raise RefusedError("holdDurationMs must be zero or greater.")
         mods = _modifiers(modifiers)
-        cell, label = _target(world, pawn_name, pawn_id, x, z)
         if button == "right":
             dispatch = world.map_input.right_click(cell, label, pawns)
         else:
@@ -275,9 +277,9 @@ class MapInputTools:
         if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
             return failure
         cell = _cell(world, x, z)
-        mods = _modifiers(modifiers)
         if hold_duration_ms < 0:
             raise RefusedError("holdDurationMs must be zero or greater.")
+        mods = _modifiers(modifiers)
         before = world.selection.snapshot(details=False)
         dispatch = world.map_input.click(cell, button)
         return self._gesture(
@@ -315,9 +317,9 @@ class MapInputTools:
         if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
             return failure
         start, end = _cell(world, from_x, from_z), _cell(world, to_x, to_z)
-        mods = _modifiers(modifiers)
         if hold_duration_ms < 0:
             raise RefusedError("holdDurationMs must be zero or greater.")
+        mods = _modifiers(modifiers)
         before = world.selection.snapshot(details=False)
         dispatch = world.map_input.drag(start, end, button)
         return self._gesture(
@@ -360,7 +362,9 @@ class MapInputTools:
         try:
             index, option, did = self.host.world.map_input.execute_option(option_index, label)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "label": label}
+            # the refused option's label; none when no option was resolved, as in the mod
+            refused = error.label if isinstance(error, OptionRefusedError) else None
+            return {"success": False, "message": error.message, "label": refused}
         return {"success": True, "executedIndex": index, "label": option.label, "message": did}
 
     @tool(

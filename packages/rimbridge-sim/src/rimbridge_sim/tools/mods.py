@@ -15,8 +15,8 @@ __all__ = ["ModTools"]
 
 _MOD_ID = "A modId from rimworld/list_mods, or an exact package id, name or folder name."
 _SETTINGS_ID = (
-    "A modId from rimworld/list_mod_settings_surfaces, or an exact package id, settings type "
-    "or mod name."
+    "A modId from rimworld/list_mod_settings_surfaces, or an exact package id, mod name, "
+    "handle type or settings category."
 )
 _DEPTH = "How deep to describe nested settings."
 _ENTRIES = "Most entries to show of any list or object."
@@ -110,6 +110,7 @@ class ModTools:
         self, mod_id: str, enabled: bool, save: bool = True, allow_disable_core: bool = False
     ) -> dict[str, Any]:
         mods = self.host.world.mods
+        mod_id = mod_id.strip()  # the mod answers with the trimmed request
         try:
             mod = mods.resolve(mod_id)
         except RefusedError as error:
@@ -129,10 +130,9 @@ class ModTools:
             "saved": saved,
             "previousEnabled": previous,
             "currentEnabled": enabled,
-            "message": f"{mod.name} is {'enabled' if enabled else 'disabled'}; restart RimWorld "
-            "to apply."
+            "message": f"{'Enabled' if enabled else 'Disabled'} mod '{mod.name}'."
             if previous != enabled
-            else f"{mod.name} was already in that state.",
+            else f"Mod '{mod.name}' was already {'enabled' if enabled else 'disabled'}.",
             "mod": mods.describe(mod),
             "configurationStatus": mods.status(),
         }
@@ -151,12 +151,13 @@ class ModTools:
     @call_spec(world=True)
     def reorder_mod(self, mod_id: str, target_index: int, save: bool = True) -> dict[str, Any]:
         mods = self.host.world.mods
+        mod_id = mod_id.strip()  # the mod answers with the trimmed request
         try:
             mod = mods.resolve(mod_id)
         except RefusedError as error:
             return self._failure(error.message, mod_id)
         try:
-            previous = mods.reorder(mod, target_index)
+            previous = mods.reorder(mod, target_index, mod_id)
         except RefusedError as error:
             # The mod's failure names the resolved mod.
             return self._failure(error.message, mod_id, mod)
@@ -171,7 +172,9 @@ class ModTools:
             "previousIndex": previous,
             "targetIndex": target_index,
             "currentIndex": mods.active.index(mod.package_id),
-            "message": f"Moved {mod.name} to position {target_index}.",
+            "message": f"Moved mod '{mod.name}' to active load-order index {target_index}."
+            if changed
+            else f"Mod '{mod.name}' was already at active load-order index {target_index}.",
             "mod": mods.describe(mod),
             "configurationStatus": mods.status(),
         }
@@ -201,6 +204,7 @@ class ModTools:
     ) -> dict[str, Any]:
         store = self.host.world.mod_settings
         mod = store.resolve(mod_id)
+        store.require_settings(mod, mod_id)
         tree = store.tree(mod, max_depth, max_entries)
         return {
             "success": True,
@@ -226,10 +230,17 @@ class ModTools:
     def get_mod_settings(
         self, mod_id: str, max_depth: int = 4, max_collection_entries: int = 32
     ) -> dict[str, Any]:
+        mod_id = mod_id.strip()  # the mod answers with the trimmed request
+        store = self.host.world.mod_settings
         try:
-            return self._settings(mod_id, max_depth, max_collection_entries)
+            mod = store.resolve(mod_id)
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
+        try:
+            store.require_settings(mod, mod_id)
+        except RefusedError as error:
+            return self._settings_failure(error.message, mod_id, mod)
+        return self._settings(mod_id, max_depth, max_collection_entries)
 
     @tool(
         "rimworld/update_mod_settings",
@@ -256,14 +267,16 @@ class ModTools:
         max_depth: int = 4,
         max_collection_entries: int = 32,
     ) -> dict[str, Any]:
+        mod_id = mod_id.strip()  # the mod answers with the trimmed request
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
         try:
+            store.require_settings(mod, mod_id)
             if not values:
-                raise RefusedError("values must name at least one field path.")
+                raise RefusedError("At least one settings path/value pair is required.")
             updates = store.update(mod, values)
         except RefusedError as error:
             return self._settings_failure(error.message, mod_id, mod)
@@ -294,16 +307,18 @@ class ModTools:
     def reload_mod_settings(
         self, mod_id: str, max_depth: int = 4, max_collection_entries: int = 32
     ) -> dict[str, Any]:
+        mod_id = mod_id.strip()  # the mod answers with the trimmed request
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
         try:
-            from_file = store.reload(mod)
+            store.require_settings(mod, mod_id)
+            store.reload(mod)
         except RefusedError as error:
             return self._settings_failure(error.message, mod_id, mod)
-        message = "Reloaded settings from disk." if from_file else "No settings file: defaults."
+        message = f"Reloaded mod settings for '{mod_id}' from disk."
         return self._settings(mod_id, max_depth, max_collection_entries, message=message)
 
     @tool(
@@ -321,13 +336,34 @@ class ModTools:
     def open_mod_settings(self, mod_id: str, replace_existing: bool = True) -> dict[str, Any]:
         world = self.host.world
         store = world.mod_settings
+        mod_id = mod_id.strip()  # the mod answers with the trimmed request
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
             return {"success": False, "message": error.message, "requestedModId": mod_id}
         if not mod.has_window:
-            return self._settings_failure(f"Mod '{mod.name}' has no settings window.", mod_id, mod)
+            return self._settings_failure(
+                f"Mod '{mod_id}' does not expose a settings dialog.", mod_id, mod
+            )
         before = world.windows.ui_state()
+        surface_id = store.surface_id(mod)
+        open_dialogs = world.windows.matching("Verse.Dialog_ModSettings")
+        same = [
+            w
+            for w in open_dialogs
+            if ((w.semantic_details or {}).get("mod") or {}).get("modId") == surface_id
+        ]
+        if same and not replace_existing:  # the mod leaves that dialog alone and says so
+            return {
+                "success": True,
+                "changed": False,
+                "requestedModId": mod_id,
+                "message": f"Settings dialog for '{mod_id}' is already open.",
+                "mod": store.describe_surface(mod),
+                "dialog": same[-1].semantic_details,
+                "before": before,
+                "after": before,
+            }
         closed = 0
         if replace_existing:
             for window in world.windows.matching("Verse.Dialog_ModSettings"):
@@ -354,7 +390,7 @@ class ModTools:
             "requestedModId": mod_id,
             "replaceExisting": replace_existing,
             "closedExistingDialogCount": closed,
-            "message": f"Opened the settings of {mod.name}.",
+            "message": f"Opened mod settings dialog for '{mod_id}'.",
             "mod": surface,
             "dialog": dialog,
             "before": before,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import NO_GAME_MESSAGE, call_spec, payload_failure, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 
 __all__ = ["NotificationTools"]
 
-_NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+_NO_GAME_TEXT = NO_GAME_MESSAGE + "."
 _EFFECTS = (
     "stateBefore, stateAfter, effects {windowCountDelta, openedWindowTypes, "
     "closedWindowTypes, selectionChanged, cameraChanged, topWindowChanged}"
@@ -21,6 +21,20 @@ _EFFECTS = (
 class NotificationTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
+
+    def _letter_refusal(self, letter_id: str | None) -> dict[str, Any] | None:
+        """The mod's refusals before a letter is looked at: no game, a blank id, an id not on
+        the letter stack (matched exactly, as the mod compares load ids)."""
+        world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
+        if not letter_id or not letter_id.strip():
+            return payload_failure("A letter id is required.", "invalid_argument")
+        if all(letter.id != letter_id for letter in world.notifications.letters()):
+            return payload_failure(
+                f"Could not find letter '{letter_id}' in the current letter stack.", "unknown_id"
+            )
+        return None
 
     @tool(
         "rimworld/list_messages",
@@ -35,6 +49,8 @@ class NotificationTools:
     @call_spec(world=True, quick=True)
     def list_messages(self, limit: int = 12) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
         notes = world.notifications
         live = list(reversed(notes.live_messages()))
         returned = live[: max(0, limit)]
@@ -57,9 +73,11 @@ class NotificationTools:
         "canDismissWithRightClick, choiceCount, choices, read}]}.",
     )
     @parameter("limit", "Most letters to return.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def list_letters(self, limit: int = 40) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
         notes = world.notifications
         letters = list(reversed(notes.letters()))
         returned = letters[: max(0, limit)]
@@ -81,8 +99,10 @@ class NotificationTools:
         f"{_EFFECTS}}}; an unknown id is a payload failure.",
     )
     @parameter("letter_id", "A letter id from rimworld/list_letters.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def open_letter(self, letter_id: str) -> dict[str, Any]:
+        if (failure := self._letter_refusal(letter_id)) is not None:
+            return failure
         notes = self.host.world.notifications
         before = notes.state()
         letter = notes.open_letter(letter_id)
@@ -106,8 +126,10 @@ class NotificationTools:
         "letter}.",
     )
     @parameter("letter_id", "A letter id from rimworld/list_letters.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def dismiss_letter(self, letter_id: str) -> dict[str, Any]:
+        if (failure := self._letter_refusal(letter_id)) is not None:
+            return failure
         notes = self.host.world.notifications
         before = notes.state()
         try:
@@ -117,7 +139,7 @@ class NotificationTools:
                 "success": False,
                 "message": error.message,
                 "requestedLetterId": letter_id,
-                "letter": notes.describe_letter(self.host.world.letter_by_id(letter_id.strip())),
+                "letter": notes.describe_letter(self.host.world.letter_by_id(letter_id)),
             }
         after = notes.state()
         return {
@@ -140,9 +162,11 @@ class NotificationTools:
         "targetCount, targets, activatable}]}.",
     )
     @parameter("limit", "Most alerts to return.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def list_alerts(self, limit: int = 40) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
         notes = world.notifications
         fingerprint, alerts = notes.alerts()
         returned = alerts[: max(0, limit)]
@@ -164,9 +188,14 @@ class NotificationTools:
         result_description=f"{{success, requestedAlertId, alert, {_EFFECTS}}}.",
     )
     @parameter("alert_id", "An alert id from rimworld/list_alerts.")
-    @call_spec(world=True, payload_codes=_NO_GAME)
+    @call_spec(world=True)
     def activate_alert(self, alert_id: str) -> dict[str, Any]:
-        notes = self.host.world.notifications
+        world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
+        if not alert_id or not alert_id.strip():
+            return payload_failure("An alert id is required.", "invalid_argument")
+        notes = world.notifications
         before = notes.state()
         try:
             alert = notes.activate(alert_id)

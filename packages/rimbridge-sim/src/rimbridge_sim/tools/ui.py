@@ -7,13 +7,15 @@ import hashlib
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import call_spec
+from rimbridge_sim.calls import NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError, World
 from rimbridge_sim.world._ui_records import pascal_ui_state
 from rimbridge_sim.world._windows import INSPECT_TABS, MAIN_TABS
 
 __all__ = ["UiTools"]
+
+_NO_GAME_TEXT = NO_GAME_MESSAGE + "."
 
 _COMMAND = (
     "{success, command, changed, windowCountDelta, message, before, after, "
@@ -62,6 +64,18 @@ def _inspect_tabs(world: World) -> tuple[list[dict[str, Any]], str]:
     return tabs, fingerprint
 
 
+def _resolve_tab(tabs: list[dict[str, Any]], query: str) -> dict[str, Any] | None:
+    """The mod's order: the exact id, then a type, label, label key or tutor tag equal to the
+    query (normalised), then the first type or label that contains it."""
+    wanted = _normal(query)
+    if not wanted:
+        return None
+    found = next((t for t in tabs if t["inspectTabId"] == query.strip()), None)
+    names = ("type", "shortType", "label", "labelKey", "tutorTag")
+    found = found or next((t for t in tabs if wanted in (_normal(t[k] or "") for k in names)), None)
+    return found or next((t for t in tabs if any(wanted in _normal(t[k]) for k in names[:3])), None)
+
+
 class UiTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -108,8 +122,8 @@ class UiTools:
     def list_main_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         windows = self.host.world.windows
         tabs = [windows.listed_tab(t) for t in MAIN_TABS]
-        if not include_hidden:
-            tabs = [t for t in tabs if not t["disabled"]]
+        if not include_hidden:  # the mod hides invisible tabs only; disabled ones stay
+            tabs = [t for t in tabs if t["visible"]]
         open_tab = next((t for t in tabs if t["isOpen"]), None)
         return {
             "success": True,
@@ -132,7 +146,7 @@ class UiTools:
         windows = self.host.world.windows
         return self._command(
             "open_main_tab",
-            lambda: f"Opened main tab '{windows.open_main_tab(main_tab_id).label}'.",
+            lambda: f"Opened RimWorld main tab '{windows.open_main_tab(main_tab_id).def_name}'.",
         )
 
     @tool(
@@ -147,7 +161,7 @@ class UiTools:
         windows = self.host.world.windows
         return self._command(
             "close_main_tab",
-            lambda: f"Closed main tab '{windows.close_main_tab(main_tab_id).label}'.",
+            lambda: f"Closed RimWorld main tab '{windows.close_main_tab(main_tab_id).def_name}'.",
         )
 
     @tool(
@@ -165,6 +179,8 @@ class UiTools:
     @call_spec(world=True, quick=True)
     def list_inspect_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         world = self.host.world
+        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+            return failure
         tabs, fingerprint = _inspect_tabs(world)
         opened = next((t for t in tabs if t["isOpen"]), None)
         return {
@@ -196,27 +212,44 @@ class UiTools:
     @call_spec(world=True)
     def open_inspect_tab(self, inspect_tab_id: str) -> dict[str, Any]:
         world = self.host.world
-        tabs, fingerprint = _inspect_tabs(world)
-        wanted = _normal(inspect_tab_id)
-        names = ("type", "shortType", "label", "labelKey", "tutorTag")
-        found = next((t for t in tabs if t["inspectTabId"] == inspect_tab_id.strip()), None)
-        found = found or next(
-            (t for t in tabs if wanted and wanted in (_normal(t[k]) for k in names)), None
-        )
         before = world.windows.ui_state()
-        if found is None:
+
+        def refuse(message: str, listed: bool = True) -> dict[str, Any]:
             return {
                 "success": False,
                 "command": "open_inspect_tab",
                 "changed": False,
-                "message": f"No inspect tab '{inspect_tab_id}' for the current selection.",
+                "message": message,
                 "requestedInspectTabId": inspect_tab_id,
-                "selectionFingerprint": fingerprint,
-                "availableInspectTabIds": [t["inspectTabId"] for t in tabs],
-                "tabs": tabs,
+                "selectionFingerprint": fingerprint if listed else None,
+                "availableInspectTabIds": [t["inspectTabId"] for t in tabs] if listed else None,
+                "tabs": tabs if listed else None,
                 "before": before,
                 "after": before,
             }
+
+        tabs: list[dict[str, Any]] = []
+        fingerprint = ""
+        if world.game is None:
+            return {**refuse(_NO_GAME_TEXT, listed=False), "code": "no_game"}
+        if not inspect_tab_id or not inspect_tab_id.strip():
+            return refuse(
+                "Provide an inspect tab id, translated label, type name, or tutor tag.",
+                listed=False,
+            )
+        tabs, fingerprint = _inspect_tabs(world)
+        parts = inspect_tab_id.split(":")
+        if not world.selection.ids:
+            return refuse("No object is currently selected.")
+        if not tabs:
+            return refuse("The current selection does not expose any inspect tabs.")
+        if len(parts) == 4 and parts[0] == "inspect-tab" and parts[1] not in ("", fingerprint):
+            return refuse("The requested inspect tab id no longer matches the current selection.")
+        found = _resolve_tab(tabs, inspect_tab_id)
+        if found is None:
+            return refuse(
+                f"Could not find inspect tab '{inspect_tab_id}' for the current selection."
+            )
         changed = world.ui.inspect_tab != found["shortType"]
         world.ui.inspect_tab = found["shortType"]
         tabs, _ = _inspect_tabs(world)

@@ -12,7 +12,8 @@ from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 from rimbridge_sim.world._hover import HoverRequest, place_hover
-from rimbridge_sim.world._windows import LANGUAGES
+from rimbridge_sim.world._target_ids import target_id_kind
+from rimbridge_sim.world._windows import LANGUAGES, display_name
 
 __all__ = ["UiTargetTools"]
 
@@ -101,14 +102,14 @@ class UiTargetTools:
         world = self.host.world
         windows = world.windows
         before = windows.ui_state()
-        head, _, rest = target_id.strip().partition(":")
+        head = target_id_kind(target_id) or ""
         target_kind, action_kind = _SCREEN_TARGET_KINDS.get(head, ("", ""))
         executed: tuple[int | None, str | None] = (None, None)
+        parts = target_id.split(":")
         try:
             if head == "window-dismiss":
-                window_id, _, window_type = rest.partition(":")
                 window = next(
-                    (w for w in windows.stack if str(w.id) == window_id and w.type == window_type),
+                    (w for w in windows.stack if w.id == int(parts[1]) and w.type == parts[2]),
                     None,
                 )
                 if window is None:
@@ -118,23 +119,26 @@ class UiTargetTools:
                 windows.close(window)
                 message = f"Dismissed RimWorld window '{window.type}' ({window.id})."
             elif head == "context-menu-option":
-                menu_id, index = (int(p) for p in rest.split(":"))
+                menu_id, index = int(parts[1]), int(parts[2])
                 menu = world.ui.context_menu
-                if menu is None or menu.id != menu_id:
-                    raise RefusedError(f"Context menu {menu_id} is not open.")
-                chosen, option, message = world.map_input.execute_option(index, None)
+                if menu is None:
+                    raise RefusedError("No debug context menu is available.")
+                if menu.id != menu_id:
+                    raise RefusedError(
+                        f"Context menu target id refers to menu {menu_id}, but the active "
+                        f"debug context menu is {menu.id}."
+                    )
+                chosen, option, _ = world.map_input.execute_option(index, None)
                 executed = (chosen, option.label)
+                message = f"Executed menu option {chosen} '{option.label}'."
             elif head in _DESCRIPTIVE:
                 raise RefusedError(_DESCRIPTIVE[head])
             else:
                 raise RefusedError(
                     f"Target id '{target_id}' is not a supported screen target identifier."
                 )
-        except (RefusedError, ValueError) as error:
-            text = getattr(error, "message", None) or (
-                f"Target id '{target_id}' is not a supported screen target identifier."
-            )
-            failed = windows.command("click_screen_target", before, text, success=False)
+        except RefusedError as error:
+            failed = windows.command("click_screen_target", before, error.message, success=False)
             return _screen_click(failed, target_id, target_kind, action_kind, (None, None))
         done = windows.command("click_screen_target", before, message)
         return _screen_click(done, target_id, target_kind, action_kind, executed)
@@ -365,16 +369,28 @@ class UiTargetTools:
         before_ui = windows.ui_state()
         before = world.state_snapshot()
         common = {"success": True, "command": "switch_language"}
-        try:
-            wanted = windows.language(language)
-        except RefusedError as error:
+        query = language.strip()  # the mod resolves and names the trimmed query
+
+        def refuse(message: str) -> dict[str, Any]:
             return {
                 "success": False,
                 "command": "switch_language",
-                "message": error.message,
+                "message": message,
                 "before": before,
                 "beforeUi": before_ui,
             }
+
+        if not query:
+            return refuse("A language id or exact language name is required.")
+        if world.long_event is not None:
+            return refuse(
+                "RimWorld is busy with another long event. Wait for it to finish before "
+                "switching language."
+            )
+        try:
+            wanted = windows.language(query)
+        except RefusedError as error:
+            return refuse(error.message)
         previous = next(lang for lang in LANGUAGES if lang.id == world.language)
         requested = windows.describe_language(wanted)
         if wanted == previous:
@@ -382,7 +398,8 @@ class UiTargetTools:
                 **common,
                 "status": "noop",
                 "changed": False,
-                "message": f"{wanted.friendly_english} is already active.",
+                "message": "RimWorld is already configured to use language "
+                f"'{display_name(wanted)}'.",
                 "requestedLanguage": requested,
                 "activeLanguage": windows.describe_language(previous),
                 "before": before,
@@ -403,8 +420,8 @@ class UiTargetTools:
             "activeLanguage": windows.describe_language(previous),
             "persistedFolderName": wanted.folder_name,
             "longEventQueued": True,
-            "message": f"Switching to {wanted.friendly_english}; wait with "
-            "rimbridge/wait_for_long_event_idle.",
+            "message": f"Queued RimWorld language switch to '{display_name(wanted)}'. Call "
+            "rimbridge/wait_for_long_event_idle before assuming translated content is ready.",
             "before": before,
             "after": world.state_snapshot(),
             "beforeUi": before_ui,

@@ -16,12 +16,20 @@ from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import Cell, DesignationKind, LogLevel, ThingCategory
 from rimbridge_sim.world.state import ContextMenu, MenuOption, Pawn
 
-__all__ = ["BUTTONS", "Dispatch", "MapInput"]
+__all__ = ["BUTTONS", "Dispatch", "MapInput", "OptionRefusedError"]
 
 BUTTONS: Final = ("left", "right", "middle")
 _MENU_WIDTH: Final = 300.0
 _OPTION_HEIGHT: Final = 30.0
 _PRIORITIES: Final = {"GoHere": 1, "Default": 2, "High": 3}
+
+
+class OptionRefusedError(RefusedError):
+    """A menu option that was found but cannot be chosen; ``label`` names it."""
+
+    def __init__(self, message: str, label: str) -> None:
+        super().__init__(message)
+        self.label = label
 
 
 @dataclass
@@ -158,7 +166,7 @@ class MapInput:
         else:
             if label is None or not label.strip():
                 raise RefusedError("Either optionIndex or label must be provided.")
-            wanted = label.strip().lower()
+            wanted = label.lower()  # as given: the mod does not trim the label
             exact = [i for i, o in enumerate(options, 1) if o.label.lower() == wanted]
             partial = exact or [i for i, o in enumerate(options, 1) if wanted in o.label.lower()]
             if len(exact) > 1:
@@ -167,10 +175,9 @@ class MapInput:
                 raise RefusedError(f"Could not resolve menu label '{label}' to a single option.")
             chosen = partial[0]
         option = options[chosen - 1]
-        if option.disabled:
-            raise RefusedError(f"Menu option {chosen} is disabled.")
-        if option.action is None:
-            raise RefusedError(f"Menu option {chosen} has no executable action.")
+        if option.disabled or option.action is None:
+            reason = "is disabled" if option.disabled else "has no executable action"
+            raise OptionRefusedError(f"Menu option {chosen} {reason}.", option.label)
         did = option.action()
         self.close_menu()
         self._world.emit(LogLevel.INFO, f"Menu option '{option.label}': {did}", "input")

@@ -129,15 +129,32 @@ class ModList:
         }
 
     def resolve(self, query: str) -> ModInfo:
-        wanted = query.strip().lower()
+        """The installed mod a query names, as the mod resolves it: its modId exactly, else
+        the one mod whose package id, name, folder or root dir equals it (case ignored)."""
+        wanted = query.strip()
+        if not wanted:
+            raise RefusedError(
+                "A mod id, package id, package id (player-facing), name, folder name, or root "
+                "path is required."
+            )
         for mod in INSTALLED_MODS:
-            names = (mod.mod_id, mod.package_id, mod.name, mod.folder)
-            if wanted in (n.lower() for n in names):
+            if mod.mod_id == wanted:
                 return mod
-        raise RefusedError(
-            f"Could not resolve an installed mod from '{query}'. Use a modId from "
-            "rimworld/list_mods or an exact package id, name or folder name."
-        )
+        matches = [
+            mod
+            for mod in INSTALLED_MODS
+            if wanted.lower()
+            in (n.lower() for n in (mod.package_id, mod.name, mod.folder, mod.root_dir))
+        ]
+        if len(matches) > 1:
+            raise RefusedError(
+                f"Query '{wanted}' matched multiple installed mods: "
+                f"{', '.join(m.mod_id for m in matches)}. Use the exact modId from "
+                "rimworld/list_mods."
+            )
+        if not matches:
+            raise RefusedError(f"Could not find an installed mod matching '{wanted}'.")
+        return matches[0]
 
     def restart_reasons(self) -> list[str]:
         """The mod's reason codes: none, or the one that says how the session differs."""
@@ -241,7 +258,8 @@ class ModList:
     def set_enabled(self, mod: ModInfo, enabled: bool, allow_core: bool) -> bool:
         if mod.core and not enabled and not allow_core:
             raise RefusedError(
-                "Refusing to disable the core RimWorld mod; pass allowDisableCore to force it."
+                f"Refusing to disable core mod '{mod.name}'. Pass allowDisableCore=true to "
+                "override this guard."
             )
         was = mod.package_id in self.active
         if enabled and not was:
@@ -250,12 +268,17 @@ class ModList:
             self.active.remove(mod.package_id)
         return was
 
-    def reorder(self, mod: ModInfo, index: int) -> int:
+    def reorder(self, mod: ModInfo, index: int, query: str) -> int:
+        """Move an active mod to ``index``; ``query`` is the trimmed request the refusals name."""
         if mod.package_id not in self.active:
-            raise RefusedError(f"Mod '{mod.name}' is not enabled; only active mods can be moved.")
+            raise RefusedError(
+                f"Mod '{query}' is not currently enabled, so it has no active load-order "
+                "position to reorder."
+            )
         if not 0 <= index < len(self.active):
             raise RefusedError(
-                f"targetIndex {index} is outside the active load order (0..{len(self.active) - 1})."
+                f"Target index {index} is out of range for the current active mod list "
+                f"(0-{max(0, len(self.active) - 1)})."
             )
         previous = self.active.index(mod.package_id)
         self.active.remove(mod.package_id)

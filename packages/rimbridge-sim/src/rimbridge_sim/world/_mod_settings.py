@@ -47,19 +47,41 @@ class ModSettingsStore:
         return f"mod-settings:{mod.package_id}:{stable_hash(mod.settings_type or 'Mod')}"
 
     def resolve(self, query: str) -> ModInfo:
-        wanted = query.strip().lower()
-        for mod in INSTALLED_MODS:
-            names = (self.surface_id(mod), mod.package_id, mod.settings_type or "", mod.name)
-            if wanted in (n.lower() for n in names if n):
-                if mod.package_id not in self._mods.loaded:
-                    raise RefusedError(f"Mod '{mod.name}' is not loaded in this session.")
-                if mod.settings_type is None:
-                    raise RefusedError(f"Mod '{mod.name}' has no ModSettings object.")
+        """The loaded mod a query names, as the mod resolves it: its surface id exactly, else
+        the one loaded mod whose package id, name, handle type or settings category equals
+        it (case ignored). Whether it has settings is each tool's own check."""
+        wanted = query.strip()
+        if not wanted:
+            raise RefusedError(
+                "A mod id, package id, settings category, or handle type is required."
+            )
+        loaded = self.surfaces(include_without_settings=True)
+        for mod in loaded:
+            if self.surface_id(mod) == wanted:
                 return mod
-        raise RefusedError(
-            f"Could not resolve a loaded mod settings surface from '{query}'. Use a modId from "
-            "rimworld/list_mod_settings_surfaces."
-        )
+        matches = [mod for mod in loaded if wanted.lower() in self._names(mod)]
+        if len(matches) > 1:
+            raise RefusedError(
+                f"Query '{wanted}' matched multiple loaded mods: "
+                f"{', '.join(self.surface_id(m) for m in matches)}. Use the exact modId from "
+                "rimworld/list_mod_settings_surfaces."
+            )
+        if not matches:
+            raise RefusedError(f"Could not find a loaded mod settings surface matching '{wanted}'.")
+        return matches[0]
+
+    @staticmethod
+    def _names(mod: ModInfo) -> set[str]:
+        handle = f"{mod.folder}Mod"
+        names = {mod.package_id, mod.name, f"{mod.folder}.{handle}", handle}
+        return {n.lower() for n in names | ({mod.name} if mod.has_window else set())}
+
+    def require_settings(self, mod: ModInfo, query: str) -> None:
+        """Refuse a mod without a ``ModSettings`` object, naming the (trimmed) request."""
+        if mod.settings_type is None:
+            raise RefusedError(
+                f"Mod '{query}' does not currently expose a persistent ModSettings instance."
+            )
 
     def describe_surface(self, mod: ModInfo) -> dict[str, Any]:
         return {
@@ -82,12 +104,16 @@ class ModSettingsStore:
         }
 
     def surfaces(self, include_without_settings: bool) -> list[ModInfo]:
-        return [
-            mod
-            for mod in INSTALLED_MODS
-            if mod.package_id in self._mods.loaded
-            and (include_without_settings or mod.settings_type is not None)
-        ]
+        # the mod lists its loaded handles ordered by package id (case ignored)
+        return sorted(
+            (
+                mod
+                for mod in INSTALLED_MODS
+                if mod.package_id in self._mods.loaded
+                and (include_without_settings or mod.settings_type is not None or mod.has_window)
+            ),
+            key=lambda mod: mod.package_id.lower(),
+        )
 
     def values(self, mod: ModInfo) -> dict[str, Any]:
         return self._mods.settings[mod.package_id]

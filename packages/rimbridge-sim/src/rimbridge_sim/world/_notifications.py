@@ -181,7 +181,7 @@ class Notifications:
         }
 
     def open_letter(self, letter_id: str) -> Letter:
-        letter = self._world.letter_by_id(letter_id.strip())
+        letter = self._world.letter_by_id(letter_id)
         letter.read = True
 
         def accept() -> str:
@@ -200,9 +200,11 @@ class Notifications:
         return letter
 
     def dismiss_letter(self, letter_id: str) -> Letter:
-        letter = self._world.letter_by_id(letter_id.strip())
+        letter = self._world.letter_by_id(letter_id)
         if letter.label.startswith("Trader"):
-            raise RefusedError(f"Letter '{letter.id}' cannot be dismissed with a right-click.")
+            raise RefusedError(
+                f"Letter '{letter_id}' cannot be dismissed through the letter stack."
+            )
         self._remove_letter(letter)
         return letter
 
@@ -360,14 +362,18 @@ class Notifications:
     def activate(self, alert_id: str) -> Alert:
         fingerprint, alerts = self.alerts()
         for alert in alerts:
-            if alert.id == alert_id.strip():
+            if alert.id == alert_id:
                 if alert.culprits:
                     target = alert.culprits[0]
                     self._camera.jump_to(target.position)
                     self._selection.select(target.id, append=False)
                 self._world.emit(LogLevel.DEBUG, f"Activated alert {alert.label}", "ui")
                 return alert
+        # the mod says "stale" only for a well-formed id from another snapshot
+        parts = alert_id.split(":")
+        stale = len(parts) == 4 and parts[0] == "alert" and parts[1] not in ("", fingerprint)
         raise RefusedError(
-            f"Alert id '{alert_id}' is not active in the current alert snapshot "
-            f"({fingerprint}); list alerts again."
+            "The requested alert id no longer matches the current active alert snapshot."
+            if stale
+            else f"Could not find active alert '{alert_id}'."
         )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._target_ids import target_id_kind
 from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
 from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError, UnknownIdError
 from rimbridge_sim.world.model import LogLevel, ProgramState
@@ -359,12 +360,26 @@ class Windows:
     # -- main tabs ---------------------------------------------------------------------------
 
     def main_tab(self, query: str) -> MainTab:
-        wanted = query.strip().removeprefix("main-tab:").lower()
+        """The tab a query names, as the mod resolves it: ``main-tab:<defName>``, or a def
+        name, label or window type (short or full), case ignored; another kind of screen
+        target id is refused."""
+        if not query or not query.strip():
+            raise RefusedError("A RimWorld main tab id is required.")
+        head, _, rest = query.strip().partition(":")
+        if target_id_kind(query.strip()) not in (None, "main-tab"):
+            raise RefusedError(f"Target id '{query}' is not a RimWorld main-tab target id.")
+        wanted = (rest if head == "main-tab" else query.strip()).lower()
         for tab in MAIN_TABS:
             names = (tab.def_name, tab.label, tab.type, tab.type.rsplit(".", 1)[-1])
             if wanted in (n.lower() for n in names):
                 return tab
-        raise RefusedError(f"Could not resolve main tab '{query}'.")
+        raise RefusedError(f"Could not find a RimWorld main tab matching '{query}'.")
+
+    def _resolves_to(self, query: str) -> MainTab | None:
+        try:
+            return self.main_tab(query)
+        except RefusedError:
+            return None
 
     def tab_available(self, tab: MainTab) -> bool:
         return self._world.game is not None or tab.valid_without_map
@@ -393,7 +408,11 @@ class Windows:
     def open_main_tab(self, query: str) -> MainTab:
         tab = self.main_tab(query)
         if not self.tab_available(tab):
-            raise RefusedError(f"Main tab '{tab.def_name}' needs a loaded map.")
+            raise RefusedError(
+                f"Main tab '{tab.def_name}' is currently disabled and cannot be opened."
+            )
+        if self._world.ui.main_tab == tab.def_name:
+            return tab  # the game's SetCurrentTab leaves the open tab alone
         for window in [w for w in self.stack if w.semantic_kind == "main_tab"]:
             self.close(window)
         self.open(
@@ -410,10 +429,12 @@ class Windows:
     def close_main_tab(self, expected: str | None) -> MainTab:
         current = self._world.ui.main_tab
         if current is None:
-            raise RefusedError("No main tab is open.")
+            raise RefusedError("No RimWorld main tab is currently open.")
         tab = self.main_tab(current)
-        if expected is not None and expected.strip() and self.main_tab(expected) != tab:
-            raise RefusedError(f"The open main tab is '{tab.def_name}', not '{expected}'.")
+        if expected is not None and expected.strip() and self._resolves_to(expected) != tab:
+            raise RefusedError(
+                f"The currently open main tab '{tab.def_name}' does not match '{expected}'."
+            )
         for window in [w for w in self.stack if w.semantic_kind == "main_tab"]:
             self.close(window)
         return tab
