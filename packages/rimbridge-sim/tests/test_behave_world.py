@@ -1,0 +1,122 @@
+"""Selection, camera, map, architect, time and lifecycle tools do what the mod's code does:
+the same refusals and messages, the same clamping and the same side effects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+
+async def test_moving_the_camera_by_nothing_after_framing_keeps_it_on_the_same_cell(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        framed = await sim.call(
+            "rimworld/frame_cell_rect", x=10, z=10, width=10, height=10, rootSize=30
+        )
+        assert framed["camera"]["mapPosition"] == {"x": 15, "z": 15}
+        moved = await sim.call("rimworld/move_camera", deltaX=0, deltaZ=0)
+        assert moved["cell"] == {"x": 15, "z": 15}
+        assert moved["camera"]["mapPosition"] == {"x": 15, "z": 15}
+        nudged = await sim.call("rimworld/move_camera", deltaX=0.6, deltaZ=-0.6)
+        assert nudged["cell"] == {"x": 16, "z": 14}
+
+
+async def test_an_explicit_frame_size_is_held_to_the_zoom_range_the_mod_configures(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        wide = await sim.call("rimworld/frame_cell_rect", x=10, z=10, rootSize=120)
+        assert (wide["appliedRootSize"], wide["camera"]["rootSize"]) == (100.0, 100.0)
+        close = await sim.call("rimworld/frame_cell_rect", x=10, z=10, rootSize=3)
+        assert (close["appliedRootSize"], close["fullyVisible"]) == (3.0, False)
+        assert close["requestedRootSize"] == 3.0
+
+
+async def test_stepping_ticks_without_a_game_answers_with_a_failed_step(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        refused = await sim.call("rimworld/step_game_ticks", ticks=5)
+        assert refused["success"] is False
+        assert refused["message"] == "No playable game is currently loaded."
+        assert (refused["status"], refused["stepId"], refused["requestedTicks"]) == (
+            "failed",
+            None,
+            0,
+        )
+        assert (refused["startTicksGame"], refused["endTicksGame"]) == (0, 0)
+
+
+async def test_stepping_checks_its_arguments_before_looking_for_a_game(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        refused = await sim.call("rimworld/step_game_ticks", ticks=0)
+        assert refused["message"] == "ticks must be greater than 0."
+        negative = await sim.call("rimworld/step_game_ticks", timeoutMs=-1)
+        assert negative["message"] == "timeoutMs cannot be negative."
+
+
+async def test_stepping_a_running_game_without_pause_first_is_a_failed_step(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/step_game_ticks", ticks=4)
+        await sim.call("rimworld/set_time_speed", speed="Fast")
+        refused = await sim.call("rimworld/step_game_ticks", ticks=2, pauseFirst=False)
+        assert refused["success"] is False
+        assert refused["message"] == (
+            "RimWorld must be paused before deterministic tick stepping. Pass pauseFirst=true "
+            "or pause the game first."
+        )
+        assert (refused["status"], refused["startTicksGame"], refused["endTicksGame"]) == (
+            "failed",
+            4,
+            4,
+        )
+        assert refused["state"]["timeSpeed"] == "Fast"
+
+
+async def test_a_step_reports_the_paused_speed_it_ran_at_and_the_frames_it_took(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/set_time_speed", speed="Superfast")
+        stepped = await sim.call("rimworld/step_game_ticks", ticks=3)
+        assert stepped["initialTimeSpeed"] == "Paused"
+        assert stepped["message"] == "Advanced 3 game tick(s) across 3 Unity update frame(s)."
+
+
+async def test_playing_without_a_game_answers_every_field_and_says_where_the_game_is(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        refused = await sim.call("rimworld/play_for", durationMs=50, speed="Fast")
+        assert refused["success"] is False
+        assert refused["message"] == "RimWorld returned to the main menu."
+        assert (refused["timeSpeed"], refused["attempts"], refused["elapsedMs"]) == ("Fast", 0, 0)
+        assert (refused["startTick"], refused["endTick"], refused["advancedTicks"]) == (0, 0, 0)
+        assert (refused["finalTimeSpeed"], refused["paused"]) == (None, False)
+
+
+async def test_playing_says_the_game_played_and_is_now_paused(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        played = await sim.call("rimworld/play_for", durationMs=100)
+        assert played["success"] is True
+        assert played["message"] == "Game played for 100ms and is now paused."
+
+
+async def test_a_pause_from_elsewhere_ends_play_early_and_is_reported(open_sim: Any) -> None:
+    async with open_sim(tick_rate=240.0) as sim:
+        answers: dict[str, Any] = {}
+
+        async def play() -> None:
+            answers["play"] = await sim.call("rimworld/play_for", durationMs=3000)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(play)
+            await anyio.sleep(0.3)
+            await sim.call("rimworld/pause_game", pause=True)
+        played = answers["play"]
+        assert played["success"] is False
+        assert played["message"].startswith("Game was paused externally after ")
+        assert played["message"].endswith("ms, before the requested 3000ms elapsed.")
+        assert played["elapsedMs"] < 2500
