@@ -120,3 +120,19 @@ async def test_a_pause_from_elsewhere_ends_play_early_and_is_reported(open_sim: 
         assert played["message"].startswith("Game was paused externally after ")
         assert played["message"].endswith("ms, before the requested 3000ms elapsed.")
         assert played["elapsedMs"] < 2500
+
+
+async def test_a_downed_colonist_can_be_drafted_as_the_games_draft_setter_allows(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        await sim.call(
+            "rimworld/execute_debug_action", path="Actions/Pawns/Down", pawnName=pawn["name"]
+        )
+        drafted = await sim.call("rimworld/set_draft", pawnId=pawn["pawnId"], drafted=True)
+        assert (drafted["success"], drafted["drafted"]) == (True, True)
+        assert drafted["pawnInfo"]["downed"] is True
+        await sim.call("rimworld/step_game_ticks", ticks=5)
+        after = (await sim.call("rimworld/list_colonists"))["colonists"]
+        assert next(p for p in after if p["pawnId"] == pawn["pawnId"])["drafted"] is True
