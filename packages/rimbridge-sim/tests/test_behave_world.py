@@ -130,6 +130,7 @@ async def test_a_downed_colonist_can_be_drafted_as_the_games_draft_setter_allows
         await sim.call(
             "rimworld/execute_debug_action", path="Actions/Pawns/Down", pawnName=pawn["name"]
         )
+        await sim.call("rimworld/step_game_ticks", ticks=2)
         drafted = await sim.call("rimworld/set_draft", pawnId=pawn["pawnId"], drafted=True)
         assert (drafted["success"], drafted["drafted"]) == (True, True)
         assert drafted["pawnInfo"]["downed"] is True
