@@ -6,6 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import pytest
+
+from gabp import RemoteError
 
 
 async def test_moving_the_camera_by_nothing_after_framing_keeps_it_on_the_same_cell(
@@ -137,3 +140,34 @@ async def test_a_downed_colonist_can_be_drafted_as_the_games_draft_setter_allows
         await sim.call("rimworld/step_game_ticks", ticks=5)
         after = (await sim.call("rimworld/list_colonists"))["colonists"]
         assert next(p for p in after if p["pawnId"] == pawn["pawnId"])["drafted"] is True
+
+
+async def test_a_wait_with_a_negative_timeout_or_poll_interval_throws(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        with pytest.raises(RemoteError) as timeout:
+            await sim.call("rimbridge/wait_for_game_loaded", timeoutMs=-1)
+        assert "(Parameter 'TimeoutMs')" in str(timeout.value)
+        with pytest.raises(RemoteError) as poll:
+            await sim.call("rimbridge/wait_for_long_event_idle", pollIntervalMs=-1)
+        assert "(Parameter 'PollIntervalMs')" in str(poll.value)
+
+
+async def test_a_timed_out_wait_says_only_what_it_waited_for(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        waited = await sim.call("rimbridge/wait_for_game_loaded", timeoutMs=20)
+        assert waited["satisfied"] is False
+        assert waited["message"] == "Timed out waiting for RimWorld readiness 'mapData'."
+        assert waited["blockingReason"] == "No current game is loaded."
+
+
+async def test_waiting_for_the_entry_scene_during_generation_names_the_program_state(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        await sim.call("rimworld/start_debug_game")
+        ready = await sim.call("rimworld/start_debug_game_ready", timeoutMs=0)
+        assert ready["entry"]["blockingReason"] == (
+            "RimWorld programState is MapInitializing, not Entry."
+        )
+        idle = await sim.call("rimbridge/wait_for_long_event_idle", timeoutMs=0)
+        assert idle["message"] == "Timed out waiting for RimWorld long events to finish."
