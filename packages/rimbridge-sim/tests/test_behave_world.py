@@ -171,3 +171,35 @@ async def test_waiting_for_the_entry_scene_during_generation_names_the_program_s
         )
         idle = await sim.call("rimbridge/wait_for_long_event_idle", timeoutMs=0)
         assert idle["message"] == "Timed out waiting for RimWorld long events to finish."
+
+
+async def test_architect_tools_at_the_main_menu_answer_that_no_game_is_loaded(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("rimworld/list_architect_categories", {}),
+            ("rimworld/list_architect_designators", {"categoryId": "Orders"}),
+            ("rimworld/select_architect_designator", {"designatorId": "x"}),
+            ("rimworld/apply_architect_designator", {"designatorId": "x", "x": 1, "z": 1}),
+            ("rimworld/set_zone_target", {"designatorId": "x"}),
+        ]
+        for name, arguments in calls:
+            refused = await sim.call(name, **arguments)
+            assert refused["success"] is False, name
+            assert refused["message"] == "No game is currently loaded.", name
+            assert "godMode" in refused and "devModeEnabled" in refused, name
+
+
+async def test_unknown_architect_ids_are_refused_in_the_mods_words(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        category = await sim.call("rimworld/list_architect_designators", categoryId="Nope")
+        assert category["message"] == "Could not find architect category 'Nope'."
+        blank = await sim.call("rimworld/select_architect_designator", designatorId=" ")
+        assert blank["message"] == "A designator id is required."
+        designators = await sim.call("rimworld/list_architect_designators", categoryId="Orders")
+        mine = designators["designators"][0]["id"]
+        refused = await sim.call("rimworld/set_zone_target", designatorId=mine)
+        assert refused["message"] == (
+            f"Architect designator '{mine}' does not support explicit existing-zone targeting."
+        )
