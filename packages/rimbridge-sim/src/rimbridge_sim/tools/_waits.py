@@ -12,7 +12,7 @@ import anyio
 
 from rimbridge_sim.calls import MainLoopTimeout
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import World
+from rimbridge_sim.world import InvalidArgumentError, World
 
 __all__ = [
     "READINESS",
@@ -75,7 +75,16 @@ async def wait_until(
     busy_message: str = "RimWorld's main thread was busy; retrying.",
 ) -> WaitOutcome:
     """Probe on the main loop until satisfied or ``timeout_ms`` ran out; a probe the main
-    loop does not answer (a stall) counts as a probe failure and the wait goes on."""
+    loop does not answer (a stall) counts as a probe failure and the wait goes on.
+
+    A negative timeout or poll interval is refused before the first probe, by an exception
+    (the mod's waiter throws ``ArgumentOutOfRangeException``). A wait that times out says
+    ``timeout_message``, plus the last probe error if a probe failed."""
+    for name, value in (("TimeoutMs", timeout_ms), ("PollIntervalMs", poll_ms)):
+        if value < 0:
+            raise InvalidArgumentError(
+                f"Specified argument was out of the range of valid values. (Parameter '{name}')"
+            )
     started = time.monotonic()
     deadline = started + max(0, timeout_ms) / 1000
     attempts = 0
@@ -99,7 +108,7 @@ async def wait_until(
     elapsed = round((time.monotonic() - started) * 1000)
     return WaitOutcome(
         last.satisfied,
-        last.message if last.satisfied else f"{timeout_message} {last.message}".strip(),
+        last.message if last.satisfied else _timed_out(timeout_message, last_error),
         elapsed,
         attempts,
         failures,
@@ -107,6 +116,12 @@ async def wait_until(
         last.snapshot,
         None if last.satisfied else last.blocking_reason,
     )
+
+
+def _timed_out(message: str, last_error: str | None) -> str:
+    if last_error and last_error != message:
+        return f"{message} Last probe error: {last_error}"
+    return message
 
 
 def wait_response(outcome: WaitOutcome, target: str | None = None) -> dict[str, Any]:
@@ -138,12 +153,16 @@ def _blocking_reason(world: World, ready: dict[str, Any], target: str) -> str:
         return ""
     if not ready["mapDataReady"]:
         return "No RimWorld map data is available yet."
-    if target in ("mapData", "currentMap"):
+    if target == "mapData":
         return ""
+    if target == "currentMap":
+        return "" if ready["currentMapReady"] else "No current map is active yet."
     if not ready["playable"]:
         if world.program_state.value != "Playing":
             return f"RimWorld programState is {world.program_state.value}, not Playing."
-        return "RimWorld still has a pending long event."
+        if ready["longEventPending"]:
+            return "RimWorld still has a pending long event."
+        return "RimWorld is not playable yet."
     if target == "playable":
         return ""
     return f"RimWorld screen fade is still active (alpha {ready['fadeOverlayAlpha']:.3g})."

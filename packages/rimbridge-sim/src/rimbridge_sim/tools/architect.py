@@ -12,7 +12,7 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError, World, WorldError
+from rimbridge_sim.world import Cell, ProgramState, RefusedError, World, WorldError
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_cell, describe_zone
 
 __all__ = ["ArchitectTools"]
@@ -37,6 +37,16 @@ def _failure(world: World, message: str, code: str) -> dict[str, Any]:
     return {**failure, "code": code}
 
 
+def _without_map(world: World) -> dict[str, Any] | None:
+    """The mod's Architect failure when there is no map to work on (its ``TryGetMapContext``):
+    no game at all, or a game that is not playing yet; ``None`` when a map is there."""
+    if not world.has_current_game():
+        return _failure(world, "No game is currently loaded.", "no_game")
+    if world.game is None or world.program_state is not ProgramState.PLAYING:
+        return _failure(world, "Architect tools require an active map.", "no_game")
+    return None
+
+
 def _zone_tool(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
     """A zone or area tool: its answer carries the tool ``state`` snapshot, as the mod's does,
     and a refusal is the mod's Architect failure (``devModeEnabled``, ``godMode``, ``state``)."""
@@ -44,6 +54,8 @@ def _zone_tool(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, A
     @functools.wraps(body)
     def run(self: ArchitectTools, *args: Any, **kwargs: Any) -> dict[str, Any]:
         world = self.host.world
+        if (failure := _without_map(world)) is not None:
+            return failure
         try:
             result = body(self, *args, **kwargs)
         except WorldError as error:
@@ -93,6 +105,8 @@ class ArchitectTools:
         self, include_hidden: bool = False, include_empty: bool = False
     ) -> dict[str, Any]:
         world = self.host.world
+        if (failure := _without_map(world)) is not None:
+            return failure
         categories = world.architect.categories(
             include_hidden=include_hidden, include_empty=include_empty
         )
@@ -126,6 +140,8 @@ class ArchitectTools:
         from rimbridge_sim.world._catalogue import all_designators
 
         world = self.host.world
+        if (failure := _without_map(world)) is not None:
+            return failure
         try:
             category = world.architect.category(category_id)
         except RefusedError as error:
@@ -152,6 +168,8 @@ class ArchitectTools:
     @call_spec(world=True, payload_codes=_NO_GAME)
     def select_architect_designator(self, designator_id: str) -> dict[str, Any]:
         world = self.host.world
+        if (failure := _without_map(world)) is not None:
+            return failure
         try:
             placed = world.architect.select(designator_id)
         except RefusedError as error:
@@ -194,7 +212,8 @@ class ArchitectTools:
         keep_selected: bool = True,
     ) -> dict[str, Any]:
         world = self.host.world
-        world.require_colony()
+        if (failure := _without_map(world)) is not None:
+            return failure
         if width <= 0 or height <= 0:
             return _failure(world, "Width and height must be positive.", RefusedError.code)
         if width * height > 10_000:
@@ -325,7 +344,10 @@ class ArchitectTools:
         world = self.host.world
         placed = world.architect.resolve(designator_id)
         if placed.spec.application != "zone" or placed.spec.zone_kind in (None, "delete"):
-            raise RefusedError(f"Designator '{designator_id}' does not add zones.")
+            raise RefusedError(
+                f"Architect designator '{designator_id}' does not support explicit "
+                "existing-zone targeting."
+            )
         zone = world.zones.set_target(placed.id, zone_id)
         result: dict[str, Any] = {"success": True, "designator": world.architect.describe(placed)}
         if zone is None:

@@ -199,7 +199,7 @@ class CameraTools:
     @parameter("width", "Cells along x.")
     @parameter("height", "Cells along z.")
     @parameter("padding_cells", "Margin around the rectangle, in cells.")
-    @parameter("root_size", "Zoom to this rootSize; 0 keeps the current zoom.")
+    @parameter("root_size", "Zoom to this rootSize (at most 100); 0 keeps the current zoom.")
     @call_spec(world=True)
     def frame_cell_rect(
         self,

@@ -22,7 +22,13 @@ from rimbridge_sim.tools._waits import (
     wait_response,
     wait_until,
 )
-from rimbridge_sim.world import RefusedError, World, WorldError, sanitize_save_name
+from rimbridge_sim.world import (
+    ProgramState,
+    RefusedError,
+    World,
+    WorldError,
+    sanitize_save_name,
+)
 
 __all__ = ["LifecycleTools"]
 
@@ -120,7 +126,7 @@ class LifecycleTools:
 
         def probe() -> Probe:
             idle = world.long_event is None
-            message = "RimWorld is idle." if idle else "Waiting for RimWorld long events."
+            message = "RimWorld is idle." if idle else "Waiting for RimWorld long events to finish."
             return Probe(idle, message, world.state_snapshot())
 
         outcome = await wait_until(
@@ -156,11 +162,12 @@ class LifecycleTools:
                 return Probe(
                     True, "RimWorld entry scene can queue a debug game.", world.state_snapshot()
                 )
-            reason = (
-                "A game is already loaded."
-                if world.game is not None
-                else "RimWorld is busy with a long event."
-            )
+            if world.has_current_game():
+                reason = "A game is already loaded."
+            elif world.program_state is not ProgramState.ENTRY:
+                reason = f"RimWorld programState is {world.program_state.value}, not Entry."
+            else:
+                reason = "RimWorld is not in the entry scene."
             return Probe(
                 False,
                 "Waiting for RimWorld entry scene to accept a debug-game start.",

@@ -123,8 +123,7 @@ class SelectionTools:
     @tool(
         "rimworld/set_draft",
         "Draft or release a colonist by name or id. Drafting drops the current job; a drafted "
-        "colonist waits for orders (rimworld/right_click_cell). A downed colonist cannot be "
-        "drafted.",
+        "colonist waits for orders (rimworld/right_click_cell).",
         title="Set draft",
         result_description=f"{{success, pawn (its name), pawnInfo: {_PAWN}, drafted}}.",
     )
@@ -137,8 +136,6 @@ class SelectionTools:
     ) -> dict[str, Any]:
         world = self.host.world
         pawn = world.resolve_pawn(pawn_name, pawn_id)
-        if pawn.downed and drafted:
-            raise RefusedError(f"Pawn '{pawn.nickname}' is downed and cannot be drafted.")
         world.set_draft(pawn.id, drafted)
         return {
             "success": True,

@@ -11,7 +11,7 @@ from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import MAX_STEP_TICKS, TimeSpeed
+from rimbridge_sim.world import MAX_STEP_TICKS, ProgramState, TimeSpeed, World
 
 __all__ = ["TimeTools"]
 
@@ -19,6 +19,58 @@ _NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
 _NEVER_FORCE_NORMAL_SPEED = "neverForceNormalSpeed"
 """The debug view setting that stops RimWorld forcing Normal speed (its key in the world's
 debug settings; no menu lists it)."""
+_MUST_BE_PAUSED = (
+    "RimWorld must be paused before deterministic tick stepping. Pass pauseFirst=true or pause "
+    "the game first."
+)
+
+
+def _playback_state_message(world: World) -> str | None:
+    """What stops ``play_for`` from playing now, in the mod's words (its playback probe), or
+    ``None`` when time can run."""
+    if world.game is None or world.program_state is not ProgramState.PLAYING:
+        if world.program_state is ProgramState.ENTRY:
+            return "RimWorld returned to the main menu."
+        return "No playable game is currently loaded."
+    if world.long_event is not None:
+        return "RimWorld is busy with a long event."
+    return None
+
+
+def playback_unavailable(world: World) -> str | None:
+    """Why time cannot run now, in the mod's words (no playable game, or a long event), or
+    ``None`` when it can."""
+    if world.game is None or world.program_state is not ProgramState.PLAYING:
+        return "No playable game is currently loaded."
+    if world.long_event is not None:
+        return "RimWorld is busy with a long event."
+    return None
+
+
+def _step_refused(world: World, message: str, code: str) -> dict[str, Any]:
+    """A step that never started, as the mod's stepper reports one: every field of a step,
+    nothing requested, the game's tick as both start and end."""
+    tick = 0 if world.game is None else world.game.tick
+    return {
+        "success": False,
+        "stepId": None,
+        "status": "failed",
+        "requestedTicks": 0,
+        "completedTicks": 0,
+        "remainingTicks": 0,
+        "startTicksGame": tick,
+        "endTicksGame": tick,
+        "advancedTicks": 0,
+        "initialFrame": 0,
+        "lastFrame": 0,
+        "advancedFrames": 0,
+        "initialTimeSpeed": None,
+        "startedAtUtc": None,
+        "completedAtUtc": None,
+        "message": message,
+        "state": world.state_snapshot(),
+        "code": code,
+    }
 
 
 class TimeTools:
@@ -73,8 +125,9 @@ class TimeTools:
 
     @tool(
         "rimworld/play_for",
-        "Unpause at a speed for a stretch of real time, then pause again (without a tick "
-        "loop the frames of that stretch run at once).",
+        "Unpause at a speed for a stretch of real time, then pause again; pausing from "
+        "elsewhere ends the run early (without a tick loop the frames of that stretch run at "
+        "once).",
         title="Play for",
         result_description="{success, requestedDurationMs, elapsedMs, pollIntervalMs, "
         "timeSpeed, forceRequestedSpeed, previousNeverForceNormalSpeed and "
@@ -110,10 +163,59 @@ class TimeTools:
             }
 
         settings = world.debug_settings
+        label = TimeSpeed.parse(speed).label
         previous_never_force: bool | None = None
 
-        def begin() -> tuple[bool, int]:
+        def answer(fields: dict[str, Any]) -> dict[str, Any]:
+            failed = (
+                {}
+                if fields["success"]
+                else {"code": "no_game" if world.game is None else "refused"}
+            )
+            return {
+                "success": fields["success"],
+                "requestedDurationMs": duration_ms,
+                "elapsedMs": fields["elapsedMs"],
+                "pollIntervalMs": poll_interval_ms,
+                "timeSpeed": label,
+                "forceRequestedSpeed": force_requested_speed,
+                "previousNeverForceNormalSpeed": previous_never_force,
+                "restoredNeverForceNormalSpeed": previous_never_force,
+                "finalNeverForceNormalSpeed": settings.get(_NEVER_FORCE_NORMAL_SPEED, False),
+                "finalTimeSpeed": fields["state"]["timeSpeed"],
+                "paused": fields["paused"],
+                "initiallyPaused": fields["initiallyPaused"],
+                "startTick": fields["startTick"],
+                "endTick": fields["endTick"],
+                "advancedTicks": max(0, fields["endTick"] - fields["startTick"]),
+                "attempts": fields["attempts"],
+                "probeFailureCount": 0,
+                "lastProbeError": None,
+                "message": fields["message"],
+                "state": fields["state"],
+                **failed,
+            }
+
+        def begin() -> dict[str, Any] | tuple[bool, int]:
             nonlocal previous_never_force
+            if (unavailable := _playback_state_message(world)) is not None:
+                game = world.game
+                playable = game is not None and world.program_state is ProgramState.PLAYING
+                paused = playable and game is not None and game.time_speed is TimeSpeed.PAUSED
+                tick = game.tick if playable and game is not None else 0
+                return answer(
+                    {
+                        "success": False,
+                        "elapsedMs": 0,
+                        "state": world.state_snapshot(),
+                        "paused": paused,
+                        "initiallyPaused": paused,
+                        "startTick": tick,
+                        "endTick": tick,
+                        "attempts": 0,
+                        "message": unavailable,
+                    }
+                )
             game = world.require_colony().game
             initially = game.time_speed is TimeSpeed.PAUSED
             if force_requested_speed:
@@ -128,15 +230,28 @@ class TimeTools:
             if previous_never_force is not None:
                 settings[_NEVER_FORCE_NORMAL_SPEED] = previous_never_force
 
-        initially_paused, start_tick = await host.on_main_thread(begin)
+        def interrupted() -> bool:
+            """The run ends early, as the mod's probe ends it: the game went away or was
+            paused by someone else."""
+            game = world.game
+            return game is None or game.time_speed is TimeSpeed.PAUSED
+
+        begun = await host.on_main_thread(begin)
+        if isinstance(begun, dict):
+            return begun
+        initially_paused, start_tick = begun
         started = time.monotonic()
         attempts = 0
+        stopped_after: int | None = None
         try:
             if host.config.tick_rate > 0:
                 with anyio.move_on_after(duration_ms / 1000):
                     while True:
                         attempts += 1
                         await anyio.sleep(max(5, poll_interval_ms) / 1000)
+                        if interrupted():
+                            stopped_after = round((time.monotonic() - started) * 1000)
+                            break
             else:
                 attempts = 1
                 await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
@@ -147,40 +262,37 @@ class TimeTools:
                 await host.on_main_thread(restore)
             raise
 
-        def end() -> dict[str, Any]:
-            game = world.game
-            if game is not None:
+        def end() -> tuple[dict[str, Any], str | None]:
+            if world.game is not None:
                 world.pause(True)
             restore()
-            return world.state_snapshot()
+            return world.state_snapshot(), _playback_state_message(world)
 
-        state = await host.on_main_thread(end)
+        state, gone = await host.on_main_thread(end)
         game = world.game
-        end_tick = None if game is None else game.tick
-        return {
-            "success": game is not None,
-            "requestedDurationMs": duration_ms,
-            "elapsedMs": round((time.monotonic() - started) * 1000),
-            "pollIntervalMs": poll_interval_ms,
-            "timeSpeed": TimeSpeed.parse(speed).label,
-            "forceRequestedSpeed": force_requested_speed,
-            "previousNeverForceNormalSpeed": previous_never_force,
-            "restoredNeverForceNormalSpeed": previous_never_force,
-            "finalNeverForceNormalSpeed": settings.get(_NEVER_FORCE_NORMAL_SPEED, False),
-            "finalTimeSpeed": state["timeSpeed"],
-            "paused": state["paused"],
-            "initiallyPaused": initially_paused,
-            "startTick": start_tick,
-            "endTick": end_tick,
-            "advancedTicks": None if end_tick is None else end_tick - start_tick,
-            "attempts": attempts,
-            "probeFailureCount": 0,
-            "lastProbeError": None,
-            "message": f"Played for {duration_ms} ms at {TimeSpeed.parse(speed).label}."
-            if game is not None
-            else "The game was unloaded while playing.",
-            "state": state,
-        }
+        elapsed = round((time.monotonic() - started) * 1000)
+        if gone is not None:
+            message = gone
+        elif stopped_after is not None:
+            message = (
+                f"Game was paused externally after {stopped_after}ms, before the requested "
+                f"{duration_ms}ms elapsed."
+            )
+        else:
+            message = f"Game played for {duration_ms}ms and is now paused."
+        return answer(
+            {
+                "success": gone is None and stopped_after is None,
+                "elapsedMs": elapsed,
+                "state": state,
+                "paused": state["paused"],
+                "initiallyPaused": initially_paused,
+                "startTick": start_tick,
+                "endTick": 0 if game is None else game.tick,
+                "attempts": attempts,
+                "message": message,
+            }
+        )
 
     @tool(
         "rimworld/step_game_ticks",
@@ -206,24 +318,26 @@ class TimeTools:
         play_sound: bool = False,
     ) -> dict[str, Any]:
         world = self.host.world
-        game = world.require_colony().game
         problem = None
         if ticks <= 0:
             problem = "ticks must be greater than 0."
-        elif ticks > MAX_STEP_TICKS:
-            problem = f"ticks must be at most {MAX_STEP_TICKS}."
         elif timeout_ms < 0:
             problem = "timeoutMs cannot be negative."
         elif poll_interval_ms < 0:
             problem = "pollIntervalMs cannot be negative."
-        elif not pause_first and game.time_speed is not TimeSpeed.PAUSED:
-            problem = "The game must be paused before stepping (or pass pauseFirst)."
+        elif ticks > MAX_STEP_TICKS:
+            problem = f"ticks must be at most {MAX_STEP_TICKS}."
         if problem is not None:
             return {"success": False, "message": problem, "state": world.state_snapshot()}
-        self._steps += 1
-        initial_speed = game.time_speed.label
+        if (unavailable := playback_unavailable(world)) is not None:
+            return _step_refused(world, unavailable, "no_game")
+        game = world.require_colony().game
         if pause_first:
             world.pause(True)
+        elif game.time_speed is not TimeSpeed.PAUSED:
+            return _step_refused(world, _MUST_BE_PAUSED, "refused")
+        self._steps += 1
+        initial_speed = game.time_speed.label
         started = time.time()
         start_tick, start_frame = game.tick, world.frame
         world.step(ticks)
@@ -248,7 +362,8 @@ class TimeTools:
             "initialTimeSpeed": initial_speed,
             "startedAtUtc": iso_utc(started),
             "completedAtUtc": iso_utc(time.time()),
-            "message": f"Advanced {ticks} game tick(s).",
+            "message": f"Advanced {done} game tick(s) across "
+            f"{max(1, world.frame - start_frame)} Unity update frame(s).",
             "state": world.state_snapshot(),
             "tick": end_tick,
         }

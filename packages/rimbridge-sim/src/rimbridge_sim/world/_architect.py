@@ -36,23 +36,23 @@ class Architect:
         return [c for c in CATEGORIES if include_empty or c.designators]
 
     def category(self, query: str) -> Category:
+        if not query or not query.strip():
+            raise RefusedError("A category id is required.")
         wanted = query.strip().removeprefix("architect-category:").lower().replace("_", "-")
         for category in CATEGORIES:
             if wanted in (category.def_name.lower(), category.id.split(":")[1]):
                 return category
-        known = ", ".join(c.id for c in CATEGORIES)
-        raise RefusedError(f"Unknown architect category '{query}'. Known: {known}.")
+        raise RefusedError(f"Could not find architect category '{query}'.")
 
     def resolve(self, designator_id: str) -> Placed:
+        if not designator_id or not designator_id.strip():
+            raise RefusedError("A designator id is required.")
         wanted = designator_id.strip().lower()
         for category in CATEGORIES:
             for placed in all_designators(category):
                 if placed.id == wanted:
                     return placed
-        raise RefusedError(
-            f"Unknown architect designator '{designator_id}'. List ids with "
-            "rimworld/list_architect_designators."
-        )
+        raise RefusedError(f"Could not find architect designator '{designator_id}'.")
 
     def describe_category(self, category: Category) -> dict[str, Any]:
         placed = all_designators(category)

@@ -15,6 +15,8 @@ __all__ = ["MAX_ROOT_SIZE", "MIN_ROOT_SIZE", "CameraControl", "rect_payload"]
 
 MIN_ROOT_SIZE: Final = 8.0
 MAX_ROOT_SIZE: Final = 140.0
+CONFIG_MAX_ROOT_SIZE: Final = 100.0
+"""The top of the camera's configured zoom range while the mod runs (its full editor range)."""
 
 
 def rect_payload(x: int, z: int, width: int, height: int) -> dict[str, int]:
@@ -49,10 +51,12 @@ class CameraControl:
         self.camera.x, self.camera.z = cell.x + 0.5, cell.z + 0.5
 
     def move(self, delta_x: float, delta_z: float) -> Cell:
+        """Move from the cell the camera is over (its ``mapPosition``, the position truncated)
+        by the deltas rounded half to even, kept on the map, as the mod moves it."""
         game = self._world.require_colony().game
         target = Cell(
-            int(_clamp(round(self.camera.x - 0.5 + delta_x), 0, game.map.width - 1)),
-            int(_clamp(round(self.camera.z - 0.5 + delta_z), 0, game.map.height - 1)),
+            int(_clamp(round(int(self.camera.x) + delta_x), 0, game.map.width - 1)),
+            int(_clamp(round(int(self.camera.z) + delta_z), 0, game.map.height - 1)),
         )
         self.jump_to(target)
         return target
@@ -101,7 +105,9 @@ class CameraControl:
             max(padded[3] / 2, padded[2] / 2 * SCREEN_HEIGHT / SCREEN_WIDTH), 0.01, MAX_ROOT_SIZE
         )
         mode = "explicit" if root_size > 0 else "current"
-        applied = _clamp(root_size, MIN_ROOT_SIZE, MAX_ROOT_SIZE) if root_size > 0 else None
+        # an explicit size is held to the camera's configured range, which the mod widens to
+        # the editor's full 0..100 (not the 8..140 the zoom tools clamp to)
+        applied = _clamp(root_size, 0.0, CONFIG_MAX_ROOT_SIZE) if root_size > 0 else None
         self.camera.x = (min_x + max_x + 1) / 2
         self.camera.z = (min_z + max_z + 1) / 2
         if applied is not None:

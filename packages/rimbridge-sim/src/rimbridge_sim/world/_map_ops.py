@@ -48,11 +48,10 @@ class MapOps(WorldCore):
 
     def set_draft(self, pawn_id: str, drafted: bool = True) -> PawnInfo:
         """Draft or release a colonist. Drafting drops the current job (and anything
-        carried); a drafted colonist stands still until ordered."""
+        carried); a drafted colonist stands still until ordered. A downed colonist is drafted
+        too, as RimWorld's draft setter allows (it lies there all the same)."""
         pawn = self.pawn_by_id(pawn_id)
         colony = self.require_colony()
-        if pawn.downed and drafted:
-            raise InvalidArgumentError(f"pawn {pawn.id} ({pawn.label}) is downed: cannot draft")
         if pawn.drafted != drafted:
             pawn.drafted = drafted
             colony.end_job(pawn)
