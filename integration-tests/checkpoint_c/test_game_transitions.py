@@ -191,7 +191,7 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         colonists_id, error = await bridge.call_error("rimworld/select_pawn", {"pawnName": "x"})
         assert (error.code, error.message) == (
             -32000,
-            "rimworld/select_pawn failed: no game is loaded (main menu)",
+            "rimworld/select_pawn failed: No current map is active.",
         )
         assert error.data == {
             "code": "no_game",
@@ -215,11 +215,11 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         item = await bridge.attention()
         assert item is not None
         exceptions = [
-            f"Exception in {tool}: NoGameError: no game is loaded (main menu)"
+            f"Exception in {tool}: NoGameError: No current map is active."
             for tool in ("rimworld/select_pawn", "rimworld/set_draft")
         ]
         failures = [
-            f"{tool} failed: NoGameError: no game is loaded (main menu)"
+            f"{tool} failed: NoGameError: No current map is active."
             for tool in ("rimworld/select_pawn", "rimworld/set_draft")
         ]
         assert (item["severity"], item["blocking"], item["stateInvalidated"]) == (

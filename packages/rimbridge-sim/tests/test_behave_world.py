@@ -203,3 +203,21 @@ async def test_unknown_architect_ids_are_refused_in_the_mods_words(open_sim: Any
         assert refused["message"] == (
             f"Architect designator '{mine}' does not support explicit existing-zone targeting."
         )
+
+
+async def test_pawn_lookups_refuse_in_the_mods_words(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        by_name = await sim.call("rimworld/select_pawn", pawnName="Nobody")
+        by_id = await sim.call("rimworld/select_pawn", pawnId="Thing_Nope")
+        assert (by_name["message"], by_id["message"]) == (
+            "Could not find current-map colonist 'Nobody'.",
+            "Could not find current-map colonist id 'Thing_Nope'.",
+        )
+        with pytest.raises(RemoteError) as missing:
+            await sim.call("rimworld/select_pawn")
+        assert missing.value.message.endswith("A current-map colonist name or id is required.")
+        await sim.call("rimworld/go_to_main_menu")
+        await sim.call("rimbridge/wait_for_long_event_idle")
+        with pytest.raises(RemoteError) as no_map:
+            await sim.call("rimworld/select_pawn", pawnName="Flint")
+        assert no_map.value.message == "rimworld/select_pawn failed: No current map is active."

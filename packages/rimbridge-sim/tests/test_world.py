@@ -73,7 +73,7 @@ def test_game_operations_at_the_main_menu_raise_no_game_error() -> None:
         lambda: world.save_game("a"),
         lambda: world.set_time_speed(1),
     ):
-        with pytest.raises(NoGameError, match=r"^no game is loaded \(main menu\)$"):
+        with pytest.raises(NoGameError, match=r"^No current map is active\.$"):
             operation()
 
 
@@ -107,7 +107,9 @@ def test_going_to_the_main_menu_drops_the_map_and_old_ids_go_stale() -> None:
     with pytest.raises(NoGameError):
         world.get_pawn(pawn_id)
     world.start_debug_game(seed=1, map_size=(20, 20), colonists=1)
-    with pytest.raises(StaleIdError, match=f"unknown pawn id {pawn_id}: ids from before"):
+    with pytest.raises(
+        StaleIdError, match=f"Could not find current-map pawn id '{pawn_id}': ids from before"
+    ):
         world.get_pawn(pawn_id)
 
 
@@ -301,7 +303,7 @@ def test_a_cancelled_designation_disappears_and_its_id_becomes_unknown() -> None
 
     assert cancelled == designation
     assert world.get_cell_info(rock).designations == ()
-    with pytest.raises(UnknownIdError, match="no longer exists"):
+    with pytest.raises(UnknownIdError, match="it was destroyed or removed"):
         world.cancel_designation(designation.id)
 
 
@@ -327,7 +329,9 @@ def test_selection_holds_pawns_and_things_and_refuses_unknown_ids() -> None:
     assert world.select([thing.id], append=True) == (pawn.id, thing.id)
     assert world.get_pawn(pawn.id).selected is True
     assert world.ui.selection == [pawn.id, thing.id]
-    with pytest.raises(UnknownIdError, match="unknown pawn or thing id Thing_Nope1"):
+    with pytest.raises(
+        UnknownIdError, match="Could not find current-map pawn or thing id 'Thing_Nope1'"
+    ):
         world.select(["Thing_Nope1"])
 
 
@@ -449,7 +453,10 @@ def test_loading_is_a_long_event_that_replaces_the_map_and_renews_every_id() -> 
     assert not {p.id for p in new_pawns} & {p.id for p in old_pawns}
     with pytest.raises(
         StaleIdError,
-        match=f"^unknown pawn id {old_pawns[0].id}: ids from before the last load are stale",
+        match=(
+            f"^Could not find current-map pawn id '{old_pawns[0].id}': ids from before the "
+            "last load are stale"
+        ),
     ):
         world.set_draft(old_pawns[0].id, True)
     loaded = [r for r in records if r.source == "load"]
@@ -496,7 +503,9 @@ def test_loading_an_unknown_save_names_the_saves_there_are() -> None:
 def test_an_id_that_never_existed_is_unknown_rather_than_stale() -> None:
     world, _ = new_world()
 
-    with pytest.raises(UnknownIdError, match=r"^unknown pawn id Thing_Human999$"):
+    with pytest.raises(
+        UnknownIdError, match=r"^Could not find current-map pawn id 'Thing_Human999'\.$"
+    ):
         world.get_pawn("Thing_Human999")
 
 

@@ -238,14 +238,16 @@ class WorldCore:
         retired = self._retired.get(some_id)
         colony = self._colony
         current = "none" if colony is None else colony.game.map.id
+        # the mod's text, then (the sim's addition) why the id is not there
+        text = f"Could not find current-map {what} id '{some_id}'"
         if retired is not None and not retired.destroyed:
             raise StaleIdError(
-                f"unknown {what} id {some_id}: ids from before the last load are stale "
-                f"(it belonged to {retired.map_id}; the current map is {current})"
+                f"{text}: ids from before the last load are stale "
+                f"(it belonged to {retired.map_id}; the current map is {current})."
             )
         if retired is not None:
-            raise UnknownIdError(f"{what} {some_id} no longer exists (it was destroyed or removed)")
-        raise UnknownIdError(f"unknown {what} id {some_id}")
+            raise UnknownIdError(f"{text}: it was destroyed or removed.")
+        raise UnknownIdError(f"{text}.")
 
     def pawn_by_id(self, pawn_id: str) -> Pawn:
         colony = self.require_colony()
@@ -275,9 +277,9 @@ class WorldCore:
                     return pawn
             if among is None:
                 self.missing(what, wanted)
-            raise UnknownIdError(f"could not find {what} id {wanted!r}")
+            raise UnknownIdError(f"Could not find current-map {what} id '{wanted}'.")
         if name is None or not name.strip():
-            raise InvalidArgumentError(f"a {what} name or id is required (pawnName or pawnId)")
+            raise InvalidArgumentError(f"A current-map {what} name or id is required.")
         query = name.strip().lower()
 
         def names(pawn: Pawn) -> list[str]:
@@ -296,8 +298,10 @@ class WorldCore:
             return partial[0]
         if partial:
             listed = ", ".join(p.nickname for p in partial)
-            raise InvalidArgumentError(f"ambiguous {what} name {name!r} (matches: {listed})")
-        raise UnknownIdError(f"could not find {what} {name!r}")
+            raise InvalidArgumentError(
+                f"Ambiguous current-map {what} name '{name}'. Matches: {listed}"
+            )
+        raise UnknownIdError(f"Could not find current-map {what} '{name}'.")
 
     def thing_by_id(self, thing_id: str) -> Thing:
         colony = self.require_colony()

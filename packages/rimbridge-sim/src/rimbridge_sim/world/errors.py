@@ -33,7 +33,7 @@ class NoGameError(WorldError):
 
     code = "no_game"
 
-    def __init__(self, message: str = "no game is loaded (main menu)") -> None:
+    def __init__(self, message: str = "No current map is active.") -> None:
         super().__init__(message)
 
 
