@@ -58,10 +58,17 @@ async def test_main_tabs_and_the_selected_colonists_inspect_tabs(open_sim: Any) 
         tabs = await sim.call("rimworld/list_main_tabs")
         assert tabs["tabs"][0]["targetId"] == "main-tab:Work"
         opened = await sim.call("rimworld/open_main_tab", mainTabId="Research")
-        assert opened["openedWindowTypes"] == ["RimWorld.MainTabWindow_Research"]
+        del opened["operation"]
+        # the mod's main-tab answer: no window counts or lists
+        assert list(opened) == ["success", "command", "changed", "message", "before", "after"]
+        assert (opened["changed"], opened["after"]["openMainTabId"]) == (
+            True,
+            "main-tab:Research",
+        )
         assert (await sim.call("rimworld/list_main_tabs"))["openMainTabLabel"] == "Research"
         wrong = await sim.call("rimworld/close_main_tab", mainTabId="Work")
-        assert wrong["success"] is False
+        assert (wrong["success"], wrong["changed"]) == (False, False)
+        assert wrong["after"] == wrong["before"] and "windowCountDelta" not in wrong
         closed = await sim.call("rimworld/close_main_tab")
         assert closed["success"] is True
         pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]

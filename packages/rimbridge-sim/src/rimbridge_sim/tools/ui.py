@@ -21,6 +21,7 @@ _COMMAND = (
     "{success, command, changed, windowCountDelta, message, before, after, "
     "openedWindowTypes, closedWindowTypes}"
 )
+_TAB_COMMAND = "{success, command, changed, message, before, after}"
 
 
 def _tab_hash(full_type: str, label: str) -> str:
@@ -91,6 +92,36 @@ class UiTools:
             return windows.command(command, before, error.message, success=False)
         return windows.command(command, before, success_message or str(did))
 
+    def _tab_command(self, command: str, action: Any) -> dict[str, Any]:
+        """A main-tab command in the mod's shape: no window counts or lists, and ``changed``
+        only when the open tab changed (a failure answers ``before`` as ``after``)."""
+        windows = self.host.world.windows
+        before = windows.ui_state()
+        try:
+            message = action()
+        except RefusedError as error:
+            return {
+                "success": False,
+                "command": command,
+                "changed": False,
+                "message": error.message,
+                "before": before,
+                "after": before,
+            }
+        after = windows.ui_state()
+        changed = (before["openMainTabId"], before["mainTabOpen"]) != (
+            after["openMainTabId"],
+            after["mainTabOpen"],
+        )
+        return {
+            "success": True,
+            "command": command,
+            "changed": changed,
+            "message": message if changed else f"{message} UI state did not change.",
+            "before": before,
+            "after": after,
+        }
+
     @tool(
         "rimworld/get_ui_state",
         "Describe the window stack (dialogs, letters, main tabs, float menus) and what it "
@@ -138,13 +169,13 @@ class UiTools:
         "rimworld/open_main_tab",
         "Open a main tab by target id, def name, label or window type (closing another one).",
         title="Open main tab",
-        result_description=_COMMAND + "; an unknown tab is a payload failure.",
+        result_description=_TAB_COMMAND + "; an unknown tab is a payload failure.",
     )
     @parameter("main_tab_id", "main-tab:<defName>, or a def name, label or window type.")
     @call_spec(world=True)
     def open_main_tab(self, main_tab_id: str) -> dict[str, Any]:
         windows = self.host.world.windows
-        return self._command(
+        return self._tab_command(
             "open_main_tab",
             lambda: f"Opened RimWorld main tab '{windows.open_main_tab(main_tab_id).def_name}'.",
         )
@@ -153,13 +184,13 @@ class UiTools:
         "rimworld/close_main_tab",
         "Close the open main tab; with mainTabId, only if that tab is the open one.",
         title="Close main tab",
-        result_description=_COMMAND + "; no open tab is a payload failure.",
+        result_description=_TAB_COMMAND + "; no open tab is a payload failure.",
     )
     @parameter("main_tab_id", "The tab expected to be open (optional check).")
     @call_spec(world=True)
     def close_main_tab(self, main_tab_id: str | None = None) -> dict[str, Any]:
         windows = self.host.world.windows
-        return self._command(
+        return self._tab_command(
             "close_main_tab",
             lambda: f"Closed RimWorld main tab '{windows.close_main_tab(main_tab_id).def_name}'.",
         )
