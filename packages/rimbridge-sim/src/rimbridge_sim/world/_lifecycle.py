@@ -59,14 +59,16 @@ class LifecycleOps(WorldCore):
 
     def queue_debug_game(self) -> None:
         """Queue the quick-test colony as RimWorld does from the main menu: a long event of
-        :data:`GENERATE_FRAMES` frames, then a screen fade. Refused while a long event runs,
-        outside the main menu, or while a game is loaded."""
+        :data:`GENERATE_FRAMES` frames, then a screen fade. Refused, in the mod's order, while a
+        long event runs, outside the main menu (a running game included), or with a game."""
         if self._long_event is not None:
             raise RefusedError(
                 "RimWorld is busy with another long event. Wait for it to finish before "
                 "starting a debug game."
             )
-        if self.program_state is not ProgramState.ENTRY or self._colony is not None:
+        if self.program_state is not ProgramState.ENTRY:
+            raise RefusedError("Debug game start is only supported from the main menu entry scene.")
+        if self._colony is not None:
             raise RefusedError(
                 "A game is already loaded. Return to the main menu before starting a new "
                 "debug game."
