@@ -64,13 +64,15 @@ class SelectionTools:
 
     @tool(
         "rimworld/clear_selection",
-        "Deselect everything on the map.",
+        "Deselect everything on the map. Throws without a game: there is no map selector.",
         title="Clear selection",
         result_description="{success, selectedCount}.",
     )
     @call_spec(world=True)
     def clear_selection(self) -> dict[str, Any]:
-        self.host.world.selection.clear()
+        world = self.host.world
+        world.require_colony()
+        world.selection.clear()
         return {"success": True, "selectedCount": 0}
 
     @tool(
@@ -150,10 +152,11 @@ class SelectionTools:
         title="Get selected pawn inventory",
         result_description="{success, pawnId, pawnName, currentJob, currentJobReport, "
         "carriedThing, inventoryCount, inventoryItems, hauledInventoryThingIds}; unless exactly "
-        "one pawn is selected {success: false, error}.",
+        "one pawn is selected {success: false, error}; throws without a game.",
     )
     @call_spec(world=True, quick=True)
     def get_selected_pawn_inventory_state(self) -> dict[str, Any]:
+        self.host.world.require_colony()
         try:
             return {"success": True, **self.host.world.selection.inventory()}
         except RefusedError as error:
