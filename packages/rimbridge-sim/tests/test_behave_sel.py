@@ -29,3 +29,19 @@ async def test_clearing_the_selection_or_reading_the_inventory_at_the_main_menu_
             with pytest.raises(RemoteError) as caught:
                 await sim.call(tool)
             assert (caught.value.code, caught.value.data["code"]) == (-32000, "no_game"), tool
+
+
+async def test_pawn_lookups_name_where_they_looked_as_the_mod_does(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        for tool in ("rimworld/select_pawn", "rimworld/set_draft"):
+            by_name = await sim.call(tool, pawnName="Nobody")
+            assert by_name["message"] == "Could not find player-controlled colonist 'Nobody'."
+            by_id = await sim.call(tool, pawnId=" Thing_Nope ")
+            assert by_id["message"] == "Could not find player-controlled colonist id ' Thing_Nope '."
+        unselected = await sim.call("rimworld/deselect_pawn", pawnName="Nobody")
+        assert unselected["message"] == "Could not find selected pawn 'Nobody'."
+        with pytest.raises(RemoteError) as blank:
+            await sim.call("rimworld/deselect_pawn")
+        assert blank.value.message.endswith(": A selected pawn name or id is required.")
+        jump = await sim.call("rimworld/jump_camera_to_pawn", pawnId="Thing_Nope")
+        assert jump["message"] == "Could not find current-map pawn id 'Thing_Nope'."

@@ -32,6 +32,8 @@ _PAWN = (
 )
 _NAME = "The colonist's name: nickname, first or full name (case ignored)."
 _ID = "The colonist's id from rimworld/list_colonists (wins over pawnName)."
+_COLONIST = "player-controlled colonist"
+"""What the mod's select and draft lookups say they searched (every map's colonists)."""
 _SELECTION_NO_GAME = "No game is currently loaded."
 """The inspection tools' text without a game (with a full stop, as the mod's)."""
 
@@ -89,7 +91,7 @@ class SelectionTools:
         self, pawn_name: str | None = None, pawn_id: str | None = None, append: bool = False
     ) -> dict[str, Any]:
         world = self.host.world
-        pawn = world.resolve_pawn(pawn_name, pawn_id)
+        pawn = world.resolve_pawn(pawn_name, pawn_id, what=_COLONIST)
         world.selection.select(pawn.id, append=append)
         return {
             "success": True,
@@ -137,7 +139,7 @@ class SelectionTools:
         self, pawn_name: str | None = None, pawn_id: str | None = None, drafted: bool = True
     ) -> dict[str, Any]:
         world = self.host.world
-        pawn = world.resolve_pawn(pawn_name, pawn_id)
+        pawn = world.resolve_pawn(pawn_name, pawn_id, what=_COLONIST)
         world.set_draft(pawn.id, drafted)
         return {
             "success": True,
