@@ -45,3 +45,19 @@ async def test_pawn_lookups_name_where_they_looked_as_the_mod_does(open_sim: Any
         assert blank.value.message.endswith(": A selected pawn name or id is required.")
         jump = await sim.call("rimworld/jump_camera_to_pawn", pawnId="Thing_Nope")
         assert jump["message"] == "Could not find current-map pawn id 'Thing_Nope'."
+
+
+async def test_setting_the_speed_to_paused_leaves_the_speed_unpausing_returns_to(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/set_time_speed", speed="Superfast")
+        await sim.call("rimworld/pause_game", pause=True)
+        resumed = await sim.call("rimworld/pause_game", pause=False)
+        assert (resumed["paused"], resumed["message"]) == (False, "Game unpaused")
+        assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Superfast"
+        await sim.call("rimworld/set_time_speed", speed="Fast")
+        paused = await sim.call("rimworld/set_time_speed", speed="Paused")
+        assert (paused["timeSpeed"], paused["paused"]) == ("Paused", True)
+        await sim.call("rimworld/pause_game", pause=False)
+        assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Superfast"
