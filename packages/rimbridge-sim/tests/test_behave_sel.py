@@ -37,7 +37,9 @@ async def test_pawn_lookups_name_where_they_looked_as_the_mod_does(open_sim: Any
             by_name = await sim.call(tool, pawnName="Nobody")
             assert by_name["message"] == "Could not find player-controlled colonist 'Nobody'."
             by_id = await sim.call(tool, pawnId=" Thing_Nope ")
-            assert by_id["message"] == "Could not find player-controlled colonist id ' Thing_Nope '."
+            assert (
+                by_id["message"] == "Could not find player-controlled colonist id ' Thing_Nope '."
+            )
         unselected = await sim.call("rimworld/deselect_pawn", pawnName="Nobody")
         assert unselected["message"] == "Could not find selected pawn 'Nobody'."
         with pytest.raises(RemoteError) as blank:
@@ -61,3 +63,27 @@ async def test_setting_the_speed_to_paused_leaves_the_speed_unpausing_returns_to
         assert (paused["timeSpeed"], paused["paused"]) == ("Paused", True)
         await sim.call("rimworld/pause_game", pause=False)
         assert (await sim.call("rimworld/get_game_info"))["timeSpeed"] == "Superfast"
+
+
+async def test_select_and_draft_at_the_main_menu_throw_the_colonist_lookup_text(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, start_game=False) as sim:
+        for tool in ("rimworld/select_pawn", "rimworld/set_draft"):
+            for arguments, text, code in (
+                (
+                    {"pawnName": "Flint"},
+                    "Could not find player-controlled colonist 'Flint'.",
+                    "no_game",
+                ),
+                (
+                    {"pawnId": "Thing_Human1"},
+                    "Could not find player-controlled colonist id 'Thing_Human1'.",
+                    "no_game",
+                ),
+                ({}, "A player-controlled colonist name or id is required.", "invalid_argument"),
+            ):
+                with pytest.raises(RemoteError) as caught:
+                    await sim.call(tool, **arguments)
+                assert caught.value.message == f"{tool} failed: {text}"
+                assert caught.value.data["code"] == code

@@ -305,9 +305,7 @@ class WorldCore:
             return partial[0]
         if partial:
             listed = ", ".join(p.nickname for p in partial)
-            raise InvalidArgumentError(
-                f"Ambiguous {what} name '{name}'. Matches: {listed}"
-            )
+            raise InvalidArgumentError(f"Ambiguous {what} name '{name}'. Matches: {listed}")
         raise UnknownIdError(f"Could not find {what} '{name}'.")
 
     def thing_by_id(self, thing_id: str) -> Thing:
