@@ -87,3 +87,31 @@ async def test_select_and_draft_at_the_main_menu_throw_the_colonist_lookup_text(
                     await sim.call(tool, **arguments)
                 assert caught.value.message == f"{tool} failed: {text}"
                 assert caught.value.data["code"] == code
+
+
+async def test_load_game_ready_during_a_long_event_loads_once_the_event_ends(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/save_game", saveName="before")
+        await sim.call("rimworld/go_to_main_menu")
+        await sim.call("rimworld/start_debug_game")
+        assert (await sim.call("rimworld/get_game_info"))["phase"] == "loading"
+        loaded = await sim.call("rimworld/load_game_ready", saveName="before", timeoutMs=5000)
+        assert loaded["success"] is True, loaded["message"]
+        assert (loaded["saveName"], loaded["load"]["status"]) == ("before", "queued")
+        missing = await sim.call("rimworld/load_game_ready", saveName="nowhere")
+        assert missing == {
+            "success": False,
+            "message": "Save 'nowhere' does not exist.",
+            "path": missing["path"],
+            "operation": missing["operation"],
+        }
+        await sim.call("rimworld/go_to_main_menu")
+        await sim.call("rimworld/start_debug_game")
+        late = await sim.call("rimworld/load_game_ready", saveName="before", timeoutMs=0)
+        assert late["success"] is False
+        assert late["message"] == (
+            "Timed out waiting for RimWorld main thread before queueing save load."
+        )
+        assert (late["saveName"], late["queue"]["success"]) == ("before", False)
