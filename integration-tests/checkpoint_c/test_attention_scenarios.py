@@ -178,7 +178,7 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
         lookup_id, lookup = await bridge.call("rimworld/select_pawn", {"pawnId": "Thing_Nobody"})
         assert plain(lookup) == {
             "success": False,
-            "message": "Could not find current-map colonist id 'Thing_Nobody'.",
+            "message": "Could not find player-controlled colonist id 'Thing_Nobody'.",
             "code": "unknown_id",
         }
         operation = (await bridge.call("rimbridge/get_operation", {"operationId": lookup_id}))[1]
@@ -191,7 +191,7 @@ async def test_4_an_exception_is_an_in_band_error_with_blocking_attention_a_payl
         spawn_id, error = await bridge.call_error("rimworld/select_pawn", {})
         assert error.code == -32000
         assert error.message == (
-            "rimworld/select_pawn failed: A current-map colonist name or id is required."
+            "rimworld/select_pawn failed: A player-controlled colonist name or id is required."
         )
         assert error.data == {
             "code": "invalid_argument",

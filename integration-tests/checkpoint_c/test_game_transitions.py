@@ -186,12 +186,12 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
         # listing answers in the payload at the main menu, as in the mod
         _, listed = await bridge.call("rimworld/list_colonists", {})
         assert (listed["success"], listed["code"]) == (False, "no_game")
-        # map lookups throw: -32000, code no_game, and blocking attention
+        # colonist lookups throw (no colonists to find): -32000, code no_game, blocking attention
         mark = bridge.recorder.mark()
         colonists_id, error = await bridge.call_error("rimworld/select_pawn", {"pawnName": "x"})
         assert (error.code, error.message) == (
             -32000,
-            "rimworld/select_pawn failed: No current map is active.",
+            "rimworld/select_pawn failed: Could not find player-controlled colonist 'x'.",
         )
         assert error.data == {
             "code": "no_game",
@@ -214,13 +214,13 @@ async def test_10_map_tools_at_the_main_menu_fail_in_band_and_open_blocking_atte
 
         item = await bridge.attention()
         assert item is not None
+        missing = "NoGameError: Could not find player-controlled colonist 'x'."
         exceptions = [
-            f"Exception in {tool}: NoGameError: No current map is active."
+            f"Exception in {tool}: {missing}"
             for tool in ("rimworld/select_pawn", "rimworld/set_draft")
         ]
         failures = [
-            f"{tool} failed: NoGameError: No current map is active."
-            for tool in ("rimworld/select_pawn", "rimworld/set_draft")
+            f"{tool} failed: {missing}" for tool in ("rimworld/select_pawn", "rimworld/set_draft")
         ]
         assert (item["severity"], item["blocking"], item["stateInvalidated"]) == (
             "error",

@@ -73,7 +73,7 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
             3,  # Failed
         )
         assert child["Error"]["Message"].startswith(
-            "InvalidArgumentError: A current-map colonist name or id is required"
+            "InvalidArgumentError: A player-controlled colonist name or id is required"
         )
         _, found = await bridge.call("rimbridge/get_operation", {"operationId": script_id})
         parent = found["trackedOperation"]
@@ -92,7 +92,7 @@ async def test_15_a_script_whose_second_step_throws_is_the_cause_and_filters_its
         # sim's documented choice); the step's own method is in the sample
         item = await bridge.attention()
         assert item is not None
-        text = "A current-map colonist name or id is required."
+        text = "A player-controlled colonist name or id is required."
         line = item["openedAtSequence"]
         assert item == {
             "attentionId": item["attentionId"],

@@ -210,14 +210,18 @@ async def test_pawn_lookups_refuse_in_the_mods_words(open_sim: Any) -> None:
         by_name = await sim.call("rimworld/select_pawn", pawnName="Nobody")
         by_id = await sim.call("rimworld/select_pawn", pawnId="Thing_Nope")
         assert (by_name["message"], by_id["message"]) == (
-            "Could not find current-map colonist 'Nobody'.",
-            "Could not find current-map colonist id 'Thing_Nope'.",
+            "Could not find player-controlled colonist 'Nobody'.",
+            "Could not find player-controlled colonist id 'Thing_Nope'.",
         )
         with pytest.raises(RemoteError) as missing:
             await sim.call("rimworld/select_pawn")
-        assert missing.value.message.endswith("A current-map colonist name or id is required.")
+        assert missing.value.message.endswith(
+            "A player-controlled colonist name or id is required."
+        )
         await sim.call("rimworld/go_to_main_menu")
         await sim.call("rimbridge/wait_for_long_event_idle")
         with pytest.raises(RemoteError) as no_map:
             await sim.call("rimworld/select_pawn", pawnName="Flint")
-        assert no_map.value.message == "rimworld/select_pawn failed: No current map is active."
+        assert no_map.value.message == (
+            "rimworld/select_pawn failed: Could not find player-controlled colonist 'Flint'."
+        )

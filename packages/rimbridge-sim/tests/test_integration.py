@@ -33,7 +33,7 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
         envelope = result.pop("operation")
         assert result == {
             "success": False,
-            "message": "Could not find current-map colonist id 'Thing_Nobody'.",
+            "message": "Could not find player-controlled colonist id 'Thing_Nobody'.",
             "code": "unknown_id",
         }
         assert (envelope["OperationId"], envelope["Status"], envelope["Success"]) == (
@@ -47,7 +47,7 @@ async def test_a_payload_failure_completes_its_operation_and_opens_no_attention(
         assert operation is not None and operation.status == "completed"
         assert (
             operation.result_summary
-            == "payload failure: Could not find current-map colonist id 'Thing_Nobody'."
+            == "payload failure: Could not find player-controlled colonist id 'Thing_Nobody'."
         )
         # the arguments as the caller sent them: wire names, defaults filled in
         assert json.loads(operation.arguments_summary) == {
@@ -144,7 +144,7 @@ async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_
         error = caught.value
         assert error.code == -32000
         assert error.message == (
-            "rimworld/select_pawn failed: A current-map colonist name or id is required."
+            "rimworld/select_pawn failed: A player-controlled colonist name or id is required."
         )
         assert error.data == {
             "code": "invalid_argument",
@@ -179,7 +179,7 @@ async def test_an_exception_fails_the_call_in_band_and_opens_blocking_attention_
             request_id,
         )
         assert first["Message"].startswith(
-            "Exception in rimworld/select_pawn: InvalidArgumentError: A current-map colonist "
+            "Exception in rimworld/select_pawn: InvalidArgumentError: A player-controlled colonist "
             "name or id"
         )
         assert first["CapabilityId"] == "rimbridge.core/selection/select-pawn"

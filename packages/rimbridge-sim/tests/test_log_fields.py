@@ -78,7 +78,7 @@ async def test_the_error_line_of_a_throwing_tool_carries_its_traceback(open_sim:
         assert line["Level"] == "error"
         trace = line["StackTrace"]
         assert trace.startswith("Traceback (most recent call last):\n")
-        assert "InvalidArgumentError: A current-map colonist name or id" in trace
+        assert "InvalidArgumentError: A player-controlled colonist name or id" in trace
         assert 'File "' in trace and "select_pawn" in trace
         assert _fields(line) == ("", "", "")
 

@@ -111,7 +111,7 @@ async def test_every_event_carries_the_mods_record_fields(open_sim: Any) -> None
         }
         assert (failed["ErrorCode"], failed["ErrorMessage"], failed["HasResult"]) == (
             "invalid_argument",
-            "InvalidArgumentError: A current-map colonist name or id is required.",
+            "InvalidArgumentError: A player-controlled colonist name or id is required.",
             False,
         )
         started = events[(fine, "operation.started")]

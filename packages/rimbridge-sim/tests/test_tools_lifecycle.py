@@ -52,7 +52,7 @@ async def test_a_debug_game_cannot_start_over_a_loaded_one(open_sim: Any) -> Non
     async with open_sim(tick_rate=0) as sim:
         refused = await sim.call("rimworld/start_debug_game")
         assert refused["success"] is False
-        assert "Return to the main menu" in refused["message"]
+        assert "only supported from the main menu" in refused["message"]
         ready = await sim.call("rimworld/start_debug_game_ready", timeoutMs=200)
         assert ready["success"] is False
         assert ready["entry"]["blockingReason"] == "A game is already loaded."

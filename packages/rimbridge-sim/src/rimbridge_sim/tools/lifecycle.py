@@ -17,6 +17,7 @@ from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._waits import (
     Probe,
+    WaitOutcome,
     resolve_readiness,
     wait_for_readiness,
     wait_response,
@@ -77,6 +78,26 @@ def _start(world: World) -> dict[str, Any]:
         "difficulty": "Rough",
         "mapSize": world.map_size,
         "state": world.state_snapshot(),
+    }
+
+
+def _queue_failure(safe: str, path: str, message: str, idle: WaitOutcome) -> dict[str, Any]:
+    """``load_game_ready`` when the load could not be queued, in the mod's shape."""
+    return {
+        "success": False,
+        "saveName": safe,
+        "path": path,
+        "message": message,
+        "state": idle.snapshot,
+        "queue": {
+            "success": False,
+            "message": message,
+            "attempts": idle.attempts,
+            "elapsedMs": idle.elapsed_ms,
+            "probeFailureCount": idle.probe_failures,
+            "lastProbeError": idle.last_probe_error,
+            "blockingReason": idle.blocking_reason,
+        },
     }
 
 
@@ -348,10 +369,14 @@ class LifecycleTools:
 
     @tool(
         "rimworld/load_game_ready",
-        "Queue loading a save and wait for the readiness level asked for, in one call.",
+        "Queue loading a save and wait for the readiness level asked for, in one call. A long "
+        "event already running (a load, a return to the menu) ends first.",
         title="Load game (ready)",
         result_description="{success, saveName, path, message, state, load (the queued load), "
-        "wait (the readiness wait)}.",
+        "wait (the readiness wait)}; an unknown save is {success: false, message, path}; a "
+        "load that could not be queued in time {success: false, saveName, path, message, "
+        "state, queue {success, message, attempts, elapsedMs, probeFailureCount, "
+        "lastProbeError, blockingReason}}.",
     )
     @parameter("save_name", "The save's name, without extension.")
     @_readiness_parameters("Time for the whole call, in milliseconds.")
@@ -366,12 +391,32 @@ class LifecycleTools:
         wait_for_visual_ready: bool = False,
     ) -> dict[str, Any]:
         host = self.host
+        world = host.world
         target = resolve_readiness(readiness, target_readiness, wait_for_visual_ready)
         started = time.monotonic()
+        safe = sanitize_save_name(save_name)
+        path = world.save_path(safe)
+        if world.find_save(safe) is None:
+            return {"success": False, "message": f"Save '{safe}' does not exist.", "path": path}
+        # the mod queues the load behind a running long event; the sim lets that event end
+        # first, within the call's time
+        idle = await wait_until(
+            host,
+            lambda: Probe(
+                world.long_event is None,
+                "RimWorld main thread accepted automation work.",
+                world.state_snapshot(),
+            ),
+            timeout_ms=timeout_ms,
+            poll_ms=poll_interval_ms,
+            timeout_message="Timed out waiting for RimWorld main thread before queueing save load.",
+        )
         try:
+            if not idle.satisfied:
+                raise WorldError(idle.message)
             load = await host.on_main_thread(lambda: self._queue_load(save_name))
         except WorldError as error:
-            return {"success": False, "message": error.message, "saveName": save_name}
+            return _queue_failure(safe, path, error.message, idle)
         if not load["success"]:
             return load
         remaining = max(1, timeout_ms - round((time.monotonic() - started) * 1000))

@@ -17,10 +17,11 @@ from rimbridge_sim.calls import (
     without_game,
 )
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world import InvalidArgumentError, NoGameError, RefusedError
 from rimbridge_sim.world._selection import MAX_DETAILED_OBJECTS, GizmoRefusedError
 from rimbridge_sim.world._ui_records import pascal_ui_state
 from rimbridge_sim.world.describe import describe_pawn
+from rimbridge_sim.world.state import Pawn
 
 __all__ = ["SelectionTools"]
 
@@ -32,6 +33,8 @@ _PAWN = (
 )
 _NAME = "The colonist's name: nickname, first or full name (case ignored)."
 _ID = "The colonist's id from rimworld/list_colonists (wins over pawnName)."
+_COLONIST = "player-controlled colonist"
+"""What the mod's select and draft lookups say they searched (every map's colonists)."""
 _SELECTION_NO_GAME = "No game is currently loaded."
 """The inspection tools' text without a game (with a full stop, as the mod's)."""
 
@@ -39,6 +42,19 @@ _SELECTION_NO_GAME = "No game is currently loaded."
 class SelectionTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
+
+    def _colonist(self, pawn_name: str | None, pawn_id: str | None) -> Pawn:
+        """The colonist ``select_pawn`` and ``set_draft`` name. Without a game the mod looks
+        among no colonists, so it throws its lookup text (not the missing-map one)."""
+        world = self.host.world
+        world.require_no_long_event()
+        if world.game is not None:
+            return world.resolve_pawn(pawn_name, pawn_id, what=_COLONIST)
+        if pawn_id is not None and pawn_id.strip():
+            raise NoGameError(f"Could not find {_COLONIST} id '{pawn_id}'.")
+        if pawn_name is None or not pawn_name.strip():
+            raise InvalidArgumentError(f"A {_COLONIST} name or id is required.")
+        raise NoGameError(f"Could not find {_COLONIST} '{pawn_name}'.")
 
     @tool(
         "rimworld/list_colonists",
@@ -64,13 +80,15 @@ class SelectionTools:
 
     @tool(
         "rimworld/clear_selection",
-        "Deselect everything on the map.",
+        "Deselect everything on the map. Throws without a game: there is no map selector.",
         title="Clear selection",
         result_description="{success, selectedCount}.",
     )
     @call_spec(world=True)
     def clear_selection(self) -> dict[str, Any]:
-        self.host.world.selection.clear()
+        world = self.host.world
+        world.require_colony()
+        world.selection.clear()
         return {"success": True, "selectedCount": 0}
 
     @tool(
@@ -87,7 +105,7 @@ class SelectionTools:
         self, pawn_name: str | None = None, pawn_id: str | None = None, append: bool = False
     ) -> dict[str, Any]:
         world = self.host.world
-        pawn = world.resolve_pawn(pawn_name, pawn_id)
+        pawn = self._colonist(pawn_name, pawn_id)
         world.selection.select(pawn.id, append=append)
         return {
             "success": True,
@@ -135,7 +153,7 @@ class SelectionTools:
         self, pawn_name: str | None = None, pawn_id: str | None = None, drafted: bool = True
     ) -> dict[str, Any]:
         world = self.host.world
-        pawn = world.resolve_pawn(pawn_name, pawn_id)
+        pawn = self._colonist(pawn_name, pawn_id)
         world.set_draft(pawn.id, drafted)
         return {
             "success": True,
@@ -150,10 +168,11 @@ class SelectionTools:
         title="Get selected pawn inventory",
         result_description="{success, pawnId, pawnName, currentJob, currentJobReport, "
         "carriedThing, inventoryCount, inventoryItems, hauledInventoryThingIds}; unless exactly "
-        "one pawn is selected {success: false, error}.",
+        "one pawn is selected {success: false, error}; throws without a game.",
     )
     @call_spec(world=True, quick=True)
     def get_selected_pawn_inventory_state(self) -> dict[str, Any]:
+        self.host.world.require_colony()
         try:
             return {"success": True, **self.host.world.selection.inventory()}
         except RefusedError as error:

@@ -41,6 +41,8 @@ __all__ = ["FADE_FRAMES", "CellLike", "SaveRecord", "WorldCore"]
 FADE_FRAMES = 12
 """Frames the screen fade lasts after a map appears (``visual`` readiness waits for it)."""
 _RETIRED_CAP = 20_000
+_PLACED = ("current-map ", "player-controlled ", "selected ")
+"""How the mod's lookup texts say where they looked; a bare word gets ``current-map``."""
 
 CellLike = Cell | tuple[int, int] | Sequence[int]
 
@@ -232,14 +234,17 @@ class WorldCore:
         if pawn.downed:
             raise InvalidArgumentError(f"pawn {pawn.id} ({pawn.label}) is downed")
 
-    def missing(self, what: str, some_id: object) -> NoReturn:
+    def missing(self, what: str, some_id: object, shown: str | None = None) -> NoReturn:
+        """Refuse ``some_id`` in the mod's words (``what`` gets ``current-map`` unless it
+        already says where it looked; ``shown`` is the id as the caller gave it)."""
         if not isinstance(some_id, str):
             raise InvalidArgumentError(f"{what} id must be a string, got {some_id!r}")
         retired = self._retired.get(some_id)
         colony = self._colony
         current = "none" if colony is None else colony.game.map.id
+        where = what if what.startswith(_PLACED) else f"current-map {what}"
         # the mod's text, then (the sim's addition) why the id is not there
-        text = f"Could not find current-map {what} id '{some_id}'"
+        text = f"Could not find {where} id '{some_id if shown is None else shown}'"
         if retired is not None and not retired.destroyed:
             raise StaleIdError(
                 f"{text}: ids from before the last load are stale "
@@ -264,10 +269,12 @@ class WorldCore:
         pawn_id: str | None,
         *,
         among: Sequence[Pawn] | None = None,
-        what: str = "colonist",
+        what: str = "current-map colonist",
     ) -> Pawn:
         """A pawn by id, else by name (exact short, nick or full name first, then a unique
-        partial match; case ignored), as the real mod resolves ``pawnName`` / ``pawnId``."""
+        partial match; case ignored), as the real mod resolves ``pawnName`` / ``pawnId``.
+        ``what`` is the mod's word for where it looked (``player-controlled colonist``,
+        ``selected pawn``, ``current-map pawn``), used as it is in the refusals."""
         colony = self.require_colony()
         pawns = list(colony.game.pawns.values()) if among is None else list(among)
         if pawn_id is not None and pawn_id.strip():
@@ -276,10 +283,10 @@ class WorldCore:
                 if pawn.id == wanted:
                     return pawn
             if among is None:
-                self.missing(what, wanted)
-            raise UnknownIdError(f"Could not find current-map {what} id '{wanted}'.")
+                self.missing(what, wanted, shown=pawn_id)
+            raise UnknownIdError(f"Could not find {what} id '{pawn_id}'.")
         if name is None or not name.strip():
-            raise InvalidArgumentError(f"A current-map {what} name or id is required.")
+            raise InvalidArgumentError(f"A {what} name or id is required.")
         query = name.strip().lower()
 
         def names(pawn: Pawn) -> list[str]:
@@ -298,10 +305,8 @@ class WorldCore:
             return partial[0]
         if partial:
             listed = ", ".join(p.nickname for p in partial)
-            raise InvalidArgumentError(
-                f"Ambiguous current-map {what} name '{name}'. Matches: {listed}"
-            )
-        raise UnknownIdError(f"Could not find current-map {what} '{name}'.")
+            raise InvalidArgumentError(f"Ambiguous {what} name '{name}'. Matches: {listed}")
+        raise UnknownIdError(f"Could not find {what} '{name}'.")
 
     def thing_by_id(self, thing_id: str) -> Thing:
         colony = self.require_colony()

@@ -59,14 +59,16 @@ class LifecycleOps(WorldCore):
 
     def queue_debug_game(self) -> None:
         """Queue the quick-test colony as RimWorld does from the main menu: a long event of
-        :data:`GENERATE_FRAMES` frames, then a screen fade. Refused while a long event runs,
-        outside the main menu, or while a game is loaded."""
+        :data:`GENERATE_FRAMES` frames, then a screen fade. Refused, in the mod's order, while a
+        long event runs, outside the main menu (a running game included), or with a game."""
         if self._long_event is not None:
             raise RefusedError(
                 "RimWorld is busy with another long event. Wait for it to finish before "
                 "starting a debug game."
             )
-        if self.program_state is not ProgramState.ENTRY or self._colony is not None:
+        if self.program_state is not ProgramState.ENTRY:
+            raise RefusedError("Debug game start is only supported from the main menu entry scene.")
+        if self._colony is not None:
             raise RefusedError(
                 "A game is already loaded. Return to the main menu before starting a new "
                 "debug game."
@@ -376,20 +378,20 @@ class LifecycleOps(WorldCore):
             raise InvalidArgumentError(
                 f"time speed must be 0 (paused), 1, 2, 3 or 4 (ultrafast), got {speed!r}"
             )
-        game = colony.game
-        new = TimeSpeed(speed)
-        if new is TimeSpeed.PAUSED and game.time_speed is not TimeSpeed.PAUSED:
-            game.paused_speed = game.time_speed
-        game.time_speed = new
+        # RimWorld's CurTimeSpeed setter: the speed to unpause to is left as it was
+        colony.game.time_speed = TimeSpeed(speed)
         return self.get_game_info()
 
     def pause(self, paused: bool = True) -> GameInfo:
-        """Pause, or unpause to the speed before the pause (RimWorld's toggle)."""
+        """Pause, or unpause to the speed before the last pause, or Normal when that was a
+        pause too (RimWorld's toggle, which alone remembers the speed to return to)."""
         game = self.require_colony().game
-        if paused:
+        if paused and game.time_speed is not TimeSpeed.PAUSED:
+            game.paused_speed = game.time_speed
             return self.set_time_speed(TimeSpeed.PAUSED)
-        if game.time_speed is TimeSpeed.PAUSED:
-            return self.set_time_speed(game.paused_speed)
+        if not paused and game.time_speed is TimeSpeed.PAUSED:
+            back = game.paused_speed
+            return self.set_time_speed(TimeSpeed.NORMAL if back is TimeSpeed.PAUSED else back)
         return self.get_game_info()
 
     # -- what the world is doing ------------------------------------------------------------
