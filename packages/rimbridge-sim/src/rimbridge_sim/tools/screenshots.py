@@ -99,7 +99,7 @@ class ScreenshotTools:
             world.phase,
             world.ui.camera,
             world.windows.stack,
-            world.ui.hover,
+            world.screen.live_hover(),
             tab_bar=game is not None,
         )
         full = world.storage.write(f"Screenshots/{name}.png", encode_png(width, height, rgb))
