@@ -3,6 +3,7 @@ names, judged on the id exactly as given (no trimming)."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 __all__ = ["UiTargetRef", "parse_ui_target", "target_id_kind"]
@@ -56,9 +57,7 @@ def target_id_kind(text: str) -> str | None:
 def _integer(text: str) -> int | None:
     """C#'s ``int.TryParse``: optional sign and surrounding blanks, decimal digits only."""
     stripped = text.strip()
-    if not stripped.lstrip("+-").isdigit() or stripped[:1] in "+-" and stripped[1:2] in "+-":
+    if re.fullmatch(r"[+-]?[0-9]+", stripped) is None:
         return None
-    try:
-        return int(stripped)
-    except ValueError:
-        return None
+    value = int(stripped)
+    return value if -(2**31) <= value < 2**31 else None
