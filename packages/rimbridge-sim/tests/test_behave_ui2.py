@@ -185,3 +185,20 @@ async def test_clip_targets_are_matched_as_the_mod_matches_them(open_sim: Any) -
         past = f"context-menu-option:{menu['menuId']}:99"
         out_of_range = await sim.call("rimworld/set_hover_target", targetId=past, settleMs=0)
         assert out_of_range["message"] == f"Context menu option target '{past}' is out of range."
+
+
+async def test_a_clip_target_off_the_image_fails_and_names_the_full_shot(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await sim.call("rimworld/open_window_by_type", windowType="Dialog_Options")
+        window = (await sim.call("rimworld/get_screen_targets"))["targets"]["windows"][0]
+        with sim.bridge.world_lock:
+            opened = sim.bridge.world.windows.stack[0]
+            opened.rect = (5000.0, 5000.0, 300.0, 250.0)
+        shot = await sim.call(
+            "rimworld/take_screenshot", fileName="away", clipTargetId=window["windowTargetId"]
+        )
+        assert (shot["success"], shot["clipped"], shot["fileName"]) == (False, False, "away")
+        assert shot["message"] == (
+            f"Target id '{window['windowTargetId']}' did not resolve to a valid clip rect."
+        )
+        assert shot["path"] == shot["sourcePath"] and shot["path"].endswith("away.png")
