@@ -39,7 +39,10 @@ async def test_windows_open_by_type_lay_out_and_take_clicks(open_sim: Any) -> No
         assert (checkbox["kind"], checkbox["isChecked"]) == ("checkbox", False)
         clicked = await sim.call("rimworld/click_ui_target", targetId=checkbox["targetId"])
         # a checkbox changes no window: the mod's note says so
-        assert clicked["message"] == "Toggled 'Pause on load' to True. UI state did not change."
+        assert clicked["message"] == (
+            "Activated UI target 'Pause on load' on surface "
+            "'window:1:RimWorld.Dialog_Options'. UI state did not change."
+        )
         again = await sim.call("rimworld/get_ui_layout")
         scroll = next(e for e in again["surfaces"][0]["elements"] if e["kind"] == "scroll_view")
         scrolled = await sim.call(

@@ -39,15 +39,22 @@ _SHOT = (
 )
 
 
-def _pixel_rect(box: Rect, padding: int, width: int, height: int) -> tuple[int, int, int, int]:
+def _pixel_rect(
+    box: Rect, padding: int, width: int, height: int
+) -> tuple[int, int, int, int] | None:
     """The clip in the image's pixels, as the mod works it out: the target rectangle (UI
-    pixels) plus padding, scaled to the image, widened to whole pixels and kept inside."""
+    pixels) plus padding, scaled to the image, widened to whole pixels and kept inside;
+    ``None`` for an empty target or one wholly off the image."""
+    if box.width <= 0 or box.height <= 0:
+        return None
     scale_x, scale_y = width / SCREEN_WIDTH, height / SCREEN_HEIGHT
     left = max(0, math.floor(box.x * scale_x - padding * scale_x))
     top = max(0, math.floor(box.y * scale_y - padding * scale_y))
     right = min(width, math.ceil((box.x + box.width) * scale_x + padding * scale_x))
     bottom = min(height, math.ceil((box.y + box.height) * scale_y + padding * scale_y))
-    return left, top, max(1, right - left), max(1, bottom - top)
+    if right <= left or bottom <= top:
+        return None
+    return left, top, right - left, bottom - top
 
 
 def _failed_shot(error: WorldError) -> dict[str, Any]:
@@ -99,14 +106,28 @@ class ScreenshotTools:
             world.phase,
             world.ui.camera,
             world.windows.stack,
-            world.ui.hover,
+            world.screen.live_hover(),
             tab_bar=game is not None,
         )
         full = world.storage.write(f"Screenshots/{name}.png", encode_png(width, height, rgb))
         stored, source, output = full, None, name
         rect: tuple[int, int, int, int] | None = None
+        if not suppress_message:
+            world.notifications.message(f"Screenshot saved as {name}.png", "SilentInput")
         if clip is not None:
             pixels = _pixel_rect(clip[3], padding, width, height)
+            if pixels is None:  # the full shot stays; the mod answers where it is
+                failed = _failed_shot(
+                    RefusedError(f"Target id '{clip[0]}' did not resolve to a valid clip rect.")
+                )
+                folder = {"saveDataFolder": world.storage.root}
+                folder["screenshotFolder"] = f"{world.storage.root}/Screenshots"
+                return {
+                    **failed,
+                    **{"path": full.path, "sourcePath": full.path, "fileName": name},
+                    **{"requestedFileName": name, **folder},
+                    "suppressMessage": suppress_message,
+                }
             scale = width / SCREEN_WIDTH  # image pixels per UI pixel
             rect = pixels
             left, top, wide, high = (v / scale for v in pixels)
@@ -114,8 +135,6 @@ class ScreenshotTools:
             output = name + clip_suffix
             png = encode_png(width, height, rgb)
             stored, source = world.storage.write(f"Screenshots/{output}.png", png), full.path
-        if not suppress_message:
-            world.notifications.message(f"Screenshot saved as {name}.png", "SilentInput")
         return {
             "success": True,
             "path": stored.path,
@@ -151,7 +170,8 @@ class ScreenshotTools:
         result_description=_SHOT + ", message (null), expectedPath (null)}; the crop is "
         "<name>__clip.png beside the full shot <name>.png. An unknown clip target is a payload "
         "failure with the same fields, empty (null, 0 or false; no width and height), and "
-        "code.",
+        "code; so is a clip target wholly off the image, which names the full shot it took "
+        "(path, sourcePath, fileName, requestedFileName and the folders).",
     )
     @parameter(
         "file_name",
@@ -180,7 +200,7 @@ class ScreenshotTools:
         shot = self._capture(
             file_name, include_targets, suppress_message, clip, max(0, clip_padding)
         )
-        return {**shot, "message": None, "expectedPath": None}
+        return {**shot, "message": None, "expectedPath": None} if shot["success"] else shot
 
     @tool(
         "rimworld/screenshot_cell_rect",

@@ -10,14 +10,15 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import RefusedError
-from rimbridge_sim.world._hover import HoverRequest, place_hover
+from rimbridge_sim.world import RefusedError, WorldError
+from rimbridge_sim.world._hover import HoverRequest, number_text, place_hover
 from rimbridge_sim.world._target_ids import target_id_kind
 from rimbridge_sim.world._windows import LANGUAGES, display_name
 
 __all__ = ["UiTargetTools"]
 
 _MAX_SETTLE_MS = 3000
+_number = number_text
 _SCREEN_TARGET_KINDS = {
     "window-dismiss": ("window_dismiss", "dismiss_window"),
     "context-menu-option": ("context_menu_option", "execute_context_menu_option"),
@@ -67,6 +68,11 @@ def _click_answer(
         answer["openedWindowTypes"] = result["openedWindowTypes"]
         answer["closedWindowTypes"] = result["closedWindowTypes"]
     return answer
+
+
+def _timeout(timeout_ms: int) -> int:
+    """The mod's wait for a UI request: 2000 ms when not positive."""
+    return timeout_ms if timeout_ms > 0 else 2000
 
 
 class UiTargetTools:
@@ -161,7 +167,7 @@ class UiTargetTools:
         self, surface_id: str | None = None, timeout_ms: int = 2000
     ) -> dict[str, Any]:
         try:
-            return self.host.world.screen.layout(surface_id)
+            return self.host.world.screen.layout(surface_id, _timeout(timeout_ms))
         except RefusedError as error:
             return {"success": False, "message": error.message}
 
@@ -180,7 +186,7 @@ class UiTargetTools:
         windows = self.host.world.windows
         before = windows.ui_state()
         try:
-            did = self.host.world.screen.click_element(target_id)
+            did = self.host.world.screen.layouts.click_element(target_id, _timeout(timeout_ms))
         except RefusedError as error:
             failed = windows.command("click_ui_target", before, error.message, success=False)
             return _click_answer(failed, target_id, refused=True)
@@ -212,7 +218,9 @@ class UiTargetTools:
         timeout_ms: int = 2000,
     ) -> dict[str, Any]:
         try:
-            before, after = self.host.world.screen.scroll_element(target_id, delta_y, target_y)
+            before, after = self.host.world.screen.layouts.scroll_element(
+                target_id, (delta_x, delta_y), (target_x, target_y), _timeout(timeout_ms)
+            )
         except RefusedError as error:
             return {
                 "success": False,
@@ -221,12 +229,17 @@ class UiTargetTools:
                 "message": error.message,
                 "targetId": target_id,
             }
-        changed = abs(before["offsetY"] - after["offsetY"]) > 0.001
+        changed = any(abs(before[k] - after[k]) > 0.001 for k in ("offsetX", "offsetY"))
+        message = (
+            f"Scrolled UI target '{target_id}' from ({_number(before['offsetX'])}, "
+            f"{_number(before['offsetY'])}) to ({_number(after['offsetX'])}, "
+            f"{_number(after['offsetY'])})."
+        )
         return {
             "success": True,
             "command": "scroll_ui_target",
             "changed": changed,
-            "message": f"Scrolled to offset {after['offsetY']:.0f}.",
+            "message": message if changed else message + " Scroll offset did not change.",
             "targetId": target_id,
             "before": before,
             "after": after,
@@ -292,7 +305,7 @@ class UiTargetTools:
             message, described = await self.host.on_main_thread(
                 lambda: place_hover(world, world.screen, request)
             )
-        except RefusedError as error:
+        except WorldError as error:  # the mod answers every failure in the payload
             return {"success": False, "command": "set_hover_target", "message": error.message}
         settle = max(0, min(_MAX_SETTLE_MS, settle_ms))
         await anyio.sleep(settle / 1000)

@@ -14,7 +14,7 @@ from rimbridge_sim.world.describe import cell_payload, describe_pawn, describe_t
 from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import Cell
 
-__all__ = ["HoverRequest", "place_hover"]
+__all__ = ["HoverRequest", "number_text", "place_hover"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class HoverRequest:
     duration_ms: int | None = None
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     """``0.##``: at most two decimals, no trailing zeros."""
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
@@ -62,14 +62,14 @@ def _check(request: HoverRequest) -> None:
         )
 
 
+def _anchor_name(anchor: str | None) -> str:
+    """The anchor as the mod records it: as given, ``center`` when blank."""
+    return anchor if anchor and anchor.strip() else "center"
+
+
 def _hover_element(screen: Screen, request: HoverRequest, target_id: str) -> dict[str, Any]:
-    surface, element = screen.layouts.find_capture(target_id)
-    if element is None:
-        raise RefusedError(
-            f"Target id '{target_id}' is not a UI element target id returned by "
-            "rimworld/get_ui_layout."
-        )
-    anchor = request.anchor or "center"
+    surface, element = screen.layouts.find_element(target_id)
+    anchor = _anchor_name(request.anchor)
     rect = element["screenRect"]
     x, y = screen_point(rect, anchor, request.offset_x, request.offset_y)
     described = {
@@ -104,7 +104,7 @@ def _hover_element(screen: Screen, request: HoverRequest, target_id: str) -> dic
 def screen_point(
     rect: dict[str, float], anchor: str, offset_x: float, offset_y: float
 ) -> tuple[float, float]:
-    x, y = Rect(**rect).anchor(anchor or "center")
+    x, y = Rect(**rect).anchor(anchor)
     return x + offset_x, y + offset_y
 
 
@@ -112,14 +112,14 @@ def place_hover(world: WorldCore, screen: Screen, request: HoverRequest) -> tupl
     """Put the cursor where ``request`` says: ``(message, hoverTarget)`` as the mod answers;
     a refusal for a missing, ambiguous or unknown target."""
     _check(request)
-    target_id = (request.target_id or "").strip()
-    if target_id:
-        if target_id.lower().startswith("ui-"):
-            return f"Hover target '{request.target_id}' is active.", _hover_element(
+    target_id = request.target_id or ""
+    if target_id.strip():  # the mod reads the id as given, only its prefix trimmed
+        if target_id.strip().lower().startswith("ui-"):
+            return f"Hover target '{target_id}' is active.", _hover_element(
                 screen, request, target_id
             )
         kind, label, rect = screen.resolve_rect(target_id)
-        anchor = request.anchor or "center"
+        anchor = _anchor_name(request.anchor)
         point = screen_point(rect.to_wire(), anchor, request.offset_x, request.offset_y)
         details = {
             "source": "screen_target",
@@ -138,8 +138,8 @@ def place_hover(world: WorldCore, screen: Screen, request: HoverRequest) -> tupl
         sx, sy = request.screen_x, request.screen_y
         screen.set_hover(
             "screen",
-            f"screen:{_number(sx)}:{_number(sy)}",
-            f"Screen ({_number(sx)}, {_number(sy)})",
+            f"screen:{number_text(sx)}:{number_text(sy)}",
+            f"Screen ({number_text(sx)}, {number_text(sy)})",
             (sx, sy),
             request.duration_ms,
             {"source": "screen_coordinate", "screenPosition": {"x": sx, "y": sy}},
@@ -156,6 +156,11 @@ def _map_target(
     world: WorldCore, request: HoverRequest
 ) -> tuple[str, str, str, Cell, dict[str, Any]]:
     if request.thing_id and request.thing_id.strip():
+        game = world.require_colony().game
+        pawn = game.pawns.get(request.thing_id.strip())
+        if pawn is not None:  # the mod finds a pawn by its thing id too
+            described = describe_pawn(world, pawn)
+            return "pawn", pawn.id, described["label"], pawn.position, described
         thing = world.thing_by_id(request.thing_id.strip())
         described = describe_thing(world, thing)
         label = described["label"][:1].upper() + described["label"][1:]

@@ -11,6 +11,7 @@ from typing import Any, Final
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._map_input import MapInput
+from rimbridge_sim.world._target_ids import parse_ui_target
 from rimbridge_sim.world._windows import Windows, window_title
 from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.state import Window
@@ -36,13 +37,16 @@ class Rect:
             "height": float(self.height),
         }
 
-    def anchor(self, name: str) -> tuple[float, float]:
-        horizontal = {"left": 0.0, "right": 1.0}.get(
-            next((k for k in ("left", "right") if k in name.lower()), ""), 0.5
-        )
-        vertical = {"top": 0.0, "bottom": 1.0}.get(
-            next((k for k in ("top", "bottom") if k in name.lower()), ""), 0.5
-        )
+    def anchor(self, name: str | None) -> tuple[float, float]:
+        """The point an anchor names, read as the mod reads it (trimmed, ``_`` and ``-``
+        dropped, case ignored); an unknown name is the centre on that axis."""
+        key = (name or "center").strip().replace("_", "").replace("-", "").lower()
+        horizontal = {"topleft": 0.0, "left": 0.0, "bottomleft": 0.0}.get(key)
+        if horizontal is None:
+            horizontal = 1.0 if key in ("topright", "right", "bottomright") else 0.5
+        vertical = {"topleft": 0.0, "top": 0.0, "topright": 0.0}.get(key)
+        if vertical is None:
+            vertical = 1.0 if key in ("bottomleft", "bottom", "bottomright") else 0.5
         return self.x + self.width * horizontal, self.y + self.height * vertical
 
 
@@ -151,18 +155,17 @@ class UiLayouts:
             )
         return surface, elements
 
-    def layout(self, surface_id: str | None) -> dict[str, Any]:
-        """``rimworld/get_ui_layout``: surfaces (open windows) with their elements."""
+    def layout(self, surface_id: str | None, timeout_ms: int) -> dict[str, Any]:
+        """``rimworld/get_ui_layout``: surfaces (open windows) with their elements; only the
+        one whose surface id is ``surface_id`` (trimmed, matched exactly) when given. With
+        nothing to draw the mod's capture waits out ``timeout_ms``: refused with its text."""
         capture_id = self._next_capture
         self._next_capture += 1
         surfaces: list[dict[str, Any]] = []
-        wanted = None if surface_id is None or not surface_id.strip() else surface_id.strip()
+        wanted = (surface_id or "").strip()
         for window in self._windows.stack:
             surface, elements = self._surface_of(window)
-            if wanted is not None and wanted not in (
-                surface["surfaceTargetId"],
-                f"window:{window.id}:{window.type}",
-            ):
+            if wanted and wanted != surface["surfaceTargetId"]:
                 continue
             index = len(surfaces) + 1
             rect = window_rect(window)
@@ -204,8 +207,14 @@ class UiLayouts:
                     "elements": wire_elements,
                 }
             )
-        if wanted is not None and not surfaces:
-            raise RefusedError(f"UI surface '{surface_id}' is not on screen.")
+        if not surfaces:
+            raise RefusedError(
+                f"Timed out waiting {timeout_ms}ms for UI surface '{surface_id}' to draw. "
+                "Verify that the surface is open and retry."
+                if wanted
+                else f"Timed out waiting {timeout_ms}ms for a UI surface to draw. Open a "
+                "dialog, main tab, or selected gizmo grid and retry."
+            )
         capture = {
             "success": True,
             "captureId": capture_id,
@@ -237,72 +246,97 @@ class UiLayouts:
         }
 
     def find_capture(self, target_id: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The surface (and element) of a ``ui-surface`` / ``ui-element`` id."""
-        parts = target_id.split(":")
-        try:
-            capture_id, surface_index = int(parts[1]), int(parts[2])
-            element_index = int(parts[3]) if parts[0] == "ui-element" else None
-        except (IndexError, ValueError):
-            raise RefusedError(f"Malformed UI target id '{target_id}'.") from None
+        """The surface (and element) of a ``ui-surface`` / ``ui-element`` id, read as the mod
+        reads it (refused when it is neither); a capture that is gone, or a number past its
+        surfaces or elements, is no longer available."""
+        ref = parse_ui_target(target_id)
+        if ref is None:
+            raise RefusedError(
+                f"Target id '{target_id}' is not a supported screen target identifier."
+            )
         for capture in self._world.ui.captures:
-            if capture["captureId"] == capture_id:
+            if capture["captureId"] == ref.capture:
                 surfaces = capture["surfaces"]
-                if not 1 <= surface_index <= len(surfaces):
+                if ref.surface > len(surfaces):
                     break
-                surface = surfaces[surface_index - 1]
-                if element_index is None:
+                surface = surfaces[ref.surface - 1]
+                if ref.element is None:
                     return surface, None
-                if 1 <= element_index <= len(surface["elements"]):
-                    return surface, surface["elements"][element_index - 1]
+                if ref.element <= len(surface["elements"]):
+                    return surface, surface["elements"][ref.element - 1]
                 break
         raise RefusedError(
             f"UI layout target '{target_id}' is no longer available. Capture a fresh layout "
             "snapshot."
         )
 
-    def _element_window(self, target_id: str) -> tuple[dict[str, Any], Window]:
-        _, element = self.find_capture(target_id)
-        if element is None:
+    def find_element(self, target_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The surface and element of a ``ui-element`` id (any other id is refused)."""
+        ref = parse_ui_target(target_id)
+        if ref is None or ref.element is None:
             raise RefusedError(
                 f"Target id '{target_id}' is not a UI element target id returned by "
                 "rimworld/get_ui_layout."
             )
-        for window in self._windows.stack:
-            if window.id == element["windowId"]:
-                return element, window
-        raise RefusedError(f"The window of UI target '{target_id}' is no longer open.")
+        surface, element = self.find_capture(target_id)
+        assert element is not None
+        return surface, element
 
-    def click_element(self, target_id: str) -> str:
-        element, window = self._element_window(target_id)
-        if not element["actionable"] or element["kind"] == "scroll_view":
-            raise RefusedError(f"UI target '{target_id}' is not clickable.")
+    def _drawn_window(self, element: dict[str, Any]) -> Window | None:
+        """The open window that draws ``element`` (``None`` once it is closed)."""
+        return next((w for w in self._windows.stack if w.id == element["windowId"]), None)
+
+    def click_element(self, target_id: str, timeout_ms: int) -> str:
+        """Click a layout element as the mod does; the mod's text for what it activated."""
+        surface, element = self.find_element(target_id)
+        if not element["actionable"]:
+            raise RefusedError(f"UI layout target '{target_id}' is not actionable.")
+        if element["disabled"] is True:
+            raise RefusedError(
+                f"UI layout target '{target_id}' is currently disabled and cannot be clicked."
+            )
+        window = self._drawn_window(element)
+        if window is None:  # never drawn again: the mod waits out its timeout
+            raise RefusedError(
+                f"Timed out waiting {timeout_ms}ms for UI target '{target_id}' to be redrawn. "
+                "Capture a fresh layout and retry."
+            )
         action: str = element["action"]
         label = element["label"]
         if action == "toggle":
             window.details[label] = not window.details.get(label, False)
-            return f"Toggled '{label}' to {window.details[label]}."
-        if action.startswith("option:"):
-            index, option, _ = self._input.execute_option(int(action.split(":")[1]), None)
-            return f"Executed menu option {index} '{option.label}'."
-        if action == "accept":
-            did = window.on_accept() if window.on_accept is not None else "accepted"
+        elif action.startswith("option:"):
+            self._input.execute_option(int(action.split(":")[1]), None)
+        else:
+            if action == "accept" and window.on_accept is not None:
+                window.on_accept()
             self._windows.close(window)
-            return f"Activated UI target '{label}': {did}."
-        self._windows.close(window)
-        return f"Activated UI target '{label}' on the current surface."
+        shown = label or element["kind"]
+        return f"Activated UI target '{shown}' on surface '{surface['surfaceTargetId']}'."
 
     def scroll_element(
         self,
         target_id: str,
-        delta_y: float,
-        target_y: float | None,
+        delta: tuple[float, float],
+        to: tuple[float | None, float | None],
+        timeout_ms: int,
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        element, window = self._element_window(target_id)
-        if element["kind"] != "scroll_view":
-            raise RefusedError(f"UI target '{target_id}' is not a scroll view.")
+        """Scroll a scroll view by ``delta`` (x, y) or to ``to`` (x, y; a given one wins),
+        held inside the content; ``(before, after)`` as the mod describes them."""
+        _, element = self.find_element(target_id)
+        if element["kind"] != "scroll_view" or element["scroll"] is None:
+            raise RefusedError(f"UI layout target '{target_id}' is not a scroll view target.")
+        if abs(delta[0]) < 0.001 and abs(delta[1]) < 0.001 and to == (None, None):
+            raise RefusedError("Provide a non-zero deltaX/deltaY or a targetX/targetY offset.")
+        window = self._drawn_window(element)
+        if window is None:
+            raise RefusedError(
+                f"Timed out waiting {timeout_ms}ms for scroll target '{target_id}' to be "
+                "redrawn. Capture a fresh layout and retry."
+            )
         local = Rect(**element["rect"])
         screen = Rect(**element["screenRect"])
         before = self.describe_scroll(window, local, screen)
-        wanted = target_y if target_y is not None else window.scroll_y + delta_y
+        wanted = to[1] if to[1] is not None else before["offsetY"] + delta[1]
         window.scroll_y = max(0.0, min(before["maxOffsetY"], wanted))
         return before, self.describe_scroll(window, local, screen)

@@ -11,6 +11,7 @@ from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._layout import Rect, UiLayouts, window_rect
 from rimbridge_sim.world._map_input import MapInput
+from rimbridge_sim.world._target_ids import parse_ui_target, target_id_kind
 from rimbridge_sim.world._ui_records import target_ui_state
 from rimbridge_sim.world._windows import Windows
 from rimbridge_sim.world.describe import (
@@ -156,71 +157,83 @@ class Screen:
         }
 
     def resolve_rect(self, target_id: str) -> tuple[str, str, Rect]:
-        """``(kind, label, rect)`` of a target id a screenshot or the cursor can aim at, with
-        the mod's kinds: window, window_dismiss, context_menu_option, main_tab (the open one:
-        its window), ui_surface and ui_element."""
-        target = target_id.strip()
-        head, _, rest = target.partition(":")
+        """``(kind, label, rect)`` of a target id a screenshot or the cursor can aim at, read
+        as the mod reads it (a layout id first, then a screen target id; nothing trimmed),
+        with its kinds: ui_surface, ui_element, window, window_dismiss, context_menu_option
+        and main_tab (the open one)."""
+        if parse_ui_target(target_id) is not None:
+            return self._layout_rect(target_id)
+        head = target_id_kind(target_id)
+        parts = target_id.split(":")
         if head in ("window", "window-dismiss"):
-            window_id = rest.split(":", 1)[0]
-            for window in self._windows.stack:
-                if str(window.id) == window_id:
-                    kind = "window" if head == "window" else "window_dismiss"
-                    return kind, window.title or window.type, window_rect(window)
-            raise RefusedError(f"Could not find an open window matching target id '{target_id}'.")
-        if head == "context-menu-option":
-            targets = self._context_menu()
-            for option in [] if targets is None else targets["options"]:
-                if option["targetId"] == target:
-                    rect = option["rect"]
-                    return "context_menu_option", option["label"], Rect(**rect)
-            raise RefusedError(
-                f"Could not find an open context menu matching target id '{target_id}'."
+            window_id, window_type = int(parts[1].strip()), parts[2]
+            window = next(
+                (
+                    w
+                    for w in reversed(self._windows.stack)
+                    if w.id == window_id and w.type == window_type
+                ),
+                None,
             )
+            if window is None:
+                raise RefusedError(
+                    f"Could not find an open window matching target id '{target_id}'."
+                )
+            kind = "window" if head == "window" else "window_dismiss"
+            return kind, window.title or window.type, window_rect(window)
+        if head == "context-menu-option":
+            return self._option_rect(target_id, int(parts[1].strip()), int(parts[2].strip()))
         if head == "main-tab":
             tab = self._windows.open_tab_snapshot()
             if tab is None:
                 raise RefusedError(
                     f"Could not find an open main tab matching target id '{target_id}'."
                 )
-            if tab["defName"] != rest:
+            if tab["defName"] != parts[1]:
                 raise RefusedError(
                     f"The active main tab '{tab['defName']}' does not match target id "
                     f"'{target_id}'."
                 )
             return "main_tab", tab["label"] or tab["defName"], Rect(**tab["rect"])
-        if head in ("ui-surface", "ui-element"):
-            surface, element = self.layouts.find_capture(target)
-            label = next(
-                (
-                    text
-                    for text in (
-                        None if element is None else element["label"],
-                        surface["label"],
-                        surface["title"],
-                        surface["type"],
-                    )
-                    if text
-                ),
-                "",
-            )
-            if element is not None:
-                return "ui_element", label, Rect(**element["screenRect"])
-            return "ui_surface", label, Rect(**surface["screenRect"])
         raise RefusedError(f"Target id '{target_id}' is not a supported screen target identifier.")
+
+    def _option_rect(self, target_id: str, menu_id: int, index: int) -> tuple[str, str, Rect]:
+        targets = self._context_menu()
+        if targets is None:
+            raise RefusedError(
+                f"Could not find an open context menu matching target id '{target_id}'."
+            )
+        if targets["menuId"] != menu_id:
+            raise RefusedError(f"The active context menu does not match target id '{target_id}'.")
+        options = targets["options"]
+        if index > len(options):
+            raise RefusedError(f"Context menu option target '{target_id}' is out of range.")
+        option = options[index - 1]
+        return "context_menu_option", option["label"], Rect(**option["rect"])
+
+    def _layout_rect(self, target_id: str) -> tuple[str, str, Rect]:
+        surface, element = self.layouts.find_capture(target_id)
+        label = next(
+            (
+                text
+                for text in (
+                    None if element is None else element["label"],
+                    surface["label"],
+                    surface["title"],
+                    surface["type"],
+                )
+                if text and text.strip()
+            ),
+            "",
+        )
+        if element is not None:
+            return "ui_element", label, Rect(**element["screenRect"])
+        return "ui_surface", label, Rect(**surface["screenRect"])
 
     # -- UI layout (see _layout) -------------------------------------------------------------
 
-    def layout(self, surface_id: str | None) -> dict[str, Any]:
-        return self.layouts.layout(surface_id)
-
-    def click_element(self, target_id: str) -> str:
-        return self.layouts.click_element(target_id)
-
-    def scroll_element(
-        self, target_id: str, delta_y: float, target_y: float | None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        return self.layouts.scroll_element(target_id, delta_y, target_y)
+    def layout(self, surface_id: str | None, timeout_ms: int) -> dict[str, Any]:
+        return self.layouts.layout(surface_id, timeout_ms)
 
     # -- the hover cursor --------------------------------------------------------------------
 
@@ -259,13 +272,18 @@ class Screen:
         hover, self._world.ui.hover = self._world.ui.hover, None
         return hover
 
+    def live_hover(self) -> Hover | None:
+        """The cursor while it lasts: the mod's pointer ends by the clock (``durationMs`` of
+        real time, however fast or slow the game runs), and is dropped once it has."""
+        hover = self._world.ui.hover
+        if hover is not None and time.time() > hover.expires_at:
+            self._world.ui.hover = hover = None
+        return hover
+
     def describe_hover(self) -> dict[str, Any] | None:
         """The cursor as the mod's persistent pointer describes it (null once expired)."""
-        hover = self._world.ui.hover
+        hover = self.live_hover()
         if hover is None:
-            return None
-        if hover.expires_frame is not None and self._world.frame >= hover.expires_frame:
-            self._world.ui.hover = None
             return None
         return {
             "kind": hover.kind,

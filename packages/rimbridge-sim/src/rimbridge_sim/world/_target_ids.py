@@ -3,7 +3,35 @@ names, judged on the id exactly as given (no trimming)."""
 
 from __future__ import annotations
 
-__all__ = ["target_id_kind"]
+import re
+from typing import NamedTuple
+
+__all__ = ["UiTargetRef", "parse_ui_target", "target_id_kind"]
+
+
+class UiTargetRef(NamedTuple):
+    """A ``ui-surface:<capture>:<surface>`` or ``ui-element:<capture>:<surface>:<element>``
+    id, read (``element`` is ``None`` for a surface)."""
+
+    capture: int
+    surface: int
+    element: int | None
+
+
+def parse_ui_target(text: str | None) -> UiTargetRef | None:
+    """A UI layout id as the mod's ``UiLayoutTargetIds.TryParse`` reads it: the exact prefix,
+    the exact number of parts, every number a positive integer, nothing trimmed."""
+    if not text or not text.strip():
+        return None
+    parts = text.split(":")
+    numbers = [_integer(part) for part in parts[1:]]
+    if any(n is None or n <= 0 for n in numbers):
+        return None
+    if parts[0] == "ui-surface" and len(parts) == 3:
+        return UiTargetRef(numbers[0] or 0, numbers[1] or 0, None)
+    if parts[0] == "ui-element" and len(parts) == 4:
+        return UiTargetRef(numbers[0] or 0, numbers[1] or 0, numbers[2])
+    return None
 
 
 def target_id_kind(text: str) -> str | None:
@@ -27,7 +55,9 @@ def target_id_kind(text: str) -> str | None:
 
 
 def _integer(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
+    """C#'s ``int.TryParse``: optional sign and surrounding blanks, decimal digits only."""
+    stripped = text.strip()
+    if re.fullmatch(r"[+-]?[0-9]+", stripped) is None:
         return None
+    value = int(stripped)
+    return value if -(2**31) <= value < 2**31 else None
