@@ -572,3 +572,17 @@ def test_the_render_is_an_rgb_image_of_the_requested_size_in_every_phase() -> No
     assert len(set(zip(image[::3], image[1::3], image[2::3], strict=True))) > 2
     grid = world.terrain_grid()
     assert len(grid) == 20 and all(len(row) == 20 for row in grid)
+
+
+def test_a_ui_click_reads_a_narrower_change_than_the_other_window_commands() -> None:
+    from rimbridge_sim.world._windows import CLICK_CHANGE_KEYS
+
+    world, _ = new_world()
+    world.windows.open_by_type("Dialog_Options", replace_existing=True)
+    # the same windows, but a dialog flag that differs: the mod's window commands call that a
+    # change, its click answer does not
+    before = {**world.windows.ui_state(), "nonImmediateDialogWindowOpen": False}
+    command = world.windows.command("close_window", before, "Done.")
+    click = world.windows.command("click_ui_target", before, "Done.", change_keys=CLICK_CHANGE_KEYS)
+    assert (command["changed"], command["message"]) == (True, "Done.")
+    assert (click["changed"], click["message"]) == (False, "Done. UI state did not change.")

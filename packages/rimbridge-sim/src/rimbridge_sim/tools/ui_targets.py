@@ -13,7 +13,7 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError, WorldError
 from rimbridge_sim.world._hover import HoverRequest, number_text, place_hover
 from rimbridge_sim.world._target_ids import target_id_kind
-from rimbridge_sim.world._windows import LANGUAGES, display_name
+from rimbridge_sim.world._windows import CLICK_CHANGE_KEYS, LANGUAGES, display_name
 
 __all__ = ["UiTargetTools"]
 
@@ -190,7 +190,8 @@ class UiTargetTools:
         except RefusedError as error:
             failed = windows.command("click_ui_target", before, error.message, success=False)
             return _click_answer(failed, target_id, refused=True)
-        return _click_answer(windows.command("click_ui_target", before, did), target_id)
+        done = windows.command("click_ui_target", before, did, change_keys=CLICK_CHANGE_KEYS)
+        return _click_answer(done, target_id)
 
     @tool(
         "rimworld/scroll_ui_target",

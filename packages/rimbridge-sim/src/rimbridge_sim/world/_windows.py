@@ -15,6 +15,7 @@ from rimbridge_sim.world.model import LogLevel, ProgramState
 from rimbridge_sim.world.state import Window
 
 __all__ = [
+    "CLICK_CHANGE_KEYS",
     "INSPECT_TABS",
     "LANGUAGES",
     "MAIN_TABS",
@@ -35,6 +36,8 @@ _CHANGE_KEYS: Final = (
     "openMainTabId",
 )
 """The UI state fields whose change makes a command's ``changed`` true (as the mod reads it)."""
+CLICK_CHANGE_KEYS: Final = ("windowCount", "focusedWindowType", "mainTabOpen", "openMainTabId")
+"""The narrower set the mod's ``click_ui_target`` answer reads."""
 
 
 MAX_WINDOWS: Final = 32
@@ -274,7 +277,13 @@ class Windows:
         return snapshot
 
     def command(
-        self, command: str, before: dict[str, Any], message: str, *, success: bool = True
+        self,
+        command: str,
+        before: dict[str, Any],
+        message: str,
+        *,
+        success: bool = True,
+        change_keys: tuple[str, ...] = _CHANGE_KEYS,
     ) -> dict[str, Any]:
         """The answer of a UI command: what changed between ``before`` and now.
 
@@ -291,7 +300,7 @@ class Windows:
             dict.fromkeys(w["type"] for w in before["windows"] if w["id"] not in after_ids)
         )
         changed = success and (
-            any(before[key] != after[key] for key in _CHANGE_KEYS) or bool(opened or closed)
+            any(before[key] != after[key] for key in change_keys) or bool(opened or closed)
         )
         if success and not changed:
             message += " UI state did not change."
