@@ -88,7 +88,9 @@ def payload_failure(message: str, code: str, **extra: Any) -> dict[str, Any]:
 
 NO_GAME_MESSAGE: Final = "No game is currently loaded"
 """The mod's answer when a tool that needs a game finds none; some of its tools end it with a
-full stop, others do not (each tool passes its own text to :func:`without_game`)."""
+full stop (:data:`NO_GAME_SENTENCE`), others do not (each tool passes its own text to
+:func:`without_game`)."""
+NO_GAME_SENTENCE: Final = NO_GAME_MESSAGE + "."
 
 
 def without_game(world: World, message: str) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_SENTENCE, call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, ProgramState, RefusedError, World, WorldError
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_cell, describe_zone
@@ -41,7 +41,7 @@ def _without_map(world: World) -> dict[str, Any] | None:
     """The mod's Architect failure when there is no map to work on (its ``TryGetMapContext``):
     no game at all, or a game that is not playing yet; ``None`` when a map is there."""
     if not world.has_current_game():
-        return _failure(world, "No game is currently loaded.", "no_game")
+        return _failure(world, NO_GAME_SENTENCE, "no_game")
     if world.game is None or world.program_state is not ProgramState.PLAYING:
         return _failure(world, "Architect tools require an active map.", "no_game")
     return None
@@ -62,7 +62,7 @@ def _zone_tool(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, A
             if error.code not in _NO_GAME:
                 raise
             # The mod's TryGetMapContext text when there is no game.
-            message = "No game is currently loaded." if error.code == "no_game" else error.message
+            message = NO_GAME_SENTENCE if error.code == "no_game" else error.message
             return _failure(world, message, error.code)
         return {**result, "state": world.state_snapshot()}
 

@@ -11,7 +11,7 @@ from typing import Any, Final
 import anyio
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import MainLoopTimeout, call_spec
+from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
@@ -127,7 +127,7 @@ class DiagnosticsTools:
         if world.game is None:
             return {
                 "status": "no_game",
-                "message": "No game is currently loaded",
+                "message": NO_GAME_MESSAGE,
                 **extra,
             }
         return {

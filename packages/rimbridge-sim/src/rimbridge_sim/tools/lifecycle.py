@@ -12,7 +12,12 @@ from typing import Any, TypeVar
 
 from lib_gab import current_operation
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
+from rimbridge_sim.calls import (
+    DEFAULT_PAYLOAD_CODES,
+    NO_GAME_SENTENCE,
+    call_spec,
+    without_game,
+)
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._waits import (
@@ -323,7 +328,7 @@ class LifecycleTools:
     @call_spec(world=True, payload_codes=_NO_GAME)
     def save_game(self, save_name: str) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, NO_GAME_MESSAGE + ".")) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         record = world.save_game(save_name)
         return {

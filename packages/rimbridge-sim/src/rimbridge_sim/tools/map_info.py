@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
+from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_SENTENCE, call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, InvalidCellError, RefusedError, WorldError
 from rimbridge_sim.world._camera import rect_payload
@@ -66,7 +66,7 @@ def _architect_failures(body: Callable[..., dict[str, Any]]) -> Callable[..., di
                 raise
             world = self.host.world
             # The mod's TryGetMapContext text when there is no game.
-            message = "No game is currently loaded." if error.code == "no_game" else error.message
+            message = NO_GAME_SENTENCE if error.code == "no_game" else error.message
             return {
                 "success": False,
                 "message": message,

@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
+from rimbridge_sim.calls import (
+    DEFAULT_PAYLOAD_CODES,
+    NO_GAME_SENTENCE,
+    call_spec,
+    without_game,
+)
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import Cell, RefusedError, World
 from rimbridge_sim.world._map_input import OptionRefusedError
@@ -26,7 +31,6 @@ _MODIFIERS = {
     "command": "command",
     "meta": "command",
 }
-_NO_GAME_TEXT = NO_GAME_MESSAGE + "."
 """The mod's text when a map click (context menu, right-click, click, drag) finds no game."""
 _HOLD = "How long to hold the button down, in milliseconds."
 _MODS = "Modifier keys: shift, ctrl, alt, command (comma, space or + separated)."
@@ -152,7 +156,7 @@ class MapInputTools:
         hold_duration_ms: int = 0,
         modifiers: str | None = None,
     ) -> dict[str, Any]:
-        if (failure := without_game(self.host.world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(self.host.world, NO_GAME_SENTENCE)) is not None:
             return failure
         common, dispatch = self._dispatch(
             target_pawn_name, target_pawn_id, x, z, button, hold_duration_ms, modifiers
@@ -195,7 +199,7 @@ class MapInputTools:
         hold_duration_ms: int = 0,
         modifiers: str | None = None,
     ) -> dict[str, Any]:
-        if (failure := without_game(self.host.world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(self.host.world, NO_GAME_SENTENCE)) is not None:
             return failure
         common, dispatch = self._dispatch(
             target_pawn_name, target_pawn_id, x, z, button, hold_duration_ms, modifiers
@@ -274,7 +278,7 @@ class MapInputTools:
         modifiers: str | None = None,
     ) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         cell = _cell(world, x, z)
         if hold_duration_ms < 0:
@@ -314,7 +318,7 @@ class MapInputTools:
         modifiers: str | None = None,
     ) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         start, end = _cell(world, from_x, from_z), _cell(world, to_x, to_z)
         if hold_duration_ms < 0:

@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import NO_GAME_MESSAGE, call_spec, payload_failure, without_game
+from rimbridge_sim.calls import (
+    NO_GAME_SENTENCE,
+    call_spec,
+    payload_failure,
+    without_game,
+)
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError
 
 __all__ = ["NotificationTools"]
 
-_NO_GAME_TEXT = NO_GAME_MESSAGE + "."
 _EFFECTS = (
     "stateBefore, stateAfter, effects {windowCountDelta, openedWindowTypes, "
     "closedWindowTypes, selectionChanged, cameraChanged, topWindowChanged}"
@@ -26,7 +30,7 @@ class NotificationTools:
         """The mod's refusals before a letter is looked at: no game, a blank id, an id not on
         the letter stack (matched exactly, as the mod compares load ids)."""
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         if not letter_id or not letter_id.strip():
             return payload_failure("A letter id is required.", "invalid_argument")
@@ -49,7 +53,7 @@ class NotificationTools:
     @call_spec(world=True, quick=True)
     def list_messages(self, limit: int = 12) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         notes = world.notifications
         live = list(reversed(notes.live_messages()))
@@ -76,7 +80,7 @@ class NotificationTools:
     @call_spec(world=True)
     def list_letters(self, limit: int = 40) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         notes = world.notifications
         letters = list(reversed(notes.letters()))
@@ -165,7 +169,7 @@ class NotificationTools:
     @call_spec(world=True)
     def list_alerts(self, limit: int = 40) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         notes = world.notifications
         fingerprint, alerts = notes.alerts()
@@ -191,7 +195,7 @@ class NotificationTools:
     @call_spec(world=True)
     def activate_alert(self, alert_id: str) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         if not alert_id or not alert_id.strip():
             return payload_failure("An alert id is required.", "invalid_argument")

@@ -13,6 +13,7 @@ from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import (
     DEFAULT_PAYLOAD_CODES,
     NO_GAME_MESSAGE,
+    NO_GAME_SENTENCE,
     call_spec,
     without_game,
 )
@@ -35,7 +36,6 @@ _NAME = "The colonist's name: nickname, first or full name (case ignored)."
 _ID = "The colonist's id from rimworld/list_colonists (wins over pawnName)."
 _COLONIST = "player-controlled colonist"
 """What the mod's select and draft lookups say they searched (every map's colonists)."""
-_SELECTION_NO_GAME = "No game is currently loaded."
 """The inspection tools' text without a game (with a full stop, as the mod's)."""
 
 
@@ -193,7 +193,7 @@ class SelectionTools:
     @call_spec(world=True, quick=True, payload_codes=_NO_GAME)
     def get_selection_semantics(self) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         snapshot = world.selection.snapshot(details=True)
         objects = snapshot["selectedObjects"]
@@ -224,7 +224,7 @@ class SelectionTools:
     @call_spec(world=True, quick=True, payload_codes=_NO_GAME)
     def list_selected_gizmos(self) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         selection = world.selection
         gizmos = selection.gizmos()
@@ -252,7 +252,7 @@ class SelectionTools:
     @call_spec(world=True, payload_codes=_NO_GAME)
     def execute_gizmo(self, gizmo_id: str) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _SELECTION_NO_GAME)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         before = world.selection.snapshot(details=False)
         ui_before = pascal_ui_state(world.windows.ui_state())

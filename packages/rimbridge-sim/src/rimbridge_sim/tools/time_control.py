@@ -8,7 +8,13 @@ from typing import Any
 import anyio
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_MESSAGE, call_spec, without_game
+from rimbridge_sim.calls import (
+    DEFAULT_PAYLOAD_CODES,
+    NO_GAME_MESSAGE,
+    NO_GAME_SENTENCE,
+    call_spec,
+    without_game,
+)
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import MAX_STEP_TICKS, ProgramState, TimeSpeed, World
@@ -111,7 +117,7 @@ class TimeTools:
     @call_spec(world=True, payload_codes=_NO_GAME)
     def set_time_speed(self, speed: str = "Normal") -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, NO_GAME_MESSAGE + ".")) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return {**failure, "state": world.state_snapshot()}
         world.set_time_speed(TimeSpeed.parse(speed))
         state = world.state_snapshot()

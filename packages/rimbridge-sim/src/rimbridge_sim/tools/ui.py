@@ -7,7 +7,7 @@ import hashlib
 from typing import Any
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import NO_GAME_MESSAGE, call_spec, without_game
+from rimbridge_sim.calls import NO_GAME_SENTENCE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import RefusedError, World
 from rimbridge_sim.world._ui_records import pascal_ui_state
@@ -15,7 +15,6 @@ from rimbridge_sim.world._windows import INSPECT_TABS, MAIN_TABS
 
 __all__ = ["UiTools"]
 
-_NO_GAME_TEXT = NO_GAME_MESSAGE + "."
 
 _COMMAND = (
     "{success, command, changed, windowCountDelta, message, before, after, "
@@ -210,7 +209,7 @@ class UiTools:
     @call_spec(world=True, quick=True)
     def list_inspect_tabs(self, include_hidden: bool = False) -> dict[str, Any]:
         world = self.host.world
-        if (failure := without_game(world, _NO_GAME_TEXT)) is not None:
+        if (failure := without_game(world, NO_GAME_SENTENCE)) is not None:
             return failure
         tabs, fingerprint = _inspect_tabs(world)
         opened = next((t for t in tabs if t["isOpen"]), None)
@@ -262,7 +261,7 @@ class UiTools:
         tabs: list[dict[str, Any]] = []
         fingerprint = ""
         if world.game is None:
-            return {**refuse(_NO_GAME_TEXT, listed=False), "code": "no_game"}
+            return {**refuse(NO_GAME_SENTENCE, listed=False), "code": "no_game"}
         if not inspect_tab_id or not inspect_tab_id.strip():
             return refuse(
                 "Provide an inspect tab id, translated label, type name, or tutor tag.",
