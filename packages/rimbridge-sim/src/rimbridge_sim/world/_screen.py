@@ -259,7 +259,6 @@ class Screen:
             label,
             point[0],
             point[1],
-            self._world.frame + duration * 60 // 1000,
             details,
             duration_ms=duration,
             expires_at=time.time() + duration / 1000,

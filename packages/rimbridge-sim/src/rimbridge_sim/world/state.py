@@ -318,7 +318,6 @@ class Hover:
     label: str
     screen_x: float
     screen_y: float
-    expires_frame: int | None
     details: dict[str, Any] = field(default_factory=dict)
     duration_ms: int = 15_000
     expires_at: float = 0.0
