@@ -86,7 +86,7 @@ def test_titles_are_derived_from_every_segment_as_lib_gab_does(name: str, title:
     assert tool_title(name) == title
 
 
-async def test_a_function_tool_schema_has_no_made_up_titles_as_lib_gab_sends_none() -> None:
+async def test_a_function_tool_schema_has_no_made_up_titles_or_empty_required_list() -> None:
     server = make_server()
 
     @server.tool("map/find_cell", description="Find a cell.")
@@ -95,8 +95,15 @@ async def test_a_function_tool_schema_has_no_made_up_titles_as_lib_gab_sends_non
     ) -> int:
         return 0
 
-    (entry,) = await tools_list(server)
-    schema = entry["inputSchema"]
+    @server.tool("map/count_cells", description="Count cells.")
+    def count_cells(limit: int = 5) -> int:
+        return limit
+
+    entries = {entry["name"]: entry for entry in await tools_list(server)}
+    schema = entries["map/find_cell"]["inputSchema"]
+    assert schema["required"] == ["terrain"]
+    # no parameter required: Lib.GAB writes no "required" at all
+    assert "required" not in entries["map/count_cells"]["inputSchema"]
     # pydantic names the model (MapFindCellArguments) and titles each field (Terrain,
     # Max Steps); Lib.GAB's schemas carry neither, and a model reading them pays for both
     assert "title" not in schema

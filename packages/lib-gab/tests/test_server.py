@@ -336,7 +336,6 @@ async def test_tools_list_describes_inputs_outputs_and_filters() -> None:
                 "type": "boolean",
             }
         },
-        "required": [],
         "type": "object",
     }
     assert status["outputSchema"]["description"] == "Pawn count and average mood."

@@ -85,7 +85,8 @@ def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
             continue
         plain = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
         schema["properties"][name] = {**kept[0], **plain}
-    schema.setdefault("required", [])
+    if not schema.get("required"):
+        schema.pop("required", None)  # Lib.GAB writes none when no parameter is required
     schema["additionalProperties"] = False
     return schema
 
