@@ -7,8 +7,10 @@ compare how each answers the same traffic::
 
 It speaks raw frames (no runtime of ours between it and the server), sends ``parameters`` as
 the Go bridge does, and expects the server to offer ``game/repeat {count: int, word: string}``
-and ``game/status``. ``--twin`` instead starts such a server with lib_gab in this process
-(``--lib-gab-choices`` for Lib.GAB's protocol choices) and probes it.
+and ``game/status``; when it also offers ``game/fail`` (a tool that opens a blocking attention
+item ``attn_mono_<n>``, a new one on each call), the attention surface is walked too.
+``--twin`` instead starts such a server with lib_gab in this process (``--lib-gab-choices`` for
+Lib.GAB's protocol choices) and probes it.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ class RawClient:
         if with_params:
             message["params"] = params
         self.send(message)
-        events = []
+        events: list[dict[str, Any]] = []
         while True:
             answer = self.receive()
             if answer is None:
@@ -160,7 +162,36 @@ def probe(port: int, token: str) -> dict[str, Any]:
     )
     answers["attention/ack of nothing"] = client.request("attention/ack", {"attentionId": "none"})
     answers["an unknown method"] = client.request("colony/teleport", {})
+    if "game/fail" in tools:
+        answers |= attention_walk(client)
     client.close()
+    return answers
+
+
+def attention_walk(client: RawClient) -> dict[str, Any]:
+    """An item opened, replaced by a new one, acknowledged: the answers and the events (each
+    step is followed by ``attention/current``, which also collects late events)."""
+    answers: dict[str, Any] = {}
+    channels = ["attention/opened", "attention/updated", "attention/cleared"]
+    answers["attention: subscribe"] = client.request("events/subscribe", {"channels": channels})
+    answers["attention: game/fail opens an item"] = client.request(
+        "tools/call", {"name": "game/fail", "parameters": {}}
+    )
+    answers["attention: current with the item open"] = client.request("attention/current", {})
+    answers["attention: game/fail again, a new id"] = client.request(
+        "tools/call", {"name": "game/fail", "parameters": {}}
+    )
+    current = client.request("attention/current", {})
+    answers["attention: current after the second item"] = current
+    open_id = ((current.get("result") or {}).get("attention") or {}).get("attentionId", "")
+    first_id = open_id[:-1] + "1" if open_id else ""
+    answers["attention: ack of the replaced id"] = client.request(
+        "attention/ack", {"attentionId": first_id}
+    )
+    answers["attention: ack of the open id"] = client.request(
+        "attention/ack", {"attentionId": open_id}
+    )
+    answers["attention: current after the ack"] = client.request("attention/current", {})
     return answers
 
 
@@ -195,6 +226,36 @@ def twin(lib_gab_choices: bool) -> tuple[Any, int, str]:
     def world() -> dict[str, Any]:
         cells = [{"index": i, "label": f"cell-{i}-" + "x" * 40} for i in range(4000)]
         return {"text": "world snapshot", "count": len(cells), "cells": cells}
+
+    failures = [0]
+
+    @server.tool("game/fail", description="Make an operation fail: opens a blocking item.")
+    async def fail() -> dict[str, Any]:
+        failures[0] += 1
+        number = failures[0]
+        attention_id = f"attn_mono_{number}"
+        await server.publish_attention(
+            {
+                "attentionId": attention_id,
+                "severity": "error",
+                "blocking": True,
+                "stateInvalidated": True,
+                "summary": "game/fail was called: the simulated operation failed",
+                "causalMethod": "game/fail",
+                "openedAtSequence": 100 + number,
+                "latestSequence": 100 + number,
+                "totalUrgentEntries": 1,
+                "sample": [
+                    {
+                        "level": "error",
+                        "message": "simulated failure",
+                        "repeatCount": 1,
+                        "latestSequence": 100 + number,
+                    }
+                ],
+            }
+        )
+        return {"text": "failure recorded", "attentionId": attention_id}
 
     ready = threading.Event()
     found: list[int] = []

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import anyio
 import pytest
+from pydantic import Field
 
 from gabp import ErrorCode, RemoteError
 from gabp.messages import new_id
@@ -85,6 +86,33 @@ def test_titles_are_derived_from_every_segment_as_lib_gab_does(name: str, title:
     assert tool_title(name) == title
 
 
+async def test_a_function_tool_schema_has_no_made_up_titles_or_empty_required_list() -> None:
+    server = make_server()
+
+    @server.tool("map/find_cell", description="Find a cell.")
+    def find_cell(
+        terrain: str, max_steps: int = 10, zone: Annotated[str, Field(title="Zone label")] = ""
+    ) -> int:
+        return 0
+
+    @server.tool("map/count_cells", description="Count cells.")
+    def count_cells(limit: int = 5) -> int:
+        return limit
+
+    entries = {entry["name"]: entry for entry in await tools_list(server)}
+    schema = entries["map/find_cell"]["inputSchema"]
+    assert schema["required"] == ["terrain"]
+    # no parameter required: Lib.GAB writes no "required" at all
+    assert "required" not in entries["map/count_cells"]["inputSchema"]
+    # pydantic names the model (MapFindCellArguments) and titles each field (Terrain,
+    # Max Steps); Lib.GAB's schemas carry neither, and a model reading them pays for both
+    assert "title" not in schema
+    assert schema["properties"]["terrain"] == {"type": "string"}
+    assert schema["properties"]["max_steps"] == {"default": 10, "type": "integer"}
+    # a title the tool gives on purpose is kept
+    assert schema["properties"]["zone"]["title"] == "Zone label"
+
+
 async def test_an_optional_parameter_is_described_by_its_own_type_as_lib_gab_does() -> None:
     server = make_server()
 
@@ -95,7 +123,7 @@ async def test_an_optional_parameter_is_described_by_its_own_type_as_lib_gab_doe
     (entry,) = await tools_list(server)
     properties = entry["inputSchema"]["properties"]
     # Lib.GAB writes a nullable parameter as its underlying type; no null default
-    assert properties["limit"] == {"type": "integer", "title": "Limit"}
+    assert properties["limit"] == {"type": "integer"}
     # a non-null default keeps the choice of null, as the parameter takes it
     assert properties["near"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
     assert entry["inputSchema"]["required"] == ["kind"]

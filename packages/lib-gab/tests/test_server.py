@@ -333,12 +333,9 @@ async def test_tools_list_describes_inputs_outputs_and_filters() -> None:
             "detail": {
                 "default": False,
                 "description": "Include per-pawn detail.",
-                "title": "Detail",
                 "type": "boolean",
             }
         },
-        "required": [],
-        "title": "ColonyGetStatusArguments",
         "type": "object",
     }
     assert status["outputSchema"]["description"] == "Pawn count and average mood."

@@ -68,8 +68,13 @@ def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The ``inputSchema`` of a function's arguments model, with each optional parameter
     (``int | None = None``) described by its own type, as Lib.GAB describes a nullable one
     (``{"type": "integer"}``, no ``null`` default): a bridge that shows a parameter's
-    ``type`` then shows ``integer``, not nothing. A ``null`` sent for it is still taken."""
+    ``type`` then shows ``integer``, not nothing. A ``null`` sent for it is still taken.
+
+    The titles pydantic makes up (the model's name at the root, ``Count`` for ``count``) are
+    left out, as Lib.GAB's schemas have none; a title given explicitly (``Field(title=...)``)
+    stays."""
     schema = model.model_json_schema()
+    _drop_made_up_titles(model, schema)
     for name, prop in (schema.get("properties") or {}).items():
         choices = prop.get("anyOf")
         optional = "default" in prop and prop["default"] is None
@@ -80,9 +85,21 @@ def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
             continue
         plain = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
         schema["properties"][name] = {**kept[0], **plain}
-    schema.setdefault("required", [])
+    if not schema.get("required"):
+        schema.pop("required", None)  # Lib.GAB writes none when no parameter is required
     schema["additionalProperties"] = False
     return schema
+
+
+def _drop_made_up_titles(model: type[BaseModel], schema: dict[str, Any]) -> None:
+    if schema.get("title") == (model.model_config.get("title") or model.__name__):
+        del schema["title"]
+    properties = schema.get("properties") or {}
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        prop = properties.get(key)
+        if isinstance(prop, dict) and field.title is None and "title" in prop:
+            del prop["title"]
 
 
 def model_from_infos(tool_name: str, parameters: Iterable[ToolParameterInfo]) -> type[BaseModel]:
