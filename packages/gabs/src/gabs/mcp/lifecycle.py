@@ -112,9 +112,12 @@ class LifecycleTools:
         try:
             return await work()
         except LifecycleError as exc:
-            if exc.code != "game_not_found" and game_id:
-                self._track_record(exc, game_id)
-            return render_error(exc, game_id)
+            return self._refused(exc, game_id)
+
+    def _refused(self, exc: LifecycleError, game_id: str | None) -> types.CallToolResult:
+        if exc.code != "game_not_found" and game_id:
+            self._track_record(exc, game_id)
+        return render_error(exc, game_id)
 
     def _track_record(self, error: LifecycleError, game_id: str) -> None:
         config = self.manager.config
@@ -138,16 +141,31 @@ class LifecycleTools:
         )
         return text_result(text, data)
 
+    def _resolved(self, ref: str, *, claimed: bool = False) -> str | types.CallToolResult:
+        """The game id ``ref`` names (an id, or a configured game's launch target, as the Go
+        bridge takes it), or the refusal when it names several games."""
+        try:
+            return self.manager.game_reference(ref, claimed=claimed)
+        except LifecycleError as exc:
+            return self._refused(exc, ref)
+
     async def games_show(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        game_id = self._resolved(args["gameId"])
+        if not isinstance(game_id, str):
+            return game_id
+
         async def work() -> types.CallToolResult:
-            text, data = await self.manager.show(args["gameId"])
+            text, data = await self.manager.show(game_id)
             return text_result(text, data)
 
-        return await self._guard(args["gameId"], work)
+        return await self._guard(game_id, work)
 
     async def games_status(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         game_id = args.get("gameId")
         if game_id is not None:
+            game_id = self._resolved(game_id, claimed=True)
+            if not isinstance(game_id, str):
+                return game_id
 
             async def work() -> types.CallToolResult:
                 item = await self.manager.status(game_id)
@@ -166,7 +184,9 @@ class LifecycleTools:
     async def games_start(
         self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]
     ) -> types.CallToolResult:
-        game_id = args["gameId"]
+        game_id = self._resolved(args["gameId"])
+        if not isinstance(game_id, str):
+            return game_id
         timeout = args.get("timeout")
         if timeout is not None and not 1 <= timeout <= 3600:
             return render_error(
@@ -200,7 +220,11 @@ class LifecycleTools:
     async def games_kill(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         return await self._stop(args["gameId"], kill=True)
 
-    async def _stop(self, game_id: str, *, kill: bool) -> types.CallToolResult:
+    async def _stop(self, ref: str, *, kill: bool) -> types.CallToolResult:
+        game_id = self._resolved(ref, claimed=True)
+        if not isinstance(game_id, str):
+            return game_id
+
         async def work() -> types.CallToolResult:
             data = await (self.manager.kill(game_id) if kill else self.manager.stop(game_id))
             error = bool(data.pop("isError", False))
@@ -209,7 +233,9 @@ class LifecycleTools:
         return await self._guard(game_id, work)
 
     async def games_connect(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        game_id = args["gameId"]
+        game_id = self._resolved(args["gameId"])
+        if not isinstance(game_id, str):
+            return game_id
 
         async def work() -> types.CallToolResult:
             timeout = args.get("timeout")
