@@ -78,17 +78,26 @@ def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolRe
     )
 
 
-def _status_line(item: dict[str, Any]) -> str:
-    line = f"**{item['gameId']}** ({item.get('name', item['gameId'])}): {item['statusDescription']}"
+def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
+    """A game's status as the Go bridge lays it out: ``**id** (name): status`` and a blank line
+    before the last disconnect for one game, ``• **id**: status`` in the summary; each line ends
+    with a newline. An open attention item is added after the status (ours)."""
+    game_id = item["gameId"]
+    status = str(item["statusDescription"])
     attention = item.get("attention") or {}
     if attention.get("open"):
         kind = "BLOCKING" if attention.get("blocking") else "advisory"
-        line += (
+        status += (
             f"; attention {attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
         )
+    label = "unconfigured" if not item.get("configured", True) else item.get("name", game_id)
+    if summary:
+        suffix = "" if item.get("configured", True) else " (unconfigured)"
+        return f"• **{game_id}**{suffix}: {status}\n"
+    text = f"**{game_id}** ({label}): {status}\n"
     if item.get("lastDisconnect"):
-        line += f"\n  {item['lastDisconnect']}"
-    return line
+        text += f"\n{item['lastDisconnect']}\n"
+    return text
 
 
 class LifecycleTools:
@@ -169,17 +178,16 @@ class LifecycleTools:
 
             async def work() -> types.CallToolResult:
                 item = await self.manager.status(game_id)
-                return text_result(_status_line(item), item)
+                return text_result(_status_text(item), item)
 
             return await self._guard(game_id, work)
         data = await self.manager.all_status()
-        lines = ["Game Status Summary:", ""] + [
-            "• " + _status_line(item) + ("" if item.get("configured", True) else " (unconfigured)")
-            for item in data["games"]
-        ]
+        text = "Game Status Summary:\n\n" + "".join(
+            _status_text(item, summary=True) for item in data["games"]
+        )
         if not data["games"]:
-            lines = ["No games configured and no runtime claims."]
-        return text_result("\n".join(lines), data)
+            text = "No games configured and no runtime claims."
+        return text_result(text, data)
 
     async def games_start(
         self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]
