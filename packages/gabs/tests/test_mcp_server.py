@@ -646,3 +646,19 @@ async def test_a_lifecycle_tool_refuses_an_undeclared_argument_as_the_go_bridge_
         ],
     }
     assert _text(result).startswith('Unknown argument "area". Allowed arguments: gameId, ')
+
+
+async def test_a_tool_not_found_counts_the_tools_looked_through(tmp_path: Path) -> None:
+    # The Go bridge's tool-not-found object: requested, availableTotal (the tools of the game
+    # named, or of every connected game), candidates and a games_tool_names query.
+    games = {"alpha": Game(agent="a"), "beta": Game(agent="b")}
+    async with bridge_for(tmp_path, games) as bridge, Client(bridge.server) as client:
+        await bridge.connect("alpha")
+        await bridge.connect("beta")
+        with anyio.fail_after(10):
+            one = await client.call_tool("games_tool_detail", {"tool": "nope", "gameId": "alpha"})
+            every = await client.call_tool("games_call_tool", {"tool": "nope"})
+    assert one.is_error and every.is_error
+    assert (_data(one)["code"], _data(one)["requested"]) == ("tool_not_found", "nope")
+    assert _data(one)["availableTotal"] == 4
+    assert _data(every)["availableTotal"] == 8
