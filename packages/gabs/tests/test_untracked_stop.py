@@ -155,8 +155,11 @@ async def test_a_second_start_in_the_session_reports_the_running_launch(tmp_path
             assert call_view(started)["code"] == "started_connected", text(started)
             again = await client.call_tool("games_start", {"gameId": "g"})
             other = await client.call_tool("games_start", {"gameId": "g", "profile": "fast"})
+            connected = await client.call_tool("games_connect", {"gameId": "g"})
             stopped = await client.call_tool("games_stop", {"gameId": "g"})
     assert not again.is_error, text(again)
+    # The Go bridge's words for a connect to the game this session holds (no port named).
+    assert text(connected).splitlines()[0].startswith("Already connected to 'g'. Re-synced ")
     data = call_view(again)
     assert data["code"] == "already_running"
     assert (data["activeProfile"], data["requestedProfile"], data["phase"]) == (

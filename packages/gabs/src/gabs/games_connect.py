@@ -480,8 +480,8 @@ class ConnectMixin(OwnerMixin):
             "connected": True,
             "port": session.port if session is not None else None,
             "toolCount": tools,
-            "message": f"{verb} '{runtime.game_id}' GABP server"
-            + (f" on port {session.port}" if session is not None else "")
+            "message": f"{verb} '{runtime.game_id}'"  # Go names no port on a re-sync
+            + (f" GABP server on port {session.port}" if session and not resynced else "")
             + f". {'Re-synced' if resynced else 'Discovered'} {tools} tools.",
             "nextActions": [
                 next_action(
