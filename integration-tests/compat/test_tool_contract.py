@@ -141,3 +141,27 @@ async def test_tool_normalization_decides_how_the_core_tools_are_listed(
     meta = tools[listed_as].meta or {}
     assert meta.get("originalName") == original
     assert not called.is_error, text_of(called)
+
+
+async def test_a_game_is_named_by_its_launch_target_and_a_shared_one_is_ambiguous(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    config_dir.game("other")
+    config_dir.game("alone", target="/opt/alone/run")
+    shared = config_dir.games["compat"]["target"]
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            ambiguous = await client.call_tool("games_show", {"gameId": shared})
+            stopped = await client.call_tool("games_stop", {"gameId": shared})
+            named = await client.call_tool("games_status", {"gameId": "/opt/alone/run"})
+    for refused in (ambiguous, stopped):
+        assert refused.is_error
+        assert structured(refused)["code"] == "ambiguous_game_reference"
+        assert structured(refused)["candidates"] == ["compat", "other"]
+        assert text_of(refused).startswith(
+            f"Game reference '{shared}' matches multiple configured games (compat, other). "
+            "Use the exact game ID."
+        )
+    assert not named.is_error and structured(named)["gameId"] == "alone"
+    assert text_of(named) == "**alone** (Compat game alone): stopped\n"

@@ -140,6 +140,7 @@ async def test_a_game_that_exits_during_start_is_reported_with_its_output(tmp_pa
         await start(lc, game)
     assert (caught.value.code, caught.value.data["exitCode"]) == ("exited_during_start", 3)
     assert caught.value.data["outputTail"] == "no save found\n"
+    assert caught.value.message.startswith("'g' exited during start (exit code 3). ")
     assert caught.value.to_json()["causeClass"] == "game"
     assert load_claim(tmp_path / "g") is None
 

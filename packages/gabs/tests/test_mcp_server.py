@@ -646,3 +646,49 @@ async def test_a_lifecycle_tool_refuses_an_undeclared_argument_as_the_go_bridge_
         ],
     }
     assert _text(result).startswith('Unknown argument "area". Allowed arguments: gameId, ')
+
+
+async def test_a_tool_not_found_counts_the_tools_looked_through(tmp_path: Path) -> None:
+    # The Go bridge's tool-not-found object: requested, availableTotal (the tools of the game
+    # named, or of every connected game), candidates and a games_tool_names query.
+    games = {"alpha": Game(agent="a"), "beta": Game(agent="b")}
+    async with bridge_for(tmp_path, games) as bridge, Client(bridge.server) as client:
+        await bridge.connect("alpha")
+        await bridge.connect("beta")
+        with anyio.fail_after(10):
+            one = await client.call_tool("games_tool_detail", {"tool": "nope", "gameId": "alpha"})
+            every = await client.call_tool("games_call_tool", {"tool": "nope"})
+    assert one.is_error and every.is_error
+    assert (_data(one)["code"], _data(one)["requested"]) == ("tool_not_found", "nope")
+    assert _data(one)["availableTotal"] == 4
+    assert _data(every)["availableTotal"] == 8
+
+
+async def test_games_tools_are_described_and_laid_out_as_the_go_bridge_does(
+    tmp_path: Path,
+) -> None:
+    games = {"alpha": Game(agent="a"), "beta": Game(agent="b")}
+    async with bridge_for(tmp_path, games) as bridge, Client(bridge.server) as client:
+        await bridge.connect("alpha")
+        await bridge.connect("beta")
+        with anyio.fail_after(10):
+            one = await client.call_tool("games_tools", {"gameId": "alpha", "query": "draft"})
+            every = await client.call_tool("games_tools", {"query": "draft"})
+            detail = await client.call_tool(
+                "games_tool_detail", {"gameId": "beta", "tool": "colony/draft"}
+            )
+    assert _data(one)["tools"][0]["description"] == "Draft a pawn. (Game: alpha)"
+    assert _data(detail)["description"] == "Draft a pawn. (Game: beta)"
+    assert _text(one) == (
+        "Tools for game 'alpha' (1 shown of 1 matching):\n\n"
+        "• **alpha_colony_draft** - Draft a pawn. (Game: alpha)\n"
+        "  Parameters:\n    - `pawn` (string)\n\n"
+        "Use games_tool_names for a smaller list and games_tool_detail for one tool."
+    )
+    assert _text(every).startswith(
+        "Game-Specific Tools Available (2 shown of 2 matching):\n\n"
+        "**alpha** (running):\n  • alpha_colony_draft - Draft a pawn. (Game: alpha)\n"
+        "  Parameters:\n    - `pawn` (string)\n\n"
+        "**beta** (running):\n  • beta_colony_draft - Draft a pawn. (Game: beta)\n"
+    )
+    assert _text(detail).splitlines()[2] == "Draft a pawn. (Game: beta)"

@@ -122,8 +122,8 @@ async def test_with_no_such_process_the_answer_names_the_process_searched(tmp_pa
     assert stopped.is_error
     assert call_view(stopped)["code"] == "not_running"
     assert text(stopped).splitlines()[0] == (
-        "Failed to kill g: game g is not running (no runtime claim, no process tracked; "
-        f'no process named "{name}" found)'
+        f'Failed to kill g: game g is not running (no process tracked; no process named "{name}" '
+        "found)"
     )
 
 
@@ -131,7 +131,10 @@ async def test_a_game_without_stop_process_name_is_still_not_running(tmp_path: P
     async with client_for(config(tmp_path)) as client:
         stopped = await client.call_tool("games_stop", {"gameId": "g"})
     assert stopped.is_error and call_view(stopped)["code"] == "not_running"
-    assert "no process named" not in text(stopped)
+    # The Go bridge's words, as they are (stdio_server.go, stopUntrackedGame).
+    assert text(stopped).splitlines()[0] == (
+        "Failed to stop g: game g is not running (no process tracked)"
+    )
 
 
 async def test_a_second_start_in_the_session_reports_the_running_launch(tmp_path: Path) -> None:
@@ -152,8 +155,11 @@ async def test_a_second_start_in_the_session_reports_the_running_launch(tmp_path
             assert call_view(started)["code"] == "started_connected", text(started)
             again = await client.call_tool("games_start", {"gameId": "g"})
             other = await client.call_tool("games_start", {"gameId": "g", "profile": "fast"})
+            connected = await client.call_tool("games_connect", {"gameId": "g"})
             stopped = await client.call_tool("games_stop", {"gameId": "g"})
     assert not again.is_error, text(again)
+    # The Go bridge's words for a connect to the game this session holds (no port named).
+    assert text(connected).splitlines()[0].startswith("Already connected to 'g'. Re-synced ")
     data = call_view(again)
     assert data["code"] == "already_running"
     assert (data["activeProfile"], data["requestedProfile"], data["phase"]) == (

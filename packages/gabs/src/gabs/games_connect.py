@@ -37,7 +37,7 @@ from gabs.lifecycle import (
 )
 from gabs.lifecycle.core import now as _utc
 from gabs.runtime import Attachment, ClaimError, LockBusy, RuntimeState
-from gabs.runtime.claim import format_time, new_id
+from gabs.runtime.claim import new_id
 from gabs.runtime.endpoint import read_bridge_file
 from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
 from gabs.runtime.procenv import stale_credentials
@@ -133,7 +133,7 @@ class ConnectMixin(OwnerMixin):
             return
         if what == "disconnected":
             runtime.last_disconnect = (
-                f"Last GABP disconnect at {format_time(_utc())}: "
+                f"Last GABP disconnect at {_utc().strftime('%Y-%m-%dT%H:%M:%SZ')}: "
                 f"{session.last_error or 'connection closed'}"
             )
             await self._detach(runtime)
@@ -480,8 +480,8 @@ class ConnectMixin(OwnerMixin):
             "connected": True,
             "port": session.port if session is not None else None,
             "toolCount": tools,
-            "message": f"{verb} '{runtime.game_id}' GABP server"
-            + (f" on port {session.port}" if session is not None else "")
+            "message": f"{verb} '{runtime.game_id}'"  # Go names no port on a re-sync
+            + (f" GABP server on port {session.port}" if session and not resynced else "")
             + f". {'Re-synced' if resynced else 'Discovered'} {tools} tools.",
             "nextActions": [
                 next_action(

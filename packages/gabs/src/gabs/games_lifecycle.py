@@ -365,8 +365,8 @@ class LifecycleMixin(StatusMixin):
             searched = f"; no process named {quoted(name)} found" if name else ""
             raise LifecycleError(
                 "not_running",
-                f"Failed to {action} {game_id}: game {game_id} is not running (no runtime claim, "
-                f"no process tracked{searched})",
+                f"Failed to {action} {game_id}: game {game_id} is not running (no process tracked"
+                f"{searched})",
                 data={"action": action},
                 next_actions=[
                     next_action(

@@ -62,6 +62,26 @@ class StatusMixin(ConnectMixin):
             data={"candidates": config.game_ids},
         )
 
+    def game_reference(self, ref: str, *, claimed: bool = False) -> str:
+        """The game a lifecycle tool's ``gameId`` names, resolved as the Go bridge resolves it:
+        a configured id (with ``claimed``, also the id of a runtime claim) as it is, else the one
+        configured game whose ``target`` is ``ref``; ``ref`` itself when none is (the lookup
+        that follows answers ``game_not_found``). Several: ``ambiguous_game_reference``."""
+        config = self.store.snapshot().config
+        if not ref or ref in config.game_ids:
+            return ref
+        if claimed and ref in list_claims(self.lc.config_dir):
+            return ref
+        matches = sorted(gid for gid, game in config.games.items() if game.target == ref)
+        if len(matches) > 1:
+            raise LifecycleError(
+                "ambiguous_game_reference",
+                f"Game reference '{ref}' matches multiple configured games "
+                f"({', '.join(matches)}). Use the exact game ID.",
+                data={"candidates": matches},
+            )
+        return matches[0] if matches else ref
+
     async def status(self, game_id: str) -> dict[str, Any]:
         """``games_status {gameId}``: the claim's verdict plus this bridge's session."""
         runtime = self._runtime_for(game_id)

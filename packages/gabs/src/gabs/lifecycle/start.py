@@ -326,7 +326,10 @@ def exited_during_start(
     game: GameConfig, code: int | None, tail: str, evidence: str = ""
 ) -> LifecycleError:
     """The failure of a game whose process ended before it was verified (or while connecting)."""
-    how = describe_exit(code) if code is not None else "stopped"
+    if code is not None and code >= 0:
+        how = f"exited during start (exit code {code})."  # the Go bridge's words
+    else:  # a signal, or an end not seen: ours
+        how = f"{describe_exit(code) if code is not None else 'stopped'} during start."
     data: dict[str, object] = {"exitCode": code if code is not None else -1}
     if tail:
         data["outputTail"] = tail
@@ -334,7 +337,7 @@ def exited_during_start(
         data["hookEvidence"] = evidence
     return LifecycleError(
         "exited_during_start",
-        f"'{game.id}' {how} during start. This is attributed to the game; read the output tail "
+        f"'{game.id}' {how} This is attributed to the game; read the output tail "
         "for the cause (a crash, missing or corrupt data, a mod loader failure, DRM or "
         "anti-cheat refusing the process, a required login, or a wrapper's own error)."
         + (f" Output tail:\n{tail}" if tail else " It wrote no output."),

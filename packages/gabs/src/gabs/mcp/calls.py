@@ -124,6 +124,7 @@ class CallTools:
             + ": use games_tool_names to discover the names"
             + (f"; similar: {', '.join(e.exposed for e in close)}" if close else ""),
             requested=requested,
+            availableTotal=len(scope),
             candidates=[
                 {"name": e.exposed, "gameId": e.game_id, "gabpName": e.gabp_name} for e in close
             ],

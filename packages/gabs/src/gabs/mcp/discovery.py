@@ -68,6 +68,29 @@ def brief_description(description: str) -> str:
     return text if len(text) <= 140 else text[:137].strip() + "..."
 
 
+def described(entry: NamedTool) -> str:
+    """A game tool's description as the Go bridge gives it: the game's, then its game id."""
+    return f"{entry.tool.description} (Game: {entry.game_id})"
+
+
+def parameter_lines(schema: dict[str, Any]) -> list[str]:
+    """``  Parameters:`` and one ``    - `name` (type[, optional])[: description]`` line per
+    input property, by name (the Go bridge's layout)."""
+    properties = schema.get("properties") or {}
+    if not isinstance(properties, dict) or not properties:
+        return []
+    required = set(schema.get("required") or ())
+    lines = ["  Parameters:"]
+    for name in sorted(properties):
+        prop = properties[name] if isinstance(properties[name], dict) else {}
+        tags = [str(prop.get("type", "any"))]
+        if name not in required:
+            tags.append("optional")
+        text = f": {prop['description']}" if prop.get("description") else ""
+        lines.append(f"    - `{name}` ({', '.join(tags)}){text}")
+    return lines
+
+
 def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, Any]:
     item: dict[str, Any] = {
         "name": entry.exposed,
@@ -81,7 +104,7 @@ def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, A
         item["tags"] = list(tool.tags)
     if detail:
         item["title"] = tool.title
-        item["description"] = tool.description
+        item["description"] = described(entry)
         item["inputSchema"] = tool.input_schema
         item["outputSchema"] = tool.output_schema
         if tool.result_description:
@@ -206,20 +229,9 @@ class DiscoveryTools:
         data["mcpName"] = entry.exposed
         tool = entry.tool
         lines = [f"Tool detail for '{entry.exposed}' in game '{runtime.id}'"]
-        if tool.description:
-            lines += ["", tool.description]
+        lines += ["", described(entry)]
         lines.append(f"\nOriginal name: {entry.legacy_name} (GABP name {entry.gabp_name})")
-        properties = tool.input_schema.get("properties") or {}
-        required = set(tool.input_schema.get("required") or ())
-        if isinstance(properties, dict) and properties:
-            lines.append("  Parameters:")
-            for name in sorted(properties):
-                schema = properties[name] if isinstance(properties[name], dict) else {}
-                tags = [str(schema.get("type", "any"))]
-                if name not in required:
-                    tags.append("optional")
-                described = f": {schema['description']}" if schema.get("description") else ""
-                lines.append(f"    - `{name}` ({', '.join(tags)}){described}")
+        lines += parameter_lines(tool.input_schema)
         if tool.result_description:
             lines.append(f"  Returns: {tool.result_description}")
         data["nextActions"] = [
@@ -237,10 +249,23 @@ class DiscoveryTools:
         data["tools"] = [_item(entry, detail=True) for entry in page]
         if not page:
             return text_result(self._empty_text(data, "tools"), data)
-        lines = [f"Game-specific tools ({len(page)} shown of {data['total']} matching):"]
-        for entry in page:
-            summary = brief_description(entry.tool.description)
-            lines.append(f"- {entry.exposed} [{entry.game_id}: {entry.gabp_name}] {summary}")
+        shown = f"({len(page)} shown of {data['total']} matching):"
+        if data.get("gameId"):
+            lines = [f"Tools for game '{data['gameId']}' {shown}", ""]
+            for entry in page:
+                lines.append(f"• **{entry.exposed}** - {described(entry)}")
+                lines += parameter_lines(entry.tool.input_schema)
+        else:
+            lines = [f"Game-Specific Tools Available {shown}"]
+            current = None
+            for entry in page:
+                if entry.game_id != current:
+                    current = entry.game_id
+                    status = self.manager.runtime(current).status
+                    status = "running" if status == "connected" else status
+                    lines += ["", f"**{current}** ({status}):"]
+                lines.append(f"  • {entry.exposed} - {described(entry)}")
+                lines += parameter_lines(entry.tool.input_schema)
         lines.append(
             "\nUse games_tool_names for a smaller list and games_tool_detail for one tool."
         )

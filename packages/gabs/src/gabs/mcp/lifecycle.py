@@ -78,17 +78,26 @@ def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolRe
     )
 
 
-def _status_line(item: dict[str, Any]) -> str:
-    line = f"**{item['gameId']}** ({item.get('name', item['gameId'])}): {item['statusDescription']}"
+def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
+    """A game's status as the Go bridge lays it out: ``**id** (name): status`` and a blank line
+    before the last disconnect for one game, ``• **id**: status`` in the summary; each line ends
+    with a newline. An open attention item is added after the status (ours)."""
+    game_id = item["gameId"]
+    status = str(item["statusDescription"])
     attention = item.get("attention") or {}
     if attention.get("open"):
         kind = "BLOCKING" if attention.get("blocking") else "advisory"
-        line += (
+        status += (
             f"; attention {attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
         )
+    label = "unconfigured" if not item.get("configured", True) else item.get("name", game_id)
+    if summary:
+        suffix = "" if item.get("configured", True) else " (unconfigured)"
+        return f"• **{game_id}**{suffix}: {status}\n"
+    text = f"**{game_id}** ({label}): {status}\n"
     if item.get("lastDisconnect"):
-        line += f"\n  {item['lastDisconnect']}"
-    return line
+        text += f"\n{item['lastDisconnect']}\n"
+    return text
 
 
 class LifecycleTools:
@@ -112,9 +121,12 @@ class LifecycleTools:
         try:
             return await work()
         except LifecycleError as exc:
-            if exc.code != "game_not_found" and game_id:
-                self._track_record(exc, game_id)
-            return render_error(exc, game_id)
+            return self._refused(exc, game_id)
+
+    def _refused(self, exc: LifecycleError, game_id: str | None) -> types.CallToolResult:
+        if exc.code != "game_not_found" and game_id:
+            self._track_record(exc, game_id)
+        return render_error(exc, game_id)
 
     def _track_record(self, error: LifecycleError, game_id: str) -> None:
         config = self.manager.config
@@ -138,35 +150,51 @@ class LifecycleTools:
         )
         return text_result(text, data)
 
+    def _resolved(self, ref: str, *, claimed: bool = False) -> str | types.CallToolResult:
+        """The game id ``ref`` names (an id, or a configured game's launch target, as the Go
+        bridge takes it), or the refusal when it names several games."""
+        try:
+            return self.manager.game_reference(ref, claimed=claimed)
+        except LifecycleError as exc:
+            return self._refused(exc, ref)
+
     async def games_show(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        game_id = self._resolved(args["gameId"])
+        if not isinstance(game_id, str):
+            return game_id
+
         async def work() -> types.CallToolResult:
-            text, data = await self.manager.show(args["gameId"])
+            text, data = await self.manager.show(game_id)
             return text_result(text, data)
 
-        return await self._guard(args["gameId"], work)
+        return await self._guard(game_id, work)
 
     async def games_status(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         game_id = args.get("gameId")
         if game_id is not None:
+            game_id = self._resolved(game_id, claimed=True)
+            if not isinstance(game_id, str):
+                return game_id
 
             async def work() -> types.CallToolResult:
                 item = await self.manager.status(game_id)
-                return text_result(_status_line(item), item)
+                return text_result(_status_text(item), item)
 
             return await self._guard(game_id, work)
         data = await self.manager.all_status()
-        lines = ["Game Status Summary:", ""] + [
-            "• " + _status_line(item) + ("" if item.get("configured", True) else " (unconfigured)")
-            for item in data["games"]
-        ]
+        text = "Game Status Summary:\n\n" + "".join(
+            _status_text(item, summary=True) for item in data["games"]
+        )
         if not data["games"]:
-            lines = ["No games configured and no runtime claims."]
-        return text_result("\n".join(lines), data)
+            text = "No games configured and no runtime claims."
+        return text_result(text, data)
 
     async def games_start(
         self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]
     ) -> types.CallToolResult:
-        game_id = args["gameId"]
+        game_id = self._resolved(args["gameId"])
+        if not isinstance(game_id, str):
+            return game_id
         timeout = args.get("timeout")
         if timeout is not None and not 1 <= timeout <= 3600:
             return render_error(
@@ -200,7 +228,11 @@ class LifecycleTools:
     async def games_kill(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         return await self._stop(args["gameId"], kill=True)
 
-    async def _stop(self, game_id: str, *, kill: bool) -> types.CallToolResult:
+    async def _stop(self, ref: str, *, kill: bool) -> types.CallToolResult:
+        game_id = self._resolved(ref, claimed=True)
+        if not isinstance(game_id, str):
+            return game_id
+
         async def work() -> types.CallToolResult:
             data = await (self.manager.kill(game_id) if kill else self.manager.stop(game_id))
             error = bool(data.pop("isError", False))
@@ -209,7 +241,9 @@ class LifecycleTools:
         return await self._guard(game_id, work)
 
     async def games_connect(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        game_id = args["gameId"]
+        game_id = self._resolved(args["gameId"])
+        if not isinstance(game_id, str):
+            return game_id
 
         async def work() -> types.CallToolResult:
             timeout = args.get("timeout")
