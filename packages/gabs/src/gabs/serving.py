@@ -11,15 +11,20 @@ from __future__ import annotations
 import signal
 import sys
 from types import FrameType
+from typing import Final
 
 import anyio
 
 from .config import ConfigError, GabsConfig
 
-__all__ = ["serve"]
+__all__ = ["SERVER_COMMANDS", "interrupt", "serve"]
+
+#: The commands that serve MCP.
+SERVER_COMMANDS: Final = frozenset({"server", "serve"})
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
+def interrupt(signum: int, frame: FrameType | None) -> None:
+    """A signal handler: SIGTERM as an interruption (``KeyboardInterrupt``), as SIGINT is."""
     raise KeyboardInterrupt
 
 
@@ -33,7 +38,7 @@ def serve(
     show_token: bool = False,
 ) -> int:
     # until the transport's own handling takes over, SIGTERM is an interruption as SIGINT is
-    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         return _serve(
             config_dir,

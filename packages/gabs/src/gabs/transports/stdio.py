@@ -9,6 +9,7 @@ ends the server cleanly (exit status 0), as stdin closing does.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -141,6 +142,45 @@ def _decode(body: bytes) -> SessionMessage | Exception:
     return SessionMessage(message)
 
 
+_OPENED_WITHOUT_HANDSHAKE: Final = SessionMessage(
+    types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
+)
+_ENVELOPE_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+
+
+def _skips_the_handshake(message: types.JSONRPCMessage) -> bool:
+    """Whether a connection's first request is a handshake-era one that is not ``initialize``
+    (nor ``ping``, served before it anyway): a client of the Go bridge may start right away."""
+    if not isinstance(message, types.JSONRPCRequest):
+        return False
+    if message.method in ("initialize", "ping"):
+        return False
+    meta = (message.params or {}).get("_meta")
+    return not (isinstance(meta, dict) and _ENVELOPE_KEY in meta)
+
+
+def _refusal(body: bytes) -> bytes | None:
+    """The error answer to a request that is not a valid JSON-RPC request but carries an id
+    (``-32602`` for parameters that are not an object, ``-32600`` otherwise), or None when
+    there is no one to answer."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+        return None
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict | list):
+        code, text = types.INVALID_PARAMS, "Invalid params"
+    else:
+        code, text = types.INVALID_REQUEST, "Invalid Request"
+    error = {"code": code, "message": text}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+
+
 @asynccontextmanager
 async def framed_stdio(
     wire_in: int | None = None,
@@ -165,6 +205,11 @@ async def framed_stdio(
     that arrives while the read loop waits for input starts them right in the pipe's data
     callback (:meth:`~gabs.transports.stdio_wire.Wire.take_while_waiting`), one wake-up of
     the read loop fewer per call, under the same limits the read loop keeps.
+
+    As the Go bridge does, a client may skip the handshake: when its first request is not
+    ``initialize``, the server is told the connection is initialized before it reads that
+    request. A request that is not valid JSON-RPC but has an id is answered with an error
+    (``-32602`` or ``-32600``), not dropped.
     """
     saved: tuple[int, int] | None = None
     if wire_in is None or wire_out is None:
@@ -203,6 +248,7 @@ async def framed_stdio(
         return True
 
     async def read_loop() -> None:
+        opened = False  # the client's first request was read
         async with read_send:
             while True:
                 await unanswered.at_most(MAX_UNANSWERED)
@@ -217,8 +263,18 @@ async def framed_stdio(
                         logger.warning("stdin: %s", body)
                         continue
                     item = _decode(body)
+                    if not isinstance(item, SessionMessage):
+                        refusal = _refusal(body)
+                        if refusal is not None:
+                            logger.warning("stdin: an invalid request: %s", item)
+                            wire.write(encode_frame(refusal, decoder.mode))
+                            continue
                     if isinstance(item, SessionMessage):
                         message = item.message
+                        if not opened and isinstance(message, types.JSONRPCRequest):
+                            opened = True
+                            if _skips_the_handshake(message):
+                                await read_send.send(_OPENED_WITHOUT_HANDSHAKE)
                         cancelled = unanswered.read(message)
                         if lean is not None:
                             if cancelled is not None:
