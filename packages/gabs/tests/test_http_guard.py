@@ -148,3 +148,22 @@ async def test_health_answers_any_method_and_other_paths_are_404_without_a_token
             {"content-type": "text/plain; charset=utf-8", "content-length": "19"},
             b"404 page not found\n",
         )
+
+
+async def test_an_invalid_request_is_answered_with_its_id() -> None:
+    """The Go bridge answers ``params`` that is not an object with ``-32602`` and the request's
+    id; the SDK answered ``400`` with ``id: null``."""
+    guard, sessions, plain = guarded()
+    bad_params = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": "x"})
+    status, headers, body = await request(guard, "POST", "/mcp", AUTH, bad_params.encode())
+    assert (status, headers["content-type"]) == (200, "application/json")
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "error": {"code": -32602, "message": "Invalid params"},
+    }
+    no_version = json.dumps({"id": "v", "method": "tools/list"}).encode()
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, no_version)
+    assert status == 200 and json.loads(body)["error"]["code"] == -32600
+    assert json.loads(body)["id"] == "v"
+    assert not sessions.scopes and not plain.scopes

@@ -7,7 +7,9 @@
    (both compared in constant time): **401** with ``WWW-Authenticate: Bearer``;
 5. a method other than POST from a client without a session that does not accept
    ``text/event-stream`` (a plain JSON client, the Go bridge's kind): **405**;
-6. a POST body over 1 MiB (:data:`MAX_BODY_BYTES`): **400**, as the Go bridge answers;
+6. a POST body over 1 MiB (:data:`MAX_BODY_BYTES`): **400**, as the Go bridge answers; a
+   request with an id whose ``params`` is not an object, or without ``"jsonrpc": "2.0"``, gets
+   its JSON-RPC error with its id (:mod:`gabs.transports.invalid_requests`);
 7. a POST from a plain JSON client, or one without a session that does not open one (anything
    but ``initialize``): the stateless JSON app, as the Go bridge serves every POST, whatever
    its ``Content-Type`` (``curl -d`` sends a form type);
@@ -30,6 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gabp import tokens_equal
 from gabs._version import __version__
+from gabs.transports.invalid_requests import invalid_request_answer
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -150,6 +153,10 @@ class GuardMiddleware:
         body = await _read_body(receive, headers)
         if body is None:
             await _refuse(send, 400, _TOO_LARGE)
+            return
+        refusal = invalid_request_answer(body, known_invalid=False)
+        if refusal is not None:  # the SDK would answer it without its id
+            await _respond(send, 200, refusal.decode(), content_type=_JSON)
             return
         receive = _replaying(body, receive)
         if self._json_app is not None and (

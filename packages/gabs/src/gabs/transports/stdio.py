@@ -9,7 +9,6 @@ ends the server cleanly (exit status 0), as stdin closing does.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -30,6 +29,7 @@ from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
+from gabs.transports.invalid_requests import invalid_request_answer
 from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
 from gabs.transports.stdio_wire import WireClosed, open_wire
@@ -159,28 +159,6 @@ def _skips_the_handshake(message: types.JSONRPCMessage) -> bool:
     return not (isinstance(meta, dict) and _ENVELOPE_KEY in meta)
 
 
-def _refusal(body: bytes) -> bytes | None:
-    """The error answer to a request that is not a valid JSON-RPC request but carries an id
-    (``-32602`` for parameters that are not an object, ``-32600`` otherwise), or None when
-    there is no one to answer."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return None
-    request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
-        return None
-    params = message.get("params")
-    if params is not None and not isinstance(params, dict | list):
-        code, text = types.INVALID_PARAMS, "Invalid params"
-    else:
-        code, text = types.INVALID_REQUEST, "Invalid Request"
-    error = {"code": code, "message": text}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
-
-
 @asynccontextmanager
 async def framed_stdio(
     wire_in: int | None = None,
@@ -264,7 +242,7 @@ async def framed_stdio(
                         continue
                     item = _decode(body)
                     if not isinstance(item, SessionMessage):
-                        refusal = _refusal(body)
+                        refusal = invalid_request_answer(body, known_invalid=True)
                         if refusal is not None:
                             logger.warning("stdin: an invalid request: %s", item)
                             wire.write(encode_frame(refusal, decoder.mode))
