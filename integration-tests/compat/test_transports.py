@@ -382,3 +382,61 @@ async def test_the_sdk_client_starts_calls_and_stops_a_game_over_streamable_http
                 stopped = await client.call_tool("games_stop", {"gameId": "compat"})
     assert structured(echoed) == {"text": "über"}
     assert not stopped.is_error, text_of(stopped)
+
+
+async def test_stdio_requests_without_the_handshake_are_served(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A script may pipe a request straight in, without ``initialize`` first."""
+    with anyio.fail_after(60):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(line(LIST_GAMES))
+            await process.stdin.aclose()
+            answers = await read_lines(process.stdout)
+            await process.wait()
+    assert [answer["id"] for answer in answers] == [2]
+    games = answers[0]["result"]["structuredContent"]["games"]
+    assert {g.get("gameId", g.get("id")) for g in games} == {"compat"}
+    assert process.returncode == 0
+
+
+async def test_http_answers_as_a_plain_json_rpc_endpoint(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """Refusals are JSON ``{"error": ...}``; any ``Content-Type`` is read as JSON (``curl -d``
+    sends a form type); a POST needs no session; other methods from a plain client are 405; a
+    body over 1 MiB is 400; ``/health`` answers any method."""
+    config_dir.game("compat")
+    keyed = {"Authorization": f"Bearer {API_KEY}"}
+    form = {**keyed, "Content-Type": "application/x-www-form-urlencoded"}
+    streaming = {**keyed, "Accept": "application/json, text/event-stream"}
+    streaming["Content-Type"] = "application/json"
+    huge = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"x": "a" * (1 << 20)}}
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            refused = await http.post(f"{base}/mcp", json=LIST_GAMES)
+            as_form = await http.post(f"{base}/mcp", content=json.dumps(LIST_GAMES), headers=form)
+            sessionless = await http.post(f"{base}/mcp", json=LIST_GAMES, headers=streaming)
+            got = await http.get(f"{base}/mcp", headers=keyed)
+            deleted = await http.delete(f"{base}/mcp", headers=keyed)
+            too_large = await http.post(f"{base}/mcp", json=huge, headers=keyed)
+            health = await http.post(f"{base}/health")
+            elsewhere = await http.post(f"{base}/elsewhere", json=LIST_GAMES, headers=keyed)
+    assert refused.status_code == 401
+    assert refused.headers["content-type"].startswith("application/json")
+    assert isinstance(refused.json()["error"], str)
+    for answer in (as_form, sessionless):
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["content-type"].startswith("application/json")
+        assert answer.json()["id"] == 2 and "games" in answer.json()["result"]["structuredContent"]
+    for answer in (got, deleted):
+        assert answer.status_code == 405
+        assert answer.headers["content-type"].startswith("application/json")
+    assert too_large.status_code == 400
+    assert too_large.json() == {"error": "Request body too large (max 1048576 bytes)"}
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    assert elsewhere.status_code == 404

@@ -7,7 +7,8 @@ import socket
 
 import pytest
 
-from gabs.transports.http import HttpServeError, _without_cancelled_answers, bind_listener
+from gabs.transports.http import HttpServeError, bind_listener
+from gabs.transports.http_guard import without_cancelled_answers
 
 
 async def test_connections_accepted_on_the_listener_have_nagles_algorithm_off() -> None:
@@ -66,7 +67,7 @@ async def _through_filter(*messages: dict[str, object]) -> list[dict[str, object
     async def send(message: dict[str, object]) -> None:
         sent.append(message)
 
-    filtered = _without_cancelled_answers(send)
+    filtered = without_cancelled_answers(send)
     for message in messages:
         await filtered(message)
     return sent

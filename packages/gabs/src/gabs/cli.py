@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
@@ -38,6 +39,7 @@ from .cli_args import (
 from .cli_games import Failed
 from .config import LAUNCH_MODES
 from .launch.steam_ready import PROBE_ARGUMENT, run_probe_child
+from .serving import SERVER_COMMANDS, interrupt
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "run"]
 
@@ -293,8 +295,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments and arguments[0] == PROBE_ARGUMENT:  # the Steam readiness probe child
         return run_probe_child(arguments, sys.stdout)
+    serving = False
     try:
         flags, rest = hoist_global_flags(arguments)
+        serving = bool(rest) and rest[0] in SERVER_COMMANDS
+        if serving:  # a signal while the server starts up ends it as one while it serves
+            signal.signal(signal.SIGTERM, interrupt)
         if not rest or rest[0] in ("help",):
             build_parser().print_help(sys.stderr)
             return EXIT_OK if rest else EXIT_USAGE
@@ -311,6 +317,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(exc.message, file=sys.stdout if exc.stdout else sys.stderr)
         return exc.code
     except KeyboardInterrupt:
+        if serving:
+            return EXIT_OK  # SIGTERM or SIGINT: the Go bridge's server exits 0 on both
         print("gabs: interrupted", file=sys.stderr)
         return 130
 

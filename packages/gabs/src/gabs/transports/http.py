@@ -2,25 +2,12 @@
 
 The MCP endpoint is ``http://<host>:<port>/mcp``, served by the SDK's Streamable HTTP session
 manager (real MCP Streamable HTTP: POST for requests, SSE for streams, ``Mcp-Session-Id``).
-In front of it, :class:`GuardMiddleware` answers
-
-* **403** to a request whose ``Origin`` is not loopback (or listed in the config's
-  ``bridge.allowedOrigins``): a web page must not drive a local game bridge;
-* **401** (``WWW-Authenticate: Bearer``) to a request without ``Authorization: Bearer <token>``
-  matching the bridge token or the config's ``apiKey`` (both compared in constant time);
-
-and besides:
-
-* ``GET /health`` answers ``{"status": "ok", "server": "gabs", "version": ...}`` without a token
-  (as the Go bridge does);
-* a POST to ``/mcp`` from a client that does not accept ``text/event-stream`` (a plain JSON-RPC
-  client, as the Go bridge serves them, that keeps no session) is answered by a stateless
-  instance of the same MCP server;
-* every request is answered with one JSON body (``Content-Type: application/json``), as the Go
-  bridge answers; the session's GET stream carries the list-changed notifications;
-* a request the client cancelled gets no answer: ``202 Accepted`` without a body (the SDK's
-  handshake-era transport would answer ``-32800``; the spec says a cancelled request is not
-  answered).
+In front of it, :class:`~gabs.transports.http_guard.GuardMiddleware` checks the ``Origin``
+(403) and the bearer token (401), answers ``/health`` and the Go bridge's refusals, and sends a
+plain JSON client (or a POST without a session that does not open one) to a stateless instance
+of the same MCP server. Every request is answered with one JSON body
+(``Content-Type: application/json``), as the Go bridge answers; the session's GET stream carries
+the list-changed notifications.
 
 The token comes from the ``token`` argument, else ``$GABS_HTTP_TOKEN``, else the token file
 (``bridge.tokenFile`` in the config, default ``<config-dir>/http-token``); when there is none, a
@@ -32,8 +19,6 @@ configured (not just generated) and ``allow_remote`` is set.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
-import json
 import logging
 import os
 import signal
@@ -42,18 +27,17 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gabp import generate_token, tokens_equal, write_secret_file
+from gabp import generate_token, write_secret_file
 from gabs._version import __version__
 from gabs.bridge_options import BridgeOptions
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.transports._manager import open_manager
+from gabs.transports.http_guard import MCP_PATH, GuardMiddleware, is_loopback
 
 __all__ = [
     "DEFAULT_HTTP_PORT",
@@ -71,191 +55,12 @@ __all__ = [
 logger = logging.getLogger("gabs.http")
 
 TOKEN_ENV: Final = "GABS_HTTP_TOKEN"
-MCP_PATH: Final = "/mcp"
-HEALTH_PATH: Final = "/health"
-CANCELLED_CODE: Final = -32800
 DEFAULT_HTTP_PORT: Final = 8765
 TOKEN_FILE_NAME: Final = "http-token"
-LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine (a loopback name or address)."""
-    if host.lower() in LOOPBACK_NAMES or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class HttpServeError(Exception):
     """The HTTP server cannot be started as asked (a refused bind, an unreadable token)."""
-
-
-def origin_allowed(origin: str, extra: Iterable[str] = ()) -> bool:
-    """Loopback origins (any port, http or https) and the explicitly listed ones."""
-    if origin in set(extra):
-        return True
-    try:
-        parts = urlsplit(origin)
-        host = parts.hostname
-        _ = parts.port  # a malformed port raises
-    except ValueError:
-        return False
-    if parts.scheme not in ("http", "https") or not host:
-        return False
-    if parts.path not in ("", "/") or parts.query or parts.username or parts.password:
-        return False
-    return is_loopback(host)
-
-
-class GuardMiddleware:
-    """ASGI middleware: Origin check (403), ``/health``, bearer token check (401), then the
-    MCP app: SSE clients to the Streamable HTTP app, plain JSON clients to ``json_app``."""
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        token: str,
-        *,
-        allowed_origins: Iterable[str] = (),
-        api_key: str | None = None,
-        json_app: ASGIApp | None = None,
-        json_lifespan: Any = None,
-    ) -> None:
-        self.app = app
-        self._token = token
-        self._api_key = api_key
-        self._origins = tuple(allowed_origins)
-        self._json_app = json_app
-        self._json_lifespan = json_lifespan
-
-    def _authorized(self, headers: dict[str, str]) -> bool:
-        scheme, _, presented = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        presented = presented.strip()
-        token_ok = tokens_equal(presented, self._token)
-        key_ok = self._api_key is not None and tokens_equal(presented, self._api_key)
-        return token_ok or key_ok
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            if self._json_lifespan is not None:
-                async with self._json_lifespan():
-                    await self.app(scope, receive, send)
-            else:
-                await self.app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        origin = headers.get("origin")
-        if origin is not None and not origin_allowed(origin, self._origins):
-            logger.warning("refused a request from Origin %r", origin[:200])
-            await _respond(send, 403, "Forbidden: this Origin may not use the bridge\n")
-            return
-        path = scope.get("path", "")
-        if path == HEALTH_PATH and scope.get("method") in ("GET", "HEAD"):
-            body = json.dumps({"status": "ok", "server": "gabs", "version": __version__})
-            await _respond(send, 200, body, content_type=b"application/json")
-            return
-        if not self._authorized(headers):
-            await _respond(
-                send,
-                401,
-                "Unauthorized: send Authorization: Bearer <token>\n",
-                extra=[(b"www-authenticate", b'Bearer realm="gabs"')],
-            )
-            return
-        accept = headers.get("accept", "")
-        if (
-            self._json_app is not None
-            and scope.get("method") == "POST"
-            and path.rstrip("/") == MCP_PATH
-            and "text/event-stream" not in accept
-        ):
-            await self._json_app(_json_scope(scope, headers), receive, send)
-            return
-        await self.app(scope, receive, _without_cancelled_answers(send))
-
-
-def _json_scope(scope: Scope, headers: dict[str, str]) -> Scope:
-    """The request as a JSON-only client's: ``Accept: application/json`` (and a JSON
-    ``Content-Type`` when none was given), whatever it sent."""
-    kept = [(k, v) for k, v in scope["headers"] if k.lower() not in (b"accept", b"content-type")]
-    kept.append((b"accept", b"application/json"))
-    content_type = headers.get("content-type") or "application/json"
-    kept.append((b"content-type", content_type.encode("latin-1")))
-    return {**scope, "headers": kept, "path": MCP_PATH}
-
-
-def _is_cancel_answer(body: bytes) -> bool:
-    """Whether a JSON answer is only the JSON-RPC error -32800 (request cancelled)."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return False
-    error = message.get("error") if isinstance(message, dict) else None
-    return isinstance(error, dict) and error.get("code") == CANCELLED_CODE
-
-
-def _is_json_start(message: Any) -> bool:
-    if message.get("type") != "http.response.start":
-        return False
-    return any(
-        name.lower() == b"content-type" and value.startswith(b"application/json")
-        for name, value in message.get("headers", ())
-    )
-
-
-def _without_cancelled_answers(send: Send) -> Send:
-    """``send`` that turns the answer to a cancelled request into ``202 Accepted`` without a
-    body (there is nothing to answer); every other response passes unchanged."""
-    held: list[Any] = []
-
-    async def filtered(message: Any) -> None:
-        if _is_json_start(message):
-            held.append(message)  # sent with the body, once it is known not to be the error
-            return
-        if held and message.get("type") == "http.response.body":
-            start = held.pop()
-            body = message.get("body", b"")
-            complete = not message.get("more_body", False)
-            if complete and b"-32800" in body and _is_cancel_answer(body):
-                headers = [
-                    (name, value)
-                    for name, value in start.get("headers", ())
-                    if name.lower() not in (b"content-length", b"content-type")
-                ]
-                headers.append((b"content-length", b"0"))
-                await send({**start, "status": 202, "headers": headers})
-                await send({"type": "http.response.body", "body": b""})
-                return
-            await send(start)
-        await send(message)
-
-    return filtered
-
-
-async def _respond(
-    send: Send,
-    status: int,
-    body: str,
-    *,
-    extra: list[tuple[bytes, bytes]] | None = None,
-    content_type: bytes = b"text/plain; charset=utf-8",
-) -> None:
-    data = body.encode()
-    headers = [
-        (b"content-type", content_type),
-        (b"content-length", str(len(data)).encode()),
-        *(extra or []),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": data})
 
 
 def resolve_token(config: GabsConfig, token: str | None = None) -> tuple[str, bool, Path | None]:

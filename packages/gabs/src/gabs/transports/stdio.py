@@ -29,6 +29,7 @@ from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
+from gabs.transports.invalid_requests import invalid_request_answer
 from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
 from gabs.transports.stdio_wire import WireClosed, open_wire
@@ -141,6 +142,23 @@ def _decode(body: bytes) -> SessionMessage | Exception:
     return SessionMessage(message)
 
 
+_OPENED_WITHOUT_HANDSHAKE: Final = SessionMessage(
+    types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
+)
+_ENVELOPE_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+
+
+def _skips_the_handshake(message: types.JSONRPCMessage) -> bool:
+    """Whether a connection's first request is a handshake-era one that is not ``initialize``
+    (nor ``ping``, served before it anyway): a client of the Go bridge may start right away."""
+    if not isinstance(message, types.JSONRPCRequest):
+        return False
+    if message.method in ("initialize", "ping"):
+        return False
+    meta = (message.params or {}).get("_meta")
+    return not (isinstance(meta, dict) and _ENVELOPE_KEY in meta)
+
+
 @asynccontextmanager
 async def framed_stdio(
     wire_in: int | None = None,
@@ -165,6 +183,11 @@ async def framed_stdio(
     that arrives while the read loop waits for input starts them right in the pipe's data
     callback (:meth:`~gabs.transports.stdio_wire.Wire.take_while_waiting`), one wake-up of
     the read loop fewer per call, under the same limits the read loop keeps.
+
+    As the Go bridge does, a client may skip the handshake: when its first request is not
+    ``initialize``, the server is told the connection is initialized before it reads that
+    request. A request that is not valid JSON-RPC but has an id is answered with an error
+    (``-32602`` or ``-32600``), not dropped.
     """
     saved: tuple[int, int] | None = None
     if wire_in is None or wire_out is None:
@@ -203,6 +226,7 @@ async def framed_stdio(
         return True
 
     async def read_loop() -> None:
+        opened = False  # the client's first request was read
         async with read_send:
             while True:
                 await unanswered.at_most(MAX_UNANSWERED)
@@ -217,8 +241,18 @@ async def framed_stdio(
                         logger.warning("stdin: %s", body)
                         continue
                     item = _decode(body)
+                    if not isinstance(item, SessionMessage):
+                        refusal = invalid_request_answer(body, known_invalid=True)
+                        if refusal is not None:
+                            logger.warning("stdin: an invalid request: %s", item)
+                            wire.write(encode_frame(refusal, decoder.mode))
+                            continue
                     if isinstance(item, SessionMessage):
                         message = item.message
+                        if not opened and isinstance(message, types.JSONRPCRequest):
+                            opened = True
+                            if _skips_the_handshake(message):
+                                await read_send.send(_OPENED_WITHOUT_HANDSHAKE)
                         cancelled = unanswered.read(message)
                         if lean is not None:
                             if cancelled is not None:

@@ -1,0 +1,43 @@
+"""The answer to a request that is not valid JSON-RPC but carries an id, on either transport.
+
+The Go bridge answers such a request (``-32602 Invalid params`` when its ``params`` is not an
+object; one without ``"jsonrpc": "2.0"`` it serves); the SDK's transports drop it (stdio: the
+client waits for ever) or answer it without its id (HTTP). :func:`invalid_request_answer`
+answers it with its id: ``-32602`` (``Invalid params``) for ``params`` that is neither an
+object nor an array, ``-32600`` (``Invalid Request``) otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+import mcp_types as types
+
+__all__ = ["invalid_request_answer"]
+
+_VERSION: Final = "2.0"
+
+
+def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
+    """The error answer to the request in ``body``, or None when there is no one to answer
+    (no id, no method, not an object) or, unless ``known_invalid`` (the SDK refused it already),
+    nothing visibly wrong with it."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+        return None
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict | list):
+        code, text = types.INVALID_PARAMS, "Invalid params"
+    elif known_invalid or message.get("jsonrpc") != _VERSION:
+        code, text = types.INVALID_REQUEST, "Invalid Request"
+    else:
+        return None
+    error = {"code": code, "message": text}
+    return json.dumps({"jsonrpc": _VERSION, "id": request_id, "error": error}).encode()

@@ -1,0 +1,169 @@
+"""The HTTP guard's answers and routes, as the Go bridge 1.1.0 answers the same requests:
+refusals as JSON ``{"error": ...}``, a 1 MiB body limit (400), 405 for a method other than POST
+from a plain JSON client, ``/health`` for any method, ``404 page not found`` for other paths,
+and every POST served whatever its ``Content-Type`` or session (the Go bridge keeps none)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gabs.transports.http_guard import MAX_BODY_BYTES, GuardMiddleware
+
+TOKEN = "t" * 64
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+LIST = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode()
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}).encode()
+
+
+class App:
+    """An ASGI app that records what reached it and answers 200 with the body it read."""
+
+    def __init__(self) -> None:
+        self.scopes: list[dict[str, Any]] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.scopes.append(scope)
+        body = b""
+        if scope["method"] == "POST":
+            while True:
+                message = await receive()
+                body += message.get("body", b"")
+                if not message.get("more_body"):
+                    break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+
+async def request(
+    guard: GuardMiddleware,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes = b"",
+    chunk: int = 1 << 16,
+) -> tuple[int, dict[str, str], bytes]:
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+    }
+    parts = [body[i : i + chunk] for i in range(0, len(body), chunk)] or [b""]
+    messages = [
+        {"type": "http.request", "body": part, "more_body": n < len(parts) - 1}
+        for n, part in enumerate(parts)
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await guard(scope, receive, send)
+    start, *rest = sent
+    answer = {k.decode(): v.decode() for k, v in start["headers"]}
+    return start["status"], answer, b"".join(m.get("body", b"") for m in rest)
+
+
+def guarded() -> tuple[GuardMiddleware, App, App]:
+    sessions, plain = App(), App()
+    return GuardMiddleware(sessions, TOKEN, json_app=plain), sessions, plain
+
+
+async def test_refusals_are_json_error_objects_as_the_go_bridge_sends() -> None:
+    guard, _, _ = guarded()
+    status, headers, body = await request(guard, "POST", "/mcp", {}, LIST)
+    assert status == 401 and headers["content-type"] == "application/json"
+    assert headers["www-authenticate"].startswith("Bearer")
+    assert set(json.loads(body)) == {"error"}
+    status, headers, body = await request(
+        guard, "POST", "/mcp", {**AUTH, "origin": "https://evil.example"}, LIST
+    )
+    assert status == 403 and headers["content-type"] == "application/json"
+    assert set(json.loads(body)) == {"error"}
+
+
+async def test_a_body_over_one_mebibyte_is_400_with_the_go_bridges_error() -> None:
+    guard, sessions, plain = guarded()
+    big = b'{"x":"' + b"a" * MAX_BODY_BYTES + b'"}'
+    expected = b'{"error":"Request body too large (max 1048576 bytes)"}'
+    declared = {**AUTH, "content-length": str(len(big))}
+    assert await request(guard, "POST", "/mcp", declared, big) == (
+        400,
+        {"content-type": "application/json", "content-length": str(len(expected))},
+        expected,
+    )
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, big)  # chunked, no length
+    assert (status, body) == (400, expected)
+    assert not sessions.scopes and not plain.scopes
+    exactly = b"a" * MAX_BODY_BYTES
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, exactly)
+    assert (status, len(body)) == (200, MAX_BODY_BYTES)
+
+
+async def test_any_content_type_is_read_as_json_like_the_go_bridge() -> None:
+    """``curl -d`` sends ``application/x-www-form-urlencoded``; the Go bridge serves it."""
+    guard, _, plain = guarded()
+    form = {**AUTH, "content-type": "application/x-www-form-urlencoded"}
+    status, _, body = await request(guard, "POST", "/mcp", form, LIST)
+    assert (status, body) == (200, LIST)
+    headers = dict(plain.scopes[0]["headers"])
+    assert headers[b"content-type"] == b"application/json"
+    assert headers[b"accept"] == b"application/json"
+
+
+async def test_a_post_without_a_session_is_served_unless_it_opens_one() -> None:
+    guard, sessions, plain = guarded()
+    both = {**AUTH, "accept": "application/json, text/event-stream"}
+    await request(guard, "POST", "/mcp", both, LIST)
+    assert len(plain.scopes) == 1 and not sessions.scopes
+    await request(guard, "POST", "/mcp", both, INIT)
+    await request(guard, "POST", "/mcp", {**both, "mcp-session-id": "abc"}, LIST)
+    assert len(sessions.scopes) == 2 and len(plain.scopes) == 1
+
+
+async def test_other_methods_from_a_plain_json_client_are_405() -> None:
+    guard, sessions, _ = guarded()
+    for method in ("GET", "DELETE", "PUT", "OPTIONS"):
+        status, headers, body = await request(guard, method, "/mcp", AUTH)
+        assert status == 405 and headers["content-type"] == "application/json", method
+        assert set(json.loads(body)) == {"error"}
+    assert not sessions.scopes
+    stream = {**AUTH, "accept": "text/event-stream", "mcp-session-id": "abc"}
+    assert (await request(guard, "GET", "/mcp", stream))[0] == 200  # the session's stream
+
+
+async def test_health_answers_any_method_and_other_paths_are_404_without_a_token() -> None:
+    guard, _, _ = guarded()
+    for method in ("GET", "POST"):
+        status, headers, body = await request(guard, method, "/health", {})
+        assert status == 200 and headers["content-type"] == "application/json"
+        assert json.loads(body)["status"] == "ok" and b" " not in body
+    for path in ("/", "/nope", "/mcp/events"):
+        assert await request(guard, "POST", path, {}) == (
+            404,
+            {"content-type": "text/plain; charset=utf-8", "content-length": "19"},
+            b"404 page not found\n",
+        )
+
+
+async def test_an_invalid_request_is_answered_with_its_id() -> None:
+    """The Go bridge answers ``params`` that is not an object with ``-32602`` and the request's
+    id; the SDK answered ``400`` with ``id: null``."""
+    guard, sessions, plain = guarded()
+    bad_params = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": "x"})
+    status, headers, body = await request(guard, "POST", "/mcp", AUTH, bad_params.encode())
+    assert (status, headers["content-type"]) == (200, "application/json")
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "error": {"code": -32602, "message": "Invalid params"},
+    }
+    no_version = json.dumps({"id": "v", "method": "tools/list"}).encode()
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, no_version)
+    assert status == 200 and json.loads(body)["error"]["code"] == -32600
+    assert json.loads(body)["id"] == "v"
+    assert not sessions.scopes and not plain.scopes
