@@ -1,0 +1,63 @@
+"""The command line's short fixed lines as the Go bridge 1.1.0 prints them (stream, exit code,
+quoting), pinned from runs of both bridges side by side."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gabs.cli import main
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out, err = capsys.readouterr()
+    code = exited.value.code
+    assert isinstance(code, int)
+    return code, out, err
+
+
+def write(config_dir: Path, games: dict[str, Any]) -> None:
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "config.json").write_text(
+        json.dumps({"version": "1.0", "games": games}), encoding="utf-8"
+    )
+
+
+def test_a_start_of_an_unknown_game_quotes_the_id_as_go_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {})
+    assert run(["games", "start", "nosuch", "--configDir", str(tmp_path)], capsys) == (
+        1,
+        "",
+        'game_not_found: no game "nosuch" is configured\n',
+    )
+
+
+@posix_only
+def test_a_second_start_prints_go_s_already_running_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    write(tmp_path, {"g": {"launchMode": "DirectPath", "target": "/bin/sleep", "args": ["60"]}})
+    base = ["--configDir", str(tmp_path)]
+    try:
+        code, out, _ = run(["games", "start", "g", *base], capsys)
+        assert code == 0 and out.startswith("started_attachment_deferred: 'g' verified (pid ")
+        pid = int(out.split("(pid ")[1].split(",")[0])
+        assert run(["games", "start", "g", *base], capsys) == (
+            1,
+            "",
+            f"already_running: g is already running (pid {pid} alive, start-time fingerprint "
+            "matches)\n",
+        )
+    finally:
+        run(["games", "kill", "g", *base], capsys)
