@@ -61,3 +61,45 @@ def test_a_second_start_prints_go_s_already_running_line(
         )
     finally:
         run(["games", "kill", "g", *base], capsys)
+
+
+class _Terminal:
+    """Answers to the prompts, as typed on a terminal."""
+
+    def __init__(self, *lines: str) -> None:
+        self.lines = [f"{line}\n" for line in lines]
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self) -> str:
+        return self.lines.pop(0) if self.lines else ""
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="the DirectPath prompt differs on macOS")
+def test_games_add_asks_as_go_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {})
+    monkeypatch.setattr(
+        sys, "stdin", _Terminal("", "Bogus", "CustomCommand", "/bin/echo", "", "", "")
+    )
+    code, out, err = run(["games", "add", "g1", "--configDir", str(tmp_path)], capsys)
+    modes = "(DirectPath|SteamManaged|SteamAppId|EpicAppId|CustomCommand) [DirectPath]: "
+    assert (code, err) == (0, "")
+    assert out == (
+        "Adding game configuration for 'g1':\n"
+        "Game Name [g1]: "
+        f"Launch Mode {modes}"
+        "Invalid choice. Please select one of: DirectPath, SteamManaged, SteamAppId, EpicAppId, "
+        "CustomCommand\n"
+        f"Launch Mode {modes}"
+        "Target (path/id): "
+        "Working Directory (optional): "
+        "Stop Process Name (optional - for better game stopping): "
+        "Description (optional): "
+        "Game 'g1' added successfully.\n"
+    )
+    monkeypatch.setattr(sys, "stdin", _Terminal("", "", "/bin/true", "", "", ""))
+    _, out, _ = run(["games", "add", "g2", "--configDir", str(tmp_path)], capsys)
+    assert f"Launch Mode {modes}Target (executable path): " in out
