@@ -103,3 +103,53 @@ def test_games_add_asks_as_go_does(
     monkeypatch.setattr(sys, "stdin", _Terminal("", "", "/bin/true", "", "", ""))
     _, out, _ = run(["games", "add", "g2", "--configDir", str(tmp_path)], capsys)
     assert f"Launch Mode {modes}Target (executable path): " in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["games", "add"], "games add requires a game ID"),
+        (["games", "show"], "games show requires a game ID"),
+        (["games", "remove"], "games remove requires a game ID"),
+        (["games", "doctor"], "games doctor requires a game ID"),
+        (["games", "repair"], "games repair requires a game ID"),
+        (["games", "start"], "games start requires a game ID"),
+        (["games", "stop"], "games stop requires a game ID"),
+        (["games", "kill"], "games kill requires a game ID"),
+        (["games", "fly"], "unknown games action: fly"),
+        (["games", "doctor", "x", "--bogus"], "unknown doctor flag: --bogus"),
+        (["games", "repair", "x", "--bogus"], "unknown repair flag: --bogus"),
+        (["games", "show", "a", "b"], "games show takes at most 1 argument(s); unexpected: b"),
+        (["games", "status", "a", "b"], "games status takes at most 1 argument(s); unexpected: b"),
+        (
+            ["games", "list", "--bogus"],
+            'unknown list flag: --bogus (place a dash-prefixed game ID after "--")',
+        ),
+        (
+            ["games", "list", "--", "a", "b"],
+            "games list takes at most 0 argument(s); unexpected: a b",
+        ),
+        (
+            ["games", "doctor", "--", "a", "b"],
+            'games doctor takes only the game ID after "--"; place flags before it (unexpected: b)',
+        ),
+    ],
+)
+def test_usage_errors_are_go_s_one_line_on_stderr(
+    argv: list[str], line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {})
+    assert run([*argv[:2], "--configDir", str(tmp_path), *argv[2:]], capsys) == (2, "", f"{line}\n")
+
+
+def test_help_goes_to_stderr_and_an_unknown_command_names_itself(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for flag in ("-h", "--help", "help"):
+        code, out, err = run([flag], capsys)
+        assert (code, out) == (0, "") and "games" in err
+    code, out, err = run(["fly"], capsys)
+    assert (code, out) == (2, "") and err.startswith("unknown subcommand: fly\n")
+    code, out, err = run(["games"], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("Please specify what you'd like to do with games.\n\n")
