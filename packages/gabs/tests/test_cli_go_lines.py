@@ -153,3 +153,18 @@ def test_help_goes_to_stderr_and_an_unknown_command_names_itself(
     code, out, err = run(["games"], capsys)
     assert (code, out) == (2, "")
     assert err.startswith("Please specify what you'd like to do with games.\n\n")
+
+
+def test_a_bad_grace_is_go_s_flag_line_and_a_bad_address_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {})
+    base = ["--configDir", str(tmp_path)]
+    assert run(["games", "list", "--grace", "soon", *base], capsys) == (
+        2,
+        "",
+        'invalid value "soon" for flag -grace: parse error\n',
+    )
+    code, out, err = run(["server", "http", "--addr", "nonsense", *base], capsys)
+    assert (code, out) == (1, "")
+    assert "nonsense" in err

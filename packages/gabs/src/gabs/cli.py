@@ -263,7 +263,8 @@ def _version(args: argparse.Namespace) -> int:
 def _split_addr(addr: str) -> tuple[str, int]:
     host, sep, port = addr.strip().rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
-        raise UsageError(f"invalid HTTP address {addr!r}: expected HOST:PORT, port 0 to 65535")
+        # Exit 1, as the Go bridge, whose listener refuses such an address.
+        raise Failed(f"invalid HTTP address {addr!r}: expected HOST:PORT, port 0 to 65535")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -346,9 +347,7 @@ def _apply_flags(args: argparse.Namespace, flags: GlobalFlags, command: str) -> 
         try:
             parse_duration(flags.grace)
         except ValueError as exc:
-            raise UsageError(
-                f'invalid value "{flags.grace}" for flag -grace: parse error: {exc}'
-            ) from None
+            raise UsageError(f'invalid value "{flags.grace}" for flag -grace: parse error') from exc
     args.http = flags.http
     args.addr = flags.addr
 
