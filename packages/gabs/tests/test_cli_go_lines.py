@@ -168,3 +168,26 @@ def test_a_bad_grace_is_go_s_flag_line_and_a_bad_address_exits_1(
     code, out, err = run(["server", "http", "--addr", "nonsense", *base], capsys)
     assert (code, out) == (1, "")
     assert "nonsense" in err
+
+
+@posix_only
+def test_stop_and_kill_act_on_the_claim_when_the_config_is_unreadable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    base = ["--configDir", str(tmp_path)]
+    (tmp_path / "config.json").write_text("{not json", encoding="utf-8")
+    assert run(["games", "stop", "g", *base], capsys) == (
+        0,
+        "g is not running (no runtime claim).\n",
+        "",
+    )
+    write(tmp_path, {"g": {"launchMode": "DirectPath", "target": "/bin/sleep", "args": ["60"]}})
+    try:
+        assert run(["games", "start", "g", *base], capsys)[0] == 0
+        (tmp_path / "config.json").write_text("{not json", encoding="utf-8")
+        code, out, _ = run(["games", "kill", "g", *base], capsys)
+        assert (code, out.split(" — ")[0]) == (0, "g: terminated")
+    finally:
+        write(tmp_path, {"g": {"launchMode": "DirectPath", "target": "/bin/sleep"}})
+        run(["games", "kill", "g", *base], capsys)

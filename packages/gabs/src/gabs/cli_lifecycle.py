@@ -241,7 +241,12 @@ def _status_json(game_id: str, observation: Any) -> dict[str, Any]:
 
 
 def _stop(args: argparse.Namespace, action: str) -> int:
-    config = load(args)
+    try:
+        config = load(args)
+    except Failed:
+        # As in the Go bridge, the runtime claim is all a stop needs: an unreadable config
+        # only loses the entry's stop window and launch mode.
+        config = GabsConfig(args.config_dir)
     lc = _lifecycle(config)
     game = config.games.get(args.game_id)
     window = game.timeouts.stop_grace_seconds if game is not None else None
