@@ -4,6 +4,8 @@ quoting), pinned from runs of both bridges side by side."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -191,3 +193,19 @@ def test_stop_and_kill_act_on_the_claim_when_the_config_is_unreadable(
     finally:
         write(tmp_path, {"g": {"launchMode": "DirectPath", "target": "/bin/sleep"}})
         run(["games", "kill", "g", *base], capsys)
+
+
+@posix_only
+def test_a_server_with_dev_null_as_stdin_ends_cleanly_as_go_s_does(tmp_path: Path) -> None:
+    gabs = Path(sys.executable).parent / "gabs"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GABS_", "GABP_"))}
+    env["HOME"] = str(tmp_path)
+    done = subprocess.run(
+        [str(gabs), "server", "--configDir", str(tmp_path), "--log-level", "warn"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
