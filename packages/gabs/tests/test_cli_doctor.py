@@ -176,3 +176,16 @@ def test_the_track_record_and_last_good_context_read_as_go_prints_them(
         "      args: a",
     ]
     assert tail[8].startswith("      NOTE: ")
+
+
+def test_repair_names_a_broken_entry_instead_of_calling_it_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, {"bad": {"launchMode": "Nonsense", "target": "/bin/true"}})
+    with pytest.raises(SystemExit) as exited:
+        main(["games", "repair", "bad", "--configDir", str(tmp_path)])
+    out, _ = capsys.readouterr()
+    assert exited.value.code == 1
+    assert out.startswith(
+        "Game 'bad' has an invalid entry; fix it first:\n  /games/bad/launchMode: "
+    )

@@ -263,6 +263,14 @@ def games_doctor(args: argparse.Namespace) -> int:
 def games_repair(args: argparse.Namespace) -> int:
     config = load(args)
     game = config.games.get(args.game_id)
+    broken = config.broken.get(args.game_id)
+    if broken:
+        # A broken entry is ours to name (the Go bridge refuses the whole file instead).
+        raise Failed(
+            f"Game '{args.game_id}' has an invalid entry; fix it first:\n"
+            + "\n".join(f"  {issue}" for issue in broken),
+            stdout=True,
+        )
     if game is None:
         raise Failed(f"Game '{args.game_id}' not found.", stdout=True)
     if game.launch_mode not in ("SteamAppId", "SteamManaged"):
