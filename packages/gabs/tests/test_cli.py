@@ -85,8 +85,8 @@ def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "message"),
     [
         ([], "usage"),
-        (["fly"], "invalid choice: 'fly'"),
-        (["games", "list", "extra"], "unrecognized arguments: extra"),
+        (["fly"], "unknown subcommand: fly\n"),
+        (["games", "list", "extra"], "games list takes at most 0 argument(s); unexpected: extra"),
         (["games", "list", "--configDir"], "flag --configDir requires a value"),
         (["games", "list", "--reconnectBackoff", "5s"], "invalid --reconnectBackoff"),
         (["games", "list", "--grace", "soon"], 'invalid value "soon" for flag -grace'),

@@ -283,7 +283,7 @@ def test_static_checks_name_the_pointer_and_the_path(tmp_path: Path) -> None:
     assert [str(issue) for issue in found] == [
         f"target is not executable (/games/g/target -> {script})",
         f"working directory does not exist (/games/g/workingDir -> {tmp_path / 'missing'})",
-        "hook command is not resolvable via PATH "
+        "status hook command is not resolvable via PATH "
         "(/games/g/lifecycle/status/command -> no-such-hook-command)",
     ]
     empty = game(target="")

@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, TextIO
 
 from ._version import __version__
 from .cli_args import (
@@ -37,6 +37,7 @@ from .cli_args import (
     parse_duration,
 )
 from .cli_games import Failed
+from .cli_usage import NO_GAMES_ACTION, check_games_usage
 from .config import LAUNCH_MODES
 from .launch.steam_ready import PROBE_ARGUMENT, run_probe_child
 from .serving import SERVER_COMMANDS, interrupt
@@ -48,6 +49,7 @@ EXIT_FAILURE: Final = 1
 EXIT_USAGE: Final = 2
 LOG_LEVEL_ENV: Final = "GABS_LOG_LEVEL"
 DEFAULT_HTTP_ADDR: Final = "localhost:8080"
+_COMMANDS: Final = frozenset({"server", "serve", "games", "config", "version", "demo"})
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -55,9 +57,15 @@ Handler = Callable[[argparse.Namespace], int]
 class _Parser(argparse.ArgumentParser):
     """Usage errors raise instead of exiting (exit code 2 from :func:`run`)."""
 
+    games: argparse.ArgumentParser | None = None
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise UsageError(f"{self.prog}: error: {message}")
+
+    def games_help(self, file: TextIO) -> None:
+        """The help of ``gabs games``."""
+        (self.games or self).print_help(file)
 
 
 def _handler(module: str, name: str) -> Handler:
@@ -97,8 +105,10 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_games(subparsers: Any) -> None:
-    games = subparsers.add_parser("games", help="manage game configurations and game processes")
+def _add_games(subparsers: Any) -> argparse.ArgumentParser:
+    games: argparse.ArgumentParser = subparsers.add_parser(
+        "games", help="manage game configurations and game processes"
+    )
     commands = games.add_subparsers(title="games commands", metavar="COMMAND", required=True)
     parser = _command(
         commands, "list", _handler(".cli_games", "games_list"), "list configured game IDs"
@@ -192,6 +202,7 @@ def _add_games(subparsers: Any) -> None:
         parser = _command(commands, name, _handler(".cli_lifecycle", f"games_{name}"), help)
         parser.add_argument("game_id", metavar="ID")
         _json(parser)
+    return games
 
 
 def _repair(args: argparse.Namespace) -> int:
@@ -204,7 +215,7 @@ def _repair(args: argparse.Namespace) -> int:
     return games_repair(args)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="gabs",
         description="GABS: one MCP server for many games, talking GABP to each.",
@@ -221,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = _command(subparsers, "serve", _server, "start the MCP server (our spelling)")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     _server_options(serve)
-    _add_games(subparsers)
+    parser.games = _add_games(subparsers)
     config = subparsers.add_parser("config", help="inspect the config file")
     commands = config.add_subparsers(title="config commands", metavar="COMMAND", required=True)
     _command(commands, "check", _handler(".cli_games", "config_check"), "validate config.json")
@@ -254,7 +265,8 @@ def _version(args: argparse.Namespace) -> int:
 def _split_addr(addr: str) -> tuple[str, int]:
     host, sep, port = addr.strip().rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
-        raise UsageError(f"invalid HTTP address {addr!r}: expected HOST:PORT, port 0 to 65535")
+        # Exit 1, as the Go bridge, whose listener refuses such an address.
+        raise Failed(f"invalid HTTP address {addr!r}: expected HOST:PORT, port 0 to 65535")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -301,12 +313,23 @@ def run(argv: Sequence[str] | None = None) -> int:
         serving = bool(rest) and rest[0] in SERVER_COMMANDS
         if serving:  # a signal while the server starts up ends it as one while it serves
             signal.signal(signal.SIGTERM, interrupt)
-        if not rest or rest[0] in ("help",):
-            build_parser().print_help(sys.stderr)
+        parser = build_parser()
+        if not rest or rest[0] in ("help", "-h", "--help"):
+            parser.print_help(sys.stderr)  # as the Go bridge: the usage on stderr
             return EXIT_OK if rest else EXIT_USAGE
+        if rest[0] not in _COMMANDS and rest[0] != "--version":
+            print(f"unknown subcommand: {rest[0]}", file=sys.stderr)
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
         if rest[0] == "demo":
             return _demo(argparse.Namespace(rest=rest[1:]))
-        args = build_parser().parse_args(rest)
+        if rest[0] == "games":
+            if not [token for token in rest[1:] if token != "--"]:
+                print(f"{NO_GAMES_ACTION}\n", file=sys.stderr)
+                parser.games_help(sys.stderr)
+                return EXIT_USAGE
+            check_games_usage(rest[1:])
+        args = parser.parse_args(rest)
         _apply_flags(args, flags, rest[0])
         handler: Handler = args.handler
         return handler(args)
@@ -332,9 +355,7 @@ def _apply_flags(args: argparse.Namespace, flags: GlobalFlags, command: str) -> 
         try:
             parse_duration(flags.grace)
         except ValueError as exc:
-            raise UsageError(
-                f'invalid value "{flags.grace}" for flag -grace: parse error: {exc}'
-            ) from None
+            raise UsageError(f'invalid value "{flags.grace}" for flag -grace: parse error') from exc
     args.http = flags.http
     args.addr = flags.addr
 

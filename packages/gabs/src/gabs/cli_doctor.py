@@ -11,17 +11,22 @@ switched to ``SteamManaged`` (the config is backed up first).
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import stat
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from gabs.cli_games import Failed, load
 from gabs.config import ConfigError, GabsConfig, GameConfig
+from gabs.go_format import go_quote
 from gabs.launch import ResolveError, check_resolvable, resolve
+from gabs.launch.resolve import ResolvedHook
 from gabs.launch.steam import SteamApp, SteamError, ensure_appid_file, resolve_app
 from gabs.lifecycle import TrackRecord, summary_line
+from gabs.lifecycle.history import age_text, context_hash
 
 __all__ = ["games_doctor", "games_repair"]
 
@@ -51,10 +56,11 @@ class _Report:
 def _steam(report: _Report, game: GameConfig) -> None:
     if game.launch_mode not in ("SteamAppId", "SteamManaged"):
         return
-    print(
-        "Steam launch: "
-        + ("managed executable mode" if game.launch_mode == "SteamManaged" else "launcher URL mode")
-    )
+    if game.launch_mode == "SteamManaged":
+        print("Steam launch: managed executable mode")
+    else:
+        print("Steam launch: launcher URL mode")
+        print("Bridge environment: not guaranteed on the real game process")
     try:
         app = resolve_app(game.target)
     except SteamError as exc:
@@ -73,12 +79,26 @@ def _steam(report: _Report, game: GameConfig) -> None:
     if content == app.app_id:
         print(f"Steam app id file: ready ({app.appid_file})")
     else:
-        report.fail(f"Steam app id file: wrong id {content!r} at {app.appid_file}")
+        report.fail(f"Steam app id file: wrong id {go_quote(content)} at {app.appid_file}")
+
+
+def _hook(kind: str, hook: ResolvedHook | None) -> None:
+    """The resolved hook as it will run, and a warning when its absolute command is missing."""
+    if hook is None:
+        return
+    print(f"  {kind} hook: " + " ".join((hook.command, *hook.args)) + _cwd(hook.working_dir))
+    if hook.command and os.path.isabs(hook.command) and not os.path.exists(hook.command):
+        _Report.warn(f"{kind} hook command not found on disk: {hook.command}")
+
+
+def _cwd(folder: str) -> str:
+    return f" (cwd {folder})" if folder else ""
 
 
 def _contexts(report: _Report, game: GameConfig, revision: str) -> None:
-    for profile in sorted(game.profiles) or [""]:
-        label = f"profile {profile!r}" if profile else "default context"
+    """Every context a start can run: the default one (no profile named), then each profile."""
+    for profile in ["", *sorted(game.profiles)]:
+        label = f"profile {go_quote(profile)}" if profile else "default context"
         try:
             resolved = resolve(game, profile=profile, revision=revision)
         except ResolveError as exc:
@@ -86,35 +106,121 @@ def _contexts(report: _Report, game: GameConfig, revision: str) -> None:
             continue
         issues = check_resolvable(game, resolved)
         if issues:
-            report.fail(f"{label}: does not resolve")
+            report.fail(f"{label}: unresolvable")
             for issue in issues:
-                print(f"  {issue}")
+                print(f"    {issue}")
         else:
             print(f"{label}: resolves (cwd {resolved.working_dir or '(inherited)'})")
-        hook = resolved.lifecycle.status if resolved.lifecycle else None
-        if hook is not None and os.path.basename(hook.command) in _CONFLATING:
+        lifecycle = resolved.lifecycle
+        if lifecycle is None:
+            continue
+        _hook("status", lifecycle.status)
+        _hook("stop", lifecycle.stop)
+        _hook("kill", lifecycle.kill)
+        hook = lifecycle.status
+        if hook is not None and os.path.basename(hook.command).lower() in _CONFLATING:
             report.warn(
-                f"{label}: the status hook runs {os.path.basename(hook.command)} directly; it "
+                f"{label} status hook: it runs {os.path.basename(hook.command)} directly, which "
                 "exits 1 both when the workload is absent and when the daemon is unreachable, so "
                 "a daemon hiccup reads as stopped. Wrap it: check reachability first and exit 2 "
                 "when it cannot tell."
             )
 
 
+def _older_bridges(game: GameConfig) -> None:
+    """Launch-context fields are new in GABS 1.1.0; older bridges drop them without a word."""
+    if not (game.profiles or game.launch_inputs or game.lifecycle or game.env or game.unset_env):
+        return
+    _Report.warn(
+        "this game uses launch-context fields (profiles, launch inputs, lifecycle hooks or "
+        "game-level env/unsetEnv). GABS bridges older than 1.1.0 read such a config without "
+        "complaint but leave these fields out, so the game would start without the arguments "
+        "and environment they add. Make sure every bridge that reads this config directory is "
+        "GABS 1.1.0 or newer (or gabs)."
+    )
+
+
+#: What each file of a game's folder is, by name (the Go bridge's labels), and what it holds.
+_FILES: dict[str, tuple[str, str]] = {
+    "config.json": ("config file", "it may hold the HTTP API key and game environment values"),
+    "runtime.json": ("runtime state file", "it may hold the bridge token of the current launch"),
+    "bridge.json": ("endpoint state file", "it may hold the bridge token of the current launch"),
+    "launch.log": ("launch log", "it holds the game's own output"),
+    "history.json": ("history file", "it holds launch targets, arguments and folders"),
+    "transition.lock": ("coordination lock", "keep the game's runtime folder private as a whole"),
+    "bridge.lock": ("coordination lock", "keep the game's runtime folder private as a whole"),
+}
+
+
 def _permissions(config_dir: Path, game_id: str) -> None:
-    for path, what in (
-        (config_dir / "config.json", "config file"),
-        (config_dir / game_id / "runtime.json", "runtime claim"),
-        (config_dir / game_id / "bridge.json", "endpoint state file"),
-    ):
+    """Every file of the config and of the game's runtime folder that others can read."""
+    paths = [config_dir / "config.json"]
+    with contextlib.suppress(OSError):
+        paths += sorted(p for p in (config_dir / game_id).iterdir() if not p.is_dir())
+    for path in paths:
         try:
             mode = path.stat().st_mode
         except OSError:
             continue
         if mode & 0o077:
+            what, holds = _FILES.get(
+                path.name, ("runtime file", "it may hold runtime or diagnostic details")
+            )
             _Report.warn(
-                f"{what} is broadly readable ({stat.filemode(mode)}): {path} — it may contain "
-                "secrets; tighten to 0600"
+                f"{what} is broadly readable ({stat.filemode(mode)}): {path} — {holds}; "
+                "tighten to 0600"
+            )
+
+
+def _profile_label(profile: str) -> str:
+    return 'profile "" (default)' if not profile else f"profile {go_quote(profile)}"
+
+
+def _ago(moment: Any) -> str:
+    try:
+        when = datetime.fromisoformat(str(moment))
+    except ValueError:
+        return "unknown time"
+    return age_text((datetime.now(UTC) - when).total_seconds())
+
+
+def _track_record(profiles: dict[str, Any]) -> None:
+    if not profiles:
+        print("Track record: none recorded")
+        return
+    print("Track record:")
+    for profile in sorted(profiles):
+        entry = profiles[profile]
+        print(f"  {_profile_label(profile)}: {summary_line(entry)}")
+        failure = entry.get("lastFailure")
+        if isinstance(failure, dict):
+            print(
+                f"      last failure: {failure.get('outcome')} / "
+                f"{failure.get('class') or 'unclassified'}, {_ago(failure.get('at'))} ago"
+            )
+
+
+def _last_good(profiles: dict[str, Any], game: GameConfig | None) -> None:
+    proven = {name: entry for name, entry in profiles.items() if entry.get("lastGood")}
+    if not proven:
+        print("Last known good: none recorded")
+        return
+    print("Last known good:")
+    for profile in sorted(proven):
+        entry = proven[profile]
+        good = entry["lastGood"]
+        print(f"  {_profile_label(profile)} (recorded {_ago(entry.get('lastSuccessAt'))} ago):")
+        print(f"      context hash: {entry.get('contextHash', '')}")
+        print(f"      target: {good.get('target', '')}  mode: {good.get('mode', '')}")
+        if good.get("args"):
+            print(f"      args: {' '.join(good['args'])}")
+        if good.get("workingDir"):
+            print(f"      workingDir: {good['workingDir']}")
+        current = context_hash(game, profile) if game is not None else ""
+        if current and current != entry.get("contextHash"):
+            print(
+                "      NOTE: this context has been edited since it last started; compare the "
+                "two or restore it by hand (gabs never restores it for you)."
             )
 
 
@@ -145,26 +251,26 @@ def games_doctor(args: argparse.Namespace) -> int:
             report.warn(str(warning))
         _steam(report, game)
         _contexts(report, game, config.revision)
+        _older_bridges(game)
     _permissions(config.config_dir, game_id)
-    record = TrackRecord(config.config_dir / game_id).load()
-    print("Track record:")
-    profiles = record.get("profiles", {})
-    if not profiles:
-        print("  none recorded")
-    for profile in sorted(profiles):
-        entry = profiles[profile]
-        print(f"  profile {profile!r}{' (default)' if not profile else ''}: {summary_line(entry)}")
+    profiles = TrackRecord(config.config_dir / game_id).load().get("profiles", {})
+    _track_record(profiles)
     if args.show_last_good:
-        print("Last known good:")
-        for profile in sorted(profiles):
-            good = profiles[profile].get("lastGood")
-            print(f"  profile {profile!r}: " + (json.dumps(good, indent=2) if good else "none"))
+        _last_good(profiles, game)
     return 0 if report.healthy else 1
 
 
 def games_repair(args: argparse.Namespace) -> int:
     config = load(args)
     game = config.games.get(args.game_id)
+    broken = config.broken.get(args.game_id)
+    if broken:
+        # A broken entry is ours to name (the Go bridge refuses the whole file instead).
+        raise Failed(
+            f"Game '{args.game_id}' has an invalid entry; fix it first:\n"
+            + "\n".join(f"  {issue}" for issue in broken),
+            stdout=True,
+        )
     if game is None:
         raise Failed(f"Game '{args.game_id}' not found.", stdout=True)
     if game.launch_mode not in ("SteamAppId", "SteamManaged"):

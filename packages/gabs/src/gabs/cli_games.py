@@ -12,10 +12,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from gabs.config import (
-    LAUNCH_MODES,
     ConfigError,
     GabsConfig,
     new_game_issues,
@@ -176,6 +175,10 @@ def _from_options(args: argparse.Namespace) -> dict[str, Any] | None:
     return entry
 
 
+#: The launch modes in the order the Go bridge offers them.
+_PROMPT_MODES: Final = ("DirectPath", "SteamManaged", "SteamAppId", "EpicAppId", "CustomCommand")
+
+
 def _ask(prompt: str, default: str = "") -> str:
     print(f"{prompt} [{default}]: " if default else f"{prompt}: ", end="", flush=True)
     line = sys.stdin.readline()
@@ -186,13 +189,16 @@ def _interactive(game_id: str) -> dict[str, Any]:
     print(f"Adding game configuration for '{game_id}':")
     entry: dict[str, Any] = {"id": game_id, "name": _ask("Game Name", game_id)}
     while True:
-        mode = _ask(f"Launch Mode ({'|'.join(LAUNCH_MODES)})", "DirectPath")
-        if mode in LAUNCH_MODES:
+        mode = _ask(f"Launch Mode ({'|'.join(_PROMPT_MODES)})", "DirectPath")
+        if mode in _PROMPT_MODES:
             break
-        print(f"Invalid choice. Please select one of: {', '.join(LAUNCH_MODES)}")
+        print(f"Invalid choice. Please select one of: {', '.join(_PROMPT_MODES)}")
     entry["launchMode"] = mode
-    what = "Steam App ID" if mode in ("SteamManaged", "SteamAppId") else "executable path"
-    entry["target"] = _ask(f"Target ({what if mode != 'EpicAppId' else 'path/id'})")
+    if mode == "DirectPath":
+        what = "executable path or .app bundle" if sys.platform == "darwin" else "executable path"
+    else:
+        what = "Steam App ID" if mode in ("SteamManaged", "SteamAppId") else "path/id"
+    entry["target"] = _ask(f"Target ({what})")
     if mode in ("DirectPath", "SteamManaged", "CustomCommand"):
         working = _ask("Working Directory (optional)")
         if working:

@@ -18,6 +18,7 @@ import anyio
 
 from gabs.cli_games import Failed, load
 from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig
+from gabs.go_format import go_quote
 from gabs.launch import ResolveError, check_resolvable, resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
 from gabs.runtime import ClaimError, list_claims, load_claim, remove_claim, transition_lock
@@ -57,9 +58,9 @@ def parse_start_options(tokens: list[str]) -> tuple[str, dict[str, str]]:
             else:
                 key, eq, raw = value.partition("=")
                 if not eq or not key:
-                    raise Failed(f"--input must be NAME=VALUE, got {value!r}", code=2)
+                    raise Failed(f"--input must be NAME=VALUE, got {go_quote(value)}", code=2)
                 if key in inputs:
-                    raise Failed(f"--input {key!r} was given more than once", code=2)
+                    raise Failed(f"--input {go_quote(key)} was given more than once", code=2)
                 inputs[key] = raw
         else:
             raise Failed(f"unknown start flag: {token}", code=2)
@@ -75,19 +76,24 @@ def coerce_input(kind: str, raw: str) -> Any:
             return True
         if lowered in ("0", "f", "false"):
             return False
-        raise ValueError(f"value {raw!r} must be a boolean (true/false)")
+        raise ValueError(f"value {go_quote(raw)} must be a boolean (true/false)")
     if kind == "integer":
         try:
             return int(raw.strip(), 10)
         except ValueError:
-            raise ValueError(f"value {raw!r} is not a 64-bit integer") from None
+            raise ValueError(f"value {go_quote(raw)} is not a 64-bit integer") from None
     return raw
 
 
-def _refuse(error: LifecycleError) -> int:
+def _refuse(error: LifecycleError, game_id: str = "") -> int:
     for warning in error.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"{error.code}: {error.message}", file=sys.stderr)
+    message = error.message
+    evidence = error.data.get("evidence")
+    if error.code == "already_running" and game_id and isinstance(evidence, dict):
+        # The Go CLI prints the start gate's short refusal, not the tool's advice.
+        message = f"{game_id} is already running ({evidence.get('detail', '')})"
+    print(f"{error.code}: {message}", file=sys.stderr)
     return 1
 
 
@@ -110,13 +116,13 @@ def games_start(args: argparse.Namespace) -> int:
             if all(i.code == MODE_INCOMPATIBLE for i in issues)
             else "config_invalid"
         )
-        print(f"{code}: the entry of {game_id!r} is invalid:", file=sys.stderr)
+        print(f"{code}: the entry of {go_quote(game_id)} is invalid:", file=sys.stderr)
         for issue in issues:
             print(f"  {issue}", file=sys.stderr)
         return 1
     game = config.games.get(game_id)
     if game is None:
-        print(f"game_not_found: no game {game_id!r} is configured", file=sys.stderr)
+        print(f"game_not_found: no game {go_quote(game_id)} is configured", file=sys.stderr)
         return 1
     inputs: dict[str, Any] = {}
     for name, raw in raw_inputs.items():
@@ -124,7 +130,7 @@ def games_start(args: argparse.Namespace) -> int:
         try:
             inputs[name] = coerce_input(spec.type, raw) if spec is not None else raw
         except ValueError as exc:
-            print(f"launch_input_invalid: input {name!r}: {exc}", file=sys.stderr)
+            print(f"launch_input_invalid: input {go_quote(name)}: {exc}", file=sys.stderr)
             return 1
     try:
         resolved = resolve(game, profile=profile, inputs=inputs, revision=config.revision)
@@ -133,7 +139,7 @@ def games_start(args: argparse.Namespace) -> int:
         return 1
     problems = check_resolvable(game, resolved)
     if problems:
-        print(f"launch_spec_unresolvable: cannot start {game_id!r}:", file=sys.stderr)
+        print(f"launch_spec_unresolvable: cannot start {go_quote(game_id)}:", file=sys.stderr)
         for problem in problems:
             print(f"  {problem}", file=sys.stderr)
         return 1
@@ -142,7 +148,7 @@ def games_start(args: argparse.Namespace) -> int:
         connect = float(game.timeouts.start_seconds or config.settings.startup.gabp_connect_seconds)
         started = anyio.run(lambda: start_game(lc, game, resolved, gabp_timeout=connect))
     except LifecycleError as exc:
-        return _refuse(exc)
+        return _refuse(exc, game_id)
     for warning in started.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     how = "verified"
@@ -235,7 +241,12 @@ def _status_json(game_id: str, observation: Any) -> dict[str, Any]:
 
 
 def _stop(args: argparse.Namespace, action: str) -> int:
-    config = load(args)
+    try:
+        config = load(args)
+    except Failed:
+        # As in the Go bridge, the runtime claim is all a stop needs: an unreadable config
+        # only loses the entry's stop window and launch mode.
+        config = GabsConfig(args.config_dir)
     lc = _lifecycle(config)
     game = config.games.get(args.game_id)
     window = game.timeouts.stop_grace_seconds if game is not None else None

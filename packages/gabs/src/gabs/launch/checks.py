@@ -144,6 +144,10 @@ def _check_hook(
     if problem is not None:
         checked, message = problem
         issues.append(
-            SpecIssue(f"{pointer}/command", checked, message.replace("target", "hook command"))
+            SpecIssue(
+                f"{pointer}/command",
+                checked,
+                f"{kind} " + message.replace("target", "hook command"),
+            )
         )
     return issues

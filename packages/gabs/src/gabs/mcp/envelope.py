@@ -45,6 +45,7 @@ from typing import Any, Final, Literal, cast
 
 import mcp_types as types
 
+from gabs.go_format import go_quote
 from gabs.lifecycle.codes import cause_class as lifecycle_cause_class
 from gabs.lifecycle.history import age_text
 
@@ -266,26 +267,6 @@ def unknown_arguments(arguments: Mapping[str, Any], allowed: Iterable[str]) -> l
     return sorted(name for name in arguments if name not in known)
 
 
-def _go_quote(text: str) -> str:
-    """``text`` as Go's ``%q`` prints it (a double-quoted string with Go's escapes)."""
-    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    escapes |= {"\v": "\\v", '"': '\\"', "\\": "\\\\"}
-    out = []
-    for char in text:
-        point = ord(char)
-        if char in escapes:
-            out.append(escapes[char])
-        elif char.isprintable():
-            out.append(char)
-        elif point < 0x20 or point == 0x7F:
-            out.append(f"\\x{point:02x}")
-        elif point < 0x10000:
-            out.append(f"\\u{point:04x}")
-        else:
-            out.append(f"\\U{point:08x}")
-    return '"' + "".join(out) + '"'
-
-
 def unknown_argument_result(
     unknown: Sequence[str], allowed: Iterable[str], *, game_id: str | None = None
 ) -> types.CallToolResult:
@@ -307,7 +288,7 @@ def unknown_argument_result(
         "trackRecord": track_record_line(),
         "nextActions": [a.to_json() for a in failure_next_actions(game_id or "", CAUSE_CALL)],
     }
-    text = f"Unknown argument {_go_quote(names[0])}. Allowed arguments: {', '.join(allowed_sorted)}"
+    text = f"Unknown argument {go_quote(names[0])}. Allowed arguments: {', '.join(allowed_sorted)}"
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=data,

@@ -7,8 +7,8 @@
   ``connect_write_pipe``): one read returns everything that has arrived, and what is written
   during one turn of the loop goes out in one system call (answers finishing together share a
   write, and the host wakes up once for them); no worker thread is woken per message;
-* anything else (a regular file as stdin or stdout, another event loop, Windows) falls back to
-  blocking reads and writes in worker threads.
+* anything else (a regular file or ``/dev/null`` as stdin or stdout, another event loop,
+  Windows) falls back to blocking reads and writes in worker threads.
 
 While a reader waits on a pipe wire, what arrives can be offered to a callback first
 (:meth:`Wire.take_while_waiting`), which may handle it on the spot instead of waking the reader.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import sys
 from collections.abc import Callable
 from contextlib import suppress
@@ -291,6 +292,15 @@ class _ThreadWire:
         self._closed = True
 
 
+def _unpollable(fd: int) -> bool:
+    """A character device other than a terminal (``/dev/null``): the loop takes it as a pipe,
+    then epoll refuses to watch it, so it is read and written in worker threads instead."""
+    try:
+        return stat.S_ISCHR(os.fstat(fd).st_mode) and not os.isatty(fd)
+    except OSError:
+        return False
+
+
 async def _pipe_wire(wire_in: int, wire_out: int) -> _PipeWire | None:
     """Both descriptors on the loop's pipe transports, or None when either cannot be."""
     if sys.platform == "win32":
@@ -299,6 +309,8 @@ async def _pipe_wire(wire_in: int, wire_out: int) -> _PipeWire | None:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return None  # another event loop (trio)
+    if any(_unpollable(fd) for fd in (wire_in, wire_out)):
+        return None
     restore = [(fd, os.get_blocking(fd)) for fd in (wire_in, wire_out)]
     try:
         read_transport, read_side = await loop.connect_read_pipe(
