@@ -267,7 +267,8 @@ async def test_a_tool_without_a_result_description_works_everywhere(tmp_path: Pa
             assert "resultDescription" not in detail
             assert "description" not in detail.get("outputSchema", {})
             assert detail["gabpName"] == "colony/ring_bell"
-            assert detail["description"] == "Ring the colony bell."
+            # the game's description, then its game, as the Go bridge gives it
+            assert detail["description"] == "Ring the colony bell. (Game: colony)"
 
             other = data(
                 await client.call_tool("games_tool_detail", {"tool": "colony/count_pawns"})
