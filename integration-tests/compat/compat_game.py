@@ -11,6 +11,9 @@ A bridge launches it (``CustomCommand``: this Python, this file) with ``GABP_SER
 * ``compat/describe``: returns ``{"game": "compat", "items": [1, 2, 3]}`` (no ``text``).
 * ``compat/a_tool_with_a_name_long_enough_to_pass_the_limit_of_sixty_four``: returns
   ``{"long": true}`` (its MCP name needs the length limit and hash suffix).
+* ``compat/raise {summary}`` (only with ``COMPAT_ATTENTION=1``, which also serves attention):
+  opens a blocking error item ``attn_compat_<n>`` (a new id on each call, replacing the open
+  one, as Lib.GAB's ``PublishAsync`` does) and returns ``{"attentionId": id}``.
 
 When ``COMPAT_GAME_DIR`` is set (the suite puts it in the game's ``env``), the game writes its
 process id to ``<dir>/<gameId>.pid`` once it listens, so a test can see it end, and what it was
@@ -78,7 +81,44 @@ def make_server() -> GabpServer:
     def long_named() -> dict[str, bool]:
         return {"long": True}
 
+    if os.environ.get("COMPAT_ATTENTION") == "1":
+        add_attention(server)
     return server
+
+
+def add_attention(server: GabpServer) -> None:
+    server.enable_attention()
+    raised = [0]
+
+    @server.tool(
+        "compat/raise",
+        description="Open a blocking error attention item (a new id on each call).",
+        result_description="{attentionId}.",
+    )
+    async def raise_item(summary: str = "compat/raise was called") -> dict[str, str]:
+        raised[0] += 1
+        attention_id = f"attn_compat_{raised[0]}"
+        await server.publish_attention(
+            {
+                "attentionId": attention_id,
+                "severity": "error",
+                "blocking": True,
+                "stateInvalidated": True,
+                "summary": summary,
+                "openedAtSequence": raised[0],
+                "latestSequence": raised[0],
+                "totalUrgentEntries": 1,
+                "sample": [
+                    {
+                        "level": "error",
+                        "message": "simulated failure",
+                        "repeatCount": 1,
+                        "latestSequence": raised[0],
+                    }
+                ],
+            }
+        )
+        return {"attentionId": attention_id}
 
 
 async def serve(server: GabpServer) -> None:

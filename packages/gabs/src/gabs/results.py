@@ -51,7 +51,10 @@ def attention_text(item: Attention, *, game_id: str) -> str:
         f"  {count} urgent entr{'y' if count == 1 else 'ies'}{invalidated}",
     ]
     if item.causal_method:
-        lines.append(f"  caused by {item.causal_method} (operation {item.causal_operation_id})")
+        operation = item.causal_operation_id
+        lines.append(
+            f"  caused by {item.causal_method}" + (f" (operation {operation})" if operation else "")
+        )
     for sample in (item.sample or [])[:SAMPLE_LINES]:
         repeat = f" x{sample.repeat_count}" if sample.repeat_count > 1 else ""
         lines.append(f"  - [{sample.level}]{repeat} {_cut(sample.message)}")

@@ -42,7 +42,8 @@ class AttentionTools:
         )
         game_id = data["gameId"]
         raw = data.get("attention")
-        data["blocking"] = bool(isinstance(raw, dict) and raw.get("blocking"))
+        if data["supported"]:  # as Go: no `blocking` for a game without attention
+            data["blocking"] = bool(isinstance(raw, dict) and raw.get("blocking"))
         if not data["supported"]:
             text = f"Game {game_id} does not support attention (supported: false); nothing to ack."
         else:
@@ -64,7 +65,8 @@ class AttentionTools:
                     "Acknowledge it once you have taken it into account.",
                 )
                 data["nextActions"] = [ack.to_json()]
-                if item.blocking and data.get("mode") == "gate":
+                ack_call = f'games_ack_attention {{"gameId": "{game_id}"'
+                if item.blocking and data.get("mode") == "gate" and ack_call not in text:
                     text += (
                         "\nGame calls are refused until you acknowledge it: games_ack_attention "
                         f'{{"gameId": "{game_id}", "attentionId": "{item.attention_id}"}}'

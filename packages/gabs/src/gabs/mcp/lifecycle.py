@@ -80,21 +80,24 @@ def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolRe
 
 def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
     """A game's status as the Go bridge lays it out: ``**id** (name): status`` and a blank line
-    before the last disconnect for one game, ``• **id**: status`` in the summary; each line ends
-    with a newline. An open attention item is added after the status (ours)."""
+    before each note (ours: an open attention item; the last disconnect) for one game,
+    ``• **id**: status`` in the summary, where a note follows ``" — "`` on the same line, as the
+    Go bridge adds its diagnosis; each line ends with a newline."""
     game_id = item["gameId"]
     status = str(item["statusDescription"])
     attention = item.get("attention") or {}
+    note = ""
     if attention.get("open"):
         kind = "BLOCKING" if attention.get("blocking") else "advisory"
-        status += (
-            f"; attention {attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
-        )
+        note = f"{attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
     label = "unconfigured" if not item.get("configured", True) else item.get("name", game_id)
     if summary:
         suffix = "" if item.get("configured", True) else " (unconfigured)"
-        return f"• **{game_id}**{suffix}: {status}\n"
+        tail = f" — attention {note}" if note else ""
+        return f"• **{game_id}**{suffix}: {status}{tail}\n"
     text = f"**{game_id}** ({label}): {status}\n"
+    if note:
+        text += f"\nAttention: {note}\n"
     if item.get("lastDisconnect"):
         text += f"\n{item['lastDisconnect']}\n"
     return text
