@@ -233,7 +233,7 @@ async def test_the_default_blocked_call_context_shows_the_causal_call_and_trigge
     assert "Log #5003 [warning]" in text and "Pawn Tynan has no map" in text
     assert 'Call ledger #31: result colony/load_game {"save":"colony1"}' in text
     assert "Tool colony/draft: Draft or undraft a pawn. Returns: The pawn's draft state." in text
-    assert text.endswith("Retrying without acknowledging is refused the same way.")
+    assert text.endswith("then retry colony/draft.")
     assert "tick 4999" not in text  # never a raw log tail
     assert estimate_tokens(text, 4) == assembled.budget_used.tokens <= 700
     assert assembled.budget_used.queries <= 6

@@ -65,7 +65,7 @@ _BLOCKED_NEXT = (
     "Next: inspect with games_get_attention "
     '{"gameId": "{request.gameId}"}, acknowledge with games_ack_attention '
     '{"gameId": "{request.gameId}", "attentionId": "{attention.attentionId}"}, then retry '
-    "{request.tool}. Retrying without acknowledging is refused the same way."
+    "{request.tool}."
 )
 _ACK_NEXT = (
     "Calls to game {request.gameId} are refused until the item is acknowledged: "

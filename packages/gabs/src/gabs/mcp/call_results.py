@@ -27,7 +27,13 @@ import mcp_types as types
 
 from gabp.messages import Attention
 from gabs.call_outcome import CallOutcome
-from gabs.mcp.envelope import NextAction, cause_class, failure_next_actions, track_record_line
+from gabs.mcp.envelope import (
+    NextAction,
+    cause_class,
+    failure_next_actions,
+    next_lines,
+    track_record_line,
+)
 from gabs.results import attention_brief, outcome_structured, outcome_text
 
 __all__ = ["CALL_META_KEY", "attention_line", "call_meta", "call_view", "game_call_result"]
@@ -63,9 +69,12 @@ def attention_line(item: Attention, *, game_id: str, relation: str | None, gated
     """One short text block about the attention item attached to a call."""
     kind = "BLOCKING" if item.blocking else "advisory"
     words = _RELATION_WORDS.get(relation or "", "open")
+    summary = item.summary.rstrip()
+    if summary and summary[-1] not in ".!?":
+        summary += "."  # the sentences that follow start a new one
     text = (
         f"ATTENTION {item.attention_id} ({kind}, {item.severity}) in game {game_id}, {words}: "
-        f"{item.summary}"
+        f"{summary}"
     )
     if item.state_invalidated:
         text += " The game state was invalidated: re-read ids and facts before acting."
@@ -187,7 +196,9 @@ def game_call_result(
     if context_info:
         data["context"] = context_info
     text = outcome_text(game_id, outcome, arguments, context=context, gated=gated)
-    text += "\nNext: " + "; ".join(action.as_call() for action in actions)
+    if not any(line.startswith("Next:") for line in text.splitlines()):
+        # the next actions once: a blocked call's text (its context template) gives its own
+        text = "\n".join([text, *next_lines(actions)])
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=data,

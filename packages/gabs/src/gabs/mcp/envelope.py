@@ -63,6 +63,7 @@ __all__ = [
     "cause_class",
     "core_result",
     "failure_next_actions",
+    "next_lines",
     "track_record_line",
     "unknown_argument_result",
     "unknown_arguments",
@@ -209,16 +210,20 @@ def failure_next_actions(game_id: str, cause: CauseClass) -> list[NextAction]:
     ]
 
 
+def next_lines(actions: Sequence[NextAction]) -> list[str]:
+    """The next actions as text: ``Next: <call>`` for one, else ``Next:`` and one ``- <call>``
+    line each (none for no action)."""
+    if len(actions) == 1:
+        return ["Next: " + actions[0].as_call()]
+    return ["Next:", *(f"- {action.as_call()}" for action in actions)] if actions else []
+
+
 def _guidance(code: str, cause: str | None, actions: Sequence[NextAction]) -> list[str]:
     lines = [
         f"Result code: {code}"
         + (f" (cause: {cause}; {_CAUSE_HINTS[cause]})." if cause in _CAUSE_HINTS else ".")
     ]
-    if actions:
-        lines.append("Next:" if len(actions) > 1 else "Next: " + actions[0].as_call())
-        if len(actions) > 1:
-            lines += [f"- {action.as_call()}" for action in actions]
-    return lines
+    return lines + next_lines(actions)
 
 
 def core_result(

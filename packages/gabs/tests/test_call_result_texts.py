@@ -1,0 +1,78 @@
+"""The text a model reads for a game call: every fact and every next step once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+
+from gabp.messages import Attention
+from gabs.call_outcome import CallOutcome
+from gabs.mcp.call_results import game_call_result
+
+RETRY_WARNING = "Retrying without acknowledging is refused the same way."
+
+
+def _item(**changes: Any) -> Attention:
+    fields: dict[str, Any] = {
+        "attentionId": "attn_7",
+        "state": "open",
+        "severity": "error",
+        "blocking": True,
+        "stateInvalidated": True,
+        "summary": "game/fail was called: the operation failed",
+        "openedAtSequence": 101,
+        "latestSequence": 101,
+        "totalUrgentEntries": 1,
+        "causalMethod": "game/fail",
+    }
+    return Attention.model_validate({**fields, **changes})
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
+
+
+def test_a_blocked_call_names_its_next_steps_and_the_retry_rule_once() -> None:
+    blocked = CallOutcome(
+        executed=False,
+        status="blocked_by_attention",
+        tool="game/repeat",
+        attention=_item(),
+        attention_relation="blocking",
+    )
+    for context in (None, "Attention attn_7 ...\nNext: inspect, acknowledge, then retry."):
+        text = _text(game_call_result("mono", blocked, {"count": 1}, context=context))
+        assert [line for line in text.splitlines() if line.startswith("Next:")] != []
+        assert len([line for line in text.splitlines() if line.startswith("Next:")]) == 1, text
+        assert text.count(RETRY_WARNING) == 1, text
+
+
+def test_a_call_whose_answer_was_lost_ends_with_its_one_next_action() -> None:
+    lost = CallOutcome(
+        executed="unknown",
+        status="unknown",
+        tool="game/repeat",
+        error={"code": -32000, "message": "connection lost"},
+    )
+    result = game_call_result("mono", lost, {"count": 1})
+    (action,) = (result.structured_content or {})["nextActions"]
+    lines = _text(result).splitlines()
+    assert [line for line in lines if line.startswith("Next:")] == [lines[-1]]
+    assert lines[-1] == f'Next: games_status {{"gameId": "mono"}} - {action["reason"]}'
+
+
+def test_an_attention_summary_without_a_full_stop_still_ends_its_sentence() -> None:
+    opened = CallOutcome(
+        executed=True,
+        status="ok",
+        tool="game/fail",
+        result={"text": "failure recorded"},
+        attention=_item(),
+        attention_relation="opened_during_call",
+    )
+    line = _text(game_call_result("mono", opened, {}))
+    assert "the operation failed. The game state was invalidated" in line
+    stopped = _item(summary="Map lost!")
+    opened.attention = stopped
+    assert "Map lost! The game state" in _text(game_call_result("mono", opened, {}))
