@@ -11,6 +11,7 @@ from typing import Any
 
 from gabs.config import INPUT_MAX_LENGTH_DEFAULT, ConfigError, GabsConfig, GameConfig
 from gabs.lifecycle import next_action
+from gabs.lifecycle.delivery import delivery_json
 from gabs.runtime import Evidence, RuntimeState
 from gabs.runtime.claim import format_time
 
@@ -209,6 +210,9 @@ def runtime_lifecycle(item: dict[str, Any], claim: RuntimeState | None) -> None:
             "attemptStartedAt": format_time(claim.operation.attempt_started_at),
             "deadline": format_time(claim.operation.deadline),
         }
+    delivery = delivery_json(claim)
+    if delivery is not None:
+        item["contextDelivery"] = delivery
     result = claim.last_action_result
     if result is not None:
         entry: dict[str, Any] = {
