@@ -139,3 +139,28 @@ def test_a_steam_url_game_without_a_visible_bridge_env_points_at_games_show() ->
     fallback = [{"tool": "games_connect", "arguments": {"gameId": "s"}, "reason": "r"}]
     actions = diagnostics_next_actions(steam, found, fallback)
     assert [a["tool"] for a in actions] == ["games_show", "games_connect"]
+
+
+def test_a_status_text_names_the_diagnosed_issue_as_go_does() -> None:
+    from gabs.mcp.lifecycle import _status_text
+
+    item = {
+        "gameId": "g",
+        "name": "G",
+        "statusDescription": "stale runtime state cleaned",
+        "diagnostics": {
+            "code": "stale-runtime-cleaned",
+            "message": "Stale runtime state was removed.",
+        },
+    }
+    assert _status_text(item) == (
+        "**g** (G): stale runtime state cleaned\n\nDiagnosis: Stale runtime state was removed.\n"
+    )
+    assert _status_text(item, summary=True) == (
+        "• **g**: stale runtime state cleaned — Stale runtime state was removed.\n"
+    )
+    healthy = {
+        **item,
+        "diagnostics": {"code": "healthy", "message": "No bridge state issue detected."},
+    }
+    assert _status_text(healthy) == "**g** (G): stale runtime state cleaned\n"

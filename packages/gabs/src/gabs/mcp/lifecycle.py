@@ -80,8 +80,9 @@ def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolRe
 
 def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
     """A game's status as the Go bridge lays it out: ``**id** (name): status`` and a blank line
-    before the last disconnect for one game, ``• **id**: status`` in the summary; each line ends
-    with a newline. An open attention item is added after the status (ours)."""
+    before the diagnosis (``Diagnosis: ...``, when the diagnostics name an issue) and the last
+    disconnect for one game, ``• **id**: status`` (`` — diagnosis``) in the summary; each line
+    ends with a newline. An open attention item is added after the status (ours)."""
     game_id = item["gameId"]
     status = str(item["statusDescription"])
     attention = item.get("attention") or {}
@@ -91,10 +92,16 @@ def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
             f"; attention {attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
         )
     label = "unconfigured" if not item.get("configured", True) else item.get("name", game_id)
+    diagnostics = item.get("diagnostics") or {}
+    diagnosis = diagnostics.get("message", "") if diagnostics.get("code") != "healthy" else ""
     if summary:
         suffix = "" if item.get("configured", True) else " (unconfigured)"
-        return f"• **{game_id}**{suffix}: {status}\n"
+        return (
+            f"• **{game_id}**{suffix}: {status}" + (f" — {diagnosis}" if diagnosis else "") + "\n"
+        )
     text = f"**{game_id}** ({label}): {status}\n"
+    if diagnosis:
+        text += f"\nDiagnosis: {diagnosis}\n"
     if item.get("lastDisconnect"):
         text += f"\n{item['lastDisconnect']}\n"
     return text
