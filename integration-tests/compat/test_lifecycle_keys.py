@@ -106,3 +106,26 @@ async def test_a_failed_stop_counts_as_a_consecutive_failure(
             killed = await client.call_tool("games_kill", {"gameId": "compat"})
             assert data(killed)["code"] == "terminated", text_of(killed)
             await wait_gone(pid)
+
+
+async def test_a_launch_the_command_line_started_gets_its_verdict_when_a_server_connects(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(120):
+        started = await anyio.to_thread.run_sync(
+            lambda: gabs_cli(config_dir, "games", "start", "compat")
+        )
+        assert started.returncode == 0, started.stderr
+        pid = await wait_pid(config_dir, "compat")
+        async with open_bridge(config_dir) as client:
+            shared = data(await client.call_tool("games_status", {"gameId": "compat"}))
+            assert shared["phase"] == "active" and "contextDelivery" not in shared, shared
+            connected = await client.call_tool("games_connect", {"gameId": "compat"})
+            assert data(connected)["phase"] == "active", text_of(connected)
+            assert_unreported_delivery(data(connected))
+            status = data(await client.call_tool("games_status", {"gameId": "compat"}))
+            assert_unreported_delivery(status)
+            stop = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stop)["code"] == "terminated", text_of(stop)
+            await wait_gone(pid)

@@ -27,6 +27,7 @@ from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
 from gabs.games_attach import AttachMixin
 from gabs.games_runtime import GameRuntime
+from gabs.games_views import claim_identity
 from gabs.lifecycle import (
     Lifecycle,
     LifecycleError,
@@ -290,7 +291,7 @@ class ConnectMixin(AttachMixin):
         if claim is not None and migrated is not None:
             claim = await self._keep_migrated_endpoint(runtime, claim, port, token)
         if claim is not None:
-            await self._attach(runtime, claim)
+            claim = await self._attach(runtime, claim) or claim
         result = self._connected(runtime, claim, "Successfully connected to")
         if foreign:
             result.update(previousPID=previous[0], previousOwner=previous[1])
@@ -406,9 +407,6 @@ class ConnectMixin(AttachMixin):
                 )
             ],
         }
-        if claim is not None:
-            if claim.phase:
-                result["phase"] = claim.phase
-            if claim.effective_profile:
-                result["activeProfile"] = claim.effective_profile
+        if claim is not None:  # as Go: phase, profile, step, delivery verdict, last action
+            claim_identity(result, claim)
         return result
