@@ -25,19 +25,18 @@ from gabp import GabpError, read_bridge_config
 from gabs.attention import Gate
 from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
-from gabs.games_owner import OwnerMixin
+from gabs.games_attach import AttachMixin
 from gabs.games_runtime import GameRuntime
+from gabs.games_views import claim_identity
 from gabs.lifecycle import (
     Lifecycle,
     LifecycleError,
     Superseded,
-    TrackRecord,
     next_action,
     stale_bridge_credential,
 )
 from gabs.lifecycle.core import now as _utc
-from gabs.runtime import Attachment, ClaimError, LockBusy, RuntimeState
-from gabs.runtime.claim import new_id
+from gabs.runtime import ClaimError, LockBusy, RuntimeState
 from gabs.runtime.endpoint import read_bridge_file
 from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
 from gabs.runtime.procenv import stale_credentials
@@ -56,7 +55,7 @@ def _alive_from_claim(claim: RuntimeState | None) -> Callable[[], bool] | None:
     return lambda: verify_pid(pid, start)[0] != "stopped"
 
 
-class ConnectMixin(OwnerMixin):
+class ConnectMixin(AttachMixin):
     """Sessions, attachments and ownership (part of :class:`~gabs.games.GameManager`)."""
 
     store: ConfigStore
@@ -191,89 +190,6 @@ class ConnectMixin(OwnerMixin):
             await self._detach(runtime)
             await self._tools_changed()
 
-    # -- attachments ----------------------------------------------------------------------------
-
-    def _bound(self, runtime: GameRuntime, claim: RuntimeState | None) -> bool:
-        """Whether this bridge's live session is bound to ``claim``."""
-        return (
-            claim is not None
-            and runtime.connected
-            and runtime.attachment is not None
-            and runtime.attachment[0] == claim.launch_id
-            and claim.attachment is not None
-            and claim.attachment.connection_id == runtime.attachment[1]
-        )
-
-    async def _attach(self, runtime: GameRuntime, claim: RuntimeState) -> None:
-        connection_id = new_id()
-        lease = self.lc.owner_lease
-
-        def record(state: RuntimeState) -> None:
-            moment = _utc()
-            state.attachment = Attachment(
-                connection_id=connection_id,
-                owner_instance_id=self.lc.instance_id,
-                owner_pid=self.lc.pid,
-                owner_pid_start_time=self.lc.pid_start_time,
-                observed_at=moment,
-                lease_deadline=moment + lease,
-            )
-            if (
-                state.phase == "starting"
-                and state.operation is None
-                and state.spawn_state == "spawned"
-            ):
-                state.phase, state.status = "active", "running"
-
-        try:
-            await self.lc.update(runtime.game_id, claim.launch_id, record)
-        except (Superseded, ClaimError, OSError) as exc:
-            logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
-            return
-        runtime.attachment = (claim.launch_id, connection_id)
-        # bridgeConnects++ for each attachment bound to a launch's credentials (as Go); a
-        # claim without a pinned context (an external game) has no track record to credit
-        TrackRecord(self.lc.game_dir(runtime.game_id)).count(
-            claim.effective_profile, claim.history_context_hash, "bridgeConnects"
-        )
-        assert self._tg is not None
-        self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
-
-    async def _renew_attachment(
-        self, runtime: GameRuntime, launch_id: str, connection_id: str, lease: timedelta
-    ) -> None:
-        interval = max(lease.total_seconds() / 3, 1.0)
-        while True:
-            await anyio.sleep(interval)
-            if runtime.attachment != (launch_id, connection_id) or not runtime.connected:
-                return
-
-            def renew(state: RuntimeState) -> None:
-                if state.attachment is None or state.attachment.connection_id != connection_id:
-                    raise Superseded("attachment replaced")
-                moment = _utc()
-                state.attachment.observed_at = moment
-                state.attachment.lease_deadline = moment + lease
-
-            try:
-                await self.lc.update(runtime.game_id, launch_id, renew)
-            except (Superseded, ClaimError, OSError):
-                return
-
-    async def _detach(self, runtime: GameRuntime) -> None:
-        attachment, runtime.attachment = runtime.attachment, None
-        if attachment is None:
-            return
-        launch_id, connection_id = attachment
-
-        def clear(state: RuntimeState) -> None:
-            if state.attachment is None or state.attachment.connection_id != connection_id:
-                raise Superseded("attachment replaced")
-            state.attachment = None
-
-        with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
-            await self.lc.update(runtime.game_id, launch_id, clear)
-
     # -- games_connect --------------------------------------------------------------------------
 
     async def connect_game(
@@ -375,7 +291,7 @@ class ConnectMixin(OwnerMixin):
         if claim is not None and migrated is not None:
             claim = await self._keep_migrated_endpoint(runtime, claim, port, token)
         if claim is not None:
-            await self._attach(runtime, claim)
+            claim = await self._attach(runtime, claim) or claim
         result = self._connected(runtime, claim, "Successfully connected to")
         if foreign:
             result.update(previousPID=previous[0], previousOwner=previous[1])
@@ -491,9 +407,6 @@ class ConnectMixin(OwnerMixin):
                 )
             ],
         }
-        if claim is not None:
-            if claim.phase:
-                result["phase"] = claim.phase
-            if claim.effective_profile:
-                result["activeProfile"] = claim.effective_profile
+        if claim is not None:  # as Go: phase, profile, step, delivery verdict, last action
+            claim_identity(result, claim)
         return result

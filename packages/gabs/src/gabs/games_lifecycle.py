@@ -33,6 +33,7 @@ from gabs.lifecycle import (
     stop_game,
     summary_line,
 )
+from gabs.lifecycle.delivery import delivery_json
 from gabs.lifecycle.stop import quoted
 from gabs.lifecycle.untracked import stop_untracked
 from gabs.runtime import ClaimError
@@ -227,7 +228,9 @@ class LifecycleMixin(StatusMixin):
         if warnings:
             base["validationWarnings"] = warnings
         if error is None:
-            await self._attach(runtime, started.claim)
+            delivery = delivery_json(await self._attach(runtime, started.claim))
+            if delivery is not None:  # the connection's verdict, as Go's start result has it
+                base["contextDelivery"] = delivery
             if progress:
                 progress(f"{game.id}: connected")
             tools = len(runtime.session.tools) if runtime.session is not None else 0

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from gabs.games_connect import ConnectMixin
+from gabs.games_diagnostics import diagnostics_next_actions, state_diagnostics
 from gabs.games_runtime import GameRuntime
 from gabs.games_text import show_text
 from gabs.games_views import (
@@ -163,6 +164,16 @@ class StatusMixin(ConnectMixin):
         if runtime.last_disconnect:
             item["lastDisconnect"] = runtime.last_disconnect
         if game is not None:
+            diagnostics = await anyio.to_thread.run_sync(
+                state_diagnostics,
+                game,
+                status,
+                observation.claim,
+                observation.error or "",
+                self.lc.owner_lease,
+            )
+            item["nextActions"] = diagnostics_next_actions(game, diagnostics, item["nextActions"])
+            item["diagnostics"] = diagnostics
             warnings = validation_warnings(game)
             if warnings:
                 item["validationWarnings"] = warnings

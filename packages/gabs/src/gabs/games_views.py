@@ -11,10 +11,12 @@ from typing import Any
 
 from gabs.config import INPUT_MAX_LENGTH_DEFAULT, ConfigError, GabsConfig, GameConfig
 from gabs.lifecycle import next_action
+from gabs.lifecycle.delivery import delivery_json
 from gabs.runtime import Evidence, RuntimeState
 from gabs.runtime.claim import format_time
 
 __all__ = [
+    "claim_identity",
     "config_health",
     "config_health_text",
     "evidence_json",
@@ -193,22 +195,22 @@ def evidence_json(evidence: Evidence | None) -> dict[str, Any] | None:
     return entry
 
 
-def runtime_lifecycle(item: dict[str, Any], claim: RuntimeState | None) -> None:
-    """The claim's lifecycle facts on a status item: phase, profile, step, last action."""
-    if claim is None:
-        return
+def claim_identity(item: dict[str, Any], claim: RuntimeState) -> None:
+    """The claim's lifecycle facts as Go attaches them to a status item and a connect result:
+    phase, profile, the step in flight, the delivery verdict and the last action."""
     if claim.phase:
         item["phase"] = claim.phase
     if claim.effective_profile:
         item["activeProfile"] = claim.effective_profile
-    if claim.config_revision:
-        item["activeConfigRevision"] = claim.config_revision
     if claim.operation is not None:
         item["operation"] = {
             "action": claim.operation.action,
             "attemptStartedAt": format_time(claim.operation.attempt_started_at),
             "deadline": format_time(claim.operation.deadline),
         }
+    delivery = delivery_json(claim)
+    if delivery is not None:
+        item["contextDelivery"] = delivery
     result = claim.last_action_result
     if result is not None:
         entry: dict[str, Any] = {
@@ -225,6 +227,16 @@ def runtime_lifecycle(item: dict[str, Any], claim: RuntimeState | None) -> None:
         if result.tree_kill_warning:
             entry["treeKillWarning"] = True
         item["lastActionResult"] = entry
+
+
+def runtime_lifecycle(item: dict[str, Any], claim: RuntimeState | None) -> None:
+    """A status item's claim facts: the revision it runs, :func:`claim_identity`, and an
+    external instance's source."""
+    if claim is None:
+        return
+    if claim.config_revision:
+        item["activeConfigRevision"] = claim.config_revision
+    claim_identity(item, claim)
     if claim.source == "external":
         item["source"] = "external"
         if item.get("status") in ("shared-running", "running", "running-disconnected"):

@@ -11,6 +11,7 @@ claim is written whole, under the transition lock.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -33,6 +34,7 @@ from gabs.runtime.procs import find_by_name
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
+from .delivery import EXTERNAL_DELIVERY, launch_channels
 from .history import context_hash
 
 __all__ = ["claim_for_start", "operation_refusal"]
@@ -201,6 +203,7 @@ async def _probe_external(
             lifecycle=lifecycles.get(running[0]) if running else lifecycles.get(""),
             owner_last_active=moment,
             extra={"appliedLaunchInputsState": "unavailable"},
+            context_delivery=copy.deepcopy(EXTERNAL_DELIVERY),
         )
     candidates = running or [game.stop_process_name]
     detail = (
@@ -298,6 +301,7 @@ async def claim_for_start(
             ),
             process_start_deadline=moment + timedelta(seconds=budget),
             history_context_hash=context_hash(game, resolved.profile),
+            context_channels=launch_channels(resolved),
         )
         lc.refresh_owner(claim, lease)
         async with transition_lock(folder):

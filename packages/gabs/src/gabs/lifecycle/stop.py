@@ -39,7 +39,7 @@ from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
 from gabs.runtime.liveness import attachment_is_live, owned_by
 from gabs.runtime.procs import find_by_name, signal_process, verify_pid
 
-from .codes import LifecycleError, next_action
+from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, now
 from .gate import operation_refusal
 from .history import TrackRecord
@@ -462,6 +462,14 @@ async def _complete(
                     claim.effective_profile, claim.history_context_hash, "cleanStops"
                 )
                 return
+            if outcome.code in ("action_failed", "action_timed_out"):
+                # a failed action of this launch: consecutiveFailures++ in its context (as Go)
+                TrackRecord(folder).failed(
+                    claim.effective_profile,
+                    claim.history_context_hash,
+                    outcome.code,
+                    cause_class(outcome.code),
+                )
             claim.operation = None
             claim.phase = "active" if outcome.code == "action_succeeded_running" else prior
             if outcome.code == "action_succeeded_running":

@@ -80,9 +80,10 @@ def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolRe
 
 def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
     """A game's status as the Go bridge lays it out: ``**id** (name): status`` and a blank line
-    before each note (ours: an open attention item; the last disconnect) for one game,
-    ``• **id**: status`` in the summary, where a note follows ``" — "`` on the same line, as the
-    Go bridge adds its diagnosis; each line ends with a newline."""
+    before the diagnosis (``Diagnosis: ...``, when the diagnostics name an issue), before each
+    note of ours (an open attention item) and before the last disconnect for one game;
+    ``• **id**: status`` in the summary, where the diagnosis and a note follow ``" — "`` on the
+    same line; each line ends with a newline."""
     game_id = item["gameId"]
     status = str(item["statusDescription"])
     attention = item.get("attention") or {}
@@ -91,11 +92,17 @@ def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
         kind = "BLOCKING" if attention.get("blocking") else "advisory"
         note = f"{attention.get('attentionId')} open ({kind}): {attention.get('summary')}"
     label = "unconfigured" if not item.get("configured", True) else item.get("name", game_id)
+    diagnostics = item.get("diagnostics") or {}
+    diagnosis = diagnostics.get("message", "") if diagnostics.get("code") != "healthy" else ""
     if summary:
         suffix = "" if item.get("configured", True) else " (unconfigured)"
-        tail = f" — attention {note}" if note else ""
+        tail = (f" — {diagnosis}" if diagnosis else "") + (
+            f" — attention {note}" if note else ""
+        )
         return f"• **{game_id}**{suffix}: {status}{tail}\n"
     text = f"**{game_id}** ({label}): {status}\n"
+    if diagnosis:
+        text += f"\nDiagnosis: {diagnosis}\n"
     if note:
         text += f"\nAttention: {note}\n"
     if item.get("lastDisconnect"):

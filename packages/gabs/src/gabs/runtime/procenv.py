@@ -22,7 +22,7 @@ from typing import Final
 from .claim import RuntimeState
 from .procs import find_by_name, verify_pid
 
-__all__ = ["ProcessCredentials", "bridge_environment", "stale_credentials"]
+__all__ = ["ProcessCredentials", "bridge_environment", "bridge_variables", "stale_credentials"]
 
 _NAMES: Final = ("GABP_SERVER_PORT", "GABP_TOKEN", "GABS_GAME_ID")
 
@@ -51,7 +51,8 @@ def _pick(entries: list[str]) -> dict[str, str]:
     return found
 
 
-def _read(pid: int) -> dict[str, str] | None:
+def bridge_variables(pid: int) -> dict[str, str] | None:
+    """The bridge variables set in process ``pid``'s environment; None when unreadable."""
     proc = Path("/proc") / str(pid) / "environ"
     if Path("/proc").is_dir():
         try:
@@ -76,7 +77,7 @@ def _read(pid: int) -> dict[str, str] | None:
 
 def bridge_environment(pid: int) -> ProcessCredentials | None:
     """The bridge variables of process ``pid``; None when it has none or cannot be read."""
-    found = _read(pid)
+    found = bridge_variables(pid)
     if not found:
         return None
     try:

@@ -1,0 +1,120 @@
+"""A connection's attachment to the claim it was made for: written into ``runtime.json``
+(connection id, this bridge's pid and fingerprint, a lease renewed while the socket lives)
+when a session is bound, with the connection's launch-context delivery verdict, and cleared
+when the connection ends."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from datetime import timedelta
+
+import anyio
+import anyio.abc
+
+from gabs.games_owner import OwnerMixin
+from gabs.games_runtime import GameRuntime
+from gabs.lifecycle import Lifecycle, Superseded, TrackRecord
+from gabs.lifecycle.core import now as _utc
+from gabs.lifecycle.delivery import connection_delivery
+from gabs.runtime import Attachment, ClaimError, RuntimeState
+from gabs.runtime.claim import new_id
+
+__all__ = ["AttachMixin"]
+
+logger = logging.getLogger("gabs.games")
+
+
+class AttachMixin(OwnerMixin):
+    """Attachments of this bridge's sessions (part of :class:`~gabs.games.GameManager`)."""
+
+    lc: Lifecycle
+    _tg: anyio.abc.TaskGroup | None
+
+    def _bound(self, runtime: GameRuntime, claim: RuntimeState | None) -> bool:
+        """Whether this bridge's live session is bound to ``claim``."""
+        return (
+            claim is not None
+            and runtime.connected
+            and runtime.attachment is not None
+            and runtime.attachment[0] == claim.launch_id
+            and claim.attachment is not None
+            and claim.attachment.connection_id == runtime.attachment[1]
+        )
+
+    async def _attach(self, runtime: GameRuntime, claim: RuntimeState) -> RuntimeState | None:
+        """Record this bridge's attachment in ``claim``; the updated claim (None if not)."""
+        connection_id = new_id()
+        lease = self.lc.owner_lease
+
+        def record(state: RuntimeState) -> None:
+            moment = _utc()
+            state.attachment = Attachment(
+                connection_id=connection_id,
+                owner_instance_id=self.lc.instance_id,
+                owner_pid=self.lc.pid,
+                owner_pid_start_time=self.lc.pid_start_time,
+                observed_at=moment,
+                lease_deadline=moment + lease,
+            )
+            if state.source != "external":  # the latest connection's verdict (as Go)
+                session = runtime.session
+                state.context_delivery = connection_delivery(
+                    state, session.hello if session is not None else None
+                )
+            if (
+                state.phase == "starting"
+                and state.operation is None
+                and state.spawn_state == "spawned"
+            ):
+                state.phase, state.status = "active", "running"
+
+        try:
+            updated = await self.lc.update(runtime.game_id, claim.launch_id, record)
+        except (Superseded, ClaimError, OSError) as exc:
+            logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
+            return None
+        runtime.attachment = (claim.launch_id, connection_id)
+        # bridgeConnects++ for each attachment bound to a launch's credentials (as Go); a
+        # claim without a pinned context (an external game) has no track record to credit
+        TrackRecord(self.lc.game_dir(runtime.game_id)).count(
+            claim.effective_profile, claim.history_context_hash, "bridgeConnects"
+        )
+        assert self._tg is not None
+        self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
+        return updated
+
+    async def _renew_attachment(
+        self, runtime: GameRuntime, launch_id: str, connection_id: str, lease: timedelta
+    ) -> None:
+        interval = max(lease.total_seconds() / 3, 1.0)
+        while True:
+            await anyio.sleep(interval)
+            if runtime.attachment != (launch_id, connection_id) or not runtime.connected:
+                return
+
+            def renew(state: RuntimeState) -> None:
+                if state.attachment is None or state.attachment.connection_id != connection_id:
+                    raise Superseded("attachment replaced")
+                moment = _utc()
+                state.attachment.observed_at = moment
+                state.attachment.lease_deadline = moment + lease
+
+            try:
+                await self.lc.update(runtime.game_id, launch_id, renew)
+            except (Superseded, ClaimError, OSError):
+                return
+
+    async def _detach(self, runtime: GameRuntime) -> None:
+        attachment, runtime.attachment = runtime.attachment, None
+        if attachment is None:
+            return
+        launch_id, connection_id = attachment
+
+        def clear(state: RuntimeState) -> None:
+            if state.attachment is None or state.attachment.connection_id != connection_id:
+                raise Superseded("attachment replaced")
+            state.attachment = None
+
+        with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
+            await self.lc.update(runtime.game_id, launch_id, clear)
