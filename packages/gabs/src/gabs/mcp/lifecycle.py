@@ -96,9 +96,7 @@ def _status_text(item: dict[str, Any], *, summary: bool = False) -> str:
     diagnosis = diagnostics.get("message", "") if diagnostics.get("code") != "healthy" else ""
     if summary:
         suffix = "" if item.get("configured", True) else " (unconfigured)"
-        tail = (f" — {diagnosis}" if diagnosis else "") + (
-            f" — attention {note}" if note else ""
-        )
+        tail = (f" — {diagnosis}" if diagnosis else "") + (f" — attention {note}" if note else "")
         return f"• **{game_id}**{suffix}: {status}{tail}\n"
     text = f"**{game_id}** ({label}): {status}\n"
     if diagnosis:
