@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from gabp import RemoteError
-from lib_gab import GabpServer, InvalidArguments, ProtocolOptions
+from lib_gab import GabpServer, InvalidArguments, ProtocolOptions, ToolInfo, ToolParameterInfo
 from lib_gab._arguments import check_arguments
 from lib_gab.testing import bridge_session
 from lib_gab.tools import build_tool
@@ -282,3 +282,42 @@ async def test_over_a_loopback_server_each_value_is_answered_as_the_table_says()
     for index, (kind, value, default, converted) in enumerate(CASES):
         assert by_default[(kind, index)] == _wire(default), (kind, value)
         assert lib_gab[(kind, index)] == _wire(converted), (kind, value)
+
+
+def test_a_float_beyond_2_53_is_no_whole_number_whatever_the_choices() -> None:
+    # 1e300 has no exact integer value; taking int(1e300) would make up its last digits
+    tool = build_tool(_int, name="types/int", description="int")
+    with pytest.raises(InvalidArguments) as refused:
+        check_arguments(tool.name, tool.input_model, {"value": 1e300})
+    assert [p["path"] for p in refused.value.data["errors"]] == ["$.value"]
+    assert check_arguments(tool.name, tool.input_model, {"value": -(2.0**53)}).value == -(2**53)
+
+
+async def test_with_lib_gabs_choices_a_handler_gets_converted_values() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(arguments: dict[str, Any]) -> dict[str, Any]:
+        seen.append(dict(arguments))
+        return {"ok": True}
+
+    info = ToolInfo(
+        parameters=(
+            ToolParameterInfo(name="count", type="integer", required=True),
+            ToolParameterInfo(name="paused", type="boolean", required=True),
+        )
+    )
+    for options, answer in ((ProtocolOptions(), REFUSED), (ProtocolOptions.lib_gab(), "ok")):
+        server = GabpServer(
+            app_name="Types", app_version="1", agent_id="types", token=TOKEN, options=options
+        )
+        server.register_tool("game/step", handler, info)
+        params = {"name": "game/step", "parameters": {"count": " 2 ", "paused": "False"}}
+        async with server.running() as address, bridge_session(address, TOKEN) as conn:
+            with anyio.fail_after(5):
+                try:
+                    result = await conn.request("tools/call", params)
+                except RemoteError as exc:
+                    assert exc.code == -32602
+                    result = REFUSED
+        assert result == (REFUSED if answer == REFUSED else {"ok": True})
+    assert seen == [{"count": 2, "paused": False}]
