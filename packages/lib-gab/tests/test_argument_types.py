@@ -130,6 +130,7 @@ CASES: list[tuple[str, Any, Any, Any]] = [
     ("int", " 5 ", REFUSED, 5),
     ("int", "-12", REFUSED, -12),
     ("int", 2.5, REFUSED, REFUSED),  # Lib.GAB: 2
+    ("int", "9" * 5000, REFUSED, REFUSED),  # more digits than Python reads from text
     ("int", "5.0", REFUSED, REFUSED),  # Lib.GAB: 0
     ("int", "2.5", REFUSED, REFUSED),  # Lib.GAB: 0
     ("int", True, REFUSED, REFUSED),  # Lib.GAB: 1

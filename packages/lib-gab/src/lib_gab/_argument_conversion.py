@@ -100,7 +100,12 @@ def _enum_value(value: str, enum: type[Enum] | None) -> Any:
 def _convert(rule: str, value: Any, enum: type[Enum] | None) -> Any:
     if rule in ("int_type", "int_parsing") and isinstance(value, str):
         text = value.strip()
-        return int(text) if _WHOLE.fullmatch(text) else _NOTHING
+        if not _WHOLE.fullmatch(text):
+            return _NOTHING
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python reads from text
+            return _NOTHING
     if rule in ("float_type", "float_parsing") and isinstance(value, str):
         text = value.strip()
         if _DECIMAL.fullmatch(text) and math.isfinite(number := float(text)):
