@@ -484,6 +484,7 @@ async def test_unknown_channels_are_refused_or_skipped_as_the_server_chooses() -
 def test_lib_gabs_choices_are_one_preset() -> None:
     assert ProtocolOptions.lib_gab() == ProtocolOptions(
         unknown_arguments="ignore",
+        argument_values="convert",
         repeated_hello="welcome",
         unknown_channels="skip",
         descriptor_extras=True,
@@ -491,6 +492,7 @@ def test_lib_gabs_choices_are_one_preset() -> None:
     )
     assert ProtocolOptions() == ProtocolOptions(
         unknown_arguments="refuse",
+        argument_values="exact",
         repeated_hello="welcome",
         unknown_channels="refuse",
         descriptor_extras=False,
@@ -523,7 +525,7 @@ async def test_with_lib_gabs_choice_a_handler_tool_gets_the_arguments_it_does_no
     assert await call(server, {"name": "game/bare", "arguments": raw}) == {"ok": True}
     counted = {"Count": 2, "mode": "fast"}
     assert await call(server, {"name": "game/counted", "arguments": counted}) == {"ok": True}
-    refused = await call(server, {"name": "game/counted", "arguments": {"count": "2", "z": 0}})
+    refused = await call(server, {"name": "game/counted", "arguments": {"count": "two", "z": 0}})
     assert isinstance(refused, RemoteError) and refused.code == -32602
     assert seen == [raw, {"count": 2, "mode": "fast"}]
     strict = make_server()

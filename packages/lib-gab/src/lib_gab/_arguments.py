@@ -1,7 +1,11 @@
 """Checking a tool call's arguments against the tool's model, leniently where peers need it.
 
 * An integral number (``5.0``) is accepted where an integer is wanted: the advertised JSON
-  Schema calls it an integer, and the Go bridge sends JSON numbers as floats.
+  Schema calls it an integer, and the Go bridge sends JSON numbers as floats. Only up to
+  2**53: a larger float (``1e300``) holds no exact whole number, and is refused.
+* With ``argument_values="convert"`` (Lib.GAB's choice), the values Lib.GAB converts
+  without losing or inventing anything are taken too (``"5"`` for an integer, ``"true"`` or
+  ``1`` for a boolean, ``"fast"`` for the enum value ``"Fast"``).
 * An argument name the tool does not know is refused by default, with the names it does
   know (silently ignoring it is how ``{"paused": false}`` pauses a game whose parameter is
   ``pause``). A server can opt into Lib.GAB's behaviour instead: unknown names are dropped
@@ -21,8 +25,15 @@ from pydantic import BaseModel, ValidationError
 
 from gabp import ErrorCode, ProtocolError
 from gabp.wirejson import encode
+from lib_gab._argument_conversion import ArgumentValues, converted, enum_at, is_nothing
 
-__all__ = ["InvalidArguments", "UnknownArguments", "check_arguments", "known_names"]
+__all__ = [
+    "ArgumentValues",
+    "InvalidArguments",
+    "UnknownArguments",
+    "check_arguments",
+    "known_names",
+]
 
 logger = logging.getLogger("lib_gab.tools")
 
@@ -65,21 +76,29 @@ def _ignore_unknown(tool: str, data: dict[str, Any], known: list[str]) -> dict[s
     return kept
 
 
-def _integral_float_at(data: Any, loc: tuple[int | str, ...]) -> bool:
-    """Replace an integral float at ``loc`` by its int; True if one was replaced."""
+def _replace_at(
+    data: Any, loc: tuple[int | str, ...], error: Any, convert: bool, model: type[BaseModel]
+) -> bool:
+    """Put the converted input of ``error`` at ``loc``; True if one was put there."""
     container: Any = data
     parents: list[tuple[Any, int | str]] = []
+    path: list[int | str] = []
     for part in loc:
         in_dict = isinstance(container, dict) and part in container
         in_list = isinstance(container, list) and isinstance(part, int)
         if in_dict or (in_list and 0 <= int(part) < len(container)):
             parents.append((container, part))
+            path.append(part)
             container = container[part]
         # anything else is a tag pydantic adds (a union member): skip it
-    if not parents or not isinstance(container, float) or not container.is_integer():
+    if not parents or container != error["input"] or type(container) is not type(error["input"]):
+        return False
+    enum = enum_at(model, tuple(path)) if convert and error["type"] == "enum" else None
+    value = converted(error, convert, enum)
+    if is_nothing(value):
         return False
     holder, key = parents[-1]
-    holder[key] = int(container)
+    holder[key] = value
     return True
 
 
@@ -112,9 +131,14 @@ def check_arguments(
     arguments: Mapping[str, Any] | None,
     *,
     unknown: UnknownArguments = "refuse",
+    argument_values: ArgumentValues = "exact",
 ) -> BaseModel:
     """The arguments as an instance of ``model``, or :class:`InvalidArguments` naming each
-    problem with its JSON path."""
+    problem with its JSON path.
+
+    ``argument_values="convert"`` also takes the values Lib.GAB converts without loss (a numeric
+    string for a number, ``1``/``0`` or ``"true"`` for a boolean, an enum value in another
+    letter case; see :mod:`lib_gab._argument_conversion`)."""
     if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise InvalidArguments(
             tool,
@@ -138,9 +162,9 @@ def check_arguments(
             if document is None:
                 document = json.loads(text)  # a copy to correct, only when needed
             patched = False
+            convert = argument_values == "convert"
             for error in exc.errors(include_url=False):
-                if error["type"] == "int_type" and isinstance(error["input"], float):
-                    patched |= _integral_float_at(document, tuple(error["loc"]))
+                patched |= _replace_at(document, tuple(error["loc"]), error, convert, model)
             if not patched:
                 raise InvalidArguments(tool, _problems(exc, known_names(model))) from None
             text = json.dumps(document)

@@ -273,7 +273,11 @@ class MethodHandlers:
 
         Attention the call raised is sent before this returns (so before the response).
         """
-        values = tool.validate_arguments(arguments, unknown=self.options.unknown_arguments)
+        values = tool.validate_arguments(
+            arguments,
+            unknown=self.options.unknown_arguments,
+            argument_values=self.options.argument_values,
+        )
         token = enter_operation(operation)
         try:
             if tool.context_parameter is not None:

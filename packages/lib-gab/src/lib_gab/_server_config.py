@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from lib_gab._argument_conversion import ArgumentValues
 from lib_gab._arguments import UnknownArguments
 
 __all__ = [
@@ -74,6 +75,13 @@ class ProtocolOptions:
     names it knows; ``ignore`` (Lib.GAB) drops it with a warning (a ``register_tool`` handler
     gets it as it came, as Lib.GAB's handlers do) and takes a name that differs only in letter
     case as the parameter's."""
+    argument_values: ArgumentValues = "exact"
+    """An argument value of another JSON type than its parameter's: ``exact`` answers
+    ``-32602`` (an integral number such as ``5.0`` for an integer is taken either way);
+    ``convert`` (Lib.GAB) takes what Lib.GAB converts without losing or inventing anything:
+    ``"5"`` or ``" 5 "`` for an integer, ``"2.5"`` for a number, ``1``/``0`` and ``"true"``/
+    ``"false"`` in any letter case for a boolean, an enum value in another letter case, a
+    whole number for a string (as its decimal text), in lists and nested objects too."""
     repeated_hello: Literal["welcome", "refuse"] = "welcome"
     """A second ``session/hello`` on an established session: ``welcome`` checks the token again
     and answers the welcome again (Lib.GAB); ``refuse`` answers ``-31005``."""
@@ -96,6 +104,7 @@ class ProtocolOptions:
         """Every choice as Lib.GAB 1.0.3 makes it."""
         return cls(
             unknown_arguments="ignore",
+            argument_values="convert",
             repeated_hello="welcome",
             unknown_channels="skip",
             descriptor_extras=True,

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from gabp import ErrorCode, ProtocolError
 from gabp.messages import ToolDescriptor
 from gabp.wirejson import EncodedJson
+from lib_gab._argument_conversion import ArgumentValues
 from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments, known_names
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
@@ -181,13 +182,19 @@ class Tool:
         return cached
 
     def validate_arguments(
-        self, arguments: Mapping[str, Any] | None, *, unknown: UnknownArguments = "refuse"
+        self,
+        arguments: Mapping[str, Any] | None,
+        *,
+        unknown: UnknownArguments = "refuse",
+        argument_values: ArgumentValues = "exact",
     ) -> dict[str, Any]:
         """Check arguments against the input schema; what the function is called with.
 
         For a function: its keyword arguments. For a handler: the arguments mapping, checked,
         with the defaults of parameters left out; with ``unknown="ignore"`` (Lib.GAB's
-        choice), the names it does not declare are passed on unchecked, as Lib.GAB does.
+        choice), the names it does not declare are passed on unchecked, as Lib.GAB does;
+        with ``argument_values="convert"`` (Lib.GAB's choice), values Lib.GAB converts without loss
+        are converted (see :class:`~lib_gab.ProtocolOptions`).
         """
         quick = unknown == "refuse" and self.call_style == "keywords"  # the common case
         if quick and (plain := plain_values(self.input_model, arguments)) is not None:
@@ -197,7 +204,9 @@ class Tool:
             # Lib.GAB hands a RegisterTool handler the arguments as they came: the names the
             # tool does not declare go to the handler unchecked, not dropped
             undeclared, arguments = _split_undeclared(self.input_model, arguments)
-        model = check_arguments(self.name, self.input_model, arguments, unknown=unknown)
+        model = check_arguments(
+            self.name, self.input_model, arguments, unknown=unknown, argument_values=argument_values
+        )
         if self.call_style == "mapping":
             values = model.model_dump(by_alias=True, exclude_unset=True)
             for parameter in self.parameters:
