@@ -699,21 +699,21 @@ async def test_empty_discovery_pages_are_laid_out_as_the_go_bridge_lays_them_out
 ) -> None:
     """Go's empty pages: a first line saying what is empty (pinned here), then the hint, each
     line ending with a newline. The hints are ours."""
-    async with bridge_for(tmp_path, {"alpha": Game(agent="a")}) as bridge:
-        async with Client(bridge.server) as client:
-            texts = {
-                "none": await client.call_tool("games_tool_names", {}),
-                "tools-none": await client.call_tool("games_tools", {}),
-                "game": await client.call_tool("games_tool_names", {"gameId": "alpha"}),
-            }
-            await bridge.connect("alpha")
-            with anyio.fail_after(10):
-                texts["no-match"] = await client.call_tool(
-                    "games_tools", {"gameId": "alpha", "query": "zzz"}
-                )
-                texts["cursor"] = await client.call_tool(
-                    "games_tool_names", {"gameId": "alpha", "cursor": "4"}
-                )
+    games = {"alpha": Game(agent="a")}
+    async with bridge_for(tmp_path, games) as bridge, Client(bridge.server) as client:
+        texts = {
+            "none": await client.call_tool("games_tool_names", {}),
+            "tools-none": await client.call_tool("games_tools", {}),
+            "game": await client.call_tool("games_tool_names", {"gameId": "alpha"}),
+        }
+        await bridge.connect("alpha")
+        with anyio.fail_after(10):
+            texts["no-match"] = await client.call_tool(
+                "games_tools", {"gameId": "alpha", "query": "zzz"}
+            )
+            texts["cursor"] = await client.call_tool(
+                "games_tool_names", {"gameId": "alpha", "cursor": "4"}
+            )
     first_lines = {
         "none": "No game-specific tool names available.",
         "tools-none": "No game-specific tools available.",
