@@ -405,3 +405,56 @@ async def test_a_duplicate_start_from_another_bridge_points_at_games_connect(
             assert data(duplicate)["code"] == "already_running"
             assert "games_connect" in next_tools(duplicate)
             await first.call_tool("games_kill", {"gameId": "compat"})
+
+
+async def killed_from_outside(config_dir: ConfigDir) -> None:
+    pid = await wait_pid(config_dir, "compat")
+    os.kill(pid, signal.SIGKILL)
+    await wait_gone(pid)
+
+
+async def test_a_connect_after_the_game_was_killed_from_outside_finds_nothing_to_attach(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            await start_game(client)
+            await killed_from_outside(config_dir)
+            while True:  # the bridge may still read its GABP connection's end
+                seen = await client.call_tool("games_status", {"gameId": "compat"})
+                if data(seen)["status"] != "running":
+                    break
+                await anyio.sleep(0.1)
+            assert data(seen)["status"] == "stale-runtime-cleaned", text_of(seen)
+            for _ in range(2):
+                refused = await client.call_tool("games_connect", {"gameId": "compat"})
+                assert refused.is_error, text_of(refused)
+                assert data(refused)["code"] == "endpoint_unavailable", text_of(refused)
+            restarted = await start_game(client)
+            assert data(restarted)["code"] == "started_connected"
+            stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+
+
+@pytest.mark.beyond_go
+async def test_a_connect_right_after_an_outside_kill_drops_the_dead_claim(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """The Go bridge removes the dead claim under its own connect and then reports that the
+    claim was replaced (``blocked_unknown_state``); the process is provably gone, so nothing is
+    attachable."""
+    config_dir.game("compat")
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            await start_game(client)
+            await killed_from_outside(config_dir)
+            while True:  # the bridge may still read its GABP connection's end
+                refused = await client.call_tool("games_connect", {"gameId": "compat"})
+                if data(refused).get("connected") is not True:
+                    break
+                await anyio.sleep(0.1)
+            assert refused.is_error, text_of(refused)
+            assert data(refused)["code"] == "endpoint_unavailable", text_of(refused)
+            seen = await client.call_tool("games_status", {"gameId": "compat"})
+            assert data(seen)["status"] == "stopped", text_of(seen)

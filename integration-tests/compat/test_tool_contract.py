@@ -165,3 +165,37 @@ async def test_a_game_is_named_by_its_launch_target_and_a_shared_one_is_ambiguou
         )
     assert not named.is_error and structured(named)["gameId"] == "alone"
     assert text_of(named) == "**alone** (Compat game alone): stopped\n"
+
+
+#: Each core tool with arguments that answer without a running game.
+DOTTED_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("list", {}),
+    ("show", {"gameId": "compat"}),
+    ("status", {"gameId": "compat"}),
+    ("tool_names", {}),
+    ("tools", {}),
+    ("tool_detail", {"tool": "compat/nothing"}),
+    ("call_tool", {"tool": "compat/nothing"}),
+    ("get_attention", {}),
+    ("ack_attention", {"gameId": "nope", "attentionId": "a"}),
+    ("start", {"gameId": "nope"}),
+    ("stop", {"gameId": "nope"}),
+    ("kill", {"gameId": "nope"}),
+    ("connect", {"gameId": "nope"}),
+]
+
+
+async def test_every_core_tool_answers_to_its_dotted_legacy_name(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """``games.tool_detail`` and the other dotted names of older clients reach the same tool
+    as ``games_tool_detail`` (the Go bridge's names hint still mentions one of them)."""
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            for short, arguments in DOTTED_CALLS:
+                plain = await client.call_tool(f"games_{short}", arguments)
+                dotted = await client.call_tool(f"games.{short}", arguments)
+                assert (dotted.is_error, text_of(dotted)) == (plain.is_error, text_of(plain)), short
+                code = (plain.structured_content or {}).get("code")
+                assert (dotted.structured_content or {}).get("code") == code, short

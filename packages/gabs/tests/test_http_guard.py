@@ -167,3 +167,39 @@ async def test_an_invalid_request_is_answered_with_its_id() -> None:
     assert status == 200 and json.loads(body)["error"]["code"] == -32600
     assert json.loads(body)["id"] == "v"
     assert not sessions.scopes and not plain.scopes
+
+
+async def test_a_fractional_id_reaches_the_app_as_an_alias_and_comes_back_as_written() -> None:
+    """The SDK's ids are strings and integers: ``1.5`` used to be served as a notification
+    (``202``, no answer). The Go bridge echoes the id token as it was sent."""
+    seen: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        read = json.loads((await receive())["body"])
+        seen.append(read["id"])
+        answer = json.dumps({"jsonrpc": "2.0", "id": read["id"], "result": {}}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(answer))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    guard = GuardMiddleware(App(), TOKEN, json_app=app)
+    for raw in ("1.5", "1e3", "-0", "1E400"):
+        sent = f'{{"jsonrpc":"2.0","id":{raw},"method":"tools/list"}}'.encode()
+        status, headers, body = await request(guard, "POST", "/mcp", AUTH, sent)
+        assert status == 200
+        assert isinstance(seen[-1], str)  # what the SDK can carry
+        assert body == f'{{"jsonrpc": "2.0", "id": {raw}, "result": {{}}}}'.encode()
+        assert headers["content-length"] == str(len(body))
+
+
+async def test_an_id_that_is_no_string_or_number_is_invalid_request() -> None:
+    guard, sessions, plain = guarded()
+    sent = json.dumps({"jsonrpc": "2.0", "id": True, "method": "tools/list"}).encode()
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, sent)
+    assert status == 200
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": True,
+        "error": {"code": -32600, "message": "Invalid Request"},
+    }
+    assert not sessions.scopes and not plain.scopes

@@ -692,3 +692,37 @@ async def test_games_tools_are_described_and_laid_out_as_the_go_bridge_does(
         "**beta** (running):\n  • beta_colony_draft - Draft a pawn. (Game: beta)\n"
     )
     assert _text(detail).splitlines()[2] == "Draft a pawn. (Game: beta)"
+
+
+async def test_empty_discovery_pages_are_laid_out_as_the_go_bridge_lays_them_out(
+    tmp_path: Path,
+) -> None:
+    """Go's empty pages: a first line saying what is empty (pinned here), then the hint, each
+    line ending with a newline. The hints are ours."""
+    games = {"alpha": Game(agent="a")}
+    async with bridge_for(tmp_path, games) as bridge, Client(bridge.server) as client:
+        texts = {
+            "none": await client.call_tool("games_tool_names", {}),
+            "tools-none": await client.call_tool("games_tools", {}),
+            "game": await client.call_tool("games_tool_names", {"gameId": "alpha"}),
+        }
+        await bridge.connect("alpha")
+        with anyio.fail_after(10):
+            texts["no-match"] = await client.call_tool(
+                "games_tools", {"gameId": "alpha", "query": "zzz"}
+            )
+            texts["cursor"] = await client.call_tool(
+                "games_tool_names", {"gameId": "alpha", "cursor": "4"}
+            )
+    first_lines = {
+        "none": "No game-specific tool names available.",
+        "tools-none": "No game-specific tools available.",
+        "game": "No game-specific tool names available for 'alpha'.",
+        "no-match": "No matching game-specific tools for 'alpha'.",
+        "cursor": "No more matching tool names for cursor 4.",
+    }
+    for key, first in first_lines.items():
+        text = _text(texts[key])
+        assert not texts[key].is_error, text
+        assert text.endswith("\n") and text.count("\n") == 2, (key, text)
+        assert text.splitlines()[0] == first, (key, text)

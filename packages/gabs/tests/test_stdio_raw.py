@@ -118,3 +118,50 @@ async def test_an_invalid_request_with_an_id_is_answered(
     refused = next(a for a in answers if a["id"] == expected["id"])
     assert refused["error"]["code"] == expected["code"]
     assert sorted(str(a["id"]) for a in answers) == sorted(["1", str(expected["id"]), "3"])
+
+
+#: Ids as the Go bridge echoes them: the token as it was written, whatever number it is.
+GO_ECHOED_IDS = ["1.5", "-1", "0", "1e3", "9223372036854775808", '""', "1.0", "-0", "1E400"]
+
+
+async def test_every_numeric_or_string_id_is_answered_with_the_id_as_written(
+    tmp_path: Path,
+) -> None:
+    """A fraction or an exponent used to be read as a notification and left unanswered; the Go
+    bridge serves such a request and echoes the id token verbatim."""
+    lines = [
+        f'{{"jsonrpc":"2.0","id":{raw},"method":"tools/list"}}'.encode() for raw in GO_ECHOED_IDS
+    ]
+    lines.append(
+        b'{"jsonrpc":"2.0","id":2.5e-3,"method":"tools/call","params":'
+        b'{"name":"games_list","arguments":{}}}'
+    )
+    async with raw_stdio(tmp_path) as (to_server, from_server):
+        os.write(to_server, b"".join(line + b"\n" for line in lines))
+        buffer = b""
+        with anyio.fail_after(30):
+            while buffer.count(b"\n") < len(lines):
+                buffer += await anyio.to_thread.run_sync(
+                    os.read, from_server, 65536, abandon_on_cancel=True
+                )
+    echoed = set()
+    for line in buffer.splitlines():
+        assert line.startswith(b'{"jsonrpc":"2.0","id":'), line[:80]
+        token = line[len(b'{"jsonrpc":"2.0","id":') :].split(b',"result":', 1)[0]
+        echoed.add(token.decode())
+        assert "result" in json.loads(line)
+    assert echoed == {*GO_ECHOED_IDS, "2.5e-3"}
+
+
+@pytest.mark.parametrize("raw", ["true", "{}", "[1]"])
+async def test_an_id_that_is_no_string_or_number_gets_invalid_request(
+    tmp_path: Path, raw: str
+) -> None:
+    """The Go bridge serves these; the SDK reads them as notifications (no answer at all)."""
+    line = f'{{"jsonrpc":"2.0","id":{raw},"method":"tools/list"}}'.encode()
+    (refused,) = await exchange(tmp_path, [line], 1)
+    assert refused == {
+        "jsonrpc": "2.0",
+        "id": json.loads(raw),
+        "error": {"code": -32600, "message": "Invalid Request"},
+    }

@@ -36,6 +36,7 @@ from gabs.lifecycle import (
     stale_bridge_credential,
 )
 from gabs.lifecycle.core import now as _utc
+from gabs.lifecycle.observe import observe
 from gabs.runtime import ClaimError, LockBusy, RuntimeState
 from gabs.runtime.endpoint import read_bridge_file
 from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
@@ -255,6 +256,7 @@ class ConnectMixin(AttachMixin):
         if migrated is not None:
             port, token = port or migrated.port, token or migrated.token
         elif port is None or token is None:
+            claim = await self._live_claim(game_id, claim)
             port, token = self._endpoint_for(game_id, claim, port, token)
             if claim is not None and claim.has_endpoint:
                 config = runtime.config
@@ -347,6 +349,17 @@ class ConnectMixin(AttachMixin):
                 warnings_key="warnings",
             ) from None
 
+    async def _live_claim(self, game_id: str, claim: RuntimeState | None) -> RuntimeState | None:
+        """The claim as the liveness rule leaves it: a claim whose game is provably gone (pid
+        and fingerprint, a zombie included) is removed as ``games_status`` removes it, so the
+        connect answers that nothing is attachable instead of dialling a dead endpoint."""
+        if claim is None:
+            return None
+        observation = await observe(self.lc, game_id)
+        if observation.status == "stale-runtime-cleaned":
+            return None
+        return observation.claim if observation.claim is not None else claim
+
     def _endpoint_for(
         self, game_id: str, claim: RuntimeState | None, port: int | None, token: str | None
     ) -> tuple[int, str]:
@@ -358,7 +371,21 @@ class ConnectMixin(AttachMixin):
                 "work by id).",
                 warnings_key="warnings",
             )
-        if claim is not None and claim.has_endpoint:
+        if claim is None:  # as Go: without a claim nothing is attachable (no bridge.json)
+            raise LifecycleError(
+                "endpoint_unavailable",
+                f"No runtime claim exists for '{game_id}', so there is nothing to attach to: "
+                "start it with games_start (or 'gabs games start'), check games_status, or "
+                "pass port and token.",
+                next_actions=[
+                    next_action("games_start", {"gameId": game_id}, "Start the game."),
+                    next_action(
+                        "games_status", {"gameId": game_id}, "Inspect the current launch state."
+                    ),
+                ],
+                warnings_key="warnings",
+            )
+        if claim.has_endpoint:
             return port or claim.endpoint_port, token or claim.endpoint_token
         if claim is not None and claim.normalized_from_legacy:
             raise LifecycleError(

@@ -180,21 +180,26 @@ class DiscoveryTools:
         return data
 
     def _empty_text(self, data: dict[str, Any], noun: str) -> str:
+        """An empty page's text, laid out as Go's: a first line that says what is empty, then
+        the hint; every line ends with a newline."""
         game_id = data.get("gameId")
         where = f" for '{game_id}'" if game_id else ""
         if data["availableTotal"] and (data.get("query") or data.get("prefix")):
-            return (
-                f"No matching game-specific {noun}{where}: {data['availableTotal']} are "
-                "connected, none matched. Use games_tool_names without filters to browse."
+            header = f"No matching game-specific {noun}{where}."
+            hint = (
+                f"{data['availableTotal']} are connected, none matched. Use games_tool_names "
+                "without filters to browse."
             )
-        if data["total"]:
-            return f"No more matching {noun}: start again without a cursor."
-        if game_id:
-            return (
-                f"No game-specific {noun} available for '{game_id}'. Start it with games_start "
-                "(or attach with games_connect) to reach its tools."
-            )
-        return f"No game-specific {noun} available: start a game with games_start first."
+        elif data["total"]:
+            header = f"No more matching {noun} for cursor {data['total']}."
+            hint = "Start again without a cursor."
+        elif game_id:
+            header = f"No game-specific {noun} available{where}."
+            hint = "Start it with games_start (or attach with games_connect) to reach its tools."
+        else:
+            header = f"No game-specific {noun} available."
+            hint = "Start a game with games_start first."
+        return f"{header}\n{hint}\n"
 
     async def games_tool_names(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         data = self._page(args, DEFAULT_NAMES_LIMIT)

@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gabp import tokens_equal
 from gabs._version import __version__
 from gabs.transports.invalid_requests import invalid_request_answer
+from gabs.transports.request_ids import IdAliases
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -154,17 +155,48 @@ class GuardMiddleware:
         if body is None:
             await _refuse(send, 400, _TOO_LARGE)
             return
+        aliases = IdAliases()  # an id the SDK cannot carry, swapped and restored
+        body = aliases.alias(body)
         refusal = invalid_request_answer(body, known_invalid=False)
         if refusal is not None:  # the SDK would answer it without its id
+            refusal = aliases.restore_answer(refusal)
             await _respond(send, 200, refusal.decode(), content_type=_JSON)
             return
         receive = _replaying(body, receive)
+        if len(aliases):
+            send = _restoring_ids(aliases, send)
         if self._json_app is not None and (
             not streaming or (session is None and not _opens_session(body))
         ):
             await self._json_app(_json_scope(scope), receive, send)
             return
         await self.app(scope, receive, without_cancelled_answers(send))
+
+
+def _restoring_ids(aliases: IdAliases, send: Send) -> Send:
+    """``send`` with the client's own request id put back into the answer (the length of a
+    whole body corrected)."""
+    held: list[Any] = []
+
+    async def restoring(message: Any) -> None:
+        if message.get("type") == "http.response.start":
+            held.append(message)
+            return
+        if message.get("type") == "http.response.body":
+            message = {**message, "body": aliases.restore_all(message.get("body", b""))}
+            if held:
+                start = held.pop()
+                if not message.get("more_body", False):
+                    length = str(len(message["body"])).encode()
+                    headers = [
+                        (name, length if name.lower() == b"content-length" else value)
+                        for name, value in start.get("headers", [])
+                    ]
+                    start = {**start, "headers": headers}
+                await send(start)
+        await send(message)
+
+    return restoring
 
 
 async def _read_body(receive: Receive, headers: dict[str, str]) -> bytes | None:

@@ -4,7 +4,9 @@ The Go bridge answers such a request (``-32602 Invalid params`` when its ``param
 object; one without ``"jsonrpc": "2.0"`` it serves); the SDK's transports drop it (stdio: the
 client waits for ever) or answer it without its id (HTTP). :func:`invalid_request_answer`
 answers it with its id: ``-32602`` (``Invalid params``) for ``params`` that is neither an
-object nor an array, ``-32600`` (``Invalid Request``) otherwise.
+object nor an array, ``-32600`` (``Invalid Request``) otherwise. An id that is neither a string
+nor a number (``true``, ``{}``, ``[1]``), which the Go bridge serves and the SDK reads as a
+notification, is ``-32600`` with that id too.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
     if not isinstance(message, dict) or not isinstance(message.get("method"), str):
         return None
     request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+    if request_id is None:
         return None
     params = message.get("params")
-    if params is not None and not isinstance(params, dict | list):
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+        code, text = types.INVALID_REQUEST, "Invalid Request"  # an id the SDK reads as absent
+    elif params is not None and not isinstance(params, dict | list):
         code, text = types.INVALID_PARAMS, "Invalid params"
     elif known_invalid or message.get("jsonrpc") != _VERSION:
         code, text = types.INVALID_REQUEST, "Invalid Request"

@@ -30,6 +30,7 @@ from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
 from gabs.transports.invalid_requests import invalid_request_answer
+from gabs.transports.request_ids import IdAliases
 from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
 from gabs.transports.stdio_wire import WireClosed, open_wire
@@ -195,13 +196,14 @@ async def framed_stdio(
         saved = (saved_in, saved_out)
     decoder = StdioFrameDecoder()
     unanswered = _Unanswered()
+    aliases = IdAliases()
     wire = await open_wire(wire_in, wire_out)
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](16)
     written_all = anyio.Event()
 
     def answer(request_id: RequestId, body: bytes, alone: bool) -> None:
-        wire.write(encode_frame(body, decoder.mode), now=alone)
+        wire.write(encode_frame(aliases.restore(request_id, body), decoder.mode), now=alone)
         unanswered.settle(request_id)
 
     def take(data: bytes) -> bool:
@@ -216,7 +218,7 @@ async def framed_stdio(
             return False
         calls = []
         for body in bodies:
-            message = plain_call(body)
+            message = plain_call(aliases.alias(body))
             if message is None or not lean.read(message):
                 return False
             calls.append(message)
@@ -240,10 +242,14 @@ async def framed_stdio(
                     if isinstance(body, FramingError):
                         logger.warning("stdin: %s", body)
                         continue
+                    body = aliases.alias(body)
                     item = _decode(body)
-                    if not isinstance(item, SessionMessage):
+                    if not isinstance(item, SessionMessage) or (
+                        isinstance(item.message, types.JSONRPCNotification) and b'"id"' in body
+                    ):
                         refusal = invalid_request_answer(body, known_invalid=True)
                         if refusal is not None:
+                            refusal = aliases.restore_answer(refusal)
                             logger.warning("stdin: an invalid request: %s", item)
                             wire.write(encode_frame(refusal, decoder.mode))
                             continue
@@ -284,6 +290,8 @@ async def framed_stdio(
                     body = types.jsonrpc_message_adapter.dump_json(
                         message, by_alias=True, exclude_unset=True
                     )
+                    if len(aliases):
+                        body = aliases.restore(getattr(message, "id", None), body)
                     wire.write(encode_frame(body, decoder.mode))
                     unanswered.written(message)
                     if lean is not None:
