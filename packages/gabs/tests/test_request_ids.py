@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gabs.transports.request_ids import IdAliases
+from gabs.transports.request_ids import MAX_ALIASES, IdAliases
 
 
 def test_an_alias_stands_in_for_the_id_and_a_cancel_naming_it() -> None:
@@ -29,3 +29,13 @@ def test_integer_and_string_ids_pass_unchanged() -> None:
     ):
         assert aliases.alias(body) is body
     assert len(aliases) == 0
+
+
+def test_aliases_of_requests_never_answered_are_bounded() -> None:
+    aliases = IdAliases()
+    for number in range(MAX_ALIASES + 10):  # each cancelled by its client: never answered
+        aliases.alias(f'{{"jsonrpc":"2.0","id":{number}.5,"method":"ping"}}'.encode())
+    assert len(aliases) == MAX_ALIASES
+    newest = json.loads(aliases.alias(b'{"jsonrpc":"2.0","id":0.25,"method":"ping"}'))["id"]
+    answer = json.dumps({"jsonrpc": "2.0", "id": newest, "result": {}}).encode()
+    assert b'"id": 0.25' in aliases.restore(newest, answer)

@@ -17,9 +17,13 @@ import re
 import secrets
 from typing import Any, Final
 
-__all__ = ["IdAliases"]
+__all__ = ["MAX_ALIASES", "IdAliases"]
 
 _CANCELLED: Final = "notifications/cancelled"
+#: Aliases kept at the most: a request cancelled by its client is never answered, so its alias
+#: would stay; past this many the oldest is forgotten (its answer, if it ever comes, carries
+#: the alias).
+MAX_ALIASES: Final = 4096
 #: A body that may hold such an id: ``"id"`` or ``"requestId"`` before a number with a
 #: fraction or an exponent, or before ``-0``.
 _SUSPECT: Final = re.compile(rb'"(?:id|requestId)"\s*:\s*(?:-?[0-9]+[.eE]|-0\s*[,}])')
@@ -69,6 +73,11 @@ class IdAliases:
         params = message.get("params")
         if isinstance(token, _Token):
             alias = f"{self._prefix}{next(self._counter)}"
+            if len(self._tokens) >= MAX_ALIASES:
+                oldest = next(iter(self._tokens))
+                forgotten = self._tokens.pop(oldest)
+                if self._aliases.get(forgotten) == oldest:
+                    del self._aliases[forgotten]
             self._tokens[alias] = token.text
             self._aliases[token.text] = alias
             return self._rewrite(body, lambda plain: plain.__setitem__("id", alias))
