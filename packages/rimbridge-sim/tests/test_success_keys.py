@@ -1,0 +1,66 @@
+"""A successful answer carries the top-level keys of the mod's success record, in its order,
+and no others (the ``operation`` envelope aside)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SHOT = [
+    "path",
+    "sourcePath",
+    "fileName",
+    "requestedFileName",
+    "saveDataFolder",
+    "screenshotFolder",
+    "sizeBytes",
+    "capturedAtUtc",
+    "suppressMessage",
+    "clipped",
+    "clipTargetId",
+    "clipTargetKind",
+    "clipTargetLabel",
+]
+
+
+def _keys(result: dict[str, Any]) -> list[str]:
+    return [key for key in result if key != "operation"]
+
+
+async def test_a_taken_screenshot_answers_with_the_mods_fields_only(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        shot = await sim.call("rimworld/take_screenshot", fileName="keys")
+        assert shot["success"] is True
+        assert _keys(shot) == [
+            "success",
+            "message",
+            *_SHOT,
+            "clipPadding",
+            "clipRect",
+            "screenTargets",
+            "expectedPath",
+        ]
+
+
+async def test_a_cell_rect_screenshot_answers_with_the_mods_fields_only(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        shot = await sim.call("rimworld/screenshot_cell_rect", x=20, z=20, width=3, height=3)
+        assert shot["success"] is True
+        assert _keys(shot) == [
+            "success",
+            *_SHOT,
+            "clipRect",
+            "doNotResetCamera",
+            "cameraWasReset",
+            "requestedRect",
+            "paddedRect",
+            "paddingCells",
+            "fullyVisible",
+            "rootSizeMode",
+            "requestedRootSize",
+            "requiredRootSize",
+            "appliedRootSize",
+            "cameraBefore",
+            "cameraDuringCapture",
+            "cameraAfterCapture",
+            "cameraRestored",
+        ]
