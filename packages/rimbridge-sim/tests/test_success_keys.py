@@ -64,3 +64,28 @@ async def test_a_cell_rect_screenshot_answers_with_the_mods_fields_only(open_sim
             "cameraAfterCapture",
             "cameraRestored",
         ]
+
+
+async def test_a_tick_step_answers_with_the_mods_step_record_only(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        step = await sim.call("rimworld/step_game_ticks", ticks=3)
+        assert step["success"] is True
+        assert _keys(step) == [
+            "success",
+            "stepId",
+            "status",
+            "requestedTicks",
+            "completedTicks",
+            "remainingTicks",
+            "startTicksGame",
+            "endTicksGame",
+            "advancedTicks",
+            "initialFrame",
+            "lastFrame",
+            "advancedFrames",
+            "initialTimeSpeed",
+            "startedAtUtc",
+            "completedAtUtc",
+            "message",
+            "state",
+        ]
