@@ -89,3 +89,10 @@ async def test_a_tick_step_answers_with_the_mods_step_record_only(open_sim: Any)
             "message",
             "state",
         ]
+
+
+async def test_the_profiler_status_answers_with_the_mods_fields_only(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        status = await sim.call("rimworld/dpa_status")
+        assert _keys(status) == ["success", "dpa", "presets"]
+        assert (status["success"], status["dpa"]["available"]) == (True, False)
