@@ -96,3 +96,21 @@ async def test_the_profiler_status_answers_with_the_mods_fields_only(open_sim: A
         status = await sim.call("rimworld/dpa_status")
         assert _keys(status) == ["success", "dpa", "presets"]
         assert (status["success"], status["dpa"]["available"]) == (True, False)
+
+
+async def test_a_lua_run_counts_its_parameters_before_its_output_as_the_mod(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        run = await sim.call("rimbridge/run_lua", luaSource="return 1")
+        assert run["success"] is True
+        assert _keys(run) == [
+            "success",
+            "message",
+            "returned",
+            "result",
+            "error",
+            "parameterCount",
+            "output",
+            "script",
+        ]
