@@ -114,3 +114,10 @@ async def test_a_lua_run_counts_its_parameters_before_its_output_as_the_mod(
             "output",
             "script",
         ]
+
+
+async def test_a_spawned_thing_is_answered_without_an_id_as_the_mod(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        spawned = await sim.call("rimworld/spawn_thing", defName="Steel", x=12, z=12)
+        assert _keys(spawned) == ["success", "defName", "label", "stackCount", "cell"]
+        assert spawned["cell"] == {"x": 12, "z": 12}
