@@ -121,3 +121,17 @@ async def test_a_spawned_thing_is_answered_without_an_id_as_the_mod(open_sim: An
         spawned = await sim.call("rimworld/spawn_thing", defName="Steel", x=12, z=12)
         assert _keys(spawned) == ["success", "defName", "label", "stackCount", "cell"]
         assert spawned["cell"] == {"x": 12, "z": 12}
+
+
+async def test_a_chosen_menu_option_is_answered_without_a_message_as_the_mod(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        spot = {"x": pawn["position"]["x"], "z": pawn["position"]["z"] - 3}
+        await sim.call("rimworld/spawn_thing", defName="Steel", stackCount=30, **spot)
+        await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+        await sim.call("rimworld/click_cell", button="right", **spot)
+        chosen = await sim.call("rimworld/execute_context_menu_option", optionIndex=1)
+        assert chosen["success"] is True
+        assert _keys(chosen) == ["success", "executedIndex", "label"]
