@@ -135,3 +135,42 @@ async def test_a_chosen_menu_option_is_answered_without_a_message_as_the_mod(
         chosen = await sim.call("rimworld/execute_context_menu_option", optionIndex=1)
         assert chosen["success"] is True
         assert _keys(chosen) == ["success", "executedIndex", "label"]
+
+
+async def test_a_pressed_gizmo_is_answered_without_a_message_as_the_mod(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+        draft = (await sim.call("rimworld/list_selected_gizmos"))["gizmos"][0]
+        pressed = await sim.call("rimworld/execute_gizmo", gizmoId=draft["id"])
+        assert pressed["success"] is True
+        assert _keys(pressed) == [
+            "success",
+            "requestedGizmoId",
+            "gizmo",
+            "selectionBefore",
+            "selectionAfter",
+            "selectionChanged",
+            "uiBefore",
+            "uiAfter",
+        ]
+
+
+async def test_a_run_debug_action_is_answered_without_a_message_as_the_mod(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        heal = await sim.call(
+            "rimworld/execute_debug_action", path="Actions/Pawns/Heal", pawnName=pawn["name"]
+        )
+        assert heal["success"] is True
+        assert _keys(heal) == [
+            "success",
+            "path",
+            "node",
+            "targetPawn",
+            "stateBefore",
+            "stateAfter",
+            "effects",
+        ]
