@@ -174,3 +174,40 @@ async def test_a_run_debug_action_is_answered_without_a_message_as_the_mod(
             "stateAfter",
             "effects",
         ]
+
+
+async def test_only_the_plain_settings_read_names_the_settings_type(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        tidy = "sim.tidystockpiles"
+        read = await sim.call("rimworld/get_mod_settings", modId=tidy)
+        assert _keys(read) == [
+            "success",
+            "requestedModId",
+            "mod",
+            "settingsType",
+            "root",
+            "topLevelSettingCount",
+        ]
+        updated = await sim.call(
+            "rimworld/update_mod_settings", modId=tidy, values={"enabled": False}
+        )
+        assert _keys(updated) == [
+            "success",
+            "requestedModId",
+            "wroteSettings",
+            "changed",
+            "updateCount",
+            "updates",
+            "mod",
+            "root",
+            "topLevelSettingCount",
+        ]
+        reloaded = await sim.call("rimworld/reload_mod_settings", modId=tidy)
+        assert _keys(reloaded) == [
+            "success",
+            "requestedModId",
+            "message",
+            "mod",
+            "root",
+            "topLevelSettingCount",
+        ]
