@@ -211,3 +211,45 @@ async def test_only_the_plain_settings_read_names_the_settings_type(open_sim: An
             "root",
             "topLevelSettingCount",
         ]
+
+
+async def test_clearing_and_deleting_an_area_answer_with_the_mods_fields_only(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        area = (await sim.call("rimworld/create_allowed_area"))["area"]
+        cleared = await sim.call("rimworld/clear_area", areaId=area["id"])
+        assert _keys(cleared) == [
+            "success",
+            "previousCellCount",
+            "area",
+            "selectedAllowedArea",
+            "designatorState",
+            "state",
+        ]
+        deleted = await sim.call("rimworld/delete_area", areaId=area["id"])
+        assert _keys(deleted) == [
+            "success",
+            "deletedArea",
+            "selectedAllowedArea",
+            "designatorState",
+            "state",
+        ]
+
+
+async def test_a_deleted_zone_is_named_once_as_the_mod(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]["position"]
+        found = await sim.call(
+            "rimworld/find_random_cell_near",
+            x=pawn["x"],
+            z=pawn["z"],
+            requireStandable=True,
+            requireNoImpassableThings=True,
+        )
+        stockpile = "architect-designator:zone:dropdown-label-stockpile-zone:label-stockpile-zone"
+        await sim.call("rimworld/apply_architect_designator", designatorId=stockpile, **found["cell"])
+        (zone,) = (await sim.call("rimworld/list_zones"))["zones"]
+        deleted = await sim.call("rimworld/delete_zone", zoneId=zone["id"])
+        assert _keys(deleted) == ["success", "deletedZone", "designatorState", "state"]
+        assert deleted["deletedZone"]["id"] == zone["id"]
