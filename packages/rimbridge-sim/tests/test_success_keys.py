@@ -248,7 +248,8 @@ async def test_a_deleted_zone_is_named_once_as_the_mod(open_sim: Any) -> None:
             requireNoImpassableThings=True,
         )
         stockpile = "architect-designator:zone:dropdown-label-stockpile-zone:label-stockpile-zone"
-        await sim.call("rimworld/apply_architect_designator", designatorId=stockpile, **found["cell"])
+        cell = found["cell"]
+        await sim.call("rimworld/apply_architect_designator", designatorId=stockpile, **cell)
         (zone,) = (await sim.call("rimworld/list_zones"))["zones"]
         deleted = await sim.call("rimworld/delete_zone", zoneId=zone["id"])
         assert _keys(deleted) == ["success", "deletedZone", "designatorState", "state"]

@@ -377,8 +377,7 @@ class ArchitectTools:
         "rimworld/delete_area",
         "Delete a player area (built-in areas cannot be deleted).",
         title="Delete area",
-        result_description="{success, deletedArea, selectedAllowedArea, designatorState, "
-        "state}.",
+        result_description="{success, deletedArea, selectedAllowedArea, designatorState, state}.",
     )
     @parameter("area_id", "An area id from rimworld/list_areas.")
     @call_spec(world=True, payload_codes=_NO_GAME)

@@ -419,9 +419,9 @@ class DebugTools:
         "Spawn one thing on a cell as the debug spawner does: the stack count is clamped to "
         "the thing's stack limit and whatever would clash on the cell is removed.",
         title="Spawn thing",
-        result_description="{success, defName, label, stackCount, cell {x, z}} (the thing's id is in "
-        "rimworld/get_cell_info); an "
-        "unknown def or a cell outside the map is {success: false, message}.",
+        result_description="{success, defName, label, stackCount, cell {x, z}} (the thing's "
+        "id is in rimworld/get_cell_info); an unknown def or a cell outside the map is "
+        "{success: false, message}.",
     )
     @parameter("def_name", "The thing def, e.g. Steel, MealSimple, Wall, Bed.")
     @parameter("x", "Cell x.")
