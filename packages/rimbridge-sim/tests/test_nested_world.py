@@ -114,8 +114,9 @@ _MAIN_TAB_KEYS = [
 
 
 async def _steel_at(sim: Any, x: int, z: int) -> str:
-    spawned = await sim.call("rimworld/spawn_thing", defName="Steel", x=x, z=z, stackCount=30)
-    return str(spawned["thingId"])
+    await sim.call("rimworld/spawn_thing", defName="Steel", x=x, z=z, stackCount=30)
+    things = (await sim.call("rimworld/get_cell_info", x=x, z=z))["cell"]["things"]
+    return str(next(t["thingId"] for t in things if t["defName"] == "Steel"))
 
 
 async def test_a_cells_things_carry_the_mods_thing_record_then_the_sims_id_and_stack(

@@ -144,7 +144,7 @@ async def test_stockpiles_grow_into_a_targeted_zone_and_can_be_deleted(open_sim:
         info = await sim.call("rimworld/get_cell_info", **cell)
         assert info["cell"]["zone"]["id"] == zones[0]["id"]
         deleted = await sim.call("rimworld/delete_zone", zoneId=zones[0]["id"])
-        assert deleted["deleted"]["cellCount"] == 3
+        assert deleted["deletedZone"]["cellCount"] == 3
         assert (await sim.call("rimworld/list_zones"))["count"] == 0
 
 

@@ -156,6 +156,6 @@ async def test_capabilities_describe_the_live_surface(open_sim: Any) -> None:
 async def test_profiling_is_reported_as_not_available(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         status = await sim.call("rimworld/dpa_status")
-        assert (status["success"], status["dpaAvailable"]) == (True, False)
+        assert (status["success"], status["dpa"]["available"]) == (True, False)
         snapshot = await sim.call("rimworld/dpa_snapshot")
         assert (snapshot["success"], snapshot["code"]) == (False, "not_available_in_simulation")

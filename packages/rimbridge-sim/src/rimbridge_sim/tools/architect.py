@@ -361,7 +361,7 @@ class ArchitectTools:
         "rimworld/clear_area",
         "Remove every cell from a player area (built-in areas cannot be cleared).",
         title="Clear area",
-        result_description="{success, cleared, previousCellCount, area, selectedAllowedArea, "
+        result_description="{success, previousCellCount, area, selectedAllowedArea, "
         "designatorState, state}.",
     )
     @parameter("area_id", "An area id from rimworld/list_areas.")
@@ -371,29 +371,26 @@ class ArchitectTools:
         zones = self.host.world.zones
         previous = len(zones.area(area_id).cells)
         area = zones.clear_area(area_id)
-        return self._areas_result(
-            cleared=True, previousCellCount=previous, area=describe_area(area)
-        )
+        return self._areas_result(previousCellCount=previous, area=describe_area(area))
 
     @tool(
         "rimworld/delete_area",
         "Delete a player area (built-in areas cannot be deleted).",
         title="Delete area",
-        result_description="{success, deletedArea, deleted (the same), selectedAllowedArea, "
-        "designatorState, state}.",
+        result_description="{success, deletedArea, selectedAllowedArea, designatorState, state}.",
     )
     @parameter("area_id", "An area id from rimworld/list_areas.")
     @call_spec(world=True, payload_codes=_NO_GAME)
     @_zone_tool
     def delete_area(self, area_id: str) -> dict[str, Any]:
         deleted = describe_area(self.host.world.zones.delete_area(area_id))
-        return self._areas_result(deletedArea=deleted, deleted=deleted)
+        return self._areas_result(deletedArea=deleted)
 
     @tool(
         "rimworld/delete_zone",
         "Delete a zone and free its cells.",
         title="Delete zone",
-        result_description="{success, deletedZone, deleted (the same), designatorState, state}.",
+        result_description="{success, deletedZone, designatorState, state}.",
     )
     @parameter("zone_id", "A zone id from rimworld/list_zones.")
     @call_spec(world=True, payload_codes=_NO_GAME)
@@ -404,6 +401,5 @@ class ArchitectTools:
         return {
             "success": True,
             "deletedZone": deleted,
-            "deleted": deleted,
             "designatorState": world.architect.state(),
         }

@@ -215,7 +215,7 @@ class DebugTools:
         "Run a debug action by path; pawn actions need pawnName or pawnId. Settings toggles "
         "flip (see rimworld/set_debug_setting for a fixed state).",
         title="Execute debug action",
-        result_description=f"{{success, path, node: {_NODE}, targetPawn, message, stateBefore, "
+        result_description=f"{{success, path, node: {_NODE}, targetPawn, stateBefore, "
         f"stateAfter, {_EFFECTS}}}; a blank or unknown path is "
         "{success: false, message, devModeEnabled, state}, a submenu (message: the "
         "node's execution reason) or a missing pawn adds node (and requiredTargetKind: pawn for "
@@ -259,7 +259,7 @@ class DebugTools:
                 return self._node_failure(refused, node, requiredTargetKind="pawn", **codes)
         before = self._capture()
         try:
-            did = debug.execute(node, pawn)
+            debug.execute(node, pawn)
         except RefusedError as error:
             return self._node_failure(error.message, node)
         return {
@@ -267,7 +267,6 @@ class DebugTools:
             "path": node.path,
             "node": debug.describe(node),
             "targetPawn": None if pawn is None else describe_pawn(world, pawn),
-            "message": did,
             "stateBefore": before[0],
             "stateAfter": world.state_snapshot(),
             "effects": self._effects(before),
@@ -420,8 +419,9 @@ class DebugTools:
         "Spawn one thing on a cell as the debug spawner does: the stack count is clamped to "
         "the thing's stack limit and whatever would clash on the cell is removed.",
         title="Spawn thing",
-        result_description="{success, defName, label, stackCount, cell {x, z}, thingId}; an "
-        "unknown def or a cell outside the map is {success: false, message}.",
+        result_description="{success, defName, label, stackCount, cell {x, z}} (the thing's "
+        "id is in rimworld/get_cell_info); an unknown def or a cell outside the map is "
+        "{success: false, message}.",
     )
     @parameter("def_name", "The thing def, e.g. Steel, MealSimple, Wall, Bed.")
     @parameter("x", "Cell x.")
@@ -450,5 +450,4 @@ class DebugTools:
             "label": label_cap(thing),
             "stackCount": thing.stack_count,
             "cell": cell_payload(thing.position),
-            "thingId": thing.id,
         }

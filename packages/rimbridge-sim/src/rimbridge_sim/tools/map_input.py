@@ -354,7 +354,7 @@ class MapInputTools:
         "Choose an option of the open float menu by its 1-based index, or by label (exact, "
         "else a unique partial match) when optionIndex is -1.",
         title="Execute context menu option",
-        result_description="{success, executedIndex, label, message}; a bad index, an unknown "
+        result_description="{success, executedIndex, label}; a bad index, an unknown "
         "label or a disabled option is {success: false, message, label}.",
     )
     @parameter("option_index", "1-based option index; -1 to choose by label.")
@@ -364,12 +364,12 @@ class MapInputTools:
         self, option_index: int = -1, label: str | None = None
     ) -> dict[str, Any]:
         try:
-            index, option, did = self.host.world.map_input.execute_option(option_index, label)
+            index, option, _ = self.host.world.map_input.execute_option(option_index, label)
         except RefusedError as error:
             # the refused option's label; none when no option was resolved, as in the mod
             refused = error.label if isinstance(error, OptionRefusedError) else None
             return {"success": False, "message": error.message, "label": refused}
-        return {"success": True, "executedIndex": index, "label": option.label, "message": did}
+        return {"success": True, "executedIndex": index, "label": option.label}
 
     @tool(
         "rimworld/close_context_menu",

@@ -200,8 +200,9 @@ class ModTools:
         return {"success": False, "message": message, "requestedModId": requested, "mod": surface}
 
     def _settings(
-        self, mod_id: str, max_depth: int, max_entries: int, **extra: Any
+        self, mod_id: str, max_depth: int, max_entries: int, read: bool = False, **extra: Any
     ) -> dict[str, Any]:
+        """A settings answer; only the plain read names the settings type, as in the mod."""
         store = self.host.world.mod_settings
         mod = store.resolve(mod_id)
         store.require_settings(mod, mod_id)
@@ -211,7 +212,7 @@ class ModTools:
             "requestedModId": mod_id,
             **extra,
             "mod": store.describe_surface(mod),
-            "settingsType": mod.settings_type,
+            **({"settingsType": mod.settings_type} if read else {}),
             "root": tree,
             "topLevelSettingCount": len(store.values(mod)),
         }
@@ -240,7 +241,7 @@ class ModTools:
             store.require_settings(mod, mod_id)
         except RefusedError as error:
             return self._settings_failure(error.message, mod_id, mod)
-        return self._settings(mod_id, max_depth, max_collection_entries)
+        return self._settings(mod_id, max_depth, max_collection_entries, read=True)
 
     @tool(
         "rimworld/update_mod_settings",

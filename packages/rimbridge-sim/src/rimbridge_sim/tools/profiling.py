@@ -131,8 +131,7 @@ class ProfilingTools:
         title="DPA status",
         result_description="{success: true, dpa (as in the not-available answers), presets "
         "({general_tick, general_update, general_pawn_ai_methods}: their Type:Method targets; "
-        "null without includePresets), dpaInstalled: false, dpaActive: false, dpaAvailable: "
-        "false, code, message}.",
+        "null without includePresets)}.",
     )
     @parameter("include_presets", "List the built-in target presets.")
     async def dpa_status(self, include_presets: bool = True) -> dict[str, Any]:
@@ -140,11 +139,6 @@ class ProfilingTools:
             "success": True,
             "dpa": _dpa(self.host),
             "presets": {k: list(v) for k, v in _PRESETS.items()} if include_presets else None,
-            "dpaInstalled": False,
-            "dpaActive": False,
-            "dpaAvailable": False,
-            "code": NOT_AVAILABLE,
-            "message": _WHY,
         }
 
     @tool(

@@ -30,12 +30,10 @@ SCREENSHOT_NAME_PREFIX = "rimbridge"
 """The prefix of a screenshot's name when none is given."""
 
 _SHOT = (
-    "{success, path (absolute, PNG: the cropped file when clipped), sourcePath (the full "
-    "shot when clipped, else null), fileName (without .png), requestedFileName (the sanitized "
-    "name), saveDataFolder, screenshotFolder, sizeBytes, width, height, capturedAtUtc, "
-    "suppressMessage, clipped, clipTargetId, clipTargetKind, clipTargetLabel, clipPadding "
-    "(0 when not clipped), clipRect (the crop in the image's whole pixels), screenTargets "
-    "(null unless includeTargets)"
+    "path (absolute, PNG: the cropped file when clipped), sourcePath (the full shot when "
+    "clipped, else null), fileName (without .png), requestedFileName (the sanitized name), "
+    "saveDataFolder, screenshotFolder, sizeBytes, capturedAtUtc, suppressMessage, clipped, "
+    "clipTargetId, clipTargetKind, clipTargetLabel"
 )
 
 
@@ -144,8 +142,6 @@ class ScreenshotTools:
             "saveDataFolder": world.storage.root,
             "screenshotFolder": f"{world.storage.root}/Screenshots",
             "sizeBytes": stored.size_bytes,
-            "width": width,
-            "height": height,
             "capturedAtUtc": iso_utc(time.time()),
             "suppressMessage": suppress_message,
             "clipped": clip is not None,
@@ -157,8 +153,6 @@ class ScreenshotTools:
             if rect is None
             else dict(zip(("x", "y", "width", "height"), rect, strict=True)),
             "screenTargets": world.screen.targets() if include_targets else None,
-            "mapId": None if game is None else game.map.id,
-            "phase": world.phase.value,
         }
 
     @tool(
@@ -167,9 +161,11 @@ class ScreenshotTools:
         "crop it to a window, float-menu option, main tab button, or a ui-surface / ui-element "
         "from rimworld/get_ui_layout, plus padding.",
         title="Take screenshot",
-        result_description=_SHOT + ", message (null), expectedPath (null)}; the crop is "
-        "<name>__clip.png beside the full shot <name>.png. An unknown clip target is a payload "
-        "failure with the same fields, empty (null, 0 or false; no width and height), and "
+        result_description="{success, message (null), " + _SHOT + ", clipPadding (0 when "
+        "not clipped), clipRect (the crop in the image's whole pixels), screenTargets (null "
+        "unless includeTargets), expectedPath (null)}; the crop is <name>__clip.png beside the "
+        "full shot <name>.png. An unknown clip target is a payload failure with the same "
+        "fields, empty (null, 0 or false), and "
         "code; so is a clip target wholly off the image, which names the full shot it took "
         "(path, sourcePath, fileName, requestedFileName and the folders).",
     )
@@ -200,18 +196,21 @@ class ScreenshotTools:
         shot = self._capture(
             file_name, include_targets, suppress_message, clip, max(0, clip_padding)
         )
-        return {**shot, "message": None, "expectedPath": None} if shot["success"] else shot
+        if not shot["success"]:
+            return shot
+        return {"success": True, "message": None, **shot, "expectedPath": None}
 
     @tool(
         "rimworld/screenshot_cell_rect",
         "Frame a cell rectangle plus padding, take a screenshot cropped to those cells, and "
         "put the camera back (unless doNotResetCamera).",
         title="Screenshot cell rectangle",
-        result_description=_SHOT + ", requestedRect, paddedRect, fullyVisible, rootSizeMode, "
-        "requiredRootSize, appliedRootSize, cameraBefore, cameraDuringCapture, "
-        "cameraAfterCapture (the camera left on the rectangle; null when it was put back), "
-        "cameraRestored (the camera put back; null with doNotResetCamera), doNotResetCamera, "
-        "cameraWasReset}; clipTargetId and clipTargetKind "
+        result_description="{success, " + _SHOT + ", clipRect (the crop in the image's "
+        "whole pixels), doNotResetCamera, cameraWasReset, requestedRect, paddedRect, "
+        "paddingCells, fullyVisible, rootSizeMode, requestedRootSize, requiredRootSize, "
+        "appliedRootSize, cameraBefore, cameraDuringCapture, cameraAfterCapture (the camera "
+        "left on the rectangle; null when it was put back), cameraRestored (the camera put "
+        "back; null with doNotResetCamera)}; clipTargetId and clipTargetKind "
         "are 'cellRect', and the crop is <name>__cell_rect.png beside the full shot <name>.png.",
     )
     @parameter("x", "The rectangle's first cell x.")
@@ -274,16 +273,49 @@ class ScreenshotTools:
         if not do_not_reset_camera:
             camera.restore(saved)
         after = camera.state()
+        if not shot["success"]:
+            return {**shot, **framed, "cameraBefore": before, "cameraDuringCapture": during}
         return {
-            **shot,
-            **framed,
+            **{key: shot[key] for key in _CELL_RECT_SHOT_KEYS},
             "doNotResetCamera": do_not_reset_camera,
             "cameraWasReset": not do_not_reset_camera,
+            **{key: framed[key] for key in _CELL_RECT_FRAME_KEYS},
             "cameraBefore": before,
             "cameraDuringCapture": during,
             "cameraAfterCapture": after if do_not_reset_camera else None,
             "cameraRestored": None if do_not_reset_camera else after,
         }
+
+
+# The mod's success record of screenshot_cell_rect: the shot's fields without clipPadding and
+# screenTargets, then the frame's without preparedFrameCount.
+_CELL_RECT_SHOT_KEYS = (
+    "success",
+    "path",
+    "sourcePath",
+    "fileName",
+    "requestedFileName",
+    "saveDataFolder",
+    "screenshotFolder",
+    "sizeBytes",
+    "capturedAtUtc",
+    "suppressMessage",
+    "clipped",
+    "clipTargetId",
+    "clipTargetKind",
+    "clipTargetLabel",
+    "clipRect",
+)
+_CELL_RECT_FRAME_KEYS = (
+    "requestedRect",
+    "paddedRect",
+    "paddingCells",
+    "fullyVisible",
+    "rootSizeMode",
+    "requestedRootSize",
+    "requiredRootSize",
+    "appliedRootSize",
+)
 
 
 def _cell_rect_label(padded: dict[str, int]) -> str:

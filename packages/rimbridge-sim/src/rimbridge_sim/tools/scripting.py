@@ -248,7 +248,9 @@ class ScriptingTools:
             assert failure is not None
             return failure
         result = await self._execute(definition, include_step_results, "Lua script")
-        return {**result, "parameterCount": len(parameters or {})}
+        output, script = result.pop("output"), result.pop("script")
+        count = len(parameters or {})
+        return {**result, "parameterCount": count, "output": output, "script": script}
 
     def _read(self, script_path: str) -> tuple[str | None, str | None, dict[str, Any] | None]:
         trimmed = script_path.strip()

@@ -242,7 +242,7 @@ class SelectionTools:
         "Press one of the selection's gizmos by the id rimworld/list_selected_gizmos gave; an "
         "id from another selection is refused.",
         title="Execute gizmo",
-        result_description="{success, requestedGizmoId, gizmo, message, selectionBefore, "
+        result_description="{success, requestedGizmoId, gizmo, selectionBefore, "
         "selectionAfter, selectionChanged, uiBefore, uiAfter} (the UI states in PascalCase, as "
         "get_selection_semantics' uiState); a refusal is {success: false, message, "
         "requestedGizmoId} plus selectionFingerprint and availableGizmoIds for an unknown or "
@@ -257,7 +257,7 @@ class SelectionTools:
         before = world.selection.snapshot(details=False)
         ui_before = pascal_ui_state(world.windows.ui_state())
         try:
-            gizmo, did = world.selection.execute_gizmo(gizmo_id)
+            gizmo, _ = world.selection.execute_gizmo(gizmo_id)
         except GizmoRefusedError as refused:
             # the mod's fields in its order, then the sim's code
             return {
@@ -271,7 +271,6 @@ class SelectionTools:
             "success": True,
             "requestedGizmoId": gizmo_id,
             "gizmo": world.selection.describe_gizmo(gizmo),
-            "message": did,
             "selectionBefore": before,
             "selectionAfter": after,
             "selectionChanged": before["selectionFingerprint"] != after["selectionFingerprint"],

@@ -371,5 +371,4 @@ class TimeTools:
             "message": f"Advanced {done} game tick(s) across "
             f"{max(1, world.frame - start_frame)} Unity update frame(s).",
             "state": world.state_snapshot(),
-            "tick": end_tick,
         }
