@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 from typing_extensions import TypedDict
 
 from gabp import RemoteError
@@ -52,6 +52,24 @@ class Size(TypedDict):
 class Tree(BaseModel):
     name: str = ""
     children: list[Tree] = []
+
+
+class Renamed(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    x: int = Field(0, alias="posX")
+
+
+class Legacy(BaseModel):
+    x: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_name(cls, value: Any) -> Any:
+        return {"x": value.pop("X")} if isinstance(value, dict) and "X" in value else value
+
+
+class Points(RootModel[dict[str, Point]]):
+    pass
 
 
 def _move(pos: Point) -> dict[str, int]:
@@ -173,6 +191,26 @@ def test_a_dataclass_and_a_typed_dict() -> None:
     ]
     values = _ignored(_tool(tool), {"cell": {"X": 1, "z": 0}, "size": {"WIDTH": 2}})
     assert values == {"cell": Cell(x=1), "size": {"width": 2}}
+
+
+def test_aliases_root_models_and_types_that_read_their_input_first() -> None:
+    def tool(renamed: Renamed, legacy: Legacy, points: Points) -> None: ...
+
+    errors = _refused(_tool(tool), {"renamed": {"posx": 1}, "points": {"a": {"X": 1}}})
+    assert [(error["path"], error["message"]) for error in errors] == [
+        ("$.renamed.posx", "unknown member (known here: posX, x)"),
+        ("$.points.a.X", "unknown member (known here: x, y)"),
+        ("$.legacy", "required argument is missing"),
+    ]
+    # a model validator that sees the input first may take other names: left to it
+    values = _tool(tool).validate_arguments(
+        {"renamed": {"x": 2}, "legacy": {"X": 3}, "points": {"a": {"x": 1}}}
+    )
+    assert values == {
+        "renamed": Renamed(x=2),
+        "legacy": Legacy(x=3),
+        "points": Points({"a": Point(x=1)}),
+    }
 
 
 def test_other_problems_are_reported_beside_the_unknown_members() -> None:

@@ -26,7 +26,7 @@ import typing
 from collections.abc import Mapping
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
 __all__ = ["ObjectShape", "Shape", "arguments_shape", "ignore_nested", "unknown_nested"]
@@ -95,16 +95,46 @@ def _own_extra(cls: Any) -> Any:
     return config.get("extra") if isinstance(config, Mapping) else None
 
 
+_REWRITING = ("function-before", "function-wrap", "function-plain")
+
+
+def _rewrites_its_input(cls: type) -> bool:
+    """Whether a validator of the type's own sees its input before its members are read (it
+    may take other member names): such a type is left to itself."""
+    try:
+        schema: Any = TypeAdapter(cls).core_schema
+    except Exception:  # a type pydantic cannot describe alone: left to the model
+        return True
+    if schema.get("type") == "definitions":
+        schema = schema.get("schema", {})
+    if schema.get("type") in ("model", "dataclass"):
+        schema = schema.get("schema", {})
+    return schema.get("type") in _REWRITING
+
+
+def _wire_names(cls: type[BaseModel], name: str, field: FieldInfo) -> list[str]:
+    alias = field.validation_alias if isinstance(field.validation_alias, str) else field.alias
+    if alias in (None, name):
+        return [name]
+    config = cls.model_config
+    by_name = config.get("populate_by_name") or config.get("validate_by_name")
+    return [alias, name] if by_name else [alias]
+
+
 def _members_of(cls: Any) -> list[tuple[str, Any]] | None:
-    """``(wire name, annotation)`` of each member of an object type, or None for another type."""
-    if isinstance(cls, type) and issubclass(cls, BaseModel):
-        members = []
-        for name, field in cls.model_fields.items():
-            members.append((field.alias or name, field.annotation))
-            if cls.model_config.get("populate_by_name") and field.alias not in (None, name):
-                members.append((name, field.annotation))
-        return members
-    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+    """``(wire name, annotation)`` of each member of an object type, or None for another type
+    (or for a type with a validator of its own that sees the input first)."""
+    if not isinstance(cls, type) or (
+        (issubclass(cls, BaseModel) or dataclasses.is_dataclass(cls)) and _rewrites_its_input(cls)
+    ):
+        return None
+    if issubclass(cls, BaseModel):
+        return [
+            (wire, field.annotation)
+            for name, field in cls.model_fields.items()
+            for wire in _wire_names(cls, name, field)
+        ]
+    if dataclasses.is_dataclass(cls):
         hints = get_type_hints(cls, include_extras=True)
         members = []
         for item in dataclasses.fields(cls):
@@ -140,6 +170,9 @@ def _shape(annotation: Any, extra: Any, seen: dict[tuple[Any, Any], ObjectShape]
             return None  # a tuple of different types: left to the model
         item = _shape(args[-1], extra, seen)
         return None if item is None else ItemsShape(item, origin is not dict)
+    if isinstance(annotation, type) and issubclass(annotation, RootModel):
+        root = annotation.model_fields["root"].annotation
+        return None if _rewrites_its_input(annotation) else _shape(root, extra, seen)
     members = _members_of(annotation)
     if members is None:
         return None
