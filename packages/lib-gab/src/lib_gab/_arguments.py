@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from gabp import ErrorCode, ProtocolError
 from gabp.wirejson import encode
 from lib_gab._argument_conversion import ArgumentValues, converted, enum_at, is_nothing
+from lib_gab._nested_members import ObjectShape, ignore_nested, unknown_nested
 
 __all__ = [
     "ArgumentValues",
@@ -108,7 +109,9 @@ def _problems(exc: ValidationError, known: list[str]) -> list[dict[str, str]]:
         loc = [str(part) for part in error["loc"]]
         path = "$" + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc)
         message = error["msg"]
-        if error["type"] == "extra_forbidden":
+        if error["type"] == "extra_forbidden" and len(loc) > 1:
+            message = "unknown member"
+        elif error["type"] == "extra_forbidden":
             takes = ", ".join(known) if known else "no arguments"
             message = f"unknown argument (this tool takes: {takes})"
         elif error["type"] == "missing":
@@ -132,13 +135,16 @@ def check_arguments(
     *,
     unknown: UnknownArguments = "refuse",
     argument_values: ArgumentValues = "exact",
+    shape: ObjectShape | None = None,
 ) -> BaseModel:
     """The arguments as an instance of ``model``, or :class:`InvalidArguments` naming each
     problem with its JSON path.
 
     ``argument_values="convert"`` also takes the values Lib.GAB converts without loss (a numeric
     string for a number, ``1``/``0`` or ``"true"`` for a boolean, an enum value in another
-    letter case; see :mod:`lib_gab._argument_conversion`)."""
+    letter case; see :mod:`lib_gab._argument_conversion`). ``shape`` (from
+    :func:`lib_gab._nested_members.arguments_shape`) has the members of objects below the top
+    level refused or ignored as ``unknown`` says for the arguments themselves."""
     if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise InvalidArguments(
             tool,
@@ -148,6 +154,21 @@ def check_arguments(
     data = arguments if type(arguments) is dict else dict(arguments or {})
     if unknown == "ignore":
         data = _ignore_unknown(tool, data, known_names(model))
+        if shape is not None:
+            data = ignore_nested(tool, shape, data)
+    elif shape is not None and (nested := unknown_nested(shape, data)):
+        try:
+            _validated(tool, model, data, argument_values)
+        except InvalidArguments as exc:
+            paths = {problem["path"] for problem in nested}
+            nested += [p for p in exc.data["errors"] if p["path"] not in paths]
+        raise InvalidArguments(tool, nested)
+    return _validated(tool, model, data, argument_values)
+
+
+def _validated(
+    tool: str, model: type[BaseModel], data: dict[str, Any], argument_values: ArgumentValues
+) -> BaseModel:
     try:
         text = _json_text(data)
     except (TypeError, ValueError) as exc:

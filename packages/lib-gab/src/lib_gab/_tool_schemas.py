@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from lib_gab.tool_info import ToolParameterInfo, ToolResponseFieldInfo, json_type_of
 
@@ -64,6 +66,28 @@ def input_schema_from_infos(parameters: Iterable[ToolParameterInfo]) -> dict[str
     return schema
 
 
+class _ClosedObjects(GenerateJsonSchema):
+    """pydantic's JSON Schema, with ``additionalProperties: false`` on each model, dataclass
+    and TypedDict that does not allow extra members: the arguments refuse or drop a member
+    such an object does not know (see :mod:`lib_gab._nested_members`), and the schema says so
+    (pydantic leaves it out for a model that ignores extra members)."""
+
+    @staticmethod
+    def _closed(result: JsonSchemaValue) -> JsonSchemaValue:
+        if result.get("type") == "object" and "additionalProperties" not in result:
+            result["additionalProperties"] = False
+        return result
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        return self._closed(super().model_schema(schema))
+
+    def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
+        return self._closed(super().dataclass_schema(schema))
+
+    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
+        return self._closed(super().typed_dict_schema(schema))
+
+
 def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The ``inputSchema`` of a function's arguments model, with each optional parameter
     (``int | None = None``) described by its own type, as Lib.GAB describes a nullable one
@@ -72,8 +96,9 @@ def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
 
     The titles pydantic makes up (the model's name at the root, ``Count`` for ``count``) are
     left out, as Lib.GAB's schemas have none; a title given explicitly (``Field(title=...)``)
-    stays."""
-    schema = model.model_json_schema()
+    stays. Objects inside the arguments are closed as the arguments are
+    (``additionalProperties: false``) unless their type allows extra members."""
+    schema = model.model_json_schema(schema_generator=_ClosedObjects)
     _drop_made_up_titles(model, schema)
     for name, prop in (schema.get("properties") or {}).items():
         choices = prop.get("anyOf")

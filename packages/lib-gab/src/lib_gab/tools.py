@@ -27,6 +27,7 @@ from gabp.messages import ToolDescriptor
 from gabp.wirejson import EncodedJson
 from lib_gab._argument_conversion import ArgumentValues
 from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments, known_names
+from lib_gab._nested_members import ObjectShape, arguments_shape
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
     described,
@@ -126,6 +127,11 @@ class Tool:
     tools that return quickly and never block. Async functions always run on the loop."""
     _descriptor: dict[bool, dict[str, Any]] = field(default_factory=dict, repr=False)
     _field_names: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    _shape: ObjectShape | None = field(init=False, default=None, repr=False, compare=False)
+    """The objects inside the arguments, worked out once here; None when there are none."""
+
+    def __post_init__(self) -> None:
+        self._shape = arguments_shape(self.input_model)
 
     @property
     def info(self) -> ToolInfo:
@@ -205,7 +211,12 @@ class Tool:
             # tool does not declare go to the handler unchecked, not dropped
             undeclared, arguments = _split_undeclared(self.input_model, arguments)
         model = check_arguments(
-            self.name, self.input_model, arguments, unknown=unknown, argument_values=argument_values
+            self.name,
+            self.input_model,
+            arguments,
+            unknown=unknown,
+            argument_values=argument_values,
+            shape=self._shape,
         )
         if self.call_style == "mapping":
             values = model.model_dump(by_alias=True, exclude_unset=True)
