@@ -66,11 +66,18 @@ def input_schema_from_infos(parameters: Iterable[ToolParameterInfo]) -> dict[str
     return schema
 
 
-class _ClosedObjects(GenerateJsonSchema):
-    """pydantic's JSON Schema, with ``additionalProperties: false`` on each model, dataclass
-    and TypedDict that does not allow extra members: the arguments refuse or drop a member
-    such an object does not know (see :mod:`lib_gab._nested_members`), and the schema says so
-    (pydantic leaves it out for a model that ignores extra members)."""
+class _ArgumentsSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema of a tool's arguments, with two changes:
+
+    * no title made up from a member's name (``Count`` for ``count``; Lib.GAB's schemas have
+      none); a title given with ``Field(title=...)`` stays;
+    * ``additionalProperties: false`` on each model, dataclass and TypedDict that does not
+      allow extra members: the arguments refuse or drop a member such an object does not know
+      (see :mod:`lib_gab._nested_members`), and the schema says so (pydantic leaves it out for
+      a model that ignores extra members)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
 
     @staticmethod
     def _closed(result: JsonSchemaValue) -> JsonSchemaValue:
@@ -98,8 +105,9 @@ def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
     left out, as Lib.GAB's schemas have none; a title given explicitly (``Field(title=...)``)
     stays. Objects inside the arguments are closed as the arguments are
     (``additionalProperties: false``) unless their type allows extra members."""
-    schema = model.model_json_schema(schema_generator=_ClosedObjects)
-    _drop_made_up_titles(model, schema)
+    schema = model.model_json_schema(schema_generator=_ArgumentsSchema)
+    if schema.get("title") == (model.model_config.get("title") or model.__name__):
+        del schema["title"]  # the arguments model's name, made up too
     for name, prop in (schema.get("properties") or {}).items():
         choices = prop.get("anyOf")
         optional = "default" in prop and prop["default"] is None
@@ -114,17 +122,6 @@ def function_input_schema(model: type[BaseModel]) -> dict[str, Any]:
         schema.pop("required", None)  # Lib.GAB writes none when no parameter is required
     schema["additionalProperties"] = False
     return schema
-
-
-def _drop_made_up_titles(model: type[BaseModel], schema: dict[str, Any]) -> None:
-    if schema.get("title") == (model.model_config.get("title") or model.__name__):
-        del schema["title"]
-    properties = schema.get("properties") or {}
-    for name, field in model.model_fields.items():
-        key = field.alias or name
-        prop = properties.get(key)
-        if isinstance(prop, dict) and field.title is None and "title" in prop:
-            del prop["title"]
 
 
 def model_from_infos(tool_name: str, parameters: Iterable[ToolParameterInfo]) -> type[BaseModel]:
