@@ -5,9 +5,11 @@ never echoed (the Go bridge echoes it in a few of these)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ from gabs.launch import ResolveError, resolve
 from gabs.launch.hooks import HookResult
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
+from gabs.runtime.claim import Attachment, RuntimeState
+from gabs.runtime.liveness import evaluate
+from gabs.runtime.procs import fingerprint
 
 SECRET = "s3cr3tvalue"
 
@@ -276,3 +281,43 @@ async def test_a_stop_hook_that_times_out_and_the_verification_evidence_read_as_
     kill = call_view(killed)
     assert kill["code"] == "terminated", text(killed)
     assert kill["evidence"].endswith("; status hook reports stopped (exit 1)"), kill["evidence"]
+
+
+async def test_another_bridges_fresh_lease_names_its_deadline_as_go() -> None:
+    """The evidence ``gabs games status`` and ``already_running`` print: Go's RFC 3339 deadline."""
+    deadline = datetime(2031, 5, 6, 7, 8, 9, 987654, tzinfo=UTC)
+    claim = RuntimeState(
+        game_id="g",
+        status="running",
+        attachment=Attachment(
+            connection_id="c",
+            owner_instance_id="other",
+            owner_pid=os.getpid(),
+            owner_pid_start_time=fingerprint(os.getpid()),
+            lease_deadline=deadline,
+        ),
+    )
+    evidence = await evaluate(claim, game_id="g", instance_id="mine", now=deadline - timedelta(1))
+    assert (evidence.verdict, evidence.detail) == (
+        "running",
+        f"bridge attachment lease fresh (owner pid {os.getpid()} alive, lease until "
+        "2031-05-06T07:08:09Z)",
+    )
+
+
+async def test_a_launch_mode_that_cannot_take_a_context_is_refused_as_go(tmp_path: Path) -> None:
+    async with client_for(
+        tmp_path, launchMode="SteamAppId", target="123", stopProcessName="s", env={"A": "1"}
+    ) as client:
+        with anyio.fail_after(30):
+            refused = await client.call_tool("games_start", {"gameId": "g"})
+    data = call_view(refused)
+    assert refused.is_error
+    assert data["code"] == "launch_mode_incompatible"
+    assert data["invalidRevision"].startswith("sha256:")
+    assert text(refused).splitlines()[:2] == [
+        'The launch mode of "g" cannot deliver launch context; remove the incompatible fields '
+        "or switch modes:",
+        "  /games/g/env: SteamAppId launches via a launcher URL and cannot deliver launch context "
+        "to the game; use SteamManaged, DirectPath, or CustomCommand",
+    ]
