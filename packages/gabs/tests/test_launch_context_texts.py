@@ -321,3 +321,18 @@ async def test_a_launch_mode_that_cannot_take_a_context_is_refused_as_go(tmp_pat
         "  /games/g/env: SteamAppId launches via a launcher URL and cannot deliver launch context "
         "to the game; use SteamManaged, DirectPath, or CustomCommand",
     ]
+
+
+async def test_profiles_not_configured_points_at_the_profiles_documentation(
+    tmp_path: Path,
+) -> None:
+    async with client_for(tmp_path) as client:
+        with anyio.fail_after(30):
+            refused = await client.call_tool("games_start", {"gameId": "g", "profile": "x"})
+    data = call_view(refused)
+    assert (data["code"], data["requestedProfile"]) == ("profiles_not_configured", "x")
+    assert data["documentation"] == "docs/gabs/configuration.md#gamesid-the-go-bridges-keys"
+    assert text(refused).splitlines()[0] == (
+        'game "g" has no profiles configured; edit the config to add them (changes apply '
+        "without restart)"
+    )

@@ -43,6 +43,8 @@ from gabs.runtime.procenv import stale_credentials
 __all__ = ["LifecycleMixin", "Progress"]
 
 SYNC_WAIT: Final = 20.0
+PROFILES_DOC: Final = "docs/gabs/configuration.md#gamesid-the-go-bridges-keys"
+"""Where ``profiles_not_configured`` points (the Go bridge names its own page)."""
 Progress = Callable[[str], None]
 
 
@@ -111,6 +113,7 @@ class LifecycleMixin(StatusMixin):
                     requestedProfile=profile,
                     configPath=str(self.store.path),
                     note="Config edits apply automatically; no GABS or client restart is needed.",
+                    documentation=PROFILES_DOC,
                 )
             raise LifecycleError(exc.code, exc.message, data=data) from None
         issues = check_resolvable(game, resolved)
