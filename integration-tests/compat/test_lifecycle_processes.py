@@ -205,6 +205,9 @@ async def test_a_stop_hook_that_times_out_is_action_timed_out_and_kill_still_wor
                 "environment",
             )
             assert data(stopped).get("treeKillWarning") is True
+            assert text_of(stopped).splitlines()[0] == (
+                "The stop hook for 'compat' timed out and its process tree was terminated."
+            )
             assert process_alive(pid)
             status = await client.call_tool("games_status", {"gameId": "compat"})
             assert data(status)["lastActionResult"]["outcome"] == "action_timed_out", text_of(

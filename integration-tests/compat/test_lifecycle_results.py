@@ -375,3 +375,66 @@ async def test_a_config_with_every_go_key_is_served(
             assert data(stopped)["code"] == "terminated", text_of(stopped)
     shown = await anyio.to_thread.run_sync(lambda: gabs_cli(config_dir, "games", "show", "compat"))
     assert shown.returncode == 0 and "Launch Mode: CustomCommand" in shown.stdout
+
+
+def _contexts(config_dir: ConfigDir) -> None:
+    config_dir.game("compat")
+    entry = config_dir.game("shaped")
+    entry["defaultProfile"] = "safe"
+    entry["profiles"] = {"safe": {"description": "s"}, "debug": {"description": "d"}}
+    entry["launchInputs"] = {
+        "map": {
+            "description": "Map.",
+            "type": "string",
+            "enum": ["river", "desert"],
+            "pattern": "[a-z]+",
+            "env": {"COMPAT_MAP": "${value}"},
+        },
+        "trace": {
+            "description": "Debug only.",
+            "type": "string",
+            "profiles": ["debug"],
+            "args": ["--trace=${value}"],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("arguments", "first_line"),
+    [
+        ({"gameId": "compat", "profile": "fast"}, 'game "compat" has no profiles configured; edit '
+         "the config to add them (changes apply without restart)"),
+        ({"gameId": "shaped", "profile": "turbo"}, 'game "shaped" has no profile "turbo"'),
+        ({"gameId": "shaped", "launchInputs": {"level": 1}}, 'launch input "level" is not '
+         'declared for game "shaped"'),
+        ({"gameId": "shaped", "launchInputs": {"map": 5}}, 'launch input "map": value must be a '
+         "string"),
+        ({"gameId": "shaped", "launchInputs": {"trace": "x"}}, 'launch input "trace" is not '
+         'applicable to profile "safe"'),
+    ],
+)  # fmt: skip
+async def test_a_refused_launch_context_reads_as_go(
+    open_bridge: OpenBridge, config_dir: ConfigDir, arguments: dict[str, Any], first_line: str
+) -> None:
+    _contexts(config_dir)
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            result = await client.call_tool("games_start", arguments)
+    assert result.is_error
+    assert text_of(result).splitlines()[0] == first_line
+
+
+@pytest.mark.beyond_go
+async def test_a_refused_launch_input_never_echoes_its_value(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """The Go bridge quotes a value that is not in the enum."""
+    _contexts(config_dir)
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            result = await client.call_tool(
+                "games_start", {"gameId": "shaped", "launchInputs": {"map": "s3cr3t"}}
+            )
+    assert (result.is_error, data(result)["code"]) == (True, "launch_input_invalid")
+    assert "s3cr3t" not in text_of(result)
+    assert "s3cr3t" not in json.dumps(data(result))

@@ -19,7 +19,13 @@ import anyio
 from gabs.cli_games import Failed, load
 from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig
 from gabs.go_format import go_quote
-from gabs.launch import ResolveError, check_resolvable, resolve
+from gabs.launch import (
+    NOT_INT64,
+    ResolveError,
+    check_resolvable,
+    mode_incompatible_head,
+    resolve,
+)
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
 from gabs.runtime import ClaimError, list_claims, load_claim, remove_claim, transition_lock
 from gabs.runtime.legacy import LegacyContext
@@ -76,12 +82,13 @@ def coerce_input(kind: str, raw: str) -> Any:
             return True
         if lowered in ("0", "f", "false"):
             return False
-        raise ValueError(f"value {go_quote(raw)} must be a boolean (true/false)")
+        # The Go bridge echoes the value here; a launch input's value never is.
+        raise ValueError("value must be a boolean (true/false)")
     if kind == "integer":
         try:
             return int(raw.strip(), 10)
         except ValueError:
-            raise ValueError(f"value {go_quote(raw)} is not a 64-bit integer") from None
+            raise ValueError(NOT_INT64) from None
     return raw
 
 
@@ -116,7 +123,10 @@ def games_start(args: argparse.Namespace) -> int:
             if all(i.code == MODE_INCOMPATIBLE for i in issues)
             else "config_invalid"
         )
-        print(f"{code}: the entry of {go_quote(game_id)} is invalid:", file=sys.stderr)
+        if code == "launch_mode_incompatible":
+            print(f"{code}: {mode_incompatible_head(game_id)}:", file=sys.stderr)
+        else:
+            print(f"{code}: the entry of {go_quote(game_id)} is invalid:", file=sys.stderr)
         for issue in issues:
             print(f"  {issue}", file=sys.stderr)
         return 1
@@ -130,7 +140,10 @@ def games_start(args: argparse.Namespace) -> int:
         try:
             inputs[name] = coerce_input(spec.type, raw) if spec is not None else raw
         except ValueError as exc:
-            print(f"launch_input_invalid: input {go_quote(name)}: {exc}", file=sys.stderr)
+            # The Go bridge checks a boolean here and an integer in the resolver, whose words
+            # name it a "launch input".
+            kind = "launch input" if spec is not None and spec.type == "integer" else "input"
+            print(f"launch_input_invalid: {kind} {go_quote(name)}: {exc}", file=sys.stderr)
             return 1
     try:
         resolved = resolve(game, profile=profile, inputs=inputs, revision=config.revision)

@@ -19,7 +19,7 @@ from gabs.config import MODE_INCOMPATIBLE, GameConfig
 from gabs.games_runtime import GameRuntime
 from gabs.games_status import StatusMixin
 from gabs.games_views import status_next_actions, validation_warnings
-from gabs.launch import ResolveError, check_resolvable, resolve
+from gabs.launch import ResolveError, check_resolvable, mode_incompatible_head, resolve
 from gabs.lifecycle import (
     LifecycleError,
     Started,
@@ -43,6 +43,8 @@ from gabs.runtime.procenv import stale_credentials
 __all__ = ["LifecycleMixin", "Progress"]
 
 SYNC_WAIT: Final = 20.0
+PROFILES_DOC: Final = "docs/gabs/configuration.md#gamesid-the-go-bridges-keys"
+"""Where ``profiles_not_configured`` points (the Go bridge names its own page)."""
 Progress = Callable[[str], None]
 
 
@@ -57,9 +59,11 @@ class LifecycleMixin(StatusMixin):
         if mine and len(mine) == len(issues) and all(i.code == MODE_INCOMPATIBLE for i in mine):
             raise LifecycleError(
                 "launch_mode_incompatible",
-                f"The launch mode of {game_id!r} cannot deliver launch context; remove the "
-                "incompatible fields or switch modes:\n  " + "\n  ".join(map(str, mine)),
-                data={"issues": [str(issue) for issue in mine]},
+                "T" + mode_incompatible_head(game_id)[1:] + ":\n  " + "\n  ".join(map(str, mine)),
+                data={
+                    "issues": [str(issue) for issue in mine],
+                    "invalidRevision": error.revision if error is not None else config.revision,
+                },
             )
         if error is not None:
             raise LifecycleError(
@@ -109,6 +113,7 @@ class LifecycleMixin(StatusMixin):
                     requestedProfile=profile,
                     configPath=str(self.store.path),
                     note="Config edits apply automatically; no GABS or client restart is needed.",
+                    documentation=PROFILES_DOC,
                 )
             raise LifecycleError(exc.code, exc.message, data=data) from None
         issues = check_resolvable(game, resolved)
@@ -445,7 +450,14 @@ class LifecycleMixin(StatusMixin):
             actions.append(next_action("games_status", arg, "Re-check for definitive evidence."))
         else:
             message = f"The {verb} action for '{game_id}' failed."
-            if outcome.hook is not None:
+            if outcome.code == "action_timed_out":
+                message = (
+                    f"The {verb} hook for '{game_id}' timed out and its process tree was "
+                    "terminated."
+                )
+                if outcome.hook is not None and outcome.hook.stderr_tail:
+                    message += " Stderr tail: " + outcome.hook.stderr_tail
+            elif outcome.hook is not None:
                 message += f" Exit code {outcome.hook.exit_code}."
                 if outcome.hook.stderr_tail:
                     message += " Stderr tail: " + outcome.hook.stderr_tail

@@ -57,6 +57,16 @@ class HookResult:
             return f"failed to run: {self.exec_error}"
         return f"exit code {self.exit_code}"
 
+    def verification_detail(self, verdict: str) -> str:
+        """This status-hook run in a stop's verification evidence, in the Go bridge's words."""
+        if verdict in ("running", "stopped"):
+            return f"status hook reports {verdict} (exit {self.exit_code})"
+        if self.timed_out:
+            return "status hook timed out"
+        if self.exec_error is not None:
+            return f"status hook failed to run: {self.exec_error}"
+        return f"status hook exit {self.exit_code} is unclassified"
+
 
 class _Tail:
     def __init__(self) -> None:

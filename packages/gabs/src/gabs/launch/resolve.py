@@ -23,6 +23,7 @@ from gabs.config import (
     LifecycleConfig,
     full_match,
 )
+from gabs.go_format import go_quote
 
 __all__ = [
     "ResolveError",
@@ -178,11 +179,25 @@ class _Env:
         return dict(self.entries.values())
 
 
+def mode_incompatible_head(game_id: str) -> str:
+    """The first line of ``launch_mode_incompatible`` (the Go bridge's; the CLI prints it after
+    the code, ``games_start`` with a capital letter), followed by ``:`` and the issues."""
+    return (
+        f"the launch mode of {go_quote(game_id)} cannot deliver launch context; remove the "
+        "incompatible fields or switch modes"
+    )
+
+
+NOT_INT64: Final = "value is not a 64-bit integer"
+"""The refusal of an integer input that is not one (the Go bridge's words, without the value)."""
+
+
 def _input_value(name: str, spec: LaunchInputConfig, value: Any) -> tuple[str, bool]:
     """The value's text for ``${value}`` and whether the input applies."""
 
     def invalid(why: str, candidates: list[str] | None = None) -> ResolveError:
-        return ResolveError("launch_input_invalid", f"launch input {name!r}: {why}", candidates)
+        message = f"launch input {go_quote(name)}: {why}"
+        return ResolveError("launch_input_invalid", message, candidates)
 
     if spec.type == "boolean":
         if not isinstance(value, bool):
@@ -197,21 +212,22 @@ def _input_value(name: str, spec: LaunchInputConfig, value: Any) -> tuple[str, b
         if len(value) > limit:
             raise invalid(f"value is {len(value)} code points, maxLength is {limit}")
         if spec.enum and value not in spec.enum:
-            raise invalid(f"value {value!r} is not in the declared enum", list(spec.enum))
+            raise invalid("value is not in the declared enum", list(spec.enum))
         if spec.pattern and not full_match(spec.pattern, value):
-            raise invalid(f"value does not match pattern {spec.pattern!r} (full match)")
+            raise invalid(f"value does not match pattern {go_quote(spec.pattern)} (full match)")
         return value, True
     if spec.type == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float):
-                raise invalid("a floating-point value was supplied; integers must be exact")
+                raise invalid(NOT_INT64)
             raise invalid("value must be an integer")
         if not -(2**63) <= value < 2**63:
-            raise invalid(f"value {value} is not a 64-bit integer")
+            raise invalid(NOT_INT64)
+        # The Go bridge echoes the value in these two; a launch input's value never is.
         if spec.minimum is not None and value < spec.minimum:
-            raise invalid(f"value {value} is below minimum {spec.minimum}")
+            raise invalid(f"value is below minimum {spec.minimum}")
         if spec.maximum is not None and value > spec.maximum:
-            raise invalid(f"value {value} is above maximum {spec.maximum}")
+            raise invalid(f"value is above maximum {spec.maximum}")
         return str(value), True
     raise invalid(f"unknown declared type {spec.type}")
 
@@ -230,12 +246,14 @@ def resolve(
     if profile and not game.profiles:
         raise ResolveError(
             "profiles_not_configured",
-            f"game {game.id!r} has no profiles configured; edit the config to add them "
+            f"game {go_quote(game.id)} has no profiles configured; edit the config to add them "
             "(changes apply without restart)",
         )
     if profile and profile not in game.profiles:
         raise ResolveError(
-            "profile_not_found", f"game {game.id!r} has no profile {profile!r}", names
+            "profile_not_found",
+            f"game {go_quote(game.id)} has no profile {go_quote(profile)}",
+            names,
         )
     selected_name = profile or (game.default_profile if game.profiles else "")
     selected = game.profiles.get(selected_name)
@@ -246,7 +264,7 @@ def resolve(
         if spec is None:
             raise ResolveError(
                 "launch_input_not_declared",
-                f"launch input {name!r} is not declared for game {game.id!r}",
+                f"launch input {go_quote(name)} is not declared for game {go_quote(game.id)}",
                 sorted(game.launch_inputs),
             )
         text, applies = _input_value(name, spec, inputs[name])
@@ -255,7 +273,8 @@ def resolve(
         if spec.profiles and selected_name not in spec.profiles:
             raise ResolveError(
                 "launch_input_invalid",
-                f"launch input {name!r} is not applicable to profile {selected_name!r}",
+                f"launch input {go_quote(name)} is not applicable to profile "
+                f"{go_quote(selected_name)}",
                 list(spec.profiles),
             )
         applied.append(

@@ -14,6 +14,7 @@ import contextlib
 import copy
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from gabs.config import GameConfig
 from gabs.launch.hooks import run_status_hook
@@ -158,7 +159,7 @@ class _Retry(Exception):
 
 
 async def _probe_external(
-    game: GameConfig, warnings: list[str]
+    game: GameConfig, warnings: list[str], requested: str = ""
 ) -> tuple[LifecycleError, RuntimeState | None] | None:
     """``external_instance_detected`` (and the external claim to record) when the game runs
     without a claim."""
@@ -211,11 +212,31 @@ async def _probe_external(
         if running
         else f"{len(names)} process(es) named {game.stop_process_name!r} are running"
     )
+    if len(running) > 1:  # the Go bridge's words for what its status hooks found
+        message = (
+            f"multiple profiles of {game.id} report running ({', '.join(running)}); resolve "
+            "manually before starting"
+        )
+    elif running:
+        message = (
+            f"an instance of {game.id} (profile {running[0] or 'none'}) is already running "
+            "outside GABS management; it is now tracked by ID for status/stop/kill"
+        )
+    else:
+        message = (
+            f"'{game.id}' is already running outside GABS's records ({detail}); refusing to "
+            "start a duplicate."
+        )
+    data: dict[str, Any] = {
+        "candidates": candidates,
+        "externalSnapshotPersisted": snapshot is not None,
+    }
+    if requested:
+        data["requestedProfile"] = requested
     refusal = LifecycleError(
         "external_instance_detected",
-        f"'{game.id}' is already running outside GABS's records ({detail}); refusing to start a "
-        "duplicate.",
-        data={"candidates": candidates, "externalSnapshotPersisted": snapshot is not None},
+        message,
+        data=data,
         warnings=warnings,
         next_actions=[
             next_action(
@@ -268,7 +289,7 @@ async def claim_for_start(
                 refusal.warnings = warnings
                 raise
             continue
-        found = await _probe_external(game, warnings)
+        found = await _probe_external(game, warnings, resolved.profile)
         if found is not None:
             external, snapshot = found
             if snapshot is not None:

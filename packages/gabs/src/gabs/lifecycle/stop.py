@@ -315,7 +315,7 @@ async def _evidence(
         found.hook_stopped |= verdict == "stopped"
         # The deadline, not the hook, ended this run: it says nothing about the game.
         found.truncated = result.timed_out and remaining < float(hook.timeout_seconds or 5)
-        found.details.append(f"status hook reports {verdict} ({result.describe()})")
+        found.details.append(result.verification_detail(verdict))
     if gabp_live is not None and gabp_live():
         found.bridge_live = found.own_bridge = True
         found.details.append("the GABP bridge connection is still live")

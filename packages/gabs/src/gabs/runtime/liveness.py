@@ -95,10 +95,12 @@ async def evaluate(
         verdict, detail = attachment_is_live(claim.attachment, now)
         if verdict == "running":
             owner = claim.attachment
+            until = owner.lease_deadline
+            lease = f", lease until {until.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}" if until else ""
             evidence = Evidence(
                 "running",
                 "attachment_lease",
-                f"bridge attachment lease fresh (owner pid {owner.owner_pid} alive)",
+                f"bridge attachment lease fresh (owner pid {owner.owner_pid} alive{lease})",
             )
             await _contradiction(evidence, claim, status_hook, game_id)
             return evidence
