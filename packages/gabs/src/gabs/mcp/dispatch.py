@@ -52,6 +52,9 @@ logger = logging.getLogger("gabs.mcp")
 _LOOKED_UP_AS_GIVEN = frozenset(
     {"games_status", "games_show", "games_start", "games_stop", "games_kill"}
 )
+#: Tools whose non-blank ``gameId`` is looked up untrimmed, as the Go bridge does (``" x"`` is
+#: not ``x``: ``game_not_found``).
+_ID_UNTRIMMED = _LOOKED_UP_AS_GIVEN | {"games_connect"}
 
 
 class ToolDispatcher:
@@ -140,6 +143,8 @@ class ToolDispatcher:
                     return await self.handlers[name](ctx, {"gameId": game_id})
                 if isinstance(arguments, dict):
                     arguments = go_lenient(bridge_tool, arguments)
+                    if name in _ID_UNTRIMMED and isinstance(game_id, str) and game_id.strip():
+                        arguments["gameId"] = game_id
                 problems = schema_problems(bridge_tool, arguments)
                 if problems:
                     return invalid_arguments(name, problems, call=call)
