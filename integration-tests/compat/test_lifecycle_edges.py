@@ -109,3 +109,21 @@ async def test_a_running_game_whose_entry_was_removed_is_shown_unconfigured(
     assert listed["compat"]["configured"] is True
     assert data(stopped)["code"] == "terminated", text_of(stopped)
     assert text_of(stopped).startswith("Game 'gone' (gone) was stopped")
+
+
+async def test_a_start_takes_its_profile_as_given(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("plain")
+    config_dir.game("shaped", defaultProfile="low", profiles={"low": {"args": []}})
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            blank = await client.call_tool("games_start", {"gameId": "plain", "profile": " "})
+            padded = await client.call_tool("games_start", {"gameId": "shaped", "profile": " low"})
+            status = data(await client.call_tool("games_status", {}))
+    assert blank.is_error and data(blank)["code"] == "profiles_not_configured", text_of(blank)
+    assert text_of(blank).splitlines()[0].startswith('game "plain" has no profiles configured')
+    assert padded.is_error and data(padded)["code"] == "profile_not_found", text_of(padded)
+    assert data(padded)["candidates"] == ["low"]
+    assert text_of(padded).splitlines()[0] == 'game "shaped" has no profile " low"'
+    assert {item["status"] for item in status["games"]} == {"stopped"}  # nothing was started

@@ -23,6 +23,7 @@ from gabs.config import (
     LifecycleConfig,
     full_match,
 )
+from gabs.go_format import go_quote
 
 __all__ = [
     "ResolveError",
@@ -182,7 +183,9 @@ def _input_value(name: str, spec: LaunchInputConfig, value: Any) -> tuple[str, b
     """The value's text for ``${value}`` and whether the input applies."""
 
     def invalid(why: str, candidates: list[str] | None = None) -> ResolveError:
-        return ResolveError("launch_input_invalid", f"launch input {name!r}: {why}", candidates)
+        return ResolveError(
+            "launch_input_invalid", f"launch input {go_quote(name)}: {why}", candidates
+        )
 
     if spec.type == "boolean":
         if not isinstance(value, bool):
@@ -199,7 +202,7 @@ def _input_value(name: str, spec: LaunchInputConfig, value: Any) -> tuple[str, b
         if spec.enum and value not in spec.enum:
             raise invalid(f"value {value!r} is not in the declared enum", list(spec.enum))
         if spec.pattern and not full_match(spec.pattern, value):
-            raise invalid(f"value does not match pattern {spec.pattern!r} (full match)")
+            raise invalid(f"value does not match pattern {go_quote(spec.pattern)} (full match)")
         return value, True
     if spec.type == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
@@ -230,12 +233,14 @@ def resolve(
     if profile and not game.profiles:
         raise ResolveError(
             "profiles_not_configured",
-            f"game {game.id!r} has no profiles configured; edit the config to add them "
+            f"game {go_quote(game.id)} has no profiles configured; edit the config to add them "
             "(changes apply without restart)",
         )
     if profile and profile not in game.profiles:
         raise ResolveError(
-            "profile_not_found", f"game {game.id!r} has no profile {profile!r}", names
+            "profile_not_found",
+            f"game {go_quote(game.id)} has no profile {go_quote(profile)}",
+            names,
         )
     selected_name = profile or (game.default_profile if game.profiles else "")
     selected = game.profiles.get(selected_name)
@@ -246,7 +251,7 @@ def resolve(
         if spec is None:
             raise ResolveError(
                 "launch_input_not_declared",
-                f"launch input {name!r} is not declared for game {game.id!r}",
+                f"launch input {go_quote(name)} is not declared for game {go_quote(game.id)}",
                 sorted(game.launch_inputs),
             )
         text, applies = _input_value(name, spec, inputs[name])
@@ -255,7 +260,8 @@ def resolve(
         if spec.profiles and selected_name not in spec.profiles:
             raise ResolveError(
                 "launch_input_invalid",
-                f"launch input {name!r} is not applicable to profile {selected_name!r}",
+                f"launch input {go_quote(name)} is not applicable to profile "
+                f"{go_quote(selected_name)}",
                 list(spec.profiles),
             )
         applied.append(
