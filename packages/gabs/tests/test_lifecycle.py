@@ -17,6 +17,7 @@ import pytest
 from gabs.config import GabsConfig, GameConfig
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
+from gabs.lifecycle.start import exited_during_start
 from gabs.runtime import load_claim, save_claim
 from gabs.runtime.procs import verify_pid
 
@@ -328,3 +329,21 @@ async def test_already_running_names_the_profile_the_refused_start_asked_for(
         )
     finally:
         await stop_game(lc, "g", "kill")
+
+
+@pytest.mark.parametrize(("code", "signal_name"), [(-15, "SIGTERM"), (-9, "SIGKILL")])
+def test_a_start_ended_by_a_signal_has_go_s_exit_code(code: int, signal_name: str) -> None:
+    """Go's ``exitCode`` of a process a signal ended is -1 (its ``ExitCode()``); the signal is
+    our extra key, and the text says which it was."""
+    error = exited_during_start(GameConfig(id="slow"), code, "")
+    assert error.code == "exited_during_start"
+    assert error.data["exitCode"] == -1
+    assert error.data["signal"] == signal_name
+    assert f"'slow' was killed by signal {signal_name} during start." in error.message
+
+
+def test_a_start_that_exited_keeps_its_exit_code() -> None:
+    error = exited_during_start(GameConfig(id="dead"), 3, "boom\n")
+    assert error.data["exitCode"] == 3
+    assert "signal" not in error.data
+    assert error.message.startswith("'dead' exited during start (exit code 3).")

@@ -89,6 +89,7 @@ class ConnectMixin(AttachMixin):
     ) -> None:
         config = runtime.config or GameConfig(id=runtime.game_id)
         settings = config.attention
+        runtime.last_disconnect = None  # a new attempt forgets the last one's end, as Go's does
         session = GameSession(
             runtime.game_id,
             port=port,
@@ -377,11 +378,11 @@ class ConnectMixin(AttachMixin):
                 f"No runtime claim exists for '{game_id}', so there is nothing to attach to: "
                 "start it with games_start (or 'gabs games start'), check games_status, or "
                 "pass port and token.",
-                next_actions=[
-                    next_action("games_start", {"gameId": game_id}, "Start the game."),
+                next_actions=[  # Go's order for an environment-class failure
                     next_action(
                         "games_status", {"gameId": game_id}, "Inspect the current launch state."
                     ),
+                    next_action("games_start", {"gameId": game_id}, "Start the game."),
                 ],
                 warnings_key="warnings",
             )

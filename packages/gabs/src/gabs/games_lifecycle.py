@@ -51,7 +51,9 @@ Progress = Callable[[str], None]
 class LifecycleMixin(StatusMixin):
     """Start, stop, kill, status, list and show (part of :class:`~gabs.games.GameManager`)."""
 
-    def _startable(self, game_id: str) -> tuple[GameConfig, str]:
+    def startable(self, game_id: str) -> tuple[GameConfig, str]:
+        """The entry ``games_start`` of ``game_id`` launches, with the config revision; else
+        the refusal (``config_invalid``, ``launch_mode_incompatible``, ``game_not_found``)."""
         snapshot = self.store.snapshot()
         config, error = snapshot.config, snapshot.error
         issues = list(error.problems) if error is not None else list(config.broken.get(game_id, ()))
@@ -100,7 +102,7 @@ class LifecycleMixin(StatusMixin):
         progress: Progress | None = None,
     ) -> dict[str, Any]:
         """``games_start``: a result in the Go bridge's shape, or :class:`LifecycleError`."""
-        game, revision = self._startable(game_id)
+        game, revision = self.startable(game_id)
         runtime = self._runtime_for(game_id)
         try:
             resolved = resolve(game, profile=profile or "", inputs=launch_inputs, revision=revision)
@@ -384,6 +386,7 @@ class LifecycleMixin(StatusMixin):
             )
         if outcome.code == "terminated":
             await self._close_session(runtime)
+            runtime.last_disconnect = None  # ended by this stop: no disconnect to report
             if runtime.spawned is not None:
                 runtime.spawned.kill_direct_child()
                 runtime.spawned.poll()

@@ -53,6 +53,8 @@ class StatusMixin(ConnectMixin):
             runtime.config = config.games[game_id]
             return runtime
         if runtime is not None:
+            if game_id not in config.broken:
+                runtime.config = None  # the entry was removed: the claim alone speaks, as in Go
             return runtime
         if game_id in config.broken or (claimed and game_id in list_claims(self.lc.config_dir)):
             runtime = self._runtimes[game_id] = GameRuntime(game_id, None)
@@ -88,6 +90,8 @@ class StatusMixin(ConnectMixin):
         runtime = self._runtime_for(game_id)
         snapshot = self.store.snapshot()
         item = await self._status_item(runtime)
+        if game_id not in snapshot.config.game_ids:
+            item["configured"] = False
         item["currentConfigRevision"] = snapshot.config.revision
         config_health(item, snapshot.config, snapshot.error)
         return item

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import shutil
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -330,7 +331,10 @@ def exited_during_start(
         how = f"exited during start (exit code {code})."  # the Go bridge's words
     else:  # a signal, or an end not seen: ours
         how = f"{describe_exit(code) if code is not None else 'stopped'} during start."
-    data: dict[str, object] = {"exitCode": code if code is not None else -1}
+    # Go's exit code: -1 for a process ended by a signal (or not seen to end); the signal is ours
+    data: dict[str, object] = {"exitCode": code if code is not None and code >= 0 else -1}
+    if code is not None and code < 0:
+        data["signal"] = _signal_name(-code)
     if tail:
         data["outputTail"] = tail
     if evidence:
@@ -388,3 +392,10 @@ def _unobserved(game: GameConfig) -> LifecycleError:
         ],
         is_error=False,
     )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)

@@ -52,6 +52,21 @@ logger = logging.getLogger("gabs.mcp")
 _LOOKED_UP_AS_GIVEN = frozenset(
     {"games_status", "games_show", "games_start", "games_stop", "games_kill"}
 )
+#: Tools whose non-blank ``gameId`` is looked up untrimmed, as the Go bridge does (``" x"`` is
+#: not ``x``: ``game_not_found``).
+_ID_UNTRIMMED = _LOOKED_UP_AS_GIVEN | {"games_connect"}
+
+
+def _as_given(name: str, raw: dict[str, Any], lenient: dict[str, Any]) -> dict[str, Any]:
+    """``lenient`` with the strings the Go bridge takes untrimmed put back as they came: a
+    non-blank ``gameId`` of the lifecycle tools, and a non-empty ``profile`` of ``games_start``
+    (``" low"`` is no profile ``low``; only ``""`` means the default)."""
+    game_id, profile = raw.get("gameId"), raw.get("profile")
+    if name in _ID_UNTRIMMED and isinstance(game_id, str) and game_id.strip():
+        lenient["gameId"] = game_id
+    if name == "games_start" and isinstance(profile, str) and profile:
+        lenient["profile"] = profile
+    return lenient
 
 
 class ToolDispatcher:
@@ -139,7 +154,7 @@ class ToolDispatcher:
                     # (game_not_found); everywhere else a blank string counts as not given.
                     return await self.handlers[name](ctx, {"gameId": game_id})
                 if isinstance(arguments, dict):
-                    arguments = go_lenient(bridge_tool, arguments)
+                    arguments = _as_given(name, arguments, go_lenient(bridge_tool, arguments))
                 problems = schema_problems(bridge_tool, arguments)
                 if problems:
                     return invalid_arguments(name, problems, call=call)

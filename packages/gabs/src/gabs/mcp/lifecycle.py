@@ -205,6 +205,10 @@ class LifecycleTools:
             return game_id
         timeout = args.get("timeout")
         if timeout is not None and not 1 <= timeout <= 3600:
+            try:  # as the Go bridge: the game is looked up before the timeout is checked
+                self.manager.startable(game_id)
+            except LifecycleError as exc:
+                return self._refused(exc, game_id)
             return render_error(
                 LifecycleError(
                     "timeout_out_of_range",

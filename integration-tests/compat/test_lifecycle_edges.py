@@ -1,0 +1,129 @@
+"""The lifecycle tools at their edges: a ``gameId`` with spaces around it, the order in which
+``games_start`` checks its arguments, a connect with nothing to attach to, a game whose entry
+is removed while it runs, and the status after a stop of our own."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from .harness import ConfigDir, OpenBridge, start_game
+from .results import data, next_tools, text_of
+
+NOT_FOUND = "Game '{}' not found. Use games_list to see available games."
+
+
+@pytest.mark.parametrize(
+    "tool",
+    ["games_show", "games_status", "games_start", "games_stop", "games_kill", "games_connect"],
+)
+@pytest.mark.parametrize("game_id", [" compat", "compat "])
+async def test_a_game_id_with_spaces_around_it_is_not_the_game(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tool: str, game_id: str
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            refused = await client.call_tool(tool, {"gameId": game_id})
+            status = data(await client.call_tool("games_status", {"gameId": "compat"}))
+    assert refused.is_error, text_of(refused)
+    assert data(refused)["code"] == "game_not_found"
+    assert text_of(refused).splitlines()[0] == NOT_FOUND.format(game_id)
+    assert status["status"] == "stopped"  # nothing was started
+
+
+@pytest.mark.parametrize("timeout", [0, -1, 3601, "0"])
+async def test_start_looks_the_game_up_before_it_checks_the_timeout(
+    open_bridge: OpenBridge, config_dir: ConfigDir, timeout: object
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            unknown = await client.call_tool("games_start", {"gameId": "nope", "timeout": timeout})
+            known = await client.call_tool("games_start", {"gameId": "compat", "timeout": timeout})
+    assert unknown.is_error and data(unknown)["code"] == "game_not_found", text_of(unknown)
+    assert text_of(unknown).splitlines()[0] == NOT_FOUND.format("nope")
+    assert known.is_error and data(known)["code"] == "timeout_out_of_range", text_of(known)
+    assert (data(known)["minimum"], data(known)["maximum"]) == (1, 3600)
+
+
+async def test_a_connect_with_no_claim_suggests_status_then_start(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            refused = await client.call_tool("games_connect", {"gameId": "compat"})
+    assert refused.is_error
+    assert data(refused)["code"] == "endpoint_unavailable"
+    assert data(refused)["causeClass"] == "environment"
+    assert next_tools(refused) == ["games_status", "games_start"]
+
+
+async def test_a_stop_of_our_own_leaves_no_disconnect_in_the_status(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            await start_game(client)
+            stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+            status = await client.call_tool("games_status", {"gameId": "compat"})
+            await start_game(client)
+            running = await client.call_tool("games_status", {"gameId": "compat"})
+            await client.call_tool("games_stop", {"gameId": "compat"})
+    assert text_of(status) == "**compat** (Compat game compat): stopped\n"
+    assert "lastDisconnect" not in data(status)
+    assert (
+        text_of(running) == "**compat** (Compat game compat): running (GABS controls the process)\n"
+    )
+    assert "lastDisconnect" not in data(running)
+
+
+async def test_a_running_game_whose_entry_was_removed_is_shown_unconfigured(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    config_dir.game("gone")
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "gone")
+            del config_dir.games["gone"]
+            config_dir.write()
+            await anyio.sleep(1.5)  # the edit is seen on the next call; let the file settle
+            one = await client.call_tool("games_status", {"gameId": "gone"})
+            every = data(await client.call_tool("games_status", {}))
+            stopped = await client.call_tool("games_stop", {"gameId": "gone"})
+    item = data(one)
+    assert text_of(one) == "**gone** (unconfigured): running (GABS controls the process)\n"
+    assert (item["configured"], item["name"], item["status"]) == (False, "gone", "running")
+    assert item["phase"] == "active"
+    assert next_tools(one) == ["games_stop", "games_kill"]
+    listed = {entry["gameId"]: entry for entry in every["games"]}
+    assert (listed["gone"]["configured"], listed["gone"]["name"]) == (False, "gone")
+    assert [action["tool"] for action in listed["gone"]["nextActions"]] == [
+        "games_stop",
+        "games_kill",
+    ]
+    assert listed["compat"]["configured"] is True
+    assert data(stopped)["code"] == "terminated", text_of(stopped)
+    assert text_of(stopped).startswith("Game 'gone' (gone) was stopped")
+
+
+async def test_a_start_takes_its_profile_as_given(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("plain")
+    config_dir.game("shaped", defaultProfile="low", profiles={"low": {"args": []}})
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            blank = await client.call_tool("games_start", {"gameId": "plain", "profile": " "})
+            padded = await client.call_tool("games_start", {"gameId": "shaped", "profile": " low"})
+            status = data(await client.call_tool("games_status", {}))
+    assert blank.is_error and data(blank)["code"] == "profiles_not_configured", text_of(blank)
+    assert text_of(blank).splitlines()[0].startswith('game "plain" has no profiles configured')
+    assert padded.is_error and data(padded)["code"] == "profile_not_found", text_of(padded)
+    assert data(padded)["candidates"] == ["low"]
+    assert text_of(padded).splitlines()[0] == 'game "shaped" has no profile " low"'
+    assert {item["status"] for item in status["games"]} == {"stopped"}  # nothing was started
