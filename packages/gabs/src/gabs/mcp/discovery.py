@@ -101,7 +101,7 @@ def _property_lines(schema: Any, heading: str, *, output: bool) -> list[str]:
         prop = properties[name] if isinstance(properties[name], dict) else {}
         kind, nullable = schema_type(prop)
         tags = [kind]
-        if (nullable if output else name not in required):
+        if nullable if output else name not in required:
             tags.append("optional")
         if not output and "default" in prop:
             tags.append(f"default: {go_json(prop['default'])}")
