@@ -84,3 +84,25 @@ async def test_a_tool_without_description_is_summarized_by_its_game(
         "wire/nullable": "Nullable fields.",
         "wire/throw": "Throws.",
     }
+
+
+async def test_games_tools_lists_each_tools_parameters_and_returns(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("lg", script=LIBGAB_WIRE_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            tools = await client.call_tool("games_tools", {"gameId": "lg"})
+            await client.call_tool("games_stop", {"gameId": "lg"})
+    lines = text_of(tools).splitlines()
+    at = lines.index("• **lg_wire_nullable** - Nullable fields. (Game: lg)")
+    assert lines[at + 1 : at + 8] == [
+        "  Parameters:",
+        "    - `count` (integer, optional, default: 7)",
+        "    - `label` (string): A label",
+        "  Returns:",
+        "    - `count` (integer): How many",
+        "    - `name` (string, optional): The name",
+        "• **lg_wire_throw** - Throws. (Game: lg)",
+    ]

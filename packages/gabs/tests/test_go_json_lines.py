@@ -7,7 +7,6 @@ import mcp_types as types
 import pytest
 
 from gabs.call_outcome import CallOutcome
-
 from gabs.go_format import go_json
 from gabs.mcp.call_results import game_call_result
 from gabs.mcp.discovery import parameter_lines, returns_lines, schema_type

@@ -291,6 +291,7 @@ class DiscoveryTools:
             for entry in page:
                 lines.append(f"• **{entry.exposed}** - {described(entry)}")
                 lines += parameter_lines(entry.tool.input_schema)
+                lines += returns_lines(entry.tool.output_schema)
         else:
             lines = [f"Game-Specific Tools Available {shown}"]
             current = None
@@ -302,6 +303,7 @@ class DiscoveryTools:
                     lines += ["", f"**{current}** ({status}):"]
                 lines.append(f"  • {entry.exposed} - {described(entry)}")
                 lines += parameter_lines(entry.tool.input_schema)
+                lines += returns_lines(entry.tool.output_schema)
         lines.append(
             "\nUse games_tool_names for a smaller list and games_tool_detail for one tool."
         )
