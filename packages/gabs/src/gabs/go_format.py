@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any, Final
 
@@ -42,20 +43,21 @@ def go_quote(text: str) -> str:
 
 
 #: What Go's ``json.Marshal`` escapes in a string beyond what JSON requires (HTML-safe output).
-_JSON_ESCAPES: Final = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
+#: None of them can occur outside a string in JSON text, so they are replaced in the whole text.
+_JSON_ESCAPES: Final = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
-
-def _go_string(text: str) -> str:
-    encoded = json.dumps(text, ensure_ascii=False)
-    for char, escape in _JSON_ESCAPES.items():
-        encoded = encoded.replace(char, escape)
-    return encoded
+#: A string token, or a number token that Python wrote as a float (a fraction or an exponent).
+_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][-+]?\d+|-?\d+\.\d+')
+#: Cheap test for whether the text may hold a float Go writes otherwise: a whole one (``5.0``)
+#: or one in exponent notation (``1e-05``, ``1e+16``), as Python's encoder writes them. A
+#: string may match too; then the tokens are read properly.
+_MAYBE_REWRITE: Final = re.compile(r"\d\.0(?!\d)|\de[-+]\d")
 
 
 def _go_float(number: float) -> str:
@@ -71,18 +73,27 @@ def _go_float(number: float) -> str:
     return format(Decimal(repr(number)).normalize(), "f")
 
 
+def _go_token(match: re.Match[str]) -> str:
+    token = match.group()
+    if token[0] == '"':
+        return token
+    if "e" not in token and "E" not in token:
+        # Python's repr is fixed notation here with the shortest digits, as Go's; only a
+        # whole number keeps a fraction that Go leaves out.
+        return token[:-2] if token.endswith(".0") else token
+    return _go_float(float(token))
+
+
 def go_json(value: Any) -> str:
     """``value`` as Go's ``json.Marshal`` writes a decoded JSON document: compact, object keys
-    sorted, ``<``, ``>`` and ``&`` escaped, floats in Go's notation (``5.0`` is ``5``)."""
-    if isinstance(value, dict):
-        members = (f"{_go_string(str(key))}:{go_json(value[key])}" for key in sorted(value))
-        return "{" + ",".join(members) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(go_json(item) for item in value) + "]"
-    if isinstance(value, str):
-        return _go_string(value)
-    if value is None or isinstance(value, (bool, int)):
-        return json.dumps(value)
-    if isinstance(value, float):
-        return _go_float(value)
-    return _go_string(str(value))
+    sorted, ``<``, ``>`` and ``&`` escaped, floats in Go's notation (``5.0`` is ``5``).
+
+    Python's C encoder writes the text (a game's result can be hundreds of kilobytes); only the
+    float tokens, when there are any, are rewritten afterwards, outside strings."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    for char, escape in _JSON_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    if _MAYBE_REWRITE.search(text):
+        text = _TOKEN.sub(_go_token, text)
+    return text
