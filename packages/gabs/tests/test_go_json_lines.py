@@ -32,6 +32,19 @@ def test_go_json_writes_as_go_json_marshal(value: object, expected: str) -> None
     assert go_json(value) == expected
 
 
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        # Text inside strings that looks like a float Go writes otherwise is left alone.
+        ({"v": "5.0", "w": "1e-05", "x": 5.0}, '{"v":"5.0","w":"1e-05","x":5}'),
+        (['a "1.0" \\', 1e-05, "\\", 2.0], '["a \\"1.0\\" \\\\",0.00001,"\\\\",2]'),
+        ({"1.0": [10.0, 100.5, 1e-4]}, '{"1.0":[10,100.5,0.0001]}'),
+    ],
+)
+def test_go_json_rewrites_only_number_tokens(value: object, expected: str) -> None:
+    assert go_json(value) == expected
+
+
 def test_a_game_result_without_text_is_written_as_go_json() -> None:
     outcome = CallOutcome(
         executed=True, status="ok", tool="wire/mixed", result={"zeta": "<x>", "alpha": 5.0}
