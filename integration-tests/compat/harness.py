@@ -22,6 +22,7 @@ from .results import process_alive, text_of, wait_gone
 __all__ = [
     "GAME_SCRIPT",
     "INTERLEAVING_GAME",
+    "LIBGAB_WIRE_GAME",
     "REQUEST_TIMEOUT",
     "ConfigDir",
     "OpenBridge",
@@ -39,6 +40,8 @@ HERE = Path(__file__).resolve().parent
 GAME_SCRIPT = HERE / "compat_game.py"
 #: The game that interleaves overlapping replies as the C# runtime 1.0.3 does.
 INTERLEAVING_GAME = HERE / "interleaving_game.py"
+#: The game that answers with the C# runtime 1.0.3's wire output, quirks included.
+LIBGAB_WIRE_GAME = HERE / "libgab_wire_game.py"
 #: Seconds a bridge may take to answer one MCP request (a start included).
 REQUEST_TIMEOUT = 60.0
 

@@ -1,10 +1,15 @@
-"""How the Go bridge formats a string with ``%q``, for the lines a user or script compares."""
+"""How the Go bridge formats values in the lines a user or script compares: a string with
+``%q`` (:func:`go_quote`) and a JSON value with ``json.Marshal`` (:func:`go_json`)."""
 
 from __future__ import annotations
 
-from typing import Final
+import json
+import math
+import re
+from decimal import Decimal
+from typing import Any, Final
 
-__all__ = ["go_quote"]
+__all__ = ["go_json", "go_quote"]
 
 _ESCAPES: Final = {
     "\a": "\\a",
@@ -35,3 +40,60 @@ def go_quote(text: str) -> str:
         else:
             out.append(f"\\U{point:08x}")
     return '"' + "".join(out) + '"'
+
+
+#: What Go's ``json.Marshal`` escapes in a string beyond what JSON requires (HTML-safe output).
+#: None of them can occur outside a string in JSON text, so they are replaced in the whole text.
+_JSON_ESCAPES: Final = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+
+#: A string token, or a number token that Python wrote as a float (a fraction or an exponent).
+_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][-+]?\d+|-?\d+\.\d+')
+#: Cheap test for whether the text may hold a float Go writes otherwise: a whole one (``5.0``)
+#: or one in exponent notation (``1e-05``, ``1e+16``), as Python's encoder writes them. A
+#: string may match too; then the tokens are read properly.
+_MAYBE_REWRITE: Final = re.compile(r"\d\.0(?!\d)|\de[-+]\d")
+
+
+def _go_float(number: float) -> str:
+    """A float as Go's encoder writes it: fixed notation from 1e-6 up to 1e21, without a
+    fraction when it is whole; else exponent notation with at least one exponent digit."""
+    if not math.isfinite(number):
+        return json.dumps(number)  # not JSON; Go refuses to encode it, Python writes a token
+    magnitude = abs(number)
+    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+        mantissa, exponent = repr(number).split("e")
+        sign = exponent[0]
+        return f"{mantissa}e{sign}{exponent[1:].lstrip('0') or '0'}"
+    return format(Decimal(repr(number)).normalize(), "f")
+
+
+def _go_token(match: re.Match[str]) -> str:
+    token = match.group()
+    if token[0] == '"':
+        return token
+    if "e" not in token and "E" not in token:
+        # Python's repr is fixed notation here with the shortest digits, as Go's; only a
+        # whole number keeps a fraction that Go leaves out.
+        return token[:-2] if token.endswith(".0") else token
+    return _go_float(float(token))
+
+
+def go_json(value: Any) -> str:
+    """``value`` as Go's ``json.Marshal`` writes a decoded JSON document: compact, object keys
+    sorted, ``<``, ``>`` and ``&`` escaped, floats in Go's notation (``5.0`` is ``5``).
+
+    Python's C encoder writes the text (a game's result can be hundreds of kilobytes); only the
+    float tokens, when there are any, are rewritten afterwards, outside strings."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    for char, escape in _JSON_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    if _MAYBE_REWRITE.search(text):
+        text = _TOKEN.sub(_go_token, text)
+    return text

@@ -3,7 +3,8 @@
 A call the game answered passes through (ARCHITECTURE decision 13): ``structuredContent`` is the
 game's own result object (any other JSON value is wrapped as ``{"value": ...}``, as the Go
 bridge does), and the text is the result's ``text`` string when it has one, otherwise the whole
-result as JSON. Nothing is cut.
+result as JSON written as the Go bridge writes it (keys sorted, ``<>&`` escaped, Go's
+numbers). Nothing is cut.
 
 What the bridge adds goes into ``_meta`` under :data:`CALL_META_KEY`: ``executed``, ``status``,
 ``gameId``, ``tool``, ``operationId``, ``durationMs``, ``valueWrapped`` (the result was not an
@@ -27,6 +28,7 @@ import mcp_types as types
 
 from gabp.messages import Attention
 from gabs.call_outcome import CallOutcome
+from gabs.go_format import go_json
 from gabs.mcp.envelope import (
     NextAction,
     cause_class,
@@ -95,7 +97,7 @@ def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
     structured: dict[str, Any] = {"value": result} if wrapped else result
     text = structured.get("text")
     if not isinstance(text, str):
-        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"), default=str)
+        text = go_json(structured)
     return structured, text, wrapped
 
 

@@ -25,6 +25,7 @@ from typing import Any, Final
 import mcp_types as types
 
 from gabs.games import GameError, GameManager
+from gabs.go_format import go_json
 from gabs.mcp.calls import CallTools
 from gabs.mcp.envelope import NextAction
 from gabs.mcp.rendering import text_result
@@ -73,22 +74,53 @@ def described(entry: NamedTool) -> str:
     return f"{entry.tool.description} (Game: {entry.game_id})"
 
 
-def parameter_lines(schema: dict[str, Any]) -> list[str]:
-    """``  Parameters:`` and one ``    - `name` (type[, optional])[: description]`` line per
-    input property, by name (the Go bridge's layout)."""
-    properties = schema.get("properties") or {}
+def schema_type(prop: dict[str, Any]) -> tuple[str, bool]:
+    """A property's type as the Go bridge names it (a list joined with `` | ``, ``any`` when
+    none) and whether it may be null (``null`` in the list, or Lib.GAB's ``nullable: true``)."""
+    declared = prop.get("type")
+    nullable = prop.get("nullable") is True
+    if isinstance(declared, str):
+        return declared, nullable
+    if isinstance(declared, list):
+        names = [name for name in declared if isinstance(name, str)]
+        nullable = nullable or "null" in names
+        names = [name for name in names if name != "null"]
+        if names:
+            return " | ".join(names), nullable
+    return "any", nullable
+
+
+def _property_lines(schema: Any, heading: str, *, output: bool) -> list[str]:
+    properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict) or not properties:
         return []
-    required = set(schema.get("required") or ())
-    lines = ["  Parameters:"]
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    lines = [heading]
     for name in sorted(properties):
         prop = properties[name] if isinstance(properties[name], dict) else {}
-        tags = [str(prop.get("type", "any"))]
-        if name not in required:
+        kind, nullable = schema_type(prop)
+        tags = [kind]
+        if nullable if output else name not in required:
             tags.append("optional")
-        text = f": {prop['description']}" if prop.get("description") else ""
+        if not output and "default" in prop:
+            tags.append(f"default: {go_json(prop['default'])}")
+        description = prop.get("description")
+        text = f": {description}" if isinstance(description, str) and description else ""
         lines.append(f"    - `{name}` ({', '.join(tags)}){text}")
     return lines
+
+
+def parameter_lines(schema: dict[str, Any]) -> list[str]:
+    """``  Parameters:`` and one ``    - `name` (type[, optional][, default: v])[: description]``
+    line per input property, by name (the Go bridge's layout)."""
+    return _property_lines(schema, "  Parameters:", output=False)
+
+
+def returns_lines(schema: Any) -> list[str]:
+    """``  Returns:`` and one ``    - `name` (type[, optional])[: description]`` line per output
+    property, by name; ``optional`` marks a member that may be null (the Go bridge's layout)."""
+    return _property_lines(schema, "  Returns:", output=True)
 
 
 def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, Any]:
@@ -110,7 +142,7 @@ def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, A
         if tool.result_description:
             item["resultDescription"] = tool.result_description
     elif brief:
-        summary = brief_description(tool.description)
+        summary = brief_description(described(entry))
         if summary:
             item["summary"] = summary
     return item
@@ -235,10 +267,9 @@ class DiscoveryTools:
         tool = entry.tool
         lines = [f"Tool detail for '{entry.exposed}' in game '{runtime.id}'"]
         lines += ["", described(entry)]
-        lines.append(f"\nOriginal name: {entry.legacy_name} (GABP name {entry.gabp_name})")
+        lines.append(f"\nOriginal name: {entry.legacy_name}")
         lines += parameter_lines(tool.input_schema)
-        if tool.result_description:
-            lines.append(f"  Returns: {tool.result_description}")
+        lines += returns_lines(tool.output_schema)
         data["nextActions"] = [
             NextAction(
                 "games_call_tool",
@@ -260,6 +291,7 @@ class DiscoveryTools:
             for entry in page:
                 lines.append(f"• **{entry.exposed}** - {described(entry)}")
                 lines += parameter_lines(entry.tool.input_schema)
+                lines += returns_lines(entry.tool.output_schema)
         else:
             lines = [f"Game-Specific Tools Available {shown}"]
             current = None
@@ -271,6 +303,7 @@ class DiscoveryTools:
                     lines += ["", f"**{current}** ({status}):"]
                 lines.append(f"  • {entry.exposed} - {described(entry)}")
                 lines += parameter_lines(entry.tool.input_schema)
+                lines += returns_lines(entry.tool.output_schema)
         lines.append(
             "\nUse games_tool_names for a smaller list and games_tool_detail for one tool."
         )
