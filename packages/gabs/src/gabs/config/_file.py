@@ -25,6 +25,7 @@ from gabp.handoff import write_secret_file
 
 from ._issues import ConfigError, ConfigIssue, UnknownGameError, game_pointer
 from ._json import DecodeError, decode_document, duplicate_members
+from ._layout import encode_document
 from ._model import GameConfig, Settings
 from ._read import read_game, read_settings
 from ._rules import check_extensions, check_game_id, directory_key
@@ -245,8 +246,9 @@ class GabsConfig:
         return document
 
     def save(self) -> Path:
-        """Write the config atomically with mode 0600 (it may hold secrets); return its path."""
-        data = (json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        """Write the config atomically with mode 0600 (it may hold secrets), laid out as the Go
+        bridge writes it (:func:`~._layout.encode_document`); return its path."""
+        data = encode_document(self.to_json())
         try:
             write_secret_file(self.path, data)
         except OSError as exc:

@@ -1,0 +1,84 @@
+"""What ``games add`` / ``games remove`` leave in config.json: the Go bridge's bytes.
+
+The expected bytes were written by the Go bridge (GABS 1.1.0) for the same commands on the same
+files; the only difference allowed is that keys it does not know are kept, after the known ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gabs.cli import run
+
+#: ``gabs games add m`` (stdin not a terminal) in a config dir that does not exist yet.
+GO_FRESH_ADD = (
+    b'{\n  "version": "1.0",\n  "games": {\n    "m": {\n      "id": "m",\n      "name": "m",\n'
+    b'      "launchMode": "DirectPath",\n      "target": ""\n    }\n  },\n'
+    b'  "toolNormalization": {\n    "enableOpenAINormalization": true,\n'
+    b'    "maxToolNameLength": 64,\n    "preserveOriginalName": true\n  },\n'
+    b'  "portRanges": {}\n}'
+)
+
+#: A file with unknown keys, unsorted maps, an empty ``args``, HTML characters and zeroes.
+EXISTING = {
+    "version": "1.0",
+    "extra": {"k": 1},
+    "games": {
+        "z": {
+            "id": "z",
+            "name": "Z",
+            "launchMode": "CustomCommand",
+            "target": "/bin/x<y>&",
+            "foo": 2,
+            "env": {"B": "1", "A": "2"},
+            "args": [],
+        }
+    },
+    "toolNormalization": {"maxToolNameLength": 0},
+    "timeouts": {"startup": {}},
+}
+
+#: ``gabs games add m`` on that file (Go drops ``extra`` and ``foo``; we keep them, last).
+GO_ADD_TO_EXISTING = (
+    b'{\n  "version": "1.0",\n  "games": {\n    "m": {\n      "id": "m",\n      "name": "m",\n'
+    b'      "launchMode": "DirectPath",\n      "target": ""\n    },\n    "z": {\n'
+    b'      "id": "z",\n      "name": "Z",\n      "launchMode": "CustomCommand",\n'
+    b'      "target": "/bin/x\\u003cy\\u003e\\u0026",\n      "env": {\n        "A": "2",\n'
+    b'        "B": "1"\n      },\n      "foo": 2\n    }\n  },\n  "toolNormalization": {\n'
+    b'    "maxToolNameLength": 64\n  },\n  "portRanges": {},\n  "timeouts": {\n'
+    b'    "startup": {\n      "processStartSeconds": 10,\n      "gabpConnectSeconds": 60\n'
+    b'    }\n  },\n  "extra": {\n    "k": 1\n  }\n}'
+)
+
+
+@pytest.fixture(autouse=True)
+def _not_a_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False, raising=False)
+
+
+def _games(*args: str, config_dir: Path) -> int:
+    return run(["games", *args, "--configDir", str(config_dir)])
+
+
+def test_add_to_a_missing_config_dir_writes_the_go_bridge_bytes(tmp_path: Path) -> None:
+    config_dir = tmp_path / "new"
+    assert _games("add", "m", config_dir=config_dir) == 0
+    assert (config_dir / "config.json").read_bytes() == GO_FRESH_ADD
+
+
+def test_add_and_remove_rewrite_in_go_layout_keeping_unknown_keys(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(EXISTING, indent=4), encoding="utf-8")
+    assert _games("add", "m", config_dir=tmp_path) == 0
+    assert path.read_bytes() == GO_ADD_TO_EXISTING
+    assert _games("remove", "m", config_dir=tmp_path) == 0
+    after = path.read_bytes()
+    assert not after.endswith(b"\n")
+    assert b'"m"' not in after and b'"foo": 2' in after and b'"extra"' in after
+    if os.name == "posix":
+        assert path.stat().st_mode & 0o777 == 0o600
