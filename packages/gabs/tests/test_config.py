@@ -476,11 +476,12 @@ def test_a_wrong_top_level_value_makes_the_whole_file_invalid(tmp_path: Path) ->
     [
         (
             b'{"games": {',
-            "is not valid JSON: Expecting property name enclosed in "
+            "failed to parse config file: not valid JSON: Expecting property name enclosed in "
             "double quotes (line 1, column 12)",
         ),
-        (b"\xff\xfe{}", "is not UTF-8 (byte 0)"),
-        (b"[]", "invalid configuration"),
+        (b"\xff\xfe{}", "failed to parse config file: not UTF-8 (byte 0)"),
+        (b"\xef\xbb\xbf{}", "failed to parse config file: not valid JSON: a byte order mark"),
+        (b"[]", "invalid configuration:\n  /: must be a JSON object"),
     ],
 )
 def test_a_file_that_is_not_a_json_object_is_refused(

@@ -82,3 +82,51 @@ def test_add_and_remove_rewrite_in_go_layout_keeping_unknown_keys(tmp_path: Path
     assert b'"m"' not in after and b'"foo": 2' in after and b'"extra"' in after
     if os.name == "posix":
         assert path.stat().st_mode & 0o777 == 0o600
+
+
+# -- how an unusable file is reported (the Go bridge's framing, our details) --
+
+
+def test_an_invalid_file_is_reported_in_the_go_bridge_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_bytes(b'{"version":"1.0","version":"1.0","games":{}}')
+    assert _games("list", config_dir=tmp_path) == 1
+    assert capsys.readouterr().err == (
+        "failed to load games config: invalid configuration:\n  /version: duplicate JSON member\n"
+    )
+    assert _games("doctor", "a", config_dir=tmp_path) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "Configuration: invalid\n"
+        "  configuration sha256:f73916c6c698 is invalid: invalid configuration:\n"
+        "    /version: duplicate JSON member\n"
+        "Game 'a': not found in configuration\n"
+    )
+
+
+def test_a_directory_in_place_of_the_file_is_reported_as_go_reports_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").mkdir()
+    assert _games("list", config_dir=tmp_path) == 1
+    where = tmp_path / "config.json"
+    assert capsys.readouterr().err == (
+        f"failed to load games config: failed to read config file: read {where}: is a directory\n"
+    )
+    assert _games("doctor", "a", config_dir=tmp_path) == 1
+    assert capsys.readouterr().out.startswith(
+        f"Configuration: invalid\n  configuration unreadable is invalid: read {where}: "
+        "is a directory\n"
+    )
+
+
+def test_a_byte_order_mark_is_refused_as_the_go_bridge_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").write_bytes(b'\xef\xbb\xbf{"version":"1.0","games":{}}')
+    assert _games("list", config_dir=tmp_path) == 1
+    assert capsys.readouterr().err.startswith(
+        "failed to load games config: failed to parse config file: "
+    )

@@ -230,7 +230,7 @@ def games_doctor(args: argparse.Namespace) -> int:
         config = GabsConfig.load(args.config_dir)
     except ConfigError as exc:
         report.fail("Configuration: invalid")
-        for line in str(exc).splitlines():
+        for line in exc.invalid_text().splitlines():
             print(f"  {line}")
         config = GabsConfig(args.config_dir)
     game_id = args.game_id

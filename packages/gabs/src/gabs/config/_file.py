@@ -23,7 +23,15 @@ from typing import Any, Final
 
 from gabp.handoff import write_secret_file
 
-from ._issues import ConfigError, ConfigIssue, UnknownGameError, game_pointer
+from ._issues import (
+    PARSE_FAILED,
+    READ_FAILED,
+    ConfigError,
+    ConfigIssue,
+    UnknownGameError,
+    game_pointer,
+    read_failure,
+)
 from ._json import DecodeError, decode_document, duplicate_members
 from ._layout import encode_document
 from ._model import GameConfig, Settings
@@ -186,7 +194,9 @@ class GabsConfig:
         except FileNotFoundError:
             return config
         except OSError as exc:
-            raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", source=path) from None
+            raise ConfigError(
+                READ_FAILED + read_failure(path, exc), source=path, revision="unreadable"
+            ) from None
         config._apply_bytes(raw)
         return config
 
@@ -196,7 +206,7 @@ class GabsConfig:
         try:
             document = decode_document(raw)
         except DecodeError as exc:
-            raise ConfigError(f"{path} is {exc}", source=path, revision=revision) from None
+            raise ConfigError(PARSE_FAILED + str(exc), source=path, revision=revision) from None
         self._apply(document, source=path, revision=revision)
         self.exists = True
 
@@ -212,10 +222,9 @@ class GabsConfig:
         return config
 
     def _apply(self, document: object, *, source: Path | None, revision: str) -> None:
-        where = f" {source}" if source is not None else ""
         if not isinstance(document, dict):
             raise ConfigError(
-                f"invalid configuration{where}",
+                "invalid configuration:",
                 [ConfigIssue("", "must be a JSON object")],
                 source=source,
                 revision=revision,
@@ -223,7 +232,7 @@ class GabsConfig:
         parsed = _Parsed(document)
         if parsed.errors:
             raise ConfigError(
-                f"invalid configuration{where}", parsed.errors, source=source, revision=revision
+                "invalid configuration:", parsed.errors, source=source, revision=revision
             )
         self.settings = parsed.settings
         self._games = parsed.games
