@@ -272,8 +272,8 @@ def test_an_id_that_differs_from_its_key_and_ids_that_collide_are_refused() -> N
     found = broken(
         {"games": {"Alpha": {"target": "/x"}, "alpha": {"target": "/y"}, "b": {"id": "c"}}}
     )
-    assert found["b"] == ["/games/b/id: entry is keyed 'b' but declares id 'c'; they must match"]
-    assert "maps to the same runtime directory as 'Alpha'" in found["alpha"][0]
+    assert found["b"] == ['/games/b/id: entry is keyed "b" but declares id "c"; they must match']
+    assert 'maps to the same runtime directory as "Alpha"' in found["alpha"][0]
 
 
 def test_the_launch_context_rules_name_their_pointer() -> None:
@@ -312,16 +312,16 @@ def test_the_launch_context_rules_name_their_pointer() -> None:
     assert found == [
         "/games/g/env/GABS_X: environment keys with the reserved "
         "prefixes GABS_/GABP_ are not allowed",
-        "/games/g/env/bad-name: environment key 'bad-name' must match the "
+        '/games/g/env/bad-name: environment key "bad-name" must match the '
         "portable identifier grammar ^[A-Za-z_][A-Za-z0-9_]*$",
-        "/games/g/unsetEnv/1: duplicate unsetEnv entry 'OK'",
+        '/games/g/unsetEnv/1: duplicate unsetEnv entry "OK"',
         "/games/g/profiles/dev/workingDir: working directory must be an absolute path",
         "/games/g/defaultProfile: defaultProfile is required when profiles are configured",
         "/games/g/launchInputs/level/description: description is required",
         "/games/g/launchInputs/level: integer inputs must use "
         "${value} at least once in their bindings",
         "/games/g/launchInputs/level: minimum must not exceed maximum",
-        "/games/g/launchInputs/name/enum/0: enum value 'Ab' does not match the "
+        '/games/g/launchInputs/name/enum/0: enum value "Ab" does not match the '
         "declared pattern; every start would reject it",
         "/games/g/lifecycle/status/timeoutSeconds: timeoutSeconds must "
         "be between 1 and 60 for status hooks",

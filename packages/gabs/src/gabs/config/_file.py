@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from gabp.handoff import write_secret_file
 
+from ..go_format import go_quote
 from ._issues import (
     PARSE_FAILED,
     READ_FAILED,
@@ -141,8 +142,9 @@ class _Parsed:
                 issues.append(
                     ConfigIssue(
                         path,
-                        f"game ID {game_id!r} maps to the same runtime directory as "
-                        f"{owners[key]!r} on a case- or normalization-insensitive filesystem; "
+                        f"game ID {go_quote(game_id)} maps to the same runtime directory as "
+                        f"{go_quote(owners[key])} on a case- or normalization-insensitive "
+                        "filesystem; "
                         "use distinct IDs",
                     )
                 )
@@ -338,8 +340,9 @@ class GabsConfig:
         for other in self.game_ids:
             if other != game.id and directory_key(other) == key:
                 raise ConfigError(
-                    f"game ID {game.id!r} maps to the same runtime directory as {other!r} on a "
-                    "case- or normalization-insensitive filesystem; use distinct IDs"
+                    f"game ID {go_quote(game.id)} maps to the same runtime directory as "
+                    f"{go_quote(other)} on a case- or normalization-insensitive filesystem; "
+                    "use distinct IDs"
                 )
         self._games[game.id] = checked.game(game.id)
         self._broken.pop(game.id, None)

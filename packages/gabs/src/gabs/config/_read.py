@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from ..go_format import go_quote
 from ._issues import escape_pointer, game_pointer
 from ._model import (
     DEFAULT_PROCESS_START_SECONDS,
@@ -228,7 +229,8 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
     if declared and declared != game_id:
         values.error(
             f"{path}/id",
-            f"entry is keyed {game_id!r} but declares id {declared!r}; they must match",
+            f"entry is keyed {go_quote(game_id)} but declares id {go_quote(declared)}; "
+            "they must match",
         )
     mode = values.string(found.get("launchMode"), f"{path}/launchMode") or "DirectPath"
     if mode not in LAUNCH_MODES:
