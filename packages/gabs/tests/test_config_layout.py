@@ -130,3 +130,20 @@ def test_a_byte_order_mark_is_refused_as_the_go_bridge_refuses_it(
     assert capsys.readouterr().err.startswith(
         "failed to load games config: failed to parse config file: "
     )
+
+
+def test_an_integer_the_go_bridge_cannot_hold_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the Go bridge refuses the whole file: its int has 64 bits
+    (tmp_path / "config.json").write_text(
+        '{"version":"1.0","games":{},'
+        '"timeouts":{"startup":{"processStartSeconds":99999999999999999999}}}',
+        encoding="utf-8",
+    )
+    assert _games("list", config_dir=tmp_path) == 1
+    assert capsys.readouterr().err == (
+        "failed to load games config: invalid configuration:\n"
+        "  /timeouts/startup/processStartSeconds: must be an integer between "
+        "-9223372036854775808 and 9223372036854775807\n"
+    )
