@@ -147,3 +147,25 @@ def test_an_integer_the_go_bridge_cannot_hold_is_refused(
         "  /timeouts/startup/processStartSeconds: must be an integer between "
         "-9223372036854775808 and 9223372036854775807\n"
     )
+
+
+def test_a_missing_launch_mode_is_shown_as_written_and_started_as_direct_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gabs.config import GabsConfig
+    from gabs.games_views import game_structured
+
+    (tmp_path / "config.json").write_text(
+        '{"version":"1.0","games":{"a":{"id":"a","name":"A","target":"/bin/sleep"}}}',
+        encoding="utf-8",
+    )
+    assert _games("show", "a", config_dir=tmp_path) == 0
+    # the Go bridge prints the empty value (and starts the game as DirectPath)
+    assert capsys.readouterr().out == (
+        "Game Configuration: a\n  Name: A\n  Launch Mode: \n  Target: /bin/sleep\n"
+        "  Attention Mode: gate\n"
+    )
+    game = GabsConfig.load(tmp_path).game("a")
+    assert game.launch_mode == "DirectPath" and game.launchable
+    assert game_structured(game)["launchMode"] == ""
+    assert "writtenLaunchMode" not in game.to_json()

@@ -243,7 +243,7 @@ def games_doctor(args: argparse.Namespace) -> int:
         report.fail(f"Game '{game_id}': not found in configuration")
     else:
         print(f"Game: {game.id}")
-        print(f"Launch Mode: {game.launch_mode}")
+        print(f"Launch Mode: {game.shown_launch_mode}")
         if game.target:
             print(f"Target: {game.target}")
         print("Configuration: valid")

@@ -89,7 +89,7 @@ def show_text(game: GameConfig, warnings: list[str]) -> str:
         f"Game Configuration: {game.id}\n\n",
         f"  ID: {game.id} ({game.name or game.id})\n",
         f"  Use gameId: '{game.id}' (or target: '{game.target}')\n",
-        f"  Launch: {game.launch_mode}\n",
+        f"  Launch: {game.shown_launch_mode}\n",
     ]
     if game.working_dir:
         out.append(f"  Working Directory: {game.working_dir}\n")

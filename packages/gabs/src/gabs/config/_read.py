@@ -232,7 +232,8 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
             f"entry is keyed {go_quote(game_id)} but declares id {go_quote(declared)}; "
             "they must match",
         )
-    mode = values.string(found.get("launchMode"), f"{path}/launchMode") or "DirectPath"
+    written_mode = values.string(found.get("launchMode"), f"{path}/launchMode")
+    mode = written_mode or "DirectPath"
     if mode not in LAUNCH_MODES:
         values.error(f"{path}/launchMode", f"must be one of {', '.join(LAUNCH_MODES)}")
     target = values.string(found.get("target"), f"{path}/target") or ""
@@ -251,6 +252,7 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
         id=game_id,
         name=values.string(found.get("name"), f"{path}/name") or "",
         launch_mode=mode,
+        written_launch_mode=None if written_mode else "",
         target=target,
         args=args,
         working_dir=working_dir or None,
