@@ -169,3 +169,11 @@ def test_a_missing_launch_mode_is_shown_as_written_and_started_as_direct_path(
     assert game.launch_mode == "DirectPath" and game.launchable
     assert game_structured(game)["launchMode"] == ""
     assert "writtenLaunchMode" not in game.to_json()
+
+
+def test_a_broken_entry_is_written_back_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    broken = {"id": "b", "name": 0, "launchMode": "DirectPath", "target": "/x", "args": "x"}
+    path.write_text(json.dumps({"version": "1.0", "games": {"b": broken}}), encoding="utf-8")
+    assert _games("add", "a", config_dir=tmp_path) == 0
+    assert json.loads(path.read_bytes())["games"]["b"] == broken

@@ -68,8 +68,15 @@ _ESCAPES: Final = {
 }
 
 
+def _blank(value: Any) -> bool:
+    """An empty value of any type: what the Go bridge leaves out of a game entry (a wrong
+    type, which only a broken entry can hold, is kept as written)."""
+    return value is None or (isinstance(value, str | list | dict) and not value)
+
+
 def _empty(value: Any) -> bool:
-    return value is None or value == "" or value is False or value == 0 or value in ([], {})
+    """An empty value, ``false`` or ``0`` included (top-level and toolNormalization keys)."""
+    return _blank(value) or value is False or (type(value) is int and value == 0)
 
 
 def _ordered(
@@ -94,7 +101,7 @@ def _game(entry: Any) -> Any:
             return True
         if key == "lifecycle":
             return value is not None
-        return not _empty(value)
+        return not _blank(value)
 
     return _ordered(sorted_maps, _GAME_ORDER, keep)
 
