@@ -177,3 +177,21 @@ def test_a_broken_entry_is_written_back_as_it_was(tmp_path: Path) -> None:
     path.write_text(json.dumps({"version": "1.0", "games": {"b": broken}}), encoding="utf-8")
     assert _games("add", "a", config_dir=tmp_path) == 0
     assert json.loads(path.read_bytes())["games"]["b"] == broken
+
+
+def test_doctor_prints_only_the_permission_bits_of_a_directory_in_place_of_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").mkdir(mode=0o755)
+    (tmp_path / "config.json").chmod(0o755)
+    assert _games("doctor", "a", config_dir=tmp_path) == 1
+    # the Go bridge prints the mode's permission bits: -rwxr-xr-x, not drwxr-xr-x
+    assert "config file is broadly readable (-rwxr-xr-x): " in capsys.readouterr().out
+
+
+def test_games_show_text_prints_an_empty_name_as_written() -> None:
+    from gabs.config import GameConfig
+    from gabs.games_text import show_text
+
+    text = show_text(GameConfig(id="a", launch_mode="CustomCommand", target="/x"), [])
+    assert "  ID: a ()\n" in text  # the Go bridge prints the name as written

@@ -167,7 +167,7 @@ def _permissions(config_dir: Path, game_id: str) -> None:
                 path.name, ("runtime file", "it may hold runtime or diagnostic details")
             )
             _Report.warn(
-                f"{what} is broadly readable ({stat.filemode(mode)}): {path} — {holds}; "
+                f"{what} is broadly readable (-{stat.filemode(mode)[1:]}): {path} — {holds}; "
                 "tighten to 0600"
             )
 
