@@ -167,7 +167,7 @@ def _permissions(config_dir: Path, game_id: str) -> None:
                 path.name, ("runtime file", "it may hold runtime or diagnostic details")
             )
             _Report.warn(
-                f"{what} is broadly readable ({stat.filemode(mode)}): {path} — {holds}; "
+                f"{what} is broadly readable (-{stat.filemode(mode)[1:]}): {path} — {holds}; "
                 "tighten to 0600"
             )
 
@@ -230,7 +230,7 @@ def games_doctor(args: argparse.Namespace) -> int:
         config = GabsConfig.load(args.config_dir)
     except ConfigError as exc:
         report.fail("Configuration: invalid")
-        for line in str(exc).splitlines():
+        for line in exc.invalid_text().splitlines():
             print(f"  {line}")
         config = GabsConfig(args.config_dir)
     game_id = args.game_id
@@ -243,7 +243,7 @@ def games_doctor(args: argparse.Namespace) -> int:
         report.fail(f"Game '{game_id}': not found in configuration")
     else:
         print(f"Game: {game.id}")
-        print(f"Launch Mode: {game.launch_mode}")
+        print(f"Launch Mode: {game.shown_launch_mode}")
         if game.target:
             print(f"Target: {game.target}")
         print("Configuration: valid")

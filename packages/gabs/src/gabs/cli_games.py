@@ -103,7 +103,7 @@ def games_show(args: argparse.Namespace) -> int:
         return 0
     print(f"Game Configuration: {game.id}")
     print(f"  Name: {game.name}")
-    print(f"  Launch Mode: {game.launch_mode}")
+    print(f"  Launch Mode: {game.shown_launch_mode}")
     print(f"  Target: {game.target}")
     if game.working_dir:
         print(f"  Working Directory: {game.working_dir}")

@@ -253,7 +253,7 @@ class StatusMixin(ConnectMixin):
                 if game.profiles:
                     item["profiles"] = sorted(game.profiles)
                     item["defaultProfile"] = game.default_profile
-                item["launchMode"] = game.launch_mode
+                item["launchMode"] = game.shown_launch_mode
             else:
                 item["configError"] = [str(issue) for issue in config.broken.get(game_id, ())]
             warnings = config.game_warnings(game_id)

@@ -87,9 +87,9 @@ def show_text(game: GameConfig, warnings: list[str]) -> str:
     """The ``games_show`` text: the entry, how to start it, its contexts and its warnings."""
     out = [
         f"Game Configuration: {game.id}\n\n",
-        f"  ID: {game.id} ({game.name or game.id})\n",
+        f"  ID: {game.id} ({game.name})\n",
         f"  Use gameId: '{game.id}' (or target: '{game.target}')\n",
-        f"  Launch: {game.launch_mode}\n",
+        f"  Launch: {game.shown_launch_mode}\n",
     ]
     if game.working_dir:
         out.append(f"  Working Directory: {game.working_dir}\n")

@@ -109,7 +109,7 @@ def game_structured(game: GameConfig) -> dict[str, Any]:
     item: dict[str, Any] = {
         "gameId": game.id,
         "name": game.name,
-        "launchMode": game.launch_mode,
+        "launchMode": game.shown_launch_mode,
         "target": game.target,
         "hasStopProcessName": bool(game.stop_process_name),
     }

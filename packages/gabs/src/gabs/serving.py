@@ -64,7 +64,7 @@ def _serve(
     try:
         config = GabsConfig.load(config_dir)
     except ConfigError as exc:
-        print(f"gabs: failed to load games config: {exc}", file=sys.stderr)
+        print(f"gabs: failed to load games config: {exc.invalid_text()}", file=sys.stderr)
         return 1
     if config.location_note:
         print(f"gabs: note: {config.location_note}", file=sys.stderr)

@@ -23,8 +23,18 @@ from typing import Any, Final
 
 from gabp.handoff import write_secret_file
 
-from ._issues import ConfigError, ConfigIssue, UnknownGameError, game_pointer
+from ..go_format import go_quote
+from ._issues import (
+    PARSE_FAILED,
+    READ_FAILED,
+    ConfigError,
+    ConfigIssue,
+    UnknownGameError,
+    game_pointer,
+    read_failure,
+)
 from ._json import DecodeError, decode_document, duplicate_members
+from ._layout import encode_document
 from ._model import GameConfig, Settings
 from ._read import read_game, read_settings
 from ._rules import check_extensions, check_game_id, directory_key
@@ -132,8 +142,9 @@ class _Parsed:
                 issues.append(
                     ConfigIssue(
                         path,
-                        f"game ID {game_id!r} maps to the same runtime directory as "
-                        f"{owners[key]!r} on a case- or normalization-insensitive filesystem; "
+                        f"game ID {go_quote(game_id)} maps to the same runtime directory as "
+                        f"{go_quote(owners[key])} on a case- or normalization-insensitive "
+                        "filesystem; "
                         "use distinct IDs",
                     )
                 )
@@ -185,7 +196,9 @@ class GabsConfig:
         except FileNotFoundError:
             return config
         except OSError as exc:
-            raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", source=path) from None
+            raise ConfigError(
+                READ_FAILED + read_failure(path, exc), source=path, revision="unreadable"
+            ) from None
         config._apply_bytes(raw)
         return config
 
@@ -195,7 +208,7 @@ class GabsConfig:
         try:
             document = decode_document(raw)
         except DecodeError as exc:
-            raise ConfigError(f"{path} is {exc}", source=path, revision=revision) from None
+            raise ConfigError(PARSE_FAILED + str(exc), source=path, revision=revision) from None
         self._apply(document, source=path, revision=revision)
         self.exists = True
 
@@ -211,10 +224,9 @@ class GabsConfig:
         return config
 
     def _apply(self, document: object, *, source: Path | None, revision: str) -> None:
-        where = f" {source}" if source is not None else ""
         if not isinstance(document, dict):
             raise ConfigError(
-                f"invalid configuration{where}",
+                "invalid configuration:",
                 [ConfigIssue("", "must be a JSON object")],
                 source=source,
                 revision=revision,
@@ -222,7 +234,7 @@ class GabsConfig:
         parsed = _Parsed(document)
         if parsed.errors:
             raise ConfigError(
-                f"invalid configuration{where}", parsed.errors, source=source, revision=revision
+                "invalid configuration:", parsed.errors, source=source, revision=revision
             )
         self.settings = parsed.settings
         self._games = parsed.games
@@ -245,8 +257,9 @@ class GabsConfig:
         return document
 
     def save(self) -> Path:
-        """Write the config atomically with mode 0600 (it may hold secrets); return its path."""
-        data = (json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        """Write the config atomically with mode 0600 (it may hold secrets), laid out as the Go
+        bridge writes it (:func:`~._layout.encode_document`); return its path."""
+        data = encode_document(self.to_json())
         try:
             write_secret_file(self.path, data)
         except OSError as exc:
@@ -327,8 +340,9 @@ class GabsConfig:
         for other in self.game_ids:
             if other != game.id and directory_key(other) == key:
                 raise ConfigError(
-                    f"game ID {game.id!r} maps to the same runtime directory as {other!r} on a "
-                    "case- or normalization-insensitive filesystem; use distinct IDs"
+                    f"game ID {go_quote(game.id)} maps to the same runtime directory as "
+                    f"{go_quote(other)} on a case- or normalization-insensitive filesystem; "
+                    "use distinct IDs"
                 )
         self._games[game.id] = checked.game(game.id)
         self._broken.pop(game.id, None)

@@ -12,10 +12,16 @@ __all__ = [
     "UnknownGameError",
     "escape_pointer",
     "game_pointer",
+    "read_failure",
 ]
 
 #: ``ConfigIssue.code`` of an issue where a store launch mode refuses launch context.
 MODE_INCOMPATIBLE = "mode_incompatible"
+
+#: How a config file that cannot be read is reported when loading it (the Go bridge's words).
+READ_FAILED = "failed to read config file: "
+#: How a config file that is not JSON is reported (the Go bridge's words).
+PARSE_FAILED = "failed to parse config file: "
 
 
 def escape_pointer(token: str) -> str:
@@ -73,6 +79,20 @@ class ConfigError(ValueError):
         self.summary = message
         lines = [message, *(f"  {problem}" for problem in self.problems)]
         super().__init__("\n".join(lines))
+
+    def invalid_text(self) -> str:
+        """The Go bridge's ``configuration <revision> is invalid: <error>`` (doctor, server)."""
+        text = str(self)
+        if text.startswith(READ_FAILED):
+            text = text[len(READ_FAILED) :]
+        return f"configuration {self.revision or 'unreadable'} is invalid: {text}"
+
+
+def read_failure(path: Path, exc: OSError) -> str:
+    """An unreadable file as the Go bridge words it: ``read <path>: is a directory``."""
+    verb = "read" if isinstance(exc, IsADirectoryError) else "open"
+    reason = exc.strerror or str(exc)
+    return f"{verb} {path}: {reason[:1].lower()}{reason[1:]}"
 
 
 class UnknownGameError(ConfigError, LookupError):

@@ -42,11 +42,17 @@ class DecodeError(ValueError):
 
 
 def decode_document(raw: bytes) -> Any:
-    """Parse bytes as JSON (a UTF-8 BOM is allowed); :class:`DecodeError` when they are not."""
+    """Parse bytes as JSON; :class:`DecodeError` when they are not.
+
+    A byte order mark is refused, as the Go bridge refuses it: a file it cannot read must not
+    look fine here.
+    """
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DecodeError(f"not UTF-8 (byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        raise DecodeError("not valid JSON: a byte order mark (U+FEFF) before the value (line 1)")
     try:
         return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:

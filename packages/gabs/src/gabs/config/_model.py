@@ -69,7 +69,7 @@ class _Json:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         for item in dataclasses.fields(self):  # type: ignore[arg-type]
-            if item.name == "extra":
+            if item.name == "extra" or item.metadata.get("json") is False:
                 continue
             value = getattr(self, item.name)
             if item.default is not dataclasses.MISSING and value == item.default:
@@ -197,10 +197,21 @@ class GameConfig(_Json):
     """Requests the bridge sends this game at once; replaces what the game declares."""
     required_context: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    written_launch_mode: str | None = field(
+        default=None, compare=False, repr=False, metadata={"json": False}
+    )
+    """What the file says when it leaves ``launchMode`` out or empty: ``""`` (it is started as
+    ``DirectPath``, as the Go bridge starts it, and shown as written, as the Go bridge shows
+    it); None otherwise."""
 
     @property
     def display_name(self) -> str:
         return self.name or self.id
+
+    @property
+    def shown_launch_mode(self) -> str:
+        """The launch mode as the file writes it (empty when it is left out)."""
+        return self.launch_mode if self.written_launch_mode is None else self.written_launch_mode
 
     @property
     def launchable(self) -> bool:

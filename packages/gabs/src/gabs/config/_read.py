@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from ..go_format import go_quote
 from ._issues import escape_pointer, game_pointer
 from ._model import (
     DEFAULT_PROCESS_START_SECONDS,
@@ -228,9 +229,11 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
     if declared and declared != game_id:
         values.error(
             f"{path}/id",
-            f"entry is keyed {game_id!r} but declares id {declared!r}; they must match",
+            f"entry is keyed {go_quote(game_id)} but declares id {go_quote(declared)}; "
+            "they must match",
         )
-    mode = values.string(found.get("launchMode"), f"{path}/launchMode") or "DirectPath"
+    written_mode = values.string(found.get("launchMode"), f"{path}/launchMode")
+    mode = written_mode or "DirectPath"
     if mode not in LAUNCH_MODES:
         values.error(f"{path}/launchMode", f"must be one of {', '.join(LAUNCH_MODES)}")
     target = values.string(found.get("target"), f"{path}/target") or ""
@@ -249,6 +252,7 @@ def read_game(values: Values, game_id: str, raw: Any) -> GameConfig | None:
         id=game_id,
         name=values.string(found.get("name"), f"{path}/name") or "",
         launch_mode=mode,
+        written_launch_mode=None if written_mode else "",
         target=target,
         args=args,
         working_dir=working_dir or None,

@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Final
 
+from ..go_format import go_quote
 from ._issues import MODE_INCOMPATIBLE, ConfigIssue, escape_pointer, game_pointer
 from ._model import GameConfig, HookConfig, LaunchInputConfig, LifecycleConfig, ProfileConfig
 
@@ -53,17 +54,20 @@ def check_game_id(game_id: str) -> str | None:
     if not game_id:
         return "game ID is required"
     if "\x00" in game_id:
-        return f"game ID {game_id!r} must not contain a NUL byte"
+        return f"game ID {go_quote(game_id)} must not contain a NUL byte"
     if "\\" in game_id:
-        return f"game ID {game_id!r} must not contain a backslash (a path separator on Windows)"
+        return (
+            f"game ID {go_quote(game_id)} must not contain a backslash "
+            "(a path separator on Windows)"
+        )
     if game_id.startswith("/") or (
         len(game_id) >= 2 and game_id[1] == ":" and game_id[0].isascii() and game_id[0].isalpha()
     ):
-        return f"game ID {game_id!r} must not be an absolute path"
+        return f"game ID {go_quote(game_id)} must not be an absolute path"
     if posixpath.normpath("/" + game_id).lstrip("/") != game_id:
         return (
-            f"game ID {game_id!r} is not in canonical form; it aliases another ID's runtime "
-            "directory (avoid '.', '..', '//' and a trailing '/')"
+            f"game ID {go_quote(game_id)} is not in canonical form; it aliases another ID's "
+            "runtime directory (avoid '.', '..', '//' and a trailing '/')"
         )
     return None
 
@@ -96,7 +100,7 @@ class _Check:
         if not _ENV_KEY.match(key):
             self.add(
                 path,
-                f"environment key {key!r} must match the portable identifier grammar "
+                f"environment key {go_quote(key)} must match the portable identifier grammar "
                 "^[A-Za-z_][A-Za-z0-9_]*$",
             )
         elif key.upper().startswith(("GABS_", "GABP_")):
@@ -114,7 +118,8 @@ class _Check:
             if fold(key) in seen:
                 self.add(
                     path,
-                    f"environment keys {seen[fold(key)]!r} and {key!r} collide after case folding",
+                    f"environment keys {go_quote(seen[fold(key)])} and {go_quote(key)} "
+                    "collide after case folding",
                 )
             else:
                 seen[fold(key)] = key
@@ -123,11 +128,13 @@ class _Check:
             path = f"{base}/unsetEnv/{index}"
             self.env_key(path, key)
             if fold(key) in unset_seen:
-                self.add(path, f"duplicate unsetEnv entry {key!r}")
+                self.add(path, f"duplicate unsetEnv entry {go_quote(key)}")
                 continue
             unset_seen[fold(key)] = key
             if fold(key) in seen:
-                self.add(path, f"key {key!r} appears in both env and unsetEnv of the same layer")
+                self.add(
+                    path, f"key {go_quote(key)} appears in both env and unsetEnv of the same layer"
+                )
 
     def placeholders(self, path: str, text: str, profiled: bool) -> None:
         for name in _PLACEHOLDER.findall(text):
@@ -285,19 +292,19 @@ class _Check:
                 item = f"{path}/enum/{index}"
                 self.nul(item, value, "enum value")
                 if value in seen:
-                    self.add(item, f"duplicate enum value {value!r}")
+                    self.add(item, f"duplicate enum value {go_quote(value)}")
                 seen.add(value)
                 if len(value) > limit:
                     self.add(
                         item,
-                        f"enum value {value!r} exceeds maxLength {limit}; "
+                        f"enum value {go_quote(value)} exceeds maxLength {limit}; "
                         "every start would reject it",
                     )
                 if spec.pattern and pattern_ok and not full_match(spec.pattern, value):
                     self.add(
                         item,
-                        f"enum value {value!r} does not match the declared pattern; every start "
-                        "would reject it",
+                        f"enum value {go_quote(value)} does not match the declared pattern; "
+                        "every start would reject it",
                     )
         for index, arg in enumerate(spec.args):
             self.nul(f"{path}/args/{index}", arg, "argument")
@@ -306,11 +313,11 @@ class _Check:
         for index, profile in enumerate(spec.profiles):
             item = f"{path}/profiles/{index}"
             if profile in listed:
-                self.add(item, f"duplicate profile reference {profile!r}")
+                self.add(item, f"duplicate profile reference {go_quote(profile)}")
                 continue
             listed.add(profile)
             if profile not in profiles:
-                self.add(item, f"references unknown profile {profile!r}")
+                self.add(item, f"references unknown profile {go_quote(profile)}")
 
     def input_conflicts(self, base: str, inputs: Mapping[str, LaunchInputConfig]) -> None:
         fold = str.upper if _CASE_INSENSITIVE_ENV else str
@@ -325,8 +332,8 @@ class _Check:
                         if fold(key) == fold(other):
                             self.add(
                                 f"{base}/launchInputs",
-                                f"inputs {first!r} and {second!r} can both set "
-                                f"environment key {key!r}",
+                                f"inputs {go_quote(first)} and {go_quote(second)} can both set "
+                                f"environment key {go_quote(key)}",
                             )
 
 
@@ -376,7 +383,7 @@ def check_extensions(game: GameConfig) -> list[ConfigIssue]:
     elif game.default_profile and game.default_profile not in game.profiles:
         check.add(
             f"{base}/defaultProfile",
-            f"defaultProfile {game.default_profile!r} does not name a configured profile",
+            f"defaultProfile {go_quote(game.default_profile)} does not name a configured profile",
         )
     for name in sorted(game.launch_inputs):
         check.launch_input(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._file import GabsConfig, config_revision
-from ._issues import ConfigError
+from ._issues import ConfigError, read_failure
 
 __all__ = ["ConfigStore", "Snapshot"]
 
@@ -103,9 +103,7 @@ class ConfigStore:
             self._publish(config, None)
             return Snapshot(config)
         except OSError as exc:
-            error = ConfigError(
-                f"cannot read {path}: {exc.strerror or exc}", source=path, revision="unreadable"
-            )
+            error = ConfigError(read_failure(path, exc), source=path, revision="unreadable")
             return Snapshot(self._current, error)
         if signature and time.time_ns() - signature[3] >= _SETTLED_NS:
             self._settled = signature

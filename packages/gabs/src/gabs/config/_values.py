@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from ._issues import ConfigIssue, escape_pointer
 
 __all__ = ["Values"]
+
+
+#: The range of the Go bridge's ``int``: a larger number makes it refuse the whole file.
+_INT_MIN: Final = -(2**63)
+_INT_MAX: Final = 2**63 - 1
 
 
 def _kind(value: Any) -> str:
@@ -62,6 +67,13 @@ class Values:
             return None
         return value
 
+    def _fits(self, value: int, path: str) -> bool:
+        """Whether the Go bridge can hold the integer (its ``int`` has 64 bits); an error if not."""
+        if _INT_MIN <= value <= _INT_MAX:
+            return True
+        self.error(path, f"must be an integer between {_INT_MIN} and {_INT_MAX}")
+        return False
+
     def integer(
         self, value: Any, path: str, *, low: int | None = None, high: int | None = None
     ) -> int | None:
@@ -69,6 +81,8 @@ class Values:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             self._wrong(path, "an integer", value)
+            return None
+        if not self._fits(value, path):
             return None
         if (low is not None and value < low) or (high is not None and value > high):
             bounds = f"between {low} and {high}" if low is not None and high is not None else ""
@@ -113,6 +127,8 @@ class Values:
         for index, item in enumerate(value):
             if isinstance(item, bool) or not isinstance(item, int):
                 self._wrong(f"{path}/{index}", "an integer", item)
+                ok = False
+            elif not self._fits(item, f"{path}/{index}"):
                 ok = False
         return tuple(value) if ok else None
 
