@@ -270,6 +270,9 @@ class DiscoveryTools:
         lines.append(f"\nOriginal name: {entry.legacy_name}")
         lines += parameter_lines(tool.input_schema)
         lines += returns_lines(tool.output_schema)
+        if tool.result_description:
+            # Ours, after the Go bridge's lines: what the result means, in the game's words.
+            lines.append(f"  Result: {tool.result_description}")
         data["nextActions"] = [
             NextAction(
                 "games_call_tool",
