@@ -21,11 +21,16 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
+
+from gabs.config import read_failure
+
+from .vdf import SteamError, VdfError, parse_vdf
 
 __all__ = [
     "SteamApp",
     "SteamError",
+    "VdfError",
     "assist_client",
     "client_running",
     "ensure_appid_file",
@@ -53,10 +58,6 @@ _EXCLUDED: Final = (
 )
 
 
-class SteamError(Exception):
-    """The app cannot be found or resolved on this machine."""
-
-
 @dataclass(frozen=True)
 class SteamApp:
     """An installed Steam app and what to start."""
@@ -69,79 +70,6 @@ class SteamApp:
     executable: Path
     working_dir: Path
     appid_file: Path
-
-
-def _tokens(text: str) -> list[str]:
-    tokens: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char.isspace():
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise SteamError("unterminated block comment")
-            i = end + 2
-        elif char in "{}":
-            tokens.append(char)
-            i += 1
-        elif char == '"':
-            i += 1
-            out = []
-            while i < n and text[i] != '"':
-                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\':
-                    out.append(text[i + 1])
-                    i += 2
-                    continue
-                out.append(text[i])
-                i += 1
-            if i >= n:
-                raise SteamError("unterminated quoted string")
-            tokens.append("".join(out))
-            i += 1
-        else:
-            start = i
-            while i < n and not text[i].isspace() and text[i] not in "{}":
-                i += 1
-            tokens.append(text[start:i])
-    return tokens
-
-
-def parse_vdf(text: str) -> dict[str, Any]:
-    """Valve's KeyValues text format as nested dicts of strings."""
-    tokens = _tokens(text)
-    position = 0
-
-    def read_object(nested: bool) -> dict[str, Any]:
-        nonlocal position
-        result: dict[str, Any] = {}
-        while position < len(tokens):
-            token = tokens[position]
-            if token == "}":
-                if not nested:
-                    raise SteamError("unexpected '}'")
-                position += 1
-                return result
-            if token == "{":
-                raise SteamError("unexpected object start")
-            position += 1
-            if position >= len(tokens) or tokens[position] == "}":
-                raise SteamError(f"missing value for key {token!r}")
-            if tokens[position] == "{":
-                position += 1
-                result[token] = read_object(True)
-            else:
-                result[token] = tokens[position]
-                position += 1
-        if nested:
-            raise SteamError("unterminated object")
-        return result
-
-    return read_object(False)
 
 
 def _candidate_files(env: Mapping[str, str]) -> list[Path]:
@@ -182,7 +110,7 @@ def library_folders(env: Mapping[str, str] | None = None) -> list[Path]:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            errors.append(f"{manifest}: {exc.strerror or exc}")
+            errors.append(f"{manifest}: {read_failure(manifest, exc)}")
             continue
         add(manifest.parent.parent)
         try:
@@ -190,11 +118,10 @@ def library_folders(env: Mapping[str, str] | None = None) -> list[Path]:
         except SteamError as exc:
             errors.append(f"{manifest}: {exc}")
             continue
-        root = parsed.get("libraryfolders", parsed)
-        if isinstance(root, dict):
-            for value in root.values():
-                if isinstance(value, dict) and isinstance(value.get("path"), str):
-                    add(value["path"])
+        root = parsed.get("libraryfolders")
+        for value in (root if isinstance(root, dict) else parsed).values():
+            if isinstance(value, dict) and isinstance(value.get("path"), str):
+                add(value["path"])
     if not libraries and errors:
         raise SteamError("failed to read Steam library folders: " + "; ".join(errors))
     return libraries
@@ -282,14 +209,22 @@ def resolve_app(app_id: str, env: Mapping[str, str] | None = None) -> SteamApp:
         steamapps = library / "steamapps"
         manifest = steamapps / f"appmanifest_{app_id}.acf"
         checked.append(str(manifest))
-        if not manifest.is_file():
+        if not manifest.exists():
             continue
         try:
-            parsed = parse_vdf(manifest.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, SteamError) as exc:
-            raise SteamError(f"failed to read Steam app manifest {manifest}: {exc}") from None
-        state = parsed.get("AppState", parsed)
-        install_dir = state.get("installdir") if isinstance(state, dict) else None
+            text = manifest.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise SteamError(
+                f"failed to read Steam app manifest {manifest}: {read_failure(manifest, exc)}"
+            ) from None
+        try:
+            parsed = parse_vdf(text)
+        except VdfError as exc:
+            raise SteamError(f"failed to parse Steam app manifest {manifest}: {exc}") from None
+        state = parsed.get("AppState")
+        if not isinstance(state, dict):
+            state = parsed
+        install_dir = state.get("installdir")
         if not isinstance(install_dir, str) or not install_dir.strip():
             raise SteamError(f"Steam app manifest {manifest} does not contain installdir")
         name = state.get("name") if isinstance(state.get("name"), str) else ""
