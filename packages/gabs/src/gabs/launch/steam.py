@@ -227,7 +227,8 @@ def resolve_app(app_id: str, env: Mapping[str, str] | None = None) -> SteamApp:
         install_dir = state.get("installdir")
         if not isinstance(install_dir, str) or not install_dir.strip():
             raise SteamError(f"Steam app manifest {manifest} does not contain installdir")
-        name = state.get("name") if isinstance(state.get("name"), str) else ""
+        found_name = state.get("name")
+        name = found_name if isinstance(found_name, str) else ""
         install = steamapps / "common" / install_dir
         try:
             executable = (

@@ -22,7 +22,7 @@ class VdfError(SteamError):
 
 def _quoted(text: str, i: int) -> tuple[str, int]:
     """The string opening at ``text[i]`` (a quote) and the index after its closing quote."""
-    out = []
+    out: list[str] = []
     i += 1
     while i < len(text):
         char = text[i]
