@@ -88,3 +88,37 @@ def test_an_unreadable_library_file_is_named_in_go_words(tmp_path: Path) -> None
 def test_an_app_state_that_is_no_object_falls_back_to_the_top_level(tmp_path: Path) -> None:
     vdf, _ = library(tmp_path, '"AppState" "x" "installdir" "Game"')
     assert resolve_app("10", {"GABS_STEAM_LIBRARYFOLDERS": str(vdf)}).install_dir == "Game"
+
+
+def install_with(tmp_path: Path, name: str, install_dir: str, files: list[str]) -> Path:
+    root = tmp_path / "Steam"
+    (root / "steamapps").mkdir(parents=True)
+    vdf = root / "steamapps" / "libraryfolders.vdf"
+    vdf.write_text('"libraryfolders" { }\n', encoding="utf-8")
+    (root / "steamapps" / "appmanifest_10.acf").write_text(
+        f'"AppState" {{ "name" "{name}" "installdir" "{install_dir}" }}', encoding="utf-8"
+    )
+    install = root / "steamapps" / "common" / install_dir
+    for file in files:
+        path = install / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("#!/bin/sh\n", encoding="utf-8")
+        path.chmod(0o755)
+    return vdf
+
+
+@posix_only
+def test_equal_candidates_keep_the_folder_walk_order(tmp_path: Path) -> None:
+    # The Go bridge walks names in sorted order and enters ``a`` before ``a-b``; a plain
+    # path sort would put ``a-b/y`` first.
+    vdf = install_with(tmp_path, "Q", "Q", ["a-b/y", "a/x"])
+    app = resolve_app("10", {"GABS_STEAM_LIBRARYFOLDERS": str(vdf)})
+    assert app.executable.relative_to(app.install_path) == Path("a/x")
+
+
+@posix_only
+def test_names_are_compared_as_go_compares_them(tmp_path: Path) -> None:
+    # ``.Game`` has no base name in Go (all extension), and ``²`` is no digit there.
+    vdf = install_with(tmp_path, "Game²", "Game", [".Game", "Game2", "zGame"])
+    app = resolve_app("10", {"GABS_STEAM_LIBRARYFOLDERS": str(vdf)})
+    assert app.executable.name == "Game2"

@@ -128,11 +128,18 @@ def library_folders(env: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def _normalize(text: str) -> str:
-    return "".join(char for char in text.lower() if char.isalnum())
+    return "".join(char for char in text.lower() if char.isalpha() or char.isdecimal())
+
+
+def _base_name(path: Path) -> str:
+    """The file name without its last extension, as Go's ``filepath.Ext`` sees one (so
+    ``.Game`` has no base name at all)."""
+    dot = path.name.rfind(".")
+    return path.name if dot < 0 else path.name[:dot]
 
 
 def _score(path: Path, install: Path, name: str, install_dir: str) -> int:
-    base = _normalize(path.stem.removesuffix(".app"))
+    base = _normalize(_base_name(path).removesuffix(".app"))
     app = _normalize(name)
     folder = _normalize(install_dir)
     score = 0
@@ -159,19 +166,37 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def _walk_files(folder: Path, depth: int) -> list[Path]:
+    """Files under ``folder`` down to two folders deep, in the order of Go's
+    ``filepath.WalkDir`` (names sorted, each folder entered where its name sorts);
+    unreadable folders are skipped and symlinked folders are not entered."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    found: list[Path] = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if not is_folder:
+            found.append(Path(entry.path))
+        elif depth < 2:
+            found.extend(_walk_files(Path(entry.path), depth + 1))
+    return found
+
+
 def _find_executable(install: Path, name: str, install_dir: str) -> Path:
-    candidates: list[Path] = []
-    for folder, dirs, files in os.walk(install):
-        depth = len(Path(folder).relative_to(install).parts)
-        if depth >= 2:
-            dirs.clear()
-        for file in files:
-            path = Path(folder) / file
-            if _executable(path) and not any(word in file.lower() for word in _EXCLUDED):
-                candidates.append(path)
+    candidates = [
+        path
+        for path in _walk_files(install, 0)
+        if _executable(path) and not any(word in path.name.lower() for word in _EXCLUDED)
+    ]
     if not candidates:
         raise SteamError(f"no likely game executable found in {install}")
-    candidates.sort(key=lambda p: (-_score(p, install, name, install_dir), str(p)))
+    # A stable sort: equal scores keep the walk order, as in the Go bridge.
+    candidates.sort(key=lambda p: -_score(p, install, name, install_dir))
     return candidates[0]
 
 
