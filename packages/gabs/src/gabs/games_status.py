@@ -32,7 +32,7 @@ from gabs.games_views import (
     validation_warnings,
 )
 from gabs.lifecycle import LifecycleError, next_action, observe, track_record_summary
-from gabs.runtime import ClaimError, list_claims
+from gabs.runtime import ClaimError, RuntimeState, list_claims
 
 __all__ = ["StatusMixin"]
 
@@ -143,7 +143,11 @@ class StatusMixin(ConnectMixin):
                 status = "running" if runtime.spawned is not None else "connected"
             elif _open(runtime) and not runtime.connected:
                 status = "running-disconnected"
-            elif runtime.spawned is None or runtime.spawned.exited:
+            elif runtime.spawned is None or (
+                runtime.spawned.exited and not _own_launch(runtime, observation.claim)
+            ):
+                # The launch this bridge started is still "running" after its direct child
+                # exited (a store opener, an adopted launcher), as in the Go bridge.
                 status = "shared-running"
         elif status in ("stopped", "stale-runtime-cleaned") and runtime.connected:
             status = "connected"
@@ -332,3 +336,8 @@ class StatusMixin(ConnectMixin):
             data["configWarnings"] = warnings
         config_health(data, config, snapshot.error)
         return text + config_health_text(snapshot.error), data
+
+
+def _own_launch(runtime: GameRuntime, claim: RuntimeState | None) -> bool:
+    """Whether the claim is the launch this bridge started."""
+    return claim is not None and bool(runtime.launch_id) and claim.launch_id == runtime.launch_id

@@ -369,7 +369,9 @@ async def _verify(
     while True:
         evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
         if evidence.verdict == "running":
-            return False
+            # The opener has handed over and ended: the game was found by name or hook, so the
+            # launch is adopted, as the Go bridge calls it.
+            return spawned.exited
         if evidence.verdict == "stopped" and evidence.source == "status_hook":
             raise exited_during_start(game, spawned.poll(), spawned.tail(), evidence.detail)
         if not has_source and spawned.exited:
