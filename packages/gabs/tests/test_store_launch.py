@@ -1,6 +1,6 @@
 """A store-launched game (``SteamAppId`` through the system opener, found by
 ``stopProcessName``) as the Go bridge 1.1.0 reports it: the start is ``adopted`` (the opener
-ended, the game was found by name), the session that started it calls it ``running``, and the
+ended, the game was found by name) and its claim holds the game's pid, the session that started it calls it ``running``, and the
 evidence quotes the name as Go's ``%q`` does."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
+from gabs.runtime import load_claim
+from gabs.runtime.procs import find_by_name
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="xdg-open and /proc")
 
@@ -89,6 +91,9 @@ async def test_a_store_start_is_adopted_running_and_quoted_as_go_does(
             assert data["code"] == "started_bridge_pending", text(started)
             assert data["adopted"] is True
             assert "Note: the launch was adopted" in text(started)
+            claim = load_claim(tmp_path / "cfg" / "s")
+            assert claim is not None and claim.pid_role == "helper"
+            assert [claim.game_pid] == find_by_name(name)  # the game's pid, not the opener's
             status = status_item(await client.call_tool("games_status", {"gameId": "s"}))
             assert status["status"] == "running"
             assert status["statusDescription"] == "running (GABS is tracking the game process)"

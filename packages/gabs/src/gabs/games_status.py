@@ -165,7 +165,9 @@ class StatusMixin(ConnectMixin):
             item["unreadable"] = observation.error
             item["repairCommand"] = f"gabs games repair {game_id} --forget-runtime"
         evidence = evidence_json(observation.evidence)
-        if evidence is not None:
+        # The Go bridge gives no evidence for a game without a claim.
+        no_claim = observation.claim is None and observation.evidence is not None
+        if evidence is not None and not (no_claim and evidence["source"] == "none"):
             item["evidence"] = evidence
         if observation.evidence is not None and observation.evidence.warnings:
             item["statusWarnings"] = observation.evidence.warnings
