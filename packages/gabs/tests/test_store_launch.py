@@ -1,7 +1,7 @@
 """A store-launched game (``SteamAppId`` through the system opener, found by
 ``stopProcessName``) as the Go bridge 1.1.0 reports it: the start is ``adopted`` (the opener
-ended, the game was found by name) and its claim holds the game's pid, the session that started it calls it ``running``, and the
-evidence quotes the name as Go's ``%q`` does."""
+ended, the game was found by name), its claim holds the game's pid, the session that started
+it calls it ``running``, and the evidence quotes the name as Go's ``%q`` does."""
 
 from __future__ import annotations
 
