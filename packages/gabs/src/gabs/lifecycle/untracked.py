@@ -63,7 +63,7 @@ def _signal(name: str, pids: list[int], force: bool, outcome: StopOutcome) -> bo
     """Signal every pid; whether at least one signal was delivered."""
     if len(pids) > 1:
         outcome.warnings.append(
-            f"{len(pids)} processes named {go_quote(name)} matched; signaling all"
+            f"{len(pids)} processes named {go_quote(name)} matched; signaling all of them"
         )
     delivered = 0
     for pid in pids:
