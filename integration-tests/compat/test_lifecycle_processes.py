@@ -336,7 +336,11 @@ async def test_a_store_mode_hands_its_uri_to_the_opener_and_tracks_the_game_by_n
         async with open_bridge(config_dir, env={"PATH": path}) as client:
             started = await client.call_tool("games_start", {"gameId": "store"})
             assert data(started)["code"] == "started_connected", text_of(started)
+            assert data(started).get("adopted") is True  # the opener ended; found by name
             pid = await wait_pid(config_dir, "store")
+            status = data(await client.call_tool("games_status", {"gameId": "store"}))
+            item = status["games"][0] if "games" in status else status
+            assert item["statusDescription"] == "running (GABS is tracking the game process)"
             echo = await client.call_tool(
                 "games_call_tool",
                 {"gameId": "store", "tool": "compat/echo", "arguments": {"text": "via store"}},

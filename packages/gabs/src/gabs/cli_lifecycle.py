@@ -179,7 +179,7 @@ def games_start(args: argparse.Namespace) -> int:
                 {
                     "code": "started_attachment_deferred",
                     "gameId": game_id,
-                    "pid": started.spawned.pid,
+                    "pid": started.claim.game_pid,
                     "port": started.port,
                     "activeProfile": started.resolved.profile or None,
                 },
@@ -188,7 +188,7 @@ def games_start(args: argparse.Namespace) -> int:
         )
         return 0
     print(
-        f"started_attachment_deferred: '{game_id}' {how} (pid {started.spawned.pid}, bridge "
+        f"started_attachment_deferred: '{game_id}' {how} (pid {started.claim.game_pid}, bridge "
         f"127.0.0.1:{started.port}). The workload is running and its runtime claim is active; "
         "attachment was not attempted. Attach from a server session with games_connect."
     )

@@ -142,6 +142,7 @@ class LifecycleMixin(StatusMixin):
             live=lambda claim: self._bound(runtime, claim),
         )
         runtime.spawned = started.spawned
+        runtime.launch_id = started.claim.launch_id
         if progress:
             progress(
                 f"started {game_id} (pid {started.spawned.pid}); waiting for its "
@@ -250,7 +251,7 @@ class LifecycleMixin(StatusMixin):
                 "gameStillRunning": True,
                 "toolCount": tools,
                 "message": f"Game '{game.id}' ({game.display_name}) started successfully and "
-                "connected via GABP.",
+                "connected via GABP." + _adoption_note(started),
                 "nextActions": [
                     next_action(
                         "games_tool_names",
@@ -277,7 +278,7 @@ class LifecycleMixin(StatusMixin):
                 else ""
             )
             + " The game may still be loading or the GABP bridge may be missing. Use "
-            "games_status, then games_connect once the bridge is ready."
+            "games_status, then games_connect once the bridge is ready." + _adoption_note(started)
         )
         return {
             "code": "started_bridge_pending",
@@ -484,3 +485,14 @@ class LifecycleMixin(StatusMixin):
         data["message"] = message
         data["isError"] = outcome.code in ("action_failed", "action_timed_out")
         return data
+
+
+def _adoption_note(started: Started) -> str:
+    """The note an adopted start's text ends with (the Go bridge has one too)."""
+    if not started.adopted:
+        return ""
+    return (
+        " Note: the launch was adopted — the direct child exited and the workload was found "
+        "by name or hook, so the injected args and env (GABS_PROFILE too) may have been lost "
+        "in a launcher re-exec; a GABP connection shows the environment arrived."
+    )

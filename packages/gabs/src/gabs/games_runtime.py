@@ -44,6 +44,8 @@ class GameRuntime:
     config: GameConfig | None
     spawned: SpawnedGame | None = None
     """The process this bridge started (None after a restart or for a game it attached to)."""
+    launch_id: str = ""
+    """The launch id of the claim this bridge's last start created."""
     session: GameSession | None = None
     attachment: tuple[str, str] | None = None
     """(launch id, connection id) of the claim the live session is bound to."""

@@ -32,7 +32,7 @@ from gabs.games_views import (
     validation_warnings,
 )
 from gabs.lifecycle import LifecycleError, next_action, observe, track_record_summary
-from gabs.runtime import ClaimError, list_claims
+from gabs.runtime import ClaimError, RuntimeState, list_claims
 
 __all__ = ["StatusMixin"]
 
@@ -143,7 +143,11 @@ class StatusMixin(ConnectMixin):
                 status = "running" if runtime.spawned is not None else "connected"
             elif _open(runtime) and not runtime.connected:
                 status = "running-disconnected"
-            elif runtime.spawned is None or runtime.spawned.exited:
+            elif runtime.spawned is None or (
+                runtime.spawned.exited and not _own_launch(runtime, observation.claim)
+            ):
+                # The launch this bridge started is still "running" after its direct child
+                # exited (a store opener, an adopted launcher), as in the Go bridge.
                 status = "shared-running"
         elif status in ("stopped", "stale-runtime-cleaned") and runtime.connected:
             status = "connected"
@@ -161,7 +165,9 @@ class StatusMixin(ConnectMixin):
             item["unreadable"] = observation.error
             item["repairCommand"] = f"gabs games repair {game_id} --forget-runtime"
         evidence = evidence_json(observation.evidence)
-        if evidence is not None:
+        # The Go bridge gives no evidence for a game without a claim.
+        no_claim = observation.claim is None and observation.evidence is not None
+        if evidence is not None and not (no_claim and evidence["source"] == "none"):
             item["evidence"] = evidence
         if observation.evidence is not None and observation.evidence.warnings:
             item["statusWarnings"] = observation.evidence.warnings
@@ -332,3 +338,8 @@ class StatusMixin(ConnectMixin):
             data["configWarnings"] = warnings
         config_health(data, config, snapshot.error)
         return text + config_health_text(snapshot.error), data
+
+
+def _own_launch(runtime: GameRuntime, claim: RuntimeState | None) -> bool:
+    """Whether the claim is the launch this bridge started."""
+    return claim is not None and bool(runtime.launch_id) and claim.launch_id == runtime.launch_id

@@ -32,6 +32,8 @@ __all__ = [
 
 def status_description(status: str, game: GameConfig | None) -> str:
     mode = game.launch_mode if game is not None else ""
+    if status == "running" and game is not None and game.url_mode and game.stop_process_name:
+        return "running (GABS is tracking the game process)"
     return {
         "starting": "starting (another GABS session is launching the game)",
         "shared-running": (

@@ -31,6 +31,7 @@ from ._issues import (
     UnknownGameError,
     escape_pointer,
     game_pointer,
+    read_failure,
 )
 from ._model import (
     LAUNCH_MODES,
@@ -97,6 +98,7 @@ __all__ = [
     "game_pointer",
     "game_runtime_dir",
     "new_game_issues",
+    "read_failure",
     "resolve_config_dir",
     "resolve_config_location",
 ]

@@ -21,11 +21,16 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
+
+from gabs.config import read_failure
+
+from .vdf import SteamError, VdfError, parse_vdf
 
 __all__ = [
     "SteamApp",
     "SteamError",
+    "VdfError",
     "assist_client",
     "client_running",
     "ensure_appid_file",
@@ -53,10 +58,6 @@ _EXCLUDED: Final = (
 )
 
 
-class SteamError(Exception):
-    """The app cannot be found or resolved on this machine."""
-
-
 @dataclass(frozen=True)
 class SteamApp:
     """An installed Steam app and what to start."""
@@ -69,79 +70,6 @@ class SteamApp:
     executable: Path
     working_dir: Path
     appid_file: Path
-
-
-def _tokens(text: str) -> list[str]:
-    tokens: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char.isspace():
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise SteamError("unterminated block comment")
-            i = end + 2
-        elif char in "{}":
-            tokens.append(char)
-            i += 1
-        elif char == '"':
-            i += 1
-            out = []
-            while i < n and text[i] != '"':
-                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\':
-                    out.append(text[i + 1])
-                    i += 2
-                    continue
-                out.append(text[i])
-                i += 1
-            if i >= n:
-                raise SteamError("unterminated quoted string")
-            tokens.append("".join(out))
-            i += 1
-        else:
-            start = i
-            while i < n and not text[i].isspace() and text[i] not in "{}":
-                i += 1
-            tokens.append(text[start:i])
-    return tokens
-
-
-def parse_vdf(text: str) -> dict[str, Any]:
-    """Valve's KeyValues text format as nested dicts of strings."""
-    tokens = _tokens(text)
-    position = 0
-
-    def read_object(nested: bool) -> dict[str, Any]:
-        nonlocal position
-        result: dict[str, Any] = {}
-        while position < len(tokens):
-            token = tokens[position]
-            if token == "}":
-                if not nested:
-                    raise SteamError("unexpected '}'")
-                position += 1
-                return result
-            if token == "{":
-                raise SteamError("unexpected object start")
-            position += 1
-            if position >= len(tokens) or tokens[position] == "}":
-                raise SteamError(f"missing value for key {token!r}")
-            if tokens[position] == "{":
-                position += 1
-                result[token] = read_object(True)
-            else:
-                result[token] = tokens[position]
-                position += 1
-        if nested:
-            raise SteamError("unterminated object")
-        return result
-
-    return read_object(False)
 
 
 def _candidate_files(env: Mapping[str, str]) -> list[Path]:
@@ -182,7 +110,7 @@ def library_folders(env: Mapping[str, str] | None = None) -> list[Path]:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            errors.append(f"{manifest}: {exc.strerror or exc}")
+            errors.append(f"{manifest}: {read_failure(manifest, exc)}")
             continue
         add(manifest.parent.parent)
         try:
@@ -190,22 +118,28 @@ def library_folders(env: Mapping[str, str] | None = None) -> list[Path]:
         except SteamError as exc:
             errors.append(f"{manifest}: {exc}")
             continue
-        root = parsed.get("libraryfolders", parsed)
-        if isinstance(root, dict):
-            for value in root.values():
-                if isinstance(value, dict) and isinstance(value.get("path"), str):
-                    add(value["path"])
+        root = parsed.get("libraryfolders")
+        for value in (root if isinstance(root, dict) else parsed).values():
+            if isinstance(value, dict) and isinstance(value.get("path"), str):
+                add(value["path"])
     if not libraries and errors:
         raise SteamError("failed to read Steam library folders: " + "; ".join(errors))
     return libraries
 
 
 def _normalize(text: str) -> str:
-    return "".join(char for char in text.lower() if char.isalnum())
+    return "".join(char for char in text.lower() if char.isalpha() or char.isdecimal())
+
+
+def _base_name(path: Path) -> str:
+    """The file name without its last extension, as Go's ``filepath.Ext`` sees one (so
+    ``.Game`` has no base name at all)."""
+    dot = path.name.rfind(".")
+    return path.name if dot < 0 else path.name[:dot]
 
 
 def _score(path: Path, install: Path, name: str, install_dir: str) -> int:
-    base = _normalize(path.stem.removesuffix(".app"))
+    base = _normalize(_base_name(path).removesuffix(".app"))
     app = _normalize(name)
     folder = _normalize(install_dir)
     score = 0
@@ -232,19 +166,37 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def _walk_files(folder: Path, depth: int) -> list[Path]:
+    """Files under ``folder`` down to two folders deep, in the order of Go's
+    ``filepath.WalkDir`` (names sorted, each folder entered where its name sorts);
+    unreadable folders are skipped and symlinked folders are not entered."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    found: list[Path] = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if not is_folder:
+            found.append(Path(entry.path))
+        elif depth < 2:
+            found.extend(_walk_files(Path(entry.path), depth + 1))
+    return found
+
+
 def _find_executable(install: Path, name: str, install_dir: str) -> Path:
-    candidates: list[Path] = []
-    for folder, dirs, files in os.walk(install):
-        depth = len(Path(folder).relative_to(install).parts)
-        if depth >= 2:
-            dirs.clear()
-        for file in files:
-            path = Path(folder) / file
-            if _executable(path) and not any(word in file.lower() for word in _EXCLUDED):
-                candidates.append(path)
+    candidates = [
+        path
+        for path in _walk_files(install, 0)
+        if _executable(path) and not any(word in path.name.lower() for word in _EXCLUDED)
+    ]
     if not candidates:
         raise SteamError(f"no likely game executable found in {install}")
-    candidates.sort(key=lambda p: (-_score(p, install, name, install_dir), str(p)))
+    # A stable sort: equal scores keep the walk order, as in the Go bridge.
+    candidates.sort(key=lambda p: -_score(p, install, name, install_dir))
     return candidates[0]
 
 
@@ -282,17 +234,26 @@ def resolve_app(app_id: str, env: Mapping[str, str] | None = None) -> SteamApp:
         steamapps = library / "steamapps"
         manifest = steamapps / f"appmanifest_{app_id}.acf"
         checked.append(str(manifest))
-        if not manifest.is_file():
+        if not manifest.exists():
             continue
         try:
-            parsed = parse_vdf(manifest.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, SteamError) as exc:
-            raise SteamError(f"failed to read Steam app manifest {manifest}: {exc}") from None
-        state = parsed.get("AppState", parsed)
-        install_dir = state.get("installdir") if isinstance(state, dict) else None
+            text = manifest.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise SteamError(
+                f"failed to read Steam app manifest {manifest}: {read_failure(manifest, exc)}"
+            ) from None
+        try:
+            parsed = parse_vdf(text)
+        except VdfError as exc:
+            raise SteamError(f"failed to parse Steam app manifest {manifest}: {exc}") from None
+        state = parsed.get("AppState")
+        if not isinstance(state, dict):
+            state = parsed
+        install_dir = state.get("installdir")
         if not isinstance(install_dir, str) or not install_dir.strip():
             raise SteamError(f"Steam app manifest {manifest} does not contain installdir")
-        name = state.get("name") if isinstance(state.get("name"), str) else ""
+        found_name = state.get("name")
+        name = found_name if isinstance(found_name, str) else ""
         install = steamapps / "common" / install_dir
         try:
             executable = (

@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from gabs.config import GameConfig
+from gabs.go_format import go_quote
 from gabs.launch.hooks import run_status_hook
 from gabs.launch.resolve import Resolved, profile_lifecycles
 from gabs.runtime import (
@@ -182,7 +183,7 @@ async def _probe_external(
         try:
             names = find_by_name(game.stop_process_name)
         except OSError as exc:
-            warnings.append(f"process scan for {game.stop_process_name!r} failed: {exc}")
+            warnings.append(f"process scan for {go_quote(game.stop_process_name)} failed: {exc}")
     if not running and not names:
         return None
     snapshot = None
@@ -206,13 +207,11 @@ async def _probe_external(
             extra={"appliedLaunchInputsState": "unavailable"},
             context_delivery=copy.deepcopy(EXTERNAL_DELIVERY),
         )
-    candidates = running or [game.stop_process_name]
-    detail = (
-        f"profile(s) {', '.join(p or '(default)' for p in running)} report running"
-        if running
-        else f"{len(names)} process(es) named {game.stop_process_name!r} are running"
-    )
-    if len(running) > 1:  # the Go bridge's words for what its status hooks found
+    # The Go bridge's words: a status hook's profiles, else the processes of the name.
+    name = go_quote(game.stop_process_name)
+    pids = ", ".join(f"pid {pid}" for pid in names)
+    candidates = running or ([f"pid {pid}" for pid in names] if len(names) > 1 else [])
+    if len(running) > 1:
         message = (
             f"multiple profiles of {game.id} report running ({', '.join(running)}); resolve "
             "manually before starting"
@@ -222,15 +221,19 @@ async def _probe_external(
             f"an instance of {game.id} (profile {running[0] or 'none'}) is already running "
             "outside GABS management; it is now tracked by ID for status/stop/kill"
         )
+    elif len(names) == 1:
+        message = (
+            f"a process named {name} (pid {names[0]}) is already running; it is now tracked "
+            f"as an external instance of {game.id}"
+        )
     else:
         message = (
-            f"'{game.id}' is already running outside GABS's records ({detail}); refusing to "
-            "start a duplicate."
+            f"multiple processes named {name} are running ({pids}); resolve manually before "
+            "starting"
         )
-    data: dict[str, Any] = {
-        "candidates": candidates,
-        "externalSnapshotPersisted": snapshot is not None,
-    }
+    data: dict[str, Any] = {"externalSnapshotPersisted": snapshot is not None}
+    if candidates:
+        data["candidates"] = candidates
     if requested:
         data["requestedProfile"] = requested
     refusal = LifecycleError(

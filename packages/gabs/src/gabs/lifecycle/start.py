@@ -50,7 +50,7 @@ from gabs.runtime import (
 )
 from gabs.runtime.claim import format_time
 from gabs.runtime.endpoint import stamp_bridge_file
-from gabs.runtime.procs import fingerprint
+from gabs.runtime.procs import find_by_name, fingerprint
 
 from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, Superseded, now
@@ -293,11 +293,14 @@ async def _launch(
         started_at=format_time(now()).split(".")[0] + "Z",
     )
     adopted = await _verify(lc, game, claim, spawned, budget)
+    found = await anyio.to_thread.run_sync(_store_game_pid, game) if game.url_mode else None
 
     def promote(state: RuntimeState) -> None:
         state.status = "running"
         state.phase = "active"
         state.adopted = adopted
+        if found is not None:  # the pid of a store mode's claim is the game's, as in Go
+            state.game_pid, state.pid_start_time = found
         state.operation = None
         state.process_start_deadline = None
         lc.refresh_owner(state, lease)
@@ -313,6 +316,16 @@ async def _launch(
         adopted=adopted,
         warnings=warnings,
     )
+
+
+def _store_game_pid(game: GameConfig) -> tuple[int, int]:
+    """The first process named ``stopProcessName`` and its start time, or zeros (the opener's
+    pid says nothing about the game)."""
+    try:
+        pids = find_by_name(game.stop_process_name) if game.stop_process_name else []
+    except OSError:
+        pids = []
+    return (pids[0], fingerprint(pids[0])) if pids else (0, 0)
 
 
 def _spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
@@ -369,7 +382,10 @@ async def _verify(
     while True:
         evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
         if evidence.verdict == "running":
-            return False
+            # The game was found by name or hook; once the opener has handed over and ended,
+            # the launch is adopted, as the Go bridge calls it (it looks after its own poll).
+            await spawned.wait(min(_POLL, max(deadline - anyio.current_time(), 0)))
+            return spawned.exited
         if evidence.verdict == "stopped" and evidence.source == "status_hook":
             raise exited_during_start(game, spawned.poll(), spawned.tail(), evidence.detail)
         if not has_source and spawned.exited:

@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 
+from gabs.go_format import go_quote
 from gabs.launch.hooks import HookResult, run_action_hook, run_status_hook
 from gabs.launch.resolve import ResolvedHook
 from gabs.launch.spawn import reap_finished
@@ -236,10 +237,10 @@ async def _builtin(claim: RuntimeState, action: str, warnings: list[str]) -> str
     try:
         pids = find_by_name(claim.stop_process_name)
     except OSError as exc:
-        return f"process scan for {claim.stop_process_name!r} failed: {exc}"
+        return f"process scan for {go_quote(claim.stop_process_name)} failed: {exc}"
     if len(pids) > 1:
         warnings.append(
-            f"{len(pids)} processes named {claim.stop_process_name!r} "
+            f"{len(pids)} processes named {go_quote(claim.stop_process_name)} "
             "matched; signaling all of them"
         )
     failures = 0
@@ -250,7 +251,7 @@ async def _builtin(claim: RuntimeState, action: str, warnings: list[str]) -> str
             failures += 1
             warnings.append(f"failed to signal pid {pid}: {exc}")
     if pids and failures == len(pids):
-        return f"failed to signal any process named {claim.stop_process_name!r}"
+        return f"failed to signal any process named {go_quote(claim.stop_process_name)}"
     return ""
 
 
@@ -296,7 +297,9 @@ async def _evidence(
             pids = find_by_name(claim.stop_process_name)
         except OSError as exc:
             found.unknown = True
-            found.details.append(f"process scan for {claim.stop_process_name!r} failed: {exc}")
+            found.details.append(
+                f"process scan for {go_quote(claim.stop_process_name)} failed: {exc}"
+            )
         else:
             found.running |= bool(pids)
             found.details.append(

@@ -20,6 +20,7 @@ import os
 
 import anyio
 
+from gabs.go_format import go_quote
 from gabs.runtime import ClaimError, LockBusy, load_claim, transition_lock
 from gabs.runtime.procs import ProcessGone, find_by_name, process_start_time, signal_process
 
@@ -61,7 +62,9 @@ def _running(name: str) -> list[int]:
 def _signal(name: str, pids: list[int], force: bool, outcome: StopOutcome) -> bool:
     """Signal every pid; whether at least one signal was delivered."""
     if len(pids) > 1:
-        outcome.warnings.append(f"{len(pids)} processes named {name!r} matched; signaling all")
+        outcome.warnings.append(
+            f"{len(pids)} processes named {go_quote(name)} matched; signaling all of them"
+        )
     delivered = 0
     for pid in pids:
         try:
@@ -100,13 +103,13 @@ async def stop_untracked(
                 pids = _running(name)
             except OSError as exc:
                 outcome.code = "action_failed"
-                outcome.detail = f"process scan for {name!r} failed: {exc}"
+                outcome.detail = f"process scan for {go_quote(name)} failed: {exc}"
                 return outcome
             if not pids:
                 return None
             if not _signal(name, pids, action == "kill", outcome):
                 outcome.code = "action_failed"
-                outcome.detail = f"failed to signal any process named {name!r}"
+                outcome.detail = f"failed to signal any process named {go_quote(name)}"
                 return outcome
     except LockBusy:
         raise _busy(game_id) from None
@@ -118,7 +121,7 @@ async def stop_untracked(
                 left = await anyio.to_thread.run_sync(_running, name)
             except OSError as exc:
                 outcome.code = "termination_unverified"
-                outcome.detail = f"process scan for {name!r} failed: {exc}"
+                outcome.detail = f"process scan for {go_quote(name)} failed: {exc}"
                 return outcome
             if not left:
                 break

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from gabs.go_format import go_quote
 from gabs.launch.hooks import HookResult, run_status_hook
 from gabs.launch.resolve import ResolvedHook
 
@@ -143,13 +144,13 @@ async def _below_bridge(
                 return Evidence(
                     "unknown",
                     "stop_process_name",
-                    f"no runtime claim; process scan for {stop_name!r} failed: {exc}",
+                    f"no runtime claim; process scan for {go_quote(stop_name)} failed: {exc}",
                 )
             if pids:
                 return Evidence(
                     "running",
                     "stop_process_name",
-                    f"no runtime claim, but {len(pids)} process(es) named {stop_name!r} — "
+                    f"no runtime claim, but {len(pids)} process(es) named {go_quote(stop_name)} — "
                     "external instance candidate",
                 )
         return Evidence("stopped", "none", "no runtime claim")
@@ -170,15 +171,17 @@ async def _below_bridge(
             pids = find_by_name(name)
         except OSError as exc:
             return Evidence(
-                "unknown", "stop_process_name", f"process scan for {name!r} failed: {exc}"
+                "unknown", "stop_process_name", f"process scan for {go_quote(name)} failed: {exc}"
             )
         if pids:
             return Evidence(
-                "running", "stop_process_name", f"{len(pids)} process(es) named {name!r}"
+                "running", "stop_process_name", f"{len(pids)} process(es) named {go_quote(name)}"
             )
         if pid_verdict == "unknown":
             return Evidence("unknown", "pid_fingerprint", pid_detail)
-        return Evidence("stopped", "stop_process_name", f"no process named {name!r} ({pid_detail})")
+        return Evidence(
+            "stopped", "stop_process_name", f"no process named {go_quote(name)} ({pid_detail})"
+        )
     if pid_verdict == "stopped":
         return Evidence("stopped", "pid_fingerprint", pid_detail)
     if pid_verdict == "unknown":

@@ -140,7 +140,7 @@ def find_by_name(name: str) -> list[int]:
                 failure = exc
         if not found and failure is not None:
             raise OSError(f"process table not fully inspectable: {failure}")
-        return sorted(found)
+        return sorted(found, key=str)  # the Go bridge's order: /proc's names, sorted as text
     if sys.platform == "win32":
         command = ["tasklist", "/FI", f"IMAGENAME eq {name}", "/FO", "CSV", "/NH"]
     else:
