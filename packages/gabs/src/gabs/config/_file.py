@@ -242,6 +242,8 @@ class GabsConfig:
         self.warnings = parsed.warnings
         self.revision = revision
         self._document = dict(document)
+        # A file without ``version`` is rewritten with it empty, as the Go bridge decodes it.
+        self._document.setdefault("version", "")
         games = document.get("games")
         self._document["games"] = dict(games) if isinstance(games, dict) else {}
 
