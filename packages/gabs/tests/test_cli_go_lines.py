@@ -107,6 +107,31 @@ def test_games_add_asks_as_go_does(
     assert f"Launch Mode {modes}Target (executable path): " in out
 
 
+@pytest.mark.parametrize("mode", ["SteamAppId", "EpicAppId"])
+def test_games_add_asks_again_for_a_required_stop_process_name_as_go_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    write(tmp_path, {})
+    monkeypatch.setattr(sys, "stdin", _Terminal("", mode, "123", "", "  ", "game.exe", ""))
+    code, out, err = run(["games", "add", "g1", "--configDir", str(tmp_path)], capsys)
+    assert (code, err) == (0, "")
+    target = "Steam App ID" if mode == "SteamAppId" else "path/id"
+    ask = f"Stop Process Name (REQUIRED for {mode} games): "
+    warning = (
+        f"\u26a0\ufe0f  Stop Process Name is required for {mode} games to enable proper game "
+        "termination.\n"
+    )
+    lines = out.split(f"Target ({target}): {ask}", 1)[1].split("\n")
+    # The Go bridge's layout: its warning line, two lines indented by three spaces, the question.
+    assert lines[0] == warning.rstrip("\n")
+    assert [line[:3] for line in lines[1:3]] == ["   ", "   "]
+    assert lines[3:6] == [ask + lines[0], *lines[1:3]]
+    assert out.count(warning) == 2
+    assert out.endswith(f"{ask}Description (optional): Game 'g1' added successfully.\n")
+    stored = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert stored["games"]["g1"]["stopProcessName"] == "game.exe"
+
+
 @pytest.mark.parametrize(
     ("argv", "line"),
     [

@@ -211,7 +211,12 @@ def _interactive(game_id: str) -> dict[str, Any]:
     )
     stop = _ask(label)
     while required and not stop:
-        print(f"Stop Process Name is required for {mode} games to enable proper game termination.")
+        print(
+            f"\u26a0\ufe0f  Stop Process Name is required for {mode} games to enable proper game "
+            "termination.\n"
+            "   Otherwise a stop reaches only the launcher, and the game itself keeps running.\n"
+            "   Examples: 'MyGame.exe', or 'java' for a game that runs on Java."
+        )
         stop = _ask(label)
         if not sys.stdin.isatty() and not stop:
             break
