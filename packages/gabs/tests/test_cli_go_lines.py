@@ -132,6 +132,47 @@ def test_games_add_asks_again_for_a_required_stop_process_name_as_go_does(
     assert stored["games"]["g1"]["stopProcessName"] == "game.exe"
 
 
+_NOT_CANONICAL = (
+    'game ID "a/../b" is not in canonical form; it aliases another ID\'s runtime directory '
+    "(avoid '.', '..', '//' and a trailing '/')"
+)
+_COLLIDES = (
+    'game ID "M" maps to the same runtime directory as "m" on a case- or '
+    "normalization-insensitive filesystem; use distinct IDs"
+)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "answers", "error"),
+    [
+        ("", (), "game ID is required"),
+        ("g1", ("", "CustomCommand"), "target is required for CustomCommand launch mode"),
+        (
+            "a/../b",
+            (),
+            "invalid configuration:\n  /games/a~1..~1b: game ID is not addressable at runtime: "
+            + _NOT_CANONICAL,
+        ),
+        ("M", (), f"invalid configuration:\n  /games/M: {_COLLIDES}"),
+    ],
+)
+def test_games_add_refuses_an_entry_with_go_s_message_after_the_questions(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    game_id: str,
+    answers: tuple[str, ...],
+    error: str,
+) -> None:
+    write(tmp_path, {"m": {"id": "m", "name": "M", "launchMode": "DirectPath", "target": "/x"}})
+    before = (tmp_path / "config.json").read_bytes()
+    monkeypatch.setattr(sys, "stdin", _Terminal(*answers, *[""] * (6 - len(answers))))
+    code, out, err = run(["games", "add", game_id, "--configDir", str(tmp_path)], capsys)
+    assert (code, err) == (1, f"invalid game configuration: {error}\n")
+    assert out.endswith("Description (optional): ")
+    assert (tmp_path / "config.json").read_bytes() == before
+
+
 @pytest.mark.parametrize(
     ("argv", "line"),
     [
