@@ -132,6 +132,26 @@ def test_games_add_asks_again_for_a_required_stop_process_name_as_go_does(
     assert stored["games"]["g1"]["stopProcessName"] == "game.exe"
 
 
+class _Interrupted(_Terminal):
+    """A terminal where Ctrl-C is pressed once the given answers are used up."""
+
+    def readline(self) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return super().readline()
+
+
+def test_games_add_stops_at_ctrl_c_where_go_keeps_asking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Kept difference: the Go bridge catches SIGINT for every command and goes on asking.
+    monkeypatch.setattr(sys, "stdin", _Interrupted("", ""))
+    code, out, err = run(["games", "add", "g1", "--configDir", str(tmp_path / "c")], capsys)
+    assert (code, err) == (130, "gabs: interrupted\n")
+    assert out.rsplit("\n", 1)[-1].startswith("Target (executable path")
+    assert not (tmp_path / "c" / "config.json").exists()
+
+
 _NOT_CANONICAL = (
     'game ID "a/../b" is not in canonical form; it aliases another ID\'s runtime directory '
     "(avoid '.', '..', '//' and a trailing '/')"
