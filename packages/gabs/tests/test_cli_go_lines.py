@@ -148,7 +148,8 @@ def test_games_add_stops_at_ctrl_c_where_go_keeps_asking(
     monkeypatch.setattr(sys, "stdin", _Interrupted("", ""))
     code, out, err = run(["games", "add", "g1", "--configDir", str(tmp_path / "c")], capsys)
     assert (code, err) == (130, "gabs: interrupted\n")
-    assert out.rsplit("\n", 1)[-1].startswith("Target (executable path")
+    assert out.split("[DirectPath]: ")[-1].startswith("Target (executable path")
+    assert out.endswith("): ") and "Working Directory" not in out
     assert not (tmp_path / "c" / "config.json").exists()
 
 
