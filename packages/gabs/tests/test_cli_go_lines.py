@@ -107,6 +107,93 @@ def test_games_add_asks_as_go_does(
     assert f"Launch Mode {modes}Target (executable path): " in out
 
 
+@pytest.mark.parametrize("mode", ["SteamAppId", "EpicAppId"])
+def test_games_add_asks_again_for_a_required_stop_process_name_as_go_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    write(tmp_path, {})
+    monkeypatch.setattr(sys, "stdin", _Terminal("", mode, "123", "", "  ", "game.exe", ""))
+    code, out, err = run(["games", "add", "g1", "--configDir", str(tmp_path)], capsys)
+    assert (code, err) == (0, "")
+    target = "Steam App ID" if mode == "SteamAppId" else "path/id"
+    ask = f"Stop Process Name (REQUIRED for {mode} games): "
+    warning = (
+        f"\u26a0\ufe0f  Stop Process Name is required for {mode} games to enable proper game "
+        "termination.\n"
+    )
+    lines = out.split(f"Target ({target}): {ask}", 1)[1].split("\n")
+    # The Go bridge's layout: its warning line, two lines indented by three spaces, the question.
+    assert lines[0] == warning.rstrip("\n")
+    assert [line[:3] for line in lines[1:3]] == ["   ", "   "]
+    assert lines[3:6] == [ask + lines[0], *lines[1:3]]
+    assert out.count(warning) == 2
+    assert out.endswith(f"{ask}Description (optional): Game 'g1' added successfully.\n")
+    stored = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert stored["games"]["g1"]["stopProcessName"] == "game.exe"
+
+
+class _Interrupted(_Terminal):
+    """A terminal where Ctrl-C is pressed once the given answers are used up."""
+
+    def readline(self) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return super().readline()
+
+
+def test_games_add_stops_at_ctrl_c_where_go_keeps_asking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Kept difference: the Go bridge catches SIGINT for every command and goes on asking.
+    monkeypatch.setattr(sys, "stdin", _Interrupted("", ""))
+    code, out, err = run(["games", "add", "g1", "--configDir", str(tmp_path / "c")], capsys)
+    assert (code, err) == (130, "gabs: interrupted\n")
+    assert out.split("[DirectPath]: ")[-1].startswith("Target (executable path")
+    assert out.endswith("): ") and "Working Directory" not in out
+    assert not (tmp_path / "c" / "config.json").exists()
+
+
+_NOT_CANONICAL = (
+    'game ID "a/../b" is not in canonical form; it aliases another ID\'s runtime directory '
+    "(avoid '.', '..', '//' and a trailing '/')"
+)
+_COLLIDES = (
+    'game ID "M" maps to the same runtime directory as "m" on a case- or '
+    "normalization-insensitive filesystem; use distinct IDs"
+)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "answers", "error"),
+    [
+        ("", (), "game ID is required"),
+        ("g1", ("", "CustomCommand"), "target is required for CustomCommand launch mode"),
+        (
+            "a/../b",
+            (),
+            "invalid configuration:\n  /games/a~1..~1b: game ID is not addressable at runtime: "
+            + _NOT_CANONICAL,
+        ),
+        ("M", (), f"invalid configuration:\n  /games/M: {_COLLIDES}"),
+    ],
+)
+def test_games_add_refuses_an_entry_with_go_s_message_after_the_questions(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    game_id: str,
+    answers: tuple[str, ...],
+    error: str,
+) -> None:
+    write(tmp_path, {"m": {"id": "m", "name": "M", "launchMode": "DirectPath", "target": "/x"}})
+    before = (tmp_path / "config.json").read_bytes()
+    monkeypatch.setattr(sys, "stdin", _Terminal(*answers, *[""] * (6 - len(answers))))
+    code, out, err = run(["games", "add", game_id, "--configDir", str(tmp_path)], capsys)
+    assert (code, err) == (1, f"invalid game configuration: {error}\n")
+    assert out.endswith("Description (optional): ")
+    assert (tmp_path / "config.json").read_bytes() == before
+
+
 @pytest.mark.parametrize(
     ("argv", "line"),
     [

@@ -17,7 +17,7 @@ from typing import Any, Final
 from gabs.config import (
     ConfigError,
     GabsConfig,
-    new_game_issues,
+    new_game_refusal,
 )
 from gabs.games_text import arguments_label, describe_launch_contexts
 
@@ -175,6 +175,8 @@ def _from_options(args: argparse.Namespace) -> dict[str, Any] | None:
     return entry
 
 
+#: How ``games add`` refuses an entry (the Go bridge's log message, then its error).
+_REFUSED: Final = "invalid game configuration: "
 #: The launch modes in the order the Go bridge offers them.
 _PROMPT_MODES: Final = ("DirectPath", "SteamManaged", "SteamAppId", "EpicAppId", "CustomCommand")
 
@@ -211,7 +213,12 @@ def _interactive(game_id: str) -> dict[str, Any]:
     )
     stop = _ask(label)
     while required and not stop:
-        print(f"Stop Process Name is required for {mode} games to enable proper game termination.")
+        print(
+            f"\u26a0\ufe0f  Stop Process Name is required for {mode} games to enable proper game "
+            "termination.\n"
+            "   Otherwise a stop reaches only the launcher, and the game itself keeps running.\n"
+            "   Examples: 'MyGame.exe', or 'java' for a game that runs on Java."
+        )
         stop = _ask(label)
         if not sys.stdin.isatty() and not stop:
             break
@@ -239,17 +246,19 @@ def games_add(args: argparse.Namespace) -> int:
             if minimal
             else _interactive(game_id)
         )
+    refusal = new_game_refusal(entry)
+    if refusal:
+        raise Failed(f"{_REFUSED}{refusal}")
     checked = GabsConfig.from_json({"version": "1.0", "games": {game_id: entry}})
     if game_id in checked.broken:
-        raise Failed(
-            "invalid game configuration:\n" + "\n".join(f"  {p}" for p in checked.broken[game_id])
-        )
+        problems = "".join(f"\n  {problem}" for problem in checked.broken[game_id])
+        raise Failed(f"{_REFUSED}invalid configuration:{problems}")
     game = checked.game(game_id)
-    issues = new_game_issues(game)
-    if issues:
-        raise Failed("invalid game configuration:\n" + "\n".join(f"  {p}" for p in issues))
     try:
         config.add_game(game, replace=args.replace)
+    except ConfigError as exc:
+        raise Failed(f"{_REFUSED}{exc}") from None
+    try:
         config.save()
     except ConfigError as exc:
         raise Failed(f"failed to save games config: {exc}") from None

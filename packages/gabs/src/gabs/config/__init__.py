@@ -55,7 +55,7 @@ from ._rules import (
     NAME_PATTERN,
     check_game_id,
     full_match,
-    new_game_issues,
+    new_game_refusal,
 )
 from ._store import ConfigStore, Snapshot
 
@@ -97,7 +97,7 @@ __all__ = [
     "full_match",
     "game_pointer",
     "game_runtime_dir",
-    "new_game_issues",
+    "new_game_refusal",
     "read_failure",
     "resolve_config_dir",
     "resolve_config_location",

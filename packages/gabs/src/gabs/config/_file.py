@@ -51,6 +51,9 @@ __all__ = [
     "resolve_config_location",
 ]
 
+#: The Go bridge's first line of a refused configuration, its problems follow.
+_INVALID: Final = "invalid configuration:"
+
 CONFIG_DIR_ENV: Final = "GABS_CONFIG_DIR"
 CONFIG_FILE_NAME: Final = "config.json"
 CONFIG_VERSION: Final = "1.0"
@@ -226,22 +229,22 @@ class GabsConfig:
     def _apply(self, document: object, *, source: Path | None, revision: str) -> None:
         if not isinstance(document, dict):
             raise ConfigError(
-                "invalid configuration:",
+                _INVALID,
                 [ConfigIssue("", "must be a JSON object")],
                 source=source,
                 revision=revision,
             )
         parsed = _Parsed(document)
         if parsed.errors:
-            raise ConfigError(
-                "invalid configuration:", parsed.errors, source=source, revision=revision
-            )
+            raise ConfigError(_INVALID, parsed.errors, source=source, revision=revision)
         self.settings = parsed.settings
         self._games = parsed.games
         self._broken = {key: tuple(value) for key, value in parsed.broken.items()}
         self.warnings = parsed.warnings
         self.revision = revision
         self._document = dict(document)
+        # A file without ``version`` is rewritten with it empty, as the Go bridge decodes it.
+        self._document.setdefault("version", "")
         games = document.get("games")
         self._document["games"] = dict(games) if isinstance(games, dict) else {}
 
@@ -335,15 +338,16 @@ class GabsConfig:
         entry = game.to_json()
         checked = GabsConfig.from_json({"version": CONFIG_VERSION, "games": {game.id: entry}})
         if game.id in checked.broken:
-            raise ConfigError(f"invalid game {game.id!r}", checked.broken[game.id])
+            raise ConfigError(_INVALID, checked.broken[game.id])
         key = directory_key(game.id)
         for other in self.game_ids:
             if other != game.id and directory_key(other) == key:
-                raise ConfigError(
+                collision = (
                     f"game ID {go_quote(game.id)} maps to the same runtime directory as "
                     f"{go_quote(other)} on a case- or normalization-insensitive filesystem; "
                     "use distinct IDs"
                 )
+                raise ConfigError(_INVALID, [ConfigIssue(game_pointer(game.id), collision)])
         self._games[game.id] = checked.game(game.id)
         self._broken.pop(game.id, None)
         games = dict(self._document.get("games") or {})

@@ -25,7 +25,7 @@ __all__ = [
     "check_game_id",
     "directory_key",
     "full_match",
-    "new_game_issues",
+    "new_game_refusal",
 ]
 
 NAME_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -397,22 +397,29 @@ def check_extensions(game: GameConfig) -> list[ConfigIssue]:
     return check.issues
 
 
-def new_game_issues(game: GameConfig) -> list[ConfigIssue]:
-    """What the Go bridge requires of an entry it adds (``gabs games add``)."""
-    base = game_pointer(game.id)
-    issues = []
-    if not game.name:
-        issues.append(ConfigIssue(f"{base}/name", "game name is required"))
-    if not game.target and game.launch_mode != "DirectPath":
-        issues.append(
-            ConfigIssue(f"{base}/target", f"target is required for {game.launch_mode} launch mode")
+#: The launch modes in the order the Go bridge lists them when it refuses one.
+_VALID_MODES: Final = ("DirectPath", "SteamAppId", "SteamManaged", "EpicAppId", "CustomCommand")
+
+
+def new_game_refusal(entry: Mapping[str, object]) -> str | None:
+    """The first rule an entry breaks that the Go bridge checks before adding it (``gabs games
+    add``), as its plain message, in its order; None when it breaks none of them. The id's form
+    and the launch-context keys are checked after this, with pointers, as on loading. An entry
+    made by ``games add`` has no lifecycle hooks, so a URI mode needs ``stopProcessName``."""
+    mode = entry.get("launchMode") or ""
+    if not entry.get("id"):
+        return "game ID is required"
+    if not entry.get("name"):
+        return "game name is required"
+    if not mode:
+        return "launch mode is required"
+    if not entry.get("target") and mode != "DirectPath":
+        return f"target is required for {mode} launch mode"
+    if mode not in _VALID_MODES:
+        return f"invalid launch mode '{mode}', must be one of: {', '.join(_VALID_MODES)}"
+    if mode in ("SteamAppId", "EpicAppId") and not entry.get("stopProcessName"):
+        return (
+            f"stopProcessName is required for {mode} games to enable proper game termination "
+            "(or a game-level status hook plus a stop or kill hook)"
         )
-    if game.url_mode and not game.stop_process_name and not game.has_url_hook_alternative:
-        issues.append(
-            ConfigIssue(
-                f"{base}/stopProcessName",
-                f"stopProcessName is required for {game.launch_mode} games to enable proper game "
-                "termination (or a game-level status hook plus a stop or kill hook)",
-            )
-        )
-    return issues
+    return None
