@@ -33,6 +33,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from raw_frames import read_message
+
 TOOLS = [
     {
         "name": "interleave/echo",
@@ -186,20 +188,9 @@ class Game:
         tasks: set[asyncio.Task[None]] = set()
         try:
             while True:
-                length = None
-                while True:
-                    line = await reader.readline()
-                    if not line:
-                        return
-                    text = line.decode("ascii", "replace").strip()
-                    if not text:
-                        break
-                    name, _, value = text.partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value.strip())
-                if length is None:
+                message = await read_message(reader)
+                if message is None:
                     return
-                message = json.loads(await reader.readexactly(length))
                 if message.get("method") == "session/hello":
                     # the hello is answered before anything else is read
                     await self.handle(message, writer, authenticated)

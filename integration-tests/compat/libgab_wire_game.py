@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from raw_frames import read_message
+
 _NO_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
 
 TOOLS: list[dict[str, Any]] = [
@@ -161,20 +163,9 @@ async def serve_connection(
     authenticated = False
     try:
         while True:
-            length = None
-            while True:
-                line = await reader.readline()
-                if not line:
-                    return
-                text = line.decode("ascii", "replace").strip()
-                if not text:
-                    break
-                name, _, value = text.partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value.strip())
-            if length is None:
+            message = await read_message(reader)
+            if message is None:
                 return
-            message = json.loads(await reader.readexactly(length))
             body = answer(message, token, authenticated)
             if message.get("method") == "session/hello":
                 authenticated = (message.get("params") or {}).get("token") == token

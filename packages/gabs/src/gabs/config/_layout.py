@@ -18,6 +18,8 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Final
 
+from ._read import GO_TOP_KEYS
+
 __all__ = ["encode_document"]
 
 Encoder = Callable[[Any], Any]
@@ -180,15 +182,6 @@ _GAME: Final = _struct(
 _PORT_RANGE: Final = _struct((("min", _Rule.NUMBER, None), ("max", _Rule.NUMBER, None)))
 _PORT_RANGES: Final = _struct((("customRanges", _Rule.OMIT_EMPTY, _list_of(_PORT_RANGE)),))
 
-_TOP_ORDER: Final = (
-    "version",
-    "games",
-    "toolNormalization",
-    "apiKey",
-    "portRanges",
-    "timeouts",
-    "stripOutputSchema",
-)
 _TOOL_NORMALIZATION: Final = (
     "enableOpenAINormalization",
     "maxToolNameLength",
@@ -261,7 +254,7 @@ def _document(document: dict[str, Any]) -> dict[str, Any]:
             return value is not None
         return not _empty(value)
 
-    return _ordered(filled, _TOP_ORDER, keep)
+    return _ordered(filled, GO_TOP_KEYS, keep)
 
 
 def encode_document(document: dict[str, Any]) -> bytes:

@@ -29,10 +29,10 @@ from ._model import (
 )
 from ._values import Values
 
-__all__ = ["GAME_KEYS", "TOP_KEYS", "read_game", "read_settings"]
+__all__ = ["GAME_KEYS", "GO_TOP_KEYS", "TOP_KEYS", "read_game", "read_settings"]
 
-#: Top-level keys the Go bridge reads, then ours.
-TOP_KEYS: Final = (
+#: Top-level keys the Go bridge reads, in the order it writes them.
+GO_TOP_KEYS: Final = (
     "version",
     "games",
     "toolNormalization",
@@ -40,9 +40,9 @@ TOP_KEYS: Final = (
     "portRanges",
     "timeouts",
     "stripOutputSchema",
-    "bridge",
-    "contextTemplates",
 )
+#: Top-level keys the Go bridge reads, then ours.
+TOP_KEYS: Final = (*GO_TOP_KEYS, "bridge", "contextTemplates")
 GO_GAME_KEYS: Final = (
     "id",
     "name",
