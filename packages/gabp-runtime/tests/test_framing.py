@@ -425,3 +425,42 @@ def test_arbitrary_bytes_only_ever_raise_framing_errors_and_stay_within_the_caps
         assert all(len(frame) <= max_body for frame in frames)
         assert decoder.buffered <= max_header + max_body + len(chunk)
     assert decoder.closed
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"Content-Length: 2\r\nGarbage\r\n\r\n",
+        b"Garbage\r\nContent-Length: 2\r\n\r\n",
+        b"Content-Length: 2\r\ncontent-length: 2\r\n\r\n",
+        b"Content-Length: +2\r\n\r\n",
+    ],
+)
+def test_lenient_headers_take_what_leaves_the_length_certain(header: bytes) -> None:
+    with pytest.raises(FramingError):
+        FrameDecoder().feed(header + b"{}")
+    assert FrameDecoder(lenient_headers=True).feed(header + b"{}" + header + b"[]") == [
+        b"{}",
+        b"[]",
+    ]
+    data = header + b"{}"
+    byte_by_byte = feed_all(
+        FrameDecoder(lenient_headers=True), [data[i : i + 1] for i in range(len(data))]
+    )
+    assert byte_by_byte == [b"{}"]
+
+
+@pytest.mark.parametrize(
+    ("header", "error"),
+    [
+        (b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n", DuplicateContentLengthError),
+        (b"Content-Length: 2\n\n", MalformedHeaderError),
+        (b"Content-Length: +-2\r\n\r\n", InvalidContentLengthError),
+        (b"Garbage\r\n\r\n", MissingContentLengthError),
+    ],
+)
+def test_lenient_headers_still_refuse_an_uncertain_length(
+    header: bytes, error: type[FramingError]
+) -> None:
+    with pytest.raises(error):
+        FrameDecoder(lenient_headers=True).feed(header + b"{}")

@@ -489,6 +489,8 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         unknown_channels="skip",
         descriptor_extras=True,
         hello_params="token_only",
+        frame_headers="lenient",
+        envelope_names="any_case",
     )
     assert ProtocolOptions() == ProtocolOptions(
         unknown_arguments="refuse",
@@ -497,6 +499,8 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         unknown_channels="refuse",
         descriptor_extras=False,
         hello_params="check",
+        frame_headers="strict",
+        envelope_names="exact",
     )
 
 

@@ -139,8 +139,15 @@ class ConnectionCore:
         on_event: EventHandler | None = None,
         limits: ConnectionLimits | None = None,
         name: str = "peer",
+        lenient_headers: bool = False,
+        any_case_names: bool = False,
     ) -> None:
+        """``lenient_headers`` and ``any_case_names`` take what Lib.GAB takes from a peer where
+        nothing is lost: frame headers as :class:`~gabp.framing.FrameDecoder` says, and a
+        request's ``v``, ``id``, ``method`` and ``params`` named in another letter case (a
+        ``v`` of ``"GABP/1"`` too), with a warning; two names for one member are refused."""
         self.limits = limits or ConnectionLimits()
+        self._any_case_names = any_case_names
         self.name = name
         self._stream = stream
         self._handlers: dict[str, RequestHandler] = dict(handlers or {})
@@ -149,6 +156,7 @@ class ConnectionCore:
         self._decoder = FrameDecoder(
             max_header_bytes=self.limits.max_header_bytes,
             max_body_bytes=self.limits.max_message_bytes,
+            lenient_headers=lenient_headers,
         )
         # Own requests: the future each caller awaits, by id; how many are outstanding, and
         # the callers waiting for a slot once ``max_outstanding_requests`` are.

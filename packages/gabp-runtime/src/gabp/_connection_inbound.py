@@ -32,6 +32,7 @@ from gabp._connection_base import (
     logger,
 )
 from gabp._connection_serving import ConnectionServing, Suspended
+from gabp._envelope_names import case_hint, fold_request, plain_names
 from gabp.errors import ErrorCode, MessageError
 from gabp.framing import FramingError
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, recover_id
@@ -153,7 +154,7 @@ class ConnectionInbound(ConnectionServing):
     def _take_nowait(self, message: Any) -> tuple[RequestHandler, InboundRequest] | bool | None:
         """Handle a well-formed response (True), or say how to serve a well-formed request
         that has a free slot; None when ``message`` needs :meth:`_process_message`."""
-        if not _well_formed(message):
+        if not _well_formed(message) or (self._any_case_names and not plain_names(message)):
             return None
         message_id: str = message["id"]
         kind = message.get("type")
@@ -167,6 +168,8 @@ class ConnectionInbound(ConnectionServing):
             return None
         params = message.get("params")
         if params is None:
+            if "params" not in message and case_hint(message, "params"):
+                return None
             params = {}
         elif not isinstance(params, dict):
             return None
@@ -206,14 +209,25 @@ class ConnectionInbound(ConnectionServing):
             )
             return
         kind = message.get("type")
-        message_id = message.get("id")
-        id_ok = isinstance(message_id, str) and UUID.match(message_id) is not None
+        if self._any_case_names and kind == "request":
+            try:
+                message, taken = fold_request(message)
+            except ValueError as exc:
+                await self._reject(message, kind, _has_uuid_id(message), str(exc))
+                return
+            if taken:
+                logger.warning(
+                    "%s: request members taken in another letter case: %s",
+                    self.name,
+                    ", ".join(taken),
+                )
+        id_ok = _has_uuid_id(message)
         if message.get("v") != PROTOCOL_VERSION:
-            await self._reject(
-                message, kind, id_ok, f"v must be {PROTOCOL_VERSION!r}, got {message.get('v')!r}"
-            )
+            problem = f"v must be {PROTOCOL_VERSION!r}, got {message.get('v')!r}"
+            await self._reject(message, kind, id_ok, problem + _absent_hint(message, "v"))
         elif not id_ok:
-            await self._reject(message, kind, False, "id must be a UUID string")
+            problem = "id must be a UUID string" + _absent_hint(message, "id")
+            await self._reject(message, kind, False, problem)
         elif kind == "response":
             self._accept_response(message)
         elif kind == "request":
@@ -221,9 +235,8 @@ class ConnectionInbound(ConnectionServing):
         elif kind == "event":
             await self._accept_event(message)
         else:
-            await self._reject(
-                message, kind, id_ok, f"type must be request, response or event, got {kind!r}"
-            )
+            problem = f"type must be request, response or event, got {kind!r}"
+            await self._reject(message, kind, id_ok, problem + _absent_hint(message, "type"))
 
     async def _reject(self, message: dict[str, Any], kind: Any, id_ok: bool, problem: str) -> None:
         if kind == "response":
@@ -276,6 +289,13 @@ class ConnectionInbound(ConnectionServing):
     async def _accept_request(self, message: dict[str, Any]) -> None:
         request_id: str = message["id"]
         method = message.get("method")
+        missing = [n for n in ("method", "params") if n not in message and case_hint(message, n)]
+        if missing:
+            hints = "; ".join(f"{n} is missing{case_hint(message, n)}" for n in missing)
+            await self._send_error(
+                request_id, ErrorCode.INVALID_REQUEST, f"invalid request: {hints}"
+            )
+            return
         if not isinstance(method, str) or (
             method not in self._methods_seen and not self._check_method(method)
         ):
@@ -352,6 +372,15 @@ class ConnectionInbound(ConnectionServing):
             await self._events_send.send(event)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("%s: event on %s arrived after the consumer stopped", self.name, channel)
+
+
+def _has_uuid_id(message: dict[str, Any]) -> bool:
+    message_id = message.get("id")
+    return isinstance(message_id, str) and UUID.match(message_id) is not None
+
+
+def _absent_hint(message: dict[str, Any], name: str) -> str:
+    return case_hint(message, name) if name not in message else ""
 
 
 def _well_formed(message: Any) -> bool:

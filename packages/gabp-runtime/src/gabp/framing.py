@@ -23,6 +23,10 @@ Receiving rules:
 * The header block (including its terminating CRLFCRLF) may hold at most ``max_header_bytes``,
   and a declared body at most ``max_body_bytes``. A declared length above the limit is refused
   as soon as the header is parsed, before any of the body is buffered.
+* ``lenient_headers=True`` takes what a known lenient peer (Lib.GAB) takes where the length is
+  still certain: a header line without a colon is skipped, a repeated ``Content-Length`` with
+  the same value is taken once, and the value may carry a leading ``+``. Two different values
+  stay an error: which one is meant cannot be known.
 * A Content-Length stream cannot resynchronise after a bad frame, so any error poisons the
   decoder: every later :meth:`FrameDecoder.feed` raises :class:`DecoderClosedError`.
 """
@@ -120,7 +124,7 @@ def _show(value: bytes, limit: int = 40) -> str:
     return f"{value[:limit]!r}... ({len(value)} bytes)"
 
 
-def _parse_header_block(block: bytes) -> int:
+def _parse_header_block(block: bytes, lenient: bool = False) -> int:
     """Return the Content-Length of a complete header block (without its CRLFCRLF)."""
     bad = _BAD_HEADER_BYTE.search(block)
     if bad is not None:
@@ -143,6 +147,8 @@ def _parse_header_block(block: bytes) -> int:
     length: int | None = None
     for line in block.split(b"\r\n"):
         name, colon, value = line.partition(b":")
+        if not colon and lenient:
+            continue
         if not colon:
             raise MalformedHeaderError(f"frame header line {_show(line)} has no colon")
         if not name:
@@ -154,11 +160,14 @@ def _parse_header_block(block: bytes) -> int:
             )
         if name.lower() != b"content-length":
             continue
-        if length is not None:
+        value = value.strip(b" \t")
+        if lenient and value.startswith(b"+"):
+            value = value[1:]
+        if length is not None and not (lenient and value == b"%d" % length):
             raise DuplicateContentLengthError(
                 "frame header has more than one Content-Length; exactly one is required"
+                + (" (or the same value repeated)" if lenient else "")
             )
-        value = value.strip(b" \t")
         if _DECIMAL.fullmatch(value) is None:
             raise InvalidContentLengthError(
                 f"Content-Length value {_show(value)} is not a non-negative decimal integer"
@@ -195,6 +204,7 @@ class FrameDecoder:
         "_head_len",
         "_held",
         "_known",
+        "_lenient",
         "_max_body",
         "_max_header",
         "_need",
@@ -207,6 +217,7 @@ class FrameDecoder:
         *,
         max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        lenient_headers: bool = False,
     ) -> None:
         if max_header_bytes < 1:
             raise ValueError(f"max_header_bytes must be at least 1, got {max_header_bytes}")
@@ -214,6 +225,7 @@ class FrameDecoder:
             raise ValueError(f"max_body_bytes must not be negative, got {max_body_bytes}")
         self._max_header = max_header_bytes
         self._max_body = max_body_bytes
+        self._lenient = lenient_headers
         # Header state: the bytes of an incomplete header block, and where to resume looking
         # for its CRLFCRLF.
         self._head = bytearray()
@@ -386,7 +398,7 @@ class FrameDecoder:
 
     def _parse_new_header(self, block: bytes) -> int:
         """Parse a header block (CRLFCRLF included), check the body limit, remember it."""
-        need = _parse_header_block(block[:-4])
+        need = _parse_header_block(block[:-4], self._lenient)
         if need > self._max_body:
             raise BodyTooLargeError(
                 f"Content-Length {need} exceeds the {self._max_body}-byte body limit"
@@ -409,7 +421,7 @@ class FrameDecoder:
         # A CR at the very end may still be followed by its LF, so it is left for later.
         bad = _BAD_HEADER_BYTE.search(buf, max(start, scan_from - 1))
         if bad is not None and not (bad.start() == len(buf) - 1 and buf[-1] == 0x0D):
-            _parse_header_block(bytes(buf[start : bad.start() + 1]))
+            _parse_header_block(bytes(buf[start : bad.start() + 1]), self._lenient)
 
     def _end_of_stream(self) -> list[bytes]:
         if self.at_boundary:

@@ -95,6 +95,16 @@ class ProtocolOptions:
     GABP's schema (``-32602`` names what is wrong); ``token_only`` (Lib.GAB) welcomes it
     whatever else it says (a ``launchId`` that is not a UUID, a ``platform`` such as
     ``freebsd``), with a warning."""
+    frame_headers: Literal["strict", "lenient"] = "strict"
+    """A frame header GABP's framing does not allow: ``strict`` answers ``-32700`` naming the
+    problem and closes the connection (the stream cannot be read on); ``lenient`` (Lib.GAB)
+    also takes a header line without a colon (skipped), the same ``Content-Length`` repeated,
+    and a length written with a ``+``. Two different lengths stay refused either way."""
+    envelope_names: Literal["exact", "any_case"] = "exact"
+    """A request whose ``v``, ``id``, ``method`` or ``params`` is named in another letter case
+    (``"Method"``), or whose ``v`` is ``"GABP/1"``: ``exact`` answers ``-32600`` naming the
+    member found; ``any_case`` (Lib.GAB) takes it, with a warning, unless two members claim one
+    name. A ``type`` is read exactly either way (Lib.GAB drops a message without one)."""
     descriptor_extras: bool = False
     """Add Lib.GAB's ``parameters`` and ``requiresAuth`` to each tools/list entry (GABP's tool
     schema does not admit them; bridges that read leniently ignore them)."""
@@ -109,6 +119,8 @@ class ProtocolOptions:
             unknown_channels="skip",
             descriptor_extras=True,
             hello_params="token_only",
+            frame_headers="lenient",
+            envelope_names="any_case",
         )
 
 

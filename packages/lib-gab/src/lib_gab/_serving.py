@@ -15,7 +15,12 @@ import anyio.abc
 from gabp import Connection, ConnectionLimits, stdio_stream
 from gabp.sockets import TcpListener, create_tcp_listener, serve_listener
 from lib_gab._method_handlers import MethodHandlers, Session
-from lib_gab._server_config import ServerAddress, ServerConfigError, Transport
+from lib_gab._server_config import (
+    ProtocolOptions,
+    ServerAddress,
+    ServerConfigError,
+    Transport,
+)
 
 __all__ = ["Serving"]
 
@@ -32,6 +37,7 @@ class Serving(MethodHandlers):
     _sessions: set[Session]
     _address: ServerAddress | None
     _connection_limits: ConnectionLimits
+    options: ProtocolOptions
 
     @property
     def address(self) -> ServerAddress | None:
@@ -107,7 +113,13 @@ class Serving(MethodHandlers):
         await self._serve_connection(stream)
 
     async def _serve_connection(self, stream: anyio.abc.ByteStream) -> None:
-        connection = Connection(stream, limits=self._connection_limits, name=self.agent_id)
+        connection = Connection(
+            stream,
+            limits=self._connection_limits,
+            name=self.agent_id,
+            lenient_headers=self.options.frame_headers == "lenient",
+            any_case_names=self.options.envelope_names == "any_case",
+        )
         session = Session(connection)
         connection.set_fallback_handler(lambda request: self._dispatch(session, request))
         self._sessions.add(session)
