@@ -24,7 +24,7 @@ from pathlib import Path
 import anyio
 
 from gabp import generate_token
-from lib_gab import ServerConfigError
+from lib_gab import ServerConfigError, is_running_under_gabs
 from rimbridge_sim.integration import BridgeConfig, RimBridge
 from rimbridge_sim.policy import PolicyError
 from rimbridge_sim.scenarios import SCENARIOS
@@ -129,6 +129,7 @@ def config_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[
         token=token,
         port=port,
         agent_id=env.get("GABS_GAME_ID") or args.agent_id,
+        launched_by_gabs=is_running_under_gabs(env),
         seed=args.seed,
         policy=args.policy,
         tick_rate=args.tick_rate,

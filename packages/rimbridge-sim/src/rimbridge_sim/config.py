@@ -10,10 +10,21 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 if TYPE_CHECKING:
     from rimbridge_sim.policy import Policy
 
-__all__ = ["APP_NAME", "APP_VERSION", "SERVER_NAME", "SERVER_VERSION", "BridgeConfig"]
+__all__ = [
+    "APP_NAME",
+    "APP_VERSION",
+    "MOD_VERSION",
+    "SERVER_NAME",
+    "SERVER_VERSION",
+    "BridgeConfig",
+]
 
-APP_NAME: Final = "RimWorld"
-APP_VERSION: Final = "1.5-sim"
+APP_NAME: Final = "RimBridgeServer"
+"""The welcome's ``app.name``: the mod names itself (``UseAppInfo``), not the game."""
+MOD_VERSION: Final = "2.0.0"
+"""The mod release the simulation follows (its ``ModVersion``)."""
+APP_VERSION: Final = f"{MOD_VERSION}.0"
+"""The welcome's ``app.version``: the mod's assembly version, four parts as .NET writes it."""
 SERVER_NAME: Final = "rimbridge-sim"
 SERVER_VERSION: Final = "0.2.0"
 
@@ -46,5 +57,8 @@ class BridgeConfig:
     main_loop_timeout: float = 30.0
     """Seconds a game tool waits for the main loop before it fails with ``timed_out``."""
     attribute_to: Literal["root", "operation"] = "root"
+    launched_by_gabs: bool = False
+    """GABS launched the process (its port and token in the environment): the startup log line
+    says ``connected to GABS`` instead of ``running standalone``, as the mod's does."""
     map_size: int = 50
     """Side of the square map a debug game generates (the real game uses 250)."""

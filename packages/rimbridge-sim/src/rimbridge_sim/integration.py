@@ -50,6 +50,7 @@ from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import LogEntry, LogRing, OperationJournal, new_operation_id
 from rimbridge_sim.feed import AttentionFeed
 from rimbridge_sim.policy import Policy
+from rimbridge_sim.relay import EventRelay
 from rimbridge_sim.scenarios import Scenario, get_scenario
 from rimbridge_sim.tools import tool_namespaces
 from rimbridge_sim.world import DiskStorage, LogRecord, Phase, World
@@ -113,6 +114,7 @@ class RimBridge:
             self._journal,
             attribute_to=config.attribute_to,
         )
+        self.relay = EventRelay(self.server, self._ring, self._journal)
         self._started_at = time.monotonic()
         self._ring.subscribe(self._mirror)
         self.runner = OperationRunner(self._journal, self.loop, self.log)
@@ -320,11 +322,19 @@ class RimBridge:
         try:
             async with anyio.create_task_group() as tg:
                 address: ServerAddress = await tg.start(self.server.serve)
+                tg.start_soon(self.relay.run)
+                self._log_listening(address)
                 if self._config.tick_rate > 0:
                     tg.start_soon(self.loop.run)
                 task_status.started(address)
         finally:
             self.close()
+
+    def _log_listening(self, address: ServerAddress) -> None:
+        # the mod's lines once its server runs (it also logs the token when standalone: the
+        # simulation never writes a secret into its log)
+        how = "connected to GABS" if self._config.launched_by_gabs else "running standalone"
+        self.log("info", f"[RimBridge] GABP server {how} on port {address.port}", "unity")
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[ServerAddress]:
@@ -340,6 +350,7 @@ class RimBridge:
         """Stop a running stall, detach the feed and remove the temporary data dir."""
         self.loop.close()
         self.feed.close()
+        self.relay.close()
         if self._temp_dir is not None:
             with suppress(OSError):
                 self._temp_dir.cleanup()

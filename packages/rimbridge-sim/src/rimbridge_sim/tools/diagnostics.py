@@ -13,6 +13,7 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
 from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.config import MOD_VERSION
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
@@ -170,7 +171,7 @@ class DiagnosticsTools:
             "state": state,
             "stateUnavailableReason": state_error,
             "version": {
-                "bridgeVersion": host.app_info()["version"],
+                "bridgeVersion": MOD_VERSION,
                 "bridgeAssemblyVersion": host.app_info()["version"],
                 "sdkVersion": "simulated",
                 "sdkInformationalVersion": "simulated",
