@@ -23,7 +23,9 @@ def sanitize_name(name: str | None, fallback_prefix: str, now: float | None = No
     characters a file name cannot hold become ``_`` (others, non-ASCII included, are kept).
     Two blank names within the same second give the same name, as in the mod."""
     if name is None or not name.strip():
-        stamp = time.strftime("%Y%m%d_%H%M%S", time.localtime(now))
+        # ``time.localtime(None)`` reads a coarse clock that can lag ``time.time()`` across a
+        # second; the precise one is used so the stamp never predates the call.
+        stamp = time.strftime("%Y%m%d_%H%M%S", time.localtime(time.time() if now is None else now))
         return f"{fallback_prefix}_{stamp}"
     return "".join("_" if ch in _INVALID_FILE_CHARS else ch for ch in name.strip())
 
