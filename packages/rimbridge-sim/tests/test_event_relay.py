@@ -163,6 +163,17 @@ async def test_the_welcome_names_the_mod_and_its_assembly_version(tmp_path: Path
     assert set(CHANNELS) <= set(welcome["capabilities"]["events"])
 
 
+async def test_nothing_is_queued_while_nobody_subscribes(tmp_path: Path) -> None:
+    bridge = RimBridge(BridgeConfig(token=TOKEN, data_dir=tmp_path, tick_rate=0))
+    try:
+        before = bridge.relay.stats.queued
+        for index in range(10):
+            bridge.log("error", f"line {index}", "mod")
+        assert bridge.relay.stats.queued == before
+    finally:
+        bridge.close()
+
+
 @pytest.mark.parametrize(
     ("launched_by_gabs", "how"),
     [(False, "running standalone"), (True, "connected to GABS")],
@@ -181,9 +192,11 @@ async def test_the_startup_log_line_names_the_port_and_never_the_token(
 
 
 async def test_a_full_queue_drops_the_oldest_events_and_never_blocks_the_caller(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bridge = RimBridge(BridgeConfig(token=TOKEN, data_dir=tmp_path, tick_rate=0))
+    # a subscriber that never reads: the server says someone listens, nothing drains the queue
+    monkeypatch.setattr(bridge.server, "subscriber_count", lambda channel: 1)
     try:
         # not serving: nothing drains the queue, and logging still returns at once
         before = bridge.relay.stats.queued

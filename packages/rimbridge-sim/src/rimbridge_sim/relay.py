@@ -179,6 +179,8 @@ class EventRelay:
         self._push((LOG_CHANNEL, lambda: {"type": "log", "logEntry": entry.to_wire()}))
 
     def _push(self, pending: _Pending) -> None:
+        if not self._has_subscribers(pending[0]):
+            return  # nobody to tell: no queueing and no wake-up of the loop on every call
         with self._lock:
             queue = self._queue
             if len(queue) >= self._limit:
@@ -197,6 +199,12 @@ class EventRelay:
         elif loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop.call_soon_threadsafe(wake.set)
+
+    def _has_subscribers(self, channel: str) -> bool:
+        try:
+            return self._server.subscriber_count(channel) > 0
+        except RuntimeError:  # the sessions changed under a read from another thread
+            return True
 
     # -- delivery (on the server's event loop)
 
