@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 import anyio
+import anyio.lowlevel
 
 from gabs.session import GameSession
 from lib_gab import GabpServer
@@ -51,7 +52,7 @@ async def close_during_a_call(
         with anyio.fail_after(5):
             await started.wait()
         calls.cancel()  # what a bridge shutdown does to the calls in flight
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         await session.close(grace=grace)
         closed = time.monotonic()
         await anyio.sleep(seconds + 0.2)  # let a late tool finish either way
