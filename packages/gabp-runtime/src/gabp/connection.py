@@ -114,6 +114,22 @@ class Connection(ConnectionInbound):
             _, oldest = self._late.popitem(last=False)
             _call_late(oldest)
 
+    @property
+    def answers_owed(self) -> int:
+        """Own requests the peer may still be answering: those awaited now, and those given up
+        with an ``on_late_answer`` callback (timed out or cancelled) whose answer has not come."""
+        return len(self._pending) + len(self._late)
+
+    async def wait_answered(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds until :attr:`answers_owed` is 0 (or the connection
+        closed); True if it got there. Call it before :meth:`aclose` with a peer that cannot
+        bear a close while it still writes an answer."""
+        with anyio.move_on_after(max(timeout, 0)):
+            # answers settle in several places (answer, late answer, close): a short poll
+            while self.answers_owed and not self._closed:  # noqa: ASYNC110
+                await anyio.sleep(_ANSWER_POLL_SECONDS)
+        return not self.answers_owed or self._closed
+
     async def wait_closed(self, timeout: float | None = None) -> bool:
         """Wait until the connection has shut down; False if ``timeout`` passed first."""
         with anyio.move_on_after(timeout if timeout is not None else math.inf):
@@ -342,6 +358,7 @@ class Connection(ConnectionInbound):
         return self._events_receive
 
 
+_ANSWER_POLL_SECONDS = 0.01
 _REQUEST_HEAD = b'{"v":"' + PROTOCOL_VERSION.encode() + b'","id":"'
 _METHOD_KEY = b'","type":"request","method":"'
 

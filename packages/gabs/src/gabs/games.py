@@ -30,6 +30,7 @@ from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
 from gabs.session import GameSession
+from gabs.session_close import CLOSE_GRACE
 
 __all__ = ["GameError", "GameManager", "GameRuntime"]
 
@@ -116,10 +117,11 @@ class GameManager(LifecycleMixin):
 
     async def __aexit__(self, *exc_info: Any) -> None:
         """Close the sessions (the games keep running), then the background tasks."""
-        with anyio.CancelScope(shield=True):
-            for runtime in list(self._runtimes.values()):
-                with anyio.move_on_after(5):
-                    await self._close_session(runtime)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_GRACE + 1):
+            # at once: each waits (bounded) for the answers its game still owes
+            async with anyio.create_task_group() as closing:
+                for runtime in list(self._runtimes.values()):
+                    closing.start_soon(self._close_session, runtime)
         assert self._tg is not None
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)

@@ -44,6 +44,7 @@ from gabs.backoff import DEFAULT_BACKOFF, backoff_delays
 from gabs.call_outcome import NOT_RUN_CODES, CallOutcome, CallWatch, attach_attention
 from gabs.game_tools import MirroredTool
 from gabs.request_slots import QueueFull, RequestSlots, SlotHold, declared_concurrency
+from gabs.session_close import CLOSE_GRACE, close_when_answered, owed
 
 __all__ = ["ATTENTION_CHANNELS", "CallOutcome", "GameSession", "NotSent", "SessionError"]
 
@@ -181,11 +182,13 @@ class GameSession:
             self.state = "closed"
             tg.cancel_scope.cancel()
 
-    async def close(self) -> None:
+    async def close(self, *, grace: float | None = None) -> None:
+        """Close once the game wrote the answers it owes (bounded: :mod:`gabs.session_close`)."""
         self._closed = True
         self.state = "closed"
         if self._connection is not None:
-            await self._connection.aclose("bridge closed the session")
+            limit = min(self.call_timeout, CLOSE_GRACE) if grace is None else grace
+            await close_when_answered(self._connection, limit, self.game_id)
         if self._tg is not None:
             self._tg.cancel_scope.cancel()
 
@@ -282,7 +285,7 @@ class GameSession:
             if not slots.try_acquire():
                 continue  # busy with the bridge's own requests: their answers tell
             try:
-                await connection.request(method, timeout=self.liveness_timeout)
+                await connection.request(method, timeout=self.liveness_timeout, on_late_answer=owed)
             except RequestTimeout:
                 if self.state == "connected":
                     self.state = "stalled"
