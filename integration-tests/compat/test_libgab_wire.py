@@ -5,30 +5,36 @@ with Mono."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
-from mcp import Client
+import mcp_types as types
 
 from .harness import LIBGAB_WIRE_GAME, ConfigDir, OpenBridge, structured, text_of
 
 GAME_TIMEOUT = 120
 
 
-async def start(client: Client) -> None:
-    started = await client.call_tool("games_start", {"gameId": "lg"})
-    assert not started.is_error, text_of(started)
+async def call_once(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tool: str, arguments: dict[str, Any]
+) -> types.CallToolResult:
+    """Start the Lib.GAB-style game ``lg``, call one bridge tool, stop the game."""
+    config_dir.game("lg", script=LIBGAB_WIRE_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "lg"})
+            assert not started.is_error, text_of(started)
+            result = await client.call_tool(tool, arguments)
+            await client.call_tool("games_stop", {"gameId": "lg"})
+    return result
 
 
 async def test_a_result_without_text_reads_as_the_go_bridges_json(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
-    config_dir.game("lg", script=LIBGAB_WIRE_GAME)
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            result = await client.call_tool(
-                "games_call_tool", {"gameId": "lg", "tool": "wire/mixed"}
-            )
-            await client.call_tool("games_stop", {"gameId": "lg"})
+    result = await call_once(
+        open_bridge, config_dir, "games_call_tool", {"gameId": "lg", "tool": "wire/mixed"}
+    )
     assert not result.is_error
     first = result.content[0]
     # keys sorted, <>& escaped, numbers as Go writes a float64
@@ -42,14 +48,9 @@ async def test_a_result_without_text_reads_as_the_go_bridges_json(
 async def test_tool_detail_lists_parameters_with_defaults_and_nullable_returns(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
-    config_dir.game("lg", script=LIBGAB_WIRE_GAME)
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            detail = await client.call_tool(
-                "games_tool_detail", {"gameId": "lg", "tool": "wire/nullable"}
-            )
-            await client.call_tool("games_stop", {"gameId": "lg"})
+    detail = await call_once(
+        open_bridge, config_dir, "games_tool_detail", {"gameId": "lg", "tool": "wire/nullable"}
+    )
     assert not detail.is_error
     text = text_of(detail)
     go_lines = (
@@ -75,12 +76,9 @@ async def test_tool_detail_lists_parameters_with_defaults_and_nullable_returns(
 async def test_a_tool_without_description_is_summarized_by_its_game(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
-    config_dir.game("lg", script=LIBGAB_WIRE_GAME)
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            names = await client.call_tool("games_tool_names", {"gameId": "lg", "brief": True})
-            await client.call_tool("games_stop", {"gameId": "lg"})
+    names = await call_once(
+        open_bridge, config_dir, "games_tool_names", {"gameId": "lg", "brief": True}
+    )
     summaries = {tool["gabpName"]: tool.get("summary") for tool in structured(names)["tools"]}
     assert summaries == {
         "wire/mixed": "Characters and numbers.",
@@ -93,12 +91,7 @@ async def test_a_tool_without_description_is_summarized_by_its_game(
 async def test_games_tools_lists_each_tools_parameters_and_returns(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
-    config_dir.game("lg", script=LIBGAB_WIRE_GAME)
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            tools = await client.call_tool("games_tools", {"gameId": "lg"})
-            await client.call_tool("games_stop", {"gameId": "lg"})
+    tools = await call_once(open_bridge, config_dir, "games_tools", {"gameId": "lg"})
     lines = text_of(tools).splitlines()
     at = lines.index("• **lg_wire_nullable** - Nullable fields. (Game: lg)")
     assert lines[at + 1 : at + 8] == [
