@@ -30,10 +30,9 @@ import json
 import os
 import sys
 import uuid
-from pathlib import Path
 from typing import Any
 
-from raw_frames import read_message
+from raw_game import read_message, write_pid_file
 
 TOOLS = [
     {
@@ -215,11 +214,7 @@ async def main() -> None:
     game = Game(token, game_id, int(declared) if declared else None)
     server = await asyncio.start_server(game.serve_connection, "127.0.0.1", port)
     print(f"interleaving game {uuid.uuid4()} listening on 127.0.0.1:{port}", file=sys.stderr)
-    folder = os.environ.get("COMPAT_GAME_DIR")
-    if folder:
-        (Path(folder) / f"{game_id.replace('/', '_')}.pid").write_text(
-            str(os.getpid()), encoding="utf-8"
-        )
+    write_pid_file(game_id)
     async with server:
         await server.serve_forever()
 

@@ -27,10 +27,9 @@ import contextlib
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
-from raw_frames import read_message
+from raw_game import read_message, write_pid_file
 
 _NO_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -187,11 +186,7 @@ async def main() -> None:
 
     server = await asyncio.start_server(serve, "127.0.0.1", port)
     print(f"Lib.GAB wire game listening on 127.0.0.1:{port}", file=sys.stderr)
-    folder = os.environ.get("COMPAT_GAME_DIR")
-    if folder:
-        (Path(folder) / f"{game_id.replace('/', '_')}.pid").write_text(
-            str(os.getpid()), encoding="utf-8"
-        )
+    write_pid_file(game_id)
     async with server:
         await server.serve_forever()
 

@@ -1,10 +1,13 @@
-"""Reading GABP frames by hand, for the compatibility games that copy another runtime's wire
-behaviour on raw asyncio sockets (``libgab_wire_game.py``, ``interleaving_game.py``)."""
+"""What the compatibility games written on raw asyncio sockets share (``libgab_wire_game.py``,
+``interleaving_game.py``, which copy another runtime's wire behaviour): reading GABP frames by
+hand, and the pid file the tests find the game by."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 
@@ -28,3 +31,12 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     if not isinstance(message, dict):
         raise ValueError("a GABP message is a JSON object")
     return message
+
+
+def write_pid_file(game_id: str) -> None:
+    """With ``COMPAT_GAME_DIR`` set, write this process's id to ``<dir>/<gameId>.pid``."""
+    folder = os.environ.get("COMPAT_GAME_DIR")
+    if folder:
+        (Path(folder) / f"{game_id.replace('/', '_')}.pid").write_text(
+            str(os.getpid()), encoding="utf-8"
+        )
