@@ -38,6 +38,7 @@ from lib_gab._server_config import (
     ServerConfigError,
     ServerLimits,
     Transport,
+    check_token,
 )
 from lib_gab._serving import Serving
 from lib_gab.attention import AckOutcome, AttentionManager, AttentionPolicy
@@ -108,8 +109,7 @@ class GabpServer(Serving):
             raise ServerConfigError("app_name and app_version must not be empty")
         if not agent_id:
             raise ServerConfigError("agent_id must not be empty")
-        if len(token) < 32:
-            raise ServerConfigError(f"the token must be at least 32 characters (got {len(token)})")
+        check_token(token, options or ProtocolOptions())
         if transport == "tcp" and host not in LOOPBACK_HOSTS:
             raise ServerConfigError(
                 f"GABP servers bind loopback only: host must be 127.0.0.1 or ::1, not {host!r}"
