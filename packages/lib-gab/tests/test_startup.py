@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 import socket
@@ -167,6 +168,10 @@ async def test_a_port_in_use_is_named_in_the_error(make: Callable[[], GabpServer
         taken.listen()
         port = taken.getsockname()[1]
         server = build(make, launch_env(port))
-        with pytest.raises(ServerConfigError, match=f"port {port} on 127.0.0.1 is already in use"):
+        with pytest.raises(
+            ServerConfigError, match=f"port {port} on 127.0.0.1 is already in use"
+        ) as info:
             async with server.running():
                 pass
+    # still the OSError it was, for code that catches that
+    assert isinstance(info.value, OSError) and info.value.errno == errno.EADDRINUSE

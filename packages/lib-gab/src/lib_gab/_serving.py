@@ -28,6 +28,19 @@ __all__ = ["Serving"]
 logger = logging.getLogger("lib_gab.server")
 
 
+class PortInUseError(ServerConfigError, OSError):
+    """The port is taken: a configuration error that is still the ``OSError`` it was."""
+
+    def __init__(self, host: str, port: int, cause: OSError) -> None:
+        super().__init__(
+            f"port {port} on {host} is already in use (another game, or this one started twice?)"
+        )
+        self.errno, self.strerror = cause.errno, cause.strerror
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class Serving(MethodHandlers):
     """The part of the server that owns the listener and the connections."""
 
@@ -111,10 +124,7 @@ class Serving(MethodHandlers):
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 raise
-            raise ServerConfigError(
-                f"port {self.port} on {self.host} is already in use (another game, or this one "
-                "started twice?)"
-            ) from exc
+            raise PortInUseError(self.host, self.port, exc) from exc
         bound = tcp.extra(anyio.abc.SocketAttribute.local_address)
         if not ipaddress.ip_address(bound[0]).is_loopback:  # check what was bound, not asked
             await tcp.aclose()
