@@ -491,6 +491,7 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         hello_params="token_only",
         frame_headers="lenient",
         envelope_names="any_case",
+        short_token="accept",
     )
     assert ProtocolOptions() == ProtocolOptions(
         unknown_arguments="refuse",
@@ -501,6 +502,7 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         hello_params="check",
         frame_headers="strict",
         envelope_names="exact",
+        short_token="refuse",
     )
 
 

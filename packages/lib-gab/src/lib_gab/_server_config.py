@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,7 +18,10 @@ __all__ = [
     "ServerConfigError",
     "ServerLimits",
     "Transport",
+    "check_token",
 ]
+
+logger = logging.getLogger("lib_gab.server")
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1")
 RUNTIME_NAME = "lib-gab"
@@ -105,6 +109,11 @@ class ProtocolOptions:
     (``"Method"``), or whose ``v`` is ``"GABP/1"``: ``exact`` answers ``-32600`` naming the
     member found; ``any_case`` (Lib.GAB) takes it, with a warning, unless two members claim one
     name. A ``type`` is read exactly either way (Lib.GAB drops a message without one)."""
+    short_token: Literal["refuse", "accept"] = "refuse"
+    """A token shorter than 32 characters (from ``GABP_TOKEN``, ``use_token``, the
+    constructor): ``refuse`` raises :class:`ServerConfigError`; ``accept`` (Lib.GAB) takes it,
+    with a warning, so a game starts where the bridge's token is short. An empty token is
+    refused either way."""
     descriptor_extras: bool = False
     """Add Lib.GAB's ``parameters`` and ``requiresAuth`` to each tools/list entry (GABP's tool
     schema does not admit them; bridges that read leniently ignore them)."""
@@ -121,7 +130,18 @@ class ProtocolOptions:
             hello_params="token_only",
             frame_headers="lenient",
             envelope_names="any_case",
+            short_token="accept",
         )
+
+
+def check_token(token: str, options: ProtocolOptions) -> None:
+    """Refuse an empty token, and a short one unless ``options`` accepts it (with a warning)."""
+    if not token:
+        raise ServerConfigError("the token must not be empty")
+    if len(token) < 32:
+        if options.short_token == "refuse":
+            raise ServerConfigError(f"the token must be at least 32 characters (got {len(token)})")
+        logger.warning("the token has only %d characters; 32 or more are safer", len(token))
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import logging
 from collections.abc import AsyncIterator
@@ -25,6 +26,19 @@ from lib_gab._server_config import (
 __all__ = ["Serving"]
 
 logger = logging.getLogger("lib_gab.server")
+
+
+class PortInUseError(ServerConfigError, OSError):
+    """The port is taken: a configuration error that is still the ``OSError`` it was."""
+
+    def __init__(self, host: str, port: int, cause: OSError) -> None:
+        super().__init__(
+            f"port {port} on {host} is already in use (another game, or this one started twice?)"
+        )
+        self.errno, self.strerror = cause.errno, cause.strerror
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class Serving(MethodHandlers):
@@ -51,8 +65,10 @@ class Serving(MethodHandlers):
     @asynccontextmanager
     async def running(self) -> AsyncIterator[ServerAddress]:
         """Serve in the background for the duration of the block; yields the bound address."""
+        # listen first: a port in use is raised as itself, not inside an exception group
+        listener = await self._open()
         async with anyio.create_task_group() as tg:
-            address: ServerAddress = await tg.start(self.serve)
+            address: ServerAddress = await tg.start(self._serve_on, listener)
             try:
                 yield address
             finally:
@@ -67,17 +83,27 @@ class Serving(MethodHandlers):
         self, *, task_status: anyio.abc.TaskStatus[ServerAddress] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Listen and serve until cancelled; reports the bound address through ``task_status``."""
+        await self._serve_on(await self._open(), task_status=task_status)
+
+    async def _open(self) -> TcpListener | anyio.abc.SocketListener | None:
         self._relay.bind_loop()
+        return None if self.transport == "stdio" else await self._listen()
+
+    async def _serve_on(
+        self,
+        listener: TcpListener | anyio.abc.SocketListener | None,
+        *,
+        task_status: anyio.abc.TaskStatus[ServerAddress] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
         async with anyio.create_task_group() as tg:
             if self._attention is not None:
                 tg.start_soon(self._relay.pump, self._attention)
-            if self.transport == "stdio":
+            if listener is None:
                 self._address = ServerAddress("stdio")
                 task_status.started(self._address)
                 await self._serve_connection(stdio_stream())
                 tg.cancel_scope.cancel()
                 return
-            listener = await self._listen()
             async with listener:
                 task_status.started(self._address)  # type: ignore[arg-type]
                 # a failed accept() (EMFILE, ENOBUFS, a connection aborted before it was taken) is
@@ -93,7 +119,12 @@ class Serving(MethodHandlers):
             self._address = ServerAddress("unix", path=str(self.unix_path))
             return listener
         # gabp's own TCP streams: asyncio transports without anyio's per-call costs
-        tcp = await create_tcp_listener(self.host, self.port)
+        try:
+            tcp = await create_tcp_listener(self.host, self.port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            raise PortInUseError(self.host, self.port, exc) from exc
         bound = tcp.extra(anyio.abc.SocketAttribute.local_address)
         if not ipaddress.ip_address(bound[0]).is_loopback:  # check what was bound, not asked
             await tcp.aclose()

@@ -38,6 +38,7 @@ from lib_gab._server_config import (
     ServerConfigError,
     ServerLimits,
     Transport,
+    check_token,
 )
 from lib_gab._serving import Serving
 from lib_gab.attention import AckOutcome, AttentionManager, AttentionPolicy
@@ -108,8 +109,7 @@ class GabpServer(Serving):
             raise ServerConfigError("app_name and app_version must not be empty")
         if not agent_id:
             raise ServerConfigError("agent_id must not be empty")
-        if len(token) < 32:
-            raise ServerConfigError(f"the token must be at least 32 characters (got {len(token)})")
+        check_token(token, options or ProtocolOptions())
         if transport == "tcp" and host not in LOOPBACK_HOSTS:
             raise ServerConfigError(
                 f"GABP servers bind loopback only: host must be 127.0.0.1 or ::1, not {host!r}"
@@ -215,9 +215,10 @@ class GabpServer(Serving):
         ``GABP_TOKEN`` set, see :func:`lib_gab.is_running_under_gabs`) port, token and (if set)
         ``GABS_GAME_ID`` come from there; otherwise the server listens on ``fallback_port``
         (0: any free port) with ``token`` or a fresh random one (read it from
-        :attr:`token`), and the agent id is ``agent_id`` or ``gabp-server``. A GABS token
-        shorter than 32 characters is refused (:class:`ServerConfigError`), where Lib.GAB would
-        accept it.
+        :attr:`token`), and the agent id is ``agent_id`` or ``gabp-server``. A launch that
+        cannot be used (one ``GABP_`` variable set, the other not usable) and, unless the
+        options accept it, a token shorter than 32 characters raise :class:`ServerConfigError`,
+        where Lib.GAB would start on its own port and token, or take the short token.
         """
         launch = gabs_launch(env)
         if launch is None:
