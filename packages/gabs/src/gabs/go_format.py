@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
-__all__ = ["go_json", "go_quote"]
+__all__ = ["go_html_escape", "go_json", "go_quote"]
 
 _ESCAPES: Final = {
     "\a": "\\a",
@@ -52,6 +52,16 @@ _JSON_ESCAPES: Final = (
     ("\u2029", "\\u2029"),
 )
 
+
+def go_html_escape(text: str) -> str:
+    """JSON ``text`` with the characters Go's encoder escapes beyond what JSON requires
+    (``<``, ``>``, ``&``, U+2028, U+2029) written as Go writes them."""
+    for char, escape in _JSON_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    return text
+
+
 #: A string token, or a number token that Python wrote as a float (a fraction or an exponent).
 _TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?[eE][-+]?\d+|-?\d+\.\d+')
 #: Cheap test for whether the text may hold a float Go writes otherwise: a whole one (``5.0``)
@@ -91,9 +101,7 @@ def go_json(value: Any) -> str:
     Python's C encoder writes the text (a game's result can be hundreds of kilobytes); only the
     float tokens, when there are any, are rewritten afterwards, outside strings."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
-    for char, escape in _JSON_ESCAPES:
-        if char in text:
-            text = text.replace(char, escape)
+    text = go_html_escape(text)
     if _MAYBE_REWRITE.search(text):
         text = _TOKEN.sub(_go_token, text)
     return text

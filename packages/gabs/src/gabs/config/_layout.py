@@ -18,6 +18,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Final
 
+from ..go_format import go_html_escape
 from ._read import GO_TOP_KEYS
 
 __all__ = ["encode_document"]
@@ -194,14 +195,6 @@ _DEFAULT_TOOL_NORMALIZATION: Final = {
 }
 _STARTUP_DEFAULTS: Final = (("processStartSeconds", 10), ("gabpConnectSeconds", 60))
 _SESSION_DEFAULTS: Final = (("ownerLeaseSeconds", 30),)
-#: What the Go encoder escapes inside strings (it writes other characters as they are).
-_ESCAPES: Final = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
 
 
 def _tool_normalization(value: Any) -> dict[str, Any]:
@@ -260,6 +253,4 @@ def _document(document: dict[str, Any]) -> dict[str, Any]:
 def encode_document(document: dict[str, Any]) -> bytes:
     """The file's bytes for ``document``: the Go bridge's layout, without a final newline."""
     text = json.dumps(_document(document), indent=2, ensure_ascii=False)
-    for char, escape in _ESCAPES.items():
-        text = text.replace(char, escape)
-    return text.encode("utf-8")
+    return go_html_escape(text).encode("utf-8")
