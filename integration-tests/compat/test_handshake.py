@@ -60,7 +60,9 @@ async def test_a_failed_hello_is_reported_at_once_by_start_and_connect(
             await client.call_tool("games_stop", {"gameId": "hs"})
 
 
-@pytest.mark.parametrize("mode", ["drop-agentId,drop-app,drop-capabilities", "extra,schema-1.1"])
+@pytest.mark.parametrize(
+    "mode", ["drop-agentId,drop-app,drop-capabilities,drop-schemaVersion", "extra,schema-1.1"]
+)
 async def test_a_welcome_with_members_missing_or_extra_connects(
     open_bridge: OpenBridge, config_dir: ConfigDir, mode: str
 ) -> None:

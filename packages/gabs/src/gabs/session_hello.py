@@ -7,10 +7,10 @@ answer: another attempt with the same port and token would get the same one. The
 (GABS 1.1.0) retries only connections that could not be made, and so does ``gabs``
 (:class:`HandshakeFailed` is never retried by a start or a connect).
 
-The welcome is read as the Go bridge reads it where that costs nothing: ``agentId``, ``app``
-and ``capabilities`` may be missing (the Go bridge reads an absent member as empty, and the
-game's tools still come from ``tools/list``). A ``schemaVersion`` other than ``1.x`` is still
-refused: it names a protocol this bridge does not speak.
+The welcome is read as the Go bridge reads it where that costs nothing: ``agentId``, ``app``,
+``capabilities`` and ``schemaVersion`` may be missing (the Go bridge reads an absent member as
+empty, and the game's tools still come from ``tools/list``). A ``schemaVersion`` given as
+something other than ``1.x`` is still refused: it names a schema this bridge does not speak.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from __future__ import annotations
 import platform
 from typing import Any
 
-from gabp import GabpError, MessageError
+from gabp import SCHEMA_VERSION, GabpError, MessageError
 from gabp.messages import parse_result
+
 from gabs._version import __version__
 
 __all__ = ["HandshakeFailed", "SessionError", "hello_params", "read_welcome"]
@@ -62,6 +63,8 @@ def read_welcome(game_id: str, reply: Any) -> Any:
             filled["app"] = {"name": game_id, "version": "unknown"}
         if "capabilities" not in filled or filled["capabilities"] is None:
             filled["capabilities"] = {}
+        if "schemaVersion" not in filled:
+            filled["schemaVersion"] = SCHEMA_VERSION
         reply = filled
     try:
         return parse_result("session/hello", reply)
