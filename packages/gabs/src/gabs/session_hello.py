@@ -20,7 +20,6 @@ from typing import Any
 
 from gabp import SCHEMA_VERSION, GabpError, MessageError
 from gabp.messages import parse_result
-
 from gabs._version import __version__
 
 __all__ = ["HandshakeFailed", "SessionError", "hello_params", "read_welcome"]
