@@ -21,6 +21,7 @@ from .results import process_alive, text_of, wait_gone
 
 __all__ = [
     "GAME_SCRIPT",
+    "HANDSHAKE_GAME",
     "INTERLEAVING_GAME",
     "LIBGAB_WIRE_GAME",
     "REQUEST_TIMEOUT",
@@ -38,6 +39,8 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 GAME_SCRIPT = HERE / "compat_game.py"
+#: The scriptable game that varies or misbehaves at session setup (``HANDSHAKE_MODE``).
+HANDSHAKE_GAME = HERE / "handshake_game.py"
 #: The game that interleaves overlapping replies as the C# runtime 1.0.3 does.
 INTERLEAVING_GAME = HERE / "interleaving_game.py"
 #: The game that answers with the C# runtime 1.0.3's wire output, quirks included.

@@ -42,7 +42,7 @@ from gabs.runtime.endpoint import read_bridge_file
 from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
 from gabs.runtime.procenv import stale_credentials
 from gabs.runtime.procs import verify_pid
-from gabs.session import GameSession, SessionError
+from gabs.session import GameSession, HandshakeFailed, SessionError
 
 __all__ = ["ConnectMixin"]
 
@@ -156,7 +156,8 @@ class ConnectMixin(AttachMixin):
         alive: Callable[[], bool] | None,
     ) -> str | None:
         """Connect, retrying with backoff until ``until`` (monotonic); None when connected,
-        else the last error (``exited`` when the game's process ended)."""
+        else the last error (``exited`` when the game's process ended). A failed hello ends
+        the attempts at once (:class:`~gabs.session_hello.HandshakeFailed`)."""
         delays = backoff_delays(self.backoff)
         last = "no connection attempt made"
         config = runtime.config or GameConfig(id=runtime.game_id)
@@ -175,6 +176,8 @@ class ConnectMixin(AttachMixin):
                     alive=alive,
                 )
                 return None
+            except HandshakeFailed as exc:
+                return str(exc)  # the game answered the hello: a retry gets the same (as Go)
             except (SessionError, GabpError, OSError, TimeoutError) as exc:
                 last = str(exc)
             await anyio.sleep(max(min(next(delays), until - time.monotonic()), 0))

@@ -16,7 +16,6 @@ answer means ``executed: "unknown"``.
 from __future__ import annotations
 
 import logging
-import platform
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -38,23 +37,26 @@ from gabp import (
     unique_id,
 )
 from gabp.messages import Attention, Capabilities, Event, parse_result
-from gabs._version import __version__
 from gabs.attention import AttentionCache, Gate, GateDecision
 from gabs.backoff import DEFAULT_BACKOFF, backoff_delays
 from gabs.call_outcome import NOT_RUN_CODES, CallOutcome, CallWatch, attach_attention
 from gabs.game_tools import MirroredTool
 from gabs.request_slots import QueueFull, RequestSlots, SlotHold, declared_concurrency
 from gabs.session_close import CLOSE_GRACE, close_when_answered, owed
+from gabs.session_hello import HandshakeFailed, SessionError, hello_params, read_welcome
 
-__all__ = ["ATTENTION_CHANNELS", "CallOutcome", "GameSession", "NotSent", "SessionError"]
+__all__ = [
+    "ATTENTION_CHANNELS",
+    "CallOutcome",
+    "GameSession",
+    "HandshakeFailed",
+    "NotSent",
+    "SessionError",
+]
 
 logger = logging.getLogger("gabs.session")
 
 ATTENTION_CHANNELS = ("attention/opened", "attention/updated", "attention/cleared")
-
-
-class SessionError(GabpError):
-    """The session could not be set up (connection refused, hello refused, bad reply)."""
 
 
 class NotSent(ConnectionClosed):
@@ -68,11 +70,6 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
         inner = errors[0]
         return _single(inner) if isinstance(inner, BaseExceptionGroup) else inner
     return group
-
-
-def _platform() -> str:
-    system = platform.system().lower()
-    return {"darwin": "macos", "windows": "windows"}.get(system, "linux")
 
 
 class GameSession:
@@ -222,23 +219,20 @@ class GameSession:
         try:
             reply = await connection.request(
                 "session/hello",
-                {
-                    "token": self._token,
-                    "bridgeVersion": __version__,
-                    "platform": _platform(),
-                    "launchId": self._launch_id,
-                    "clientInfo": {"name": "gabs", "version": __version__},
-                },
+                hello_params(self._token, self._launch_id),
                 timeout=self.connect_timeout,
             )
         except RemoteError as exc:
-            raise SessionError(
+            raise HandshakeFailed(
                 f"{self.game_id} refused the session: {exc.message} ({exc.code})"
             ) from None
-        try:
-            hello = parse_result("session/hello", reply)
-        except MessageError as exc:
-            raise SessionError(f"{self.game_id} sent an invalid hello reply: {exc}") from None
+        except RequestTimeout:
+            raise HandshakeFailed(
+                f"{self.game_id} did not answer session/hello within {self.connect_timeout:g} s"
+            ) from None
+        except ConnectionClosed as exc:
+            raise HandshakeFailed(f"{self.game_id} closed the connection at hello: {exc}") from None
+        hello = read_welcome(self.game_id, reply)
         self.hello = reply
         self.capabilities = hello.capabilities
         self.slots = RequestSlots(

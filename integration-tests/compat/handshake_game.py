@@ -1,0 +1,218 @@
+"""A scriptable GABP game for the session setup: how a bridge sets up a session with a game
+that varies or misbehaves at ``session/hello`` and ``tools/list``.
+
+Written on raw asyncio sockets (no lib_gab), so that it can answer what a real runtime never
+would. Environment: ``GABP_SERVER_PORT``, ``GABP_TOKEN``, ``GABS_GAME_ID`` (as every bridge
+hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
+``<dir>/<gameId>.pid`` and appends every frame it reads, byte for byte, to
+``<dir>/<gameId>.wire`` (one JSON line per frame: ``{"raw": <the frame as text>}``).
+
+``HANDSHAKE_MODE`` (comma-separated words) chooses the behaviour:
+
+* ``hello-error``: ``session/hello`` answered with ``HANDSHAKE_ERROR_CODE`` (default
+  ``-31000``) and ``HANDSHAKE_ERROR_MESSAGE``;
+* ``hello-silent``: ``session/hello`` never answered; ``hello-close``: the connection closed
+  when the hello arrives; ``event-first``: an event written before the welcome;
+* ``drop-<member>``: the welcome without ``capabilities``, ``agentId``, ``app`` or
+  ``schemaVersion``; ``extra``: the welcome with members no schema has;
+* ``schema-<v>``: ``schemaVersion`` ``<v>``; ``schema-absent`` drops it (same as
+  ``drop-schemaVersion``);
+* ``no-tools-list``, ``no-events``: capabilities without ``tools/list`` or without events;
+* ``tools-error``: ``tools/list`` answered ``-32603``; ``tools-empty``; ``tools-noname``,
+  ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
+  ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
+
+Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from raw_game import write_pid_file
+
+ECHO = {
+    "name": "hs/echo",
+    "title": "Echo",
+    "description": "Echoes the text.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "additionalProperties": False,
+    },
+}
+
+
+def modes() -> set[str]:
+    return {word.strip() for word in os.environ.get("HANDSHAKE_MODE", "").split(",") if word}
+
+
+def tools(mode: set[str]) -> list[dict[str, Any]]:
+    if "tools-empty" in mode:
+        return []
+    if "tools-many" in mode:
+        return [
+            {"name": f"hs/t{i:04d}", "description": f"Tool {i}.", "inputSchema": {"type": "object"}}
+            for i in range(3000)
+        ]
+    listed: list[dict[str, Any]] = [ECHO]
+    if "tools-noname" in mode:
+        listed.append({"description": "No name.", "inputSchema": {"type": "object"}})
+    if "tools-dup" in mode:
+        listed.append({**ECHO, "description": "A second echo."})
+    if "tools-badschema" in mode:
+        listed.append({"name": "hs/bad", "description": "Bad schema.", "inputSchema": "text"})
+    return listed
+
+
+def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
+    methods = ["session/hello", "tools/list", "tools/call", "events/subscribe"]
+    if "no-tools-list" in mode:
+        methods.remove("tools/list")
+    result: dict[str, Any] = {
+        "agentId": game_id,
+        "app": {"name": "HandshakeGame", "version": "1.0.0"},
+        "capabilities": {
+            "methods": methods,
+            "events": [] if "no-events" in mode else ["system/log"],
+            "resources": [],
+        },
+        "schemaVersion": "1.0",
+    }
+    for word in mode:
+        if word.startswith("drop-"):
+            result.pop(word[5:], None)
+        elif word == "schema-absent":
+            result.pop("schemaVersion", None)
+        elif word.startswith("schema-"):
+            result["schemaVersion"] = word[7:]
+    if "extra" in mode:
+        result["serverInfo"] = {"name": "hs", "version": "9"}
+        result["unexpected"] = {"x": 1}
+    return result
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    head = f"Content-Length: {len(body)}\r\nContent-Type: application/json\r\n\r\n"
+    return head.encode("ascii") + body
+
+
+def response(rid: Any, *, result: Any = None, error: dict[str, Any] | None = None) -> bytes:
+    message: dict[str, Any] = {"v": "gabp/1", "id": rid, "type": "response"}
+    if error is not None:
+        message["error"] = error
+    else:
+        message["result"] = result
+    return frame(message)
+
+
+async def read_raw(reader: asyncio.StreamReader) -> bytes | None:
+    """One whole frame as read (headers and body), or ``None`` at the end of the stream."""
+    head = b""
+    length = None
+    while True:
+        line = await reader.readline()
+        if not line:
+            return None
+        head += line
+        text = line.decode("ascii", "replace").strip()
+        if not text:
+            break
+        name, _, value = text.partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value.strip())
+    if length is None:
+        return None
+    return head + await reader.readexactly(length)
+
+
+class Game:
+    def __init__(self, game_id: str, token: str) -> None:
+        self.game_id = game_id
+        self.token = token
+        self.mode = modes()
+        folder = os.environ.get("COMPAT_GAME_DIR")
+        self.wire = Path(folder) / f"{game_id.replace('/', '_')}.wire" if folder else None
+
+    def record(self, raw: bytes) -> None:
+        if self.wire is not None:
+            with self.wire.open("a", encoding="utf-8") as out:
+                out.write(json.dumps({"raw": raw.decode("utf-8", "replace")}) + "\n")
+
+    def answer(self, message: dict[str, Any]) -> bytes | None:
+        method = message.get("method")
+        rid = message.get("id")
+        params = message.get("params") or {}
+        if method == "session/hello":
+            if "hello-silent" in self.mode:
+                return None
+            if "hello-error" in self.mode:
+                code = int(os.environ.get("HANDSHAKE_ERROR_CODE", "-31000"))
+                text = os.environ.get("HANDSHAKE_ERROR_MESSAGE", "Invalid authentication token")
+                return response(rid, error={"code": code, "message": text})
+            if params.get("token") != self.token:
+                return response(rid, error={"code": -31000, "message": "Invalid token"})
+            return response(rid, result=welcome(self.game_id, self.mode))
+        if method == "tools/list":
+            if "tools-error" in self.mode:
+                return response(rid, error={"code": -32603, "message": "tools exploded"})
+            return response(rid, result={"tools": tools(self.mode)})
+        if method == "events/subscribe":
+            return response(rid, result={"subscribed": params.get("channels") or []})
+        if method == "tools/call":
+            arguments = params.get("arguments") or params.get("parameters") or {}
+            return response(rid, result={"text": str(arguments.get("text", ""))})
+        return response(rid, error={"code": -32601, "message": f"Method not found: {method}"})
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                raw = await read_raw(reader)
+                if raw is None:
+                    return
+                self.record(raw)
+                message = json.loads(raw.split(b"\r\n\r\n", 1)[1])
+                if message.get("method") == "session/hello":
+                    if "hello-close" in self.mode:
+                        return
+                    if "event-first" in self.mode:
+                        event = {
+                            "v": "gabp/1",
+                            "id": str(uuid.uuid4()),
+                            "type": "event",
+                            "channel": "system/log",
+                            "seq": 0,
+                            "payload": {"message": "before the welcome"},
+                        }
+                        writer.write(frame(event))
+                reply = self.answer(message)
+                if reply is not None:
+                    writer.write(reply)
+                    await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, ValueError):
+            return
+        finally:
+            writer.close()
+
+
+async def main() -> None:
+    port = int(os.environ["GABP_SERVER_PORT"])
+    game = Game(os.environ.get("GABS_GAME_ID", "hs"), os.environ["GABP_TOKEN"])
+    server = await asyncio.start_server(game.serve, "127.0.0.1", port)
+    print(f"handshake game listening on 127.0.0.1:{port}", file=sys.stderr)
+    write_pid_file(game.game_id)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
