@@ -44,4 +44,5 @@ def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
     else:
         return None
     error = {"code": code, "message": text}
-    return json.dumps({"jsonrpc": _VERSION, "id": request_id, "error": error}).encode()
+    answer = {"jsonrpc": _VERSION, "id": request_id, "error": error}
+    return json.dumps(answer, separators=(",", ":")).encode()
