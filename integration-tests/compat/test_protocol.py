@@ -130,3 +130,23 @@ async def test_stdio_methods_the_bridge_does_not_serve_are_method_not_found(
     for n, (method, _) in enumerate(methods, 1):
         assert by_id[n]["error"]["code"] == -32601, method
         assert by_id[n]["error"]["message"] == "Method not found", method
+
+
+async def test_stdio_tools_list_is_in_name_order(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """The tools are listed sorted by name, so a host that shows them in order shows the same
+    list whichever bridge it runs."""
+    written = line(initialize(1, {"protocolVersion": "2025-06-18"}))
+    written += line(request(2, "tools/list")) + line(request(3, "tools/list", {"cursor": "x"}))
+    with anyio.fail_after(60):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(written)
+            await process.stdin.aclose()
+            answers = await read_lines(process.stdout)
+            await process.wait()
+    by_id = {answer["id"]: answer for answer in answers}
+    for request_id in (2, 3):
+        names = [tool["name"] for tool in by_id[request_id]["result"]["tools"]]
+        assert len(names) == 13 and names == sorted(names), names
