@@ -96,7 +96,8 @@ async def test_stdio_methods_the_bridge_does_not_serve_are_method_not_found(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:
     """Neither bridge offers prompts, completions, resource templates, subscriptions or a log
-    level: each is ``-32601``, the request's id kept; notifications get no answer."""
+    level: each is ``-32601``, the request's id kept, as is a request without a method;
+    notifications get no answer."""
     methods = [
         ("logging/setLevel", {"level": "debug"}),
         ("resources/templates/list", ...),
@@ -117,6 +118,7 @@ async def test_stdio_methods_the_bridge_does_not_serve_are_method_not_found(
     ]
     written = line(initialize(0, {"protocolVersion": "2025-06-18"}))
     written += b"".join(line(n) for n in notifications)
+    written += line({"jsonrpc": "2.0", "id": len(methods) + 1})  # no method at all
     written += b"".join(line(request(n, m, p)) for n, (m, p) in enumerate(methods, 1))
     with anyio.fail_after(60):
         async with stdio_process(bridge_command, config_dir, tmp_path) as process:
@@ -126,8 +128,8 @@ async def test_stdio_methods_the_bridge_does_not_serve_are_method_not_found(
             answers = await read_lines(process.stdout)
             await process.wait()
     by_id = {answer["id"]: answer for answer in answers}
-    assert sorted(by_id) == list(range(len(methods) + 1)), answers
-    for n, (method, _) in enumerate(methods, 1):
+    assert sorted(by_id) == list(range(len(methods) + 2)), answers
+    for n, (method, _) in enumerate([*methods, ("(none)", ...)], 1):
         assert by_id[n]["error"]["code"] == -32601, method
         assert by_id[n]["error"]["message"] == "Method not found", method
 

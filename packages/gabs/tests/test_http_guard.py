@@ -166,6 +166,11 @@ async def test_an_invalid_request_is_answered_with_its_id() -> None:
     status, _, body = await request(guard, "POST", "/mcp", AUTH, no_version)
     assert status == 200 and json.loads(body)["error"]["code"] == -32600
     assert json.loads(body)["id"] == "v"
+    no_method = json.dumps({"jsonrpc": "2.0", "id": 5}).encode()
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, no_method)
+    assert status == 200 and body == (
+        b'{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}'
+    )
     assert not sessions.scopes and not plain.scopes
 
 

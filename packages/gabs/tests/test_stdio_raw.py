@@ -102,8 +102,9 @@ async def test_a_second_initialize_is_answered_again(tmp_path: Path) -> None:
     [
         (request(2, "tools/call", "not an object"), {"id": 2, "code": -32602}),
         (json.dumps({"id": "x", "method": "tools/list"}).encode(), {"id": "x", "code": -32600}),
+        (json.dumps({"jsonrpc": "2.0", "id": 9}).encode(), {"id": 9, "code": -32601}),
     ],
-    ids=["params-not-an-object", "no-jsonrpc-member"],
+    ids=["params-not-an-object", "no-jsonrpc-member", "no-method"],
 )
 async def test_an_invalid_request_with_an_id_is_answered(
     tmp_path: Path, line: bytes, expected: dict[str, Any]
