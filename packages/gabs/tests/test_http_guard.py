@@ -166,6 +166,11 @@ async def test_an_invalid_request_is_answered_with_its_id() -> None:
     status, _, body = await request(guard, "POST", "/mcp", AUTH, no_version)
     assert status == 200 and json.loads(body)["error"]["code"] == -32600
     assert json.loads(body)["id"] == "v"
+    no_method = json.dumps({"jsonrpc": "2.0", "id": 5}).encode()
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, no_method)
+    assert status == 200 and body == (
+        b'{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}'
+    )
     assert not sessions.scopes and not plain.scopes
 
 
@@ -203,3 +208,17 @@ async def test_an_id_that_is_no_string_or_number_is_invalid_request() -> None:
         "error": {"code": -32600, "message": "Invalid Request"},
     }
     assert not sessions.scopes and not plain.scopes
+
+
+async def test_an_initialize_without_params_reaches_the_app_completed() -> None:
+    """The Go bridge answers ``initialize`` whatever its params; the SDK refuses one without
+    ``protocolVersion``, ``capabilities`` or ``clientInfo`` (``-32602``)."""
+    guard, sessions, plain = guarded()
+    bare = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize"}).encode()
+    status, _, body = await request(guard, "POST", "/mcp", AUTH, bare)
+    assert status == 200 and plain.scopes and not sessions.scopes
+    assert json.loads(body)["params"] == {
+        "protocolVersion": "2024-11-05",
+        "capabilities": {},
+        "clientInfo": {"name": "unknown", "version": "unknown"},
+    }

@@ -135,6 +135,8 @@ async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path)
         listed = await client.list_tools()
         by_name = {tool.name: tool for tool in listed.tools}
         assert set(by_name) == GO_NAMES == set(BRIDGE_TOOLS)
+        # in the Go bridge's order: by name (they came in the order of BRIDGE_TOOLS)
+        assert [tool.name for tool in listed.tools] == sorted(GO_NAMES)
         for tool in by_name.values():
             schema = tool.input_schema
             assert schema["type"] == "object"

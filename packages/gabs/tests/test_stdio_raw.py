@@ -102,8 +102,9 @@ async def test_a_second_initialize_is_answered_again(tmp_path: Path) -> None:
     [
         (request(2, "tools/call", "not an object"), {"id": 2, "code": -32602}),
         (json.dumps({"id": "x", "method": "tools/list"}).encode(), {"id": "x", "code": -32600}),
+        (json.dumps({"jsonrpc": "2.0", "id": 9}).encode(), {"id": 9, "code": -32601}),
     ],
-    ids=["params-not-an-object", "no-jsonrpc-member"],
+    ids=["params-not-an-object", "no-jsonrpc-member", "no-method"],
 )
 async def test_an_invalid_request_with_an_id_is_answered(
     tmp_path: Path, line: bytes, expected: dict[str, Any]
@@ -165,3 +166,47 @@ async def test_an_id_that_is_no_string_or_number_gets_invalid_request(
         "id": json.loads(raw),
         "error": {"code": -32600, "message": "Invalid Request"},
     }
+
+
+def initialize_with(params: Any) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+    if params is not ...:
+        message["params"] = params
+    return json.dumps(message).encode()
+
+
+@pytest.mark.parametrize(
+    ("params", "version"),
+    [
+        (..., "2024-11-05"),
+        (None, "2024-11-05"),
+        ({}, "2024-11-05"),
+        ({"protocolVersion": "2025-06-18"}, "2025-06-18"),
+        ({"protocolVersion": 5, "capabilities": {}, "clientInfo": {}}, "2024-11-05"),
+        ({"protocolVersion": "2025-03-26", "capabilities": [], "clientInfo": "x"}, "2025-03-26"),
+        ({"capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}, "2024-11-05"),
+    ],
+    ids=["no-params", "null-params", "empty", "version-only", "number", "odd-types", "no-version"],
+)
+async def test_an_initialize_with_params_left_out_is_answered_as_the_go_bridge_does(
+    tmp_path: Path, params: Any, version: str
+) -> None:
+    """The Go bridge reads no params of ``initialize`` and answers every one; the SDK answered
+    these ``-32602 Invalid request parameters``. A version left out is the Go bridge's own."""
+    (answer,) = await exchange(tmp_path, [initialize_with(params)], 1)
+    assert answer["id"] == 1 and "error" not in answer, answer
+    assert answer["result"]["serverInfo"]["name"] == "gabs"
+    assert answer["result"]["protocolVersion"] == version
+    assert answer["result"]["capabilities"]["tools"] == {"listChanged": True}
+
+
+async def test_an_invalid_request_answer_is_compact_json_as_every_other(tmp_path: Path) -> None:
+    """The Go bridge (and the SDK) write compact JSON; the refusal of an invalid request was
+    written with spaces after ``:`` and ``,``."""
+    async with raw_stdio(tmp_path) as (to_server, from_server):
+        os.write(to_server, request(2, "tools/call", "x") + b"\n")
+        with anyio.fail_after(30):
+            raw = await anyio.to_thread.run_sync(
+                os.read, from_server, 65536, abandon_on_cancel=True
+            )
+    assert raw == b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params"}}\n'

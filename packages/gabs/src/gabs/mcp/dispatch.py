@@ -106,8 +106,10 @@ class ToolDispatcher:
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        """The core tools and the exposed game tools, by name (as the Go bridge lists them)."""
         tools = list(self._core)
         tools += [tool for _, _, tool in self.calls.exposed().values()]
+        tools.sort(key=lambda tool: tool.name.encode())
         return types.ListToolsResult(tools=tools)
 
     def _core_name(self, name: str) -> str | None:

@@ -9,7 +9,9 @@
    ``text/event-stream`` (a plain JSON client, the Go bridge's kind): **405**;
 6. a POST body over 1 MiB (:data:`MAX_BODY_BYTES`): **400**, as the Go bridge answers; a
    request with an id whose ``params`` is not an object, or without ``"jsonrpc": "2.0"``, gets
-   its JSON-RPC error with its id (:mod:`gabs.transports.invalid_requests`);
+   its JSON-RPC error with its id (:mod:`gabs.transports.invalid_requests`); an ``initialize``
+   request without some of its params gets them filled in, as the Go bridge reads none
+   (:mod:`gabs.transports.initialize_request`);
 7. a POST from a plain JSON client, or one without a session that does not open one (anything
    but ``initialize``): the stateless JSON app, as the Go bridge serves every POST, whatever
    its ``Content-Type`` (``curl -d`` sends a form type);
@@ -32,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gabp import tokens_equal
 from gabs._version import __version__
+from gabs.transports.initialize_request import complete_initialize
 from gabs.transports.invalid_requests import invalid_request_answer
 from gabs.transports.request_ids import IdAliases
 
@@ -156,7 +159,7 @@ class GuardMiddleware:
             await _refuse(send, 400, _TOO_LARGE)
             return
         aliases = IdAliases()  # an id the SDK cannot carry, swapped and restored
-        body = aliases.alias(body)
+        body = complete_initialize(aliases.alias(body))
         refusal = invalid_request_answer(body, known_invalid=False)
         if refusal is not None:  # the SDK would answer it without its id
             refusal = aliases.restore_answer(refusal)

@@ -6,7 +6,9 @@ client waits for ever) or answer it without its id (HTTP). :func:`invalid_reques
 answers it with its id: ``-32602`` (``Invalid params``) for ``params`` that is neither an
 object nor an array, ``-32600`` (``Invalid Request``) otherwise. An id that is neither a string
 nor a number (``true``, ``{}``, ``[1]``), which the Go bridge serves and the SDK reads as a
-notification, is ``-32600`` with that id too.
+notification, is ``-32600`` with that id too. A message with an id and no ``method`` (nor
+``result`` or ``error``: not a response) is ``-32601`` (``Method not found``), as the Go bridge
+answers it; the SDK drops it.
 """
 
 from __future__ import annotations
@@ -23,19 +25,23 @@ _VERSION: Final = "2.0"
 
 def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
     """The error answer to the request in ``body``, or None when there is no one to answer
-    (no id, no method, not an object) or, unless ``known_invalid`` (the SDK refused it already),
-    nothing visibly wrong with it."""
+    (no id, a ``method`` that is no string, a response, not an object) or, unless
+    ``known_invalid`` (the SDK refused it already), nothing visibly wrong with it."""
     try:
         message = json.loads(body)
     except ValueError:
         return None
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+    if not isinstance(message, dict):
         return None
     request_id = message.get("id")
     if request_id is None:
         return None
     params = message.get("params")
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
+    if "method" not in message and not message.keys() & {"result", "error"}:
+        code, text = types.METHOD_NOT_FOUND, "Method not found"  # as the Go bridge answers
+    elif not isinstance(message.get("method"), str):
+        return None  # a response of the client's, or a method that is no string
+    elif isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
         code, text = types.INVALID_REQUEST, "Invalid Request"  # an id the SDK reads as absent
     elif params is not None and not isinstance(params, dict | list):
         code, text = types.INVALID_PARAMS, "Invalid params"
@@ -44,4 +50,5 @@ def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
     else:
         return None
     error = {"code": code, "message": text}
-    return json.dumps({"jsonrpc": _VERSION, "id": request_id, "error": error}).encode()
+    answer = {"jsonrpc": _VERSION, "id": request_id, "error": error}
+    return json.dumps(answer, separators=(",", ":")).encode()

@@ -29,6 +29,7 @@ from gabs._version import __version__
 from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
+from gabs.transports.initialize_request import complete_initialize
 from gabs.transports.invalid_requests import invalid_request_answer
 from gabs.transports.request_ids import IdAliases
 from gabs.transports.stdio_calls import LeanCalls, plain_call
@@ -188,7 +189,9 @@ async def framed_stdio(
     As the Go bridge does, a client may skip the handshake: when its first request is not
     ``initialize``, the server is told the connection is initialized before it reads that
     request. A request that is not valid JSON-RPC but has an id is answered with an error
-    (``-32602`` or ``-32600``), not dropped.
+    (``-32602`` or ``-32600``), not dropped. An ``initialize`` request without
+    ``protocolVersion``, ``capabilities`` or ``clientInfo`` is served as the Go bridge serves it
+    (:mod:`gabs.transports.initialize_request`).
     """
     saved: tuple[int, int] | None = None
     if wire_in is None or wire_out is None:
@@ -242,7 +245,7 @@ async def framed_stdio(
                     if isinstance(body, FramingError):
                         logger.warning("stdin: %s", body)
                         continue
-                    body = aliases.alias(body)
+                    body = complete_initialize(aliases.alias(body))
                     item = _decode(body)
                     if not isinstance(item, SessionMessage) or (
                         isinstance(item.message, types.JSONRPCNotification) and b'"id"' in body
