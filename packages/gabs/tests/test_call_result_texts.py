@@ -76,3 +76,18 @@ def test_an_attention_summary_without_a_full_stop_still_ends_its_sentence() -> N
     stopped = _item(summary="Map lost!")
     opened.attention = stopped
     assert "Map lost! The game state" in _text(game_call_result("mono", opened, {}))
+
+
+def test_a_game_error_without_a_message_still_names_its_code() -> None:
+    # A live game may answer {"code": 1002, "message": ""}: the Go bridge says
+    # "GABP tool call failed: GABP error 1002: ."; ours names the code and the empty message.
+    failed = CallOutcome(
+        executed=True,
+        status="error",
+        tool="fault/act",
+        error={"code": 1002, "message": ""},
+    )
+    result = game_call_result("faulty", failed, {})
+    first = _text(result).splitlines()[0]
+    assert first == "fault/act ran and failed without a message (code 1002)"
+    assert (result.structured_content or {})["error"] == {"code": 1002, "message": ""}

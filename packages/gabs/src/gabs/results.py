@@ -188,7 +188,8 @@ def outcome_text(
     elif outcome.status == "error":
         assert outcome.error is not None
         ran = "ran and failed" if outcome.executed else "was refused by the game and did not run"
-        text = f"{outcome.tool} {ran}: {outcome.error['message']} (code {outcome.error['code']})"
+        said = f": {outcome.error['message']}" if outcome.error["message"] else " without a message"
+        text = f"{outcome.tool} {ran}{said} (code {outcome.error['code']})"
     else:
         text = _json(outcome.result)
     if item is not None:
