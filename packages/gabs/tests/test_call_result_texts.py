@@ -91,3 +91,23 @@ def test_a_game_error_without_a_message_still_names_its_code() -> None:
     first = _text(result).splitlines()[0]
     assert first == "fault/act ran and failed without a message (code 1002)"
     assert (result.structured_content or {})["error"] == {"code": 1002, "message": ""}
+
+
+def test_a_call_the_bridge_never_sent_does_not_blame_the_game() -> None:
+    # The turn is still held by an earlier call the game never answered: the bridge did not
+    # send this one, so the game did not refuse it.
+    unsent = CallOutcome(
+        executed=False,
+        status="error",
+        tool="fault/echo",
+        error={"code": -32000, "message": "faulty was busy: no request slot within 5 s"},
+        sent=False,
+    )
+    result = game_call_result("faulty", unsent, {})
+    first = _text(result).splitlines()[0]
+    assert first == (
+        "NOT EXECUTED. fault/echo was not sent to game faulty: faulty was busy: no request "
+        "slot within 5 s (code -32000)"
+    )
+    assert "refused by the game" not in _text(result)
+    assert (result.structured_content or {})["code"] == "not_sent"

@@ -50,6 +50,8 @@ class CallOutcome:
     ) = None
     gate: GateDecision | None = None
     duration_ms: float = 0.0
+    sent: bool = True
+    """``False`` when the bridge never sent the call (no request slot came free in time)."""
 
 
 @dataclass

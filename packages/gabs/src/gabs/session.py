@@ -429,8 +429,7 @@ class GameSession:
         """Call a game tool through the gate. Never raises for what the game answered."""
         started = time.perf_counter()
         if not self.connected:
-            # nothing can be sent: say so, never "unknown" (decision 5)
-            return CallOutcome(
+            return CallOutcome(  # nothing can be sent: say so, never "unknown" (decision 5)
                 executed=False,
                 status="error",
                 tool=tool,
@@ -439,6 +438,7 @@ class GameSession:
                     "message": f"game {self.game_id} is not connected ({self.state})"
                     + (f": {self.last_error}" if self.last_error else ""),
                 },
+                sent=False,
             )
         decision = await self.gate_check(tool)
         if not decision.allowed:
@@ -472,7 +472,7 @@ class GameSession:
             )
             outcome.executed, outcome.status = True, "ok"
         except NotSent as exc:
-            outcome.executed, outcome.status = False, "error"
+            outcome.executed, outcome.status, outcome.sent = False, "error", False
             outcome.error = {"code": int(ErrorCode.SERVER_ERROR), "message": str(exc)}
         except RemoteError as exc:
             outcome.executed = exc.code not in NOT_RUN_CODES
