@@ -20,6 +20,8 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
   - ``kill``: the process kills itself with SIGKILL;
   - ``frame`` ``{frame}``: these raw bytes (latin-1) written in place of the answer (the
     next requests are answered as usual);
+  - ``reply`` ``{members, drop}``: a response to the request with ``members`` added (or
+    replacing ``v``, ``id``, ``type``) and the members named in ``drop`` left out;
   - ``sized`` ``{bytes}``: a good answer whose body is exactly ``bytes`` bytes long;
   - ``stray`` ``{then}``: an answer with another id, then (``then: true``) the real one;
   - ``twice``: two answers for the request (``{"answer": 1}`` then ``{"answer": 2}``);
@@ -119,6 +121,11 @@ class Game:
             os.kill(os.getpid(), signal.SIGKILL)
         elif mode == "frame":
             writer.write(str(arguments.get("frame", "")).encode("latin-1"))
+        elif mode == "reply":
+            message = {"v": "gabp/1", "id": rid, "type": "response", **arguments.get("members", {})}
+            for name in arguments.get("drop", []):
+                message.pop(name, None)
+            writer.write(frame(message))
         elif mode == "sized":
             body = sized_body(rid, int(arguments.get("bytes", 0)))
             writer.write(f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body)
