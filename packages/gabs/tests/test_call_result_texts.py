@@ -111,3 +111,28 @@ def test_a_call_the_bridge_never_sent_does_not_blame_the_game() -> None:
     )
     assert "refused by the game" not in _text(result)
     assert (result.structured_content or {})["code"] == "not_sent"
+
+
+def test_a_call_the_game_refused_for_its_arguments_points_at_the_tool_s_detail() -> None:
+    # -32602 and -31002: the call itself can be corrected, so the next step is the tool's
+    # parameters (class call), not the runtime state (the Go bridge: games_status, state).
+    for code in (-32602, -31002):
+        refused = CallOutcome(
+            executed=False,
+            status="error",
+            tool="fault/act",
+            error={"code": code, "message": "bad arguments"},
+        )
+        data = game_call_result("faulty", refused, {}).structured_content or {}
+        assert data["code"] == "not_sent"
+        assert data["causeClass"] == "call"
+        assert [a["tool"] for a in data["nextActions"]] == ["games_tool_detail"]
+    # a refusal that says nothing about the call keeps the state class
+    other = CallOutcome(
+        executed=False,
+        status="error",
+        tool="fault/act",
+        error={"code": -32601, "message": "no tools/call"},
+    )
+    data = game_call_result("faulty", other, {}).structured_content or {}
+    assert (data["causeClass"], data["nextActions"][0]["tool"]) == ("state", "games_status")
