@@ -169,3 +169,45 @@ async def test_a_game_that_ends_mid_call_is_stopped_and_cannot_be_called(
     assert connected.is_error, text_of(connected)
     assert structured(connected)["code"] == "endpoint_unavailable", text_of(connected)
     assert "Last GABP disconnect" not in text_of(summary), text_of(summary)
+
+
+#: The largest frame body ``gabs`` reads from a game (8 MiB; the Go bridge sets no limit).
+FRAME_LIMIT = 8 * 1024 * 1024
+
+
+async def test_an_answer_of_8_mib_arrives_whole(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("faulty", script=FAULTY_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            big = await act(client, mode="sized", bytes=FRAME_LIMIT)
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    assert not big.is_error, text_of(big)[:300]
+    text = structured(big)["text"]
+    assert len(text) > FRAME_LIMIT - 100 and set(text) == {"x"}
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Content-Length: abc",
+        # The Go bridge 1.1.0 panics on a negative length (makeslice) and exits.
+        pytest.param("Content-Length: -5", marks=pytest.mark.beyond_go),
+    ],
+)
+async def test_a_malformed_frame_costs_the_connection_not_the_bridge(
+    open_bridge: OpenBridge, config_dir: ConfigDir, header: str
+) -> None:
+    config_dir.game("faulty", script=FAULTY_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            broken = await act(client, mode="frame", frame=f"{header}\r\n\r\n{{}}")
+            connected = await client.call_tool("games_connect", {"gameId": "faulty"})
+            after = await echo(client, "still serving")
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    assert broken.is_error, text_of(broken)
+    assert not connected.is_error, text_of(connected)
+    assert structured(after) == {"text": "still serving"}, text_of(after)
