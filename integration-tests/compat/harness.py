@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters
 from .results import process_alive, text_of, wait_gone
 
 __all__ = [
+    "FAULTY_GAME",
     "GAME_SCRIPT",
     "HANDSHAKE_GAME",
     "INTERLEAVING_GAME",
@@ -39,6 +40,8 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 GAME_SCRIPT = HERE / "compat_game.py"
+#: The game that fails a call the way a ``fault/act`` argument names.
+FAULTY_GAME = HERE / "faulty_game.py"
 #: The scriptable game that varies or misbehaves at session setup (``HANDSHAKE_MODE``).
 HANDSHAKE_GAME = HERE / "handshake_game.py"
 #: The game that interleaves overlapping replies as the C# runtime 1.0.3 does.

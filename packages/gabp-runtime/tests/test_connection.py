@@ -161,6 +161,15 @@ async def test_a_protocol_error_raised_by_a_handler_is_sent_as_is() -> None:
     )
 
 
+def test_a_peer_s_error_with_an_empty_message_is_kept_as_sent() -> None:
+    # Ours never sends one, but a live peer may: its code and data must not be lost.
+    error = RemoteError(1002, "", {"retryIn": 5}, method="tools/call")
+    assert (error.code, error.message, error.data) == (1002, "", {"retryIn": 5})
+    assert error.to_wire() == {"code": 1002, "message": "", "data": {"retryIn": 5}}
+    with pytest.raises(ValueError, match="must not be empty"):
+        ProtocolError(1002, "")
+
+
 async def test_a_handler_crash_becomes_a_sanitized_internal_error_with_a_logged_error_id(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -76,3 +76,63 @@ def test_an_attention_summary_without_a_full_stop_still_ends_its_sentence() -> N
     stopped = _item(summary="Map lost!")
     opened.attention = stopped
     assert "Map lost! The game state" in _text(game_call_result("mono", opened, {}))
+
+
+def test_a_game_error_without_a_message_still_names_its_code() -> None:
+    # A live game may answer {"code": 1002, "message": ""}: the Go bridge says
+    # "GABP tool call failed: GABP error 1002: ."; ours names the code and the empty message.
+    failed = CallOutcome(
+        executed=True,
+        status="error",
+        tool="fault/act",
+        error={"code": 1002, "message": ""},
+    )
+    result = game_call_result("faulty", failed, {})
+    first = _text(result).splitlines()[0]
+    assert first == "fault/act ran and failed without a message (code 1002)"
+    assert (result.structured_content or {})["error"] == {"code": 1002, "message": ""}
+
+
+def test_a_call_the_bridge_never_sent_does_not_blame_the_game() -> None:
+    # The turn is still held by an earlier call the game never answered: the bridge did not
+    # send this one, so the game did not refuse it.
+    unsent = CallOutcome(
+        executed=False,
+        status="error",
+        tool="fault/echo",
+        error={"code": -32000, "message": "faulty was busy: no request slot within 5 s"},
+        sent=False,
+    )
+    result = game_call_result("faulty", unsent, {})
+    first = _text(result).splitlines()[0]
+    assert first == (
+        "NOT EXECUTED. fault/echo was not sent to game faulty: faulty was busy: no request "
+        "slot within 5 s (code -32000)"
+    )
+    assert "refused by the game" not in _text(result)
+    assert (result.structured_content or {})["code"] == "not_sent"
+
+
+def test_a_call_the_game_refused_for_its_arguments_points_at_the_tool_s_detail() -> None:
+    # -32602 and -31002: the call itself can be corrected, so the next step is the tool's
+    # parameters (class call), not the runtime state (the Go bridge: games_status, state).
+    for code in (-32602, -31002):
+        refused = CallOutcome(
+            executed=False,
+            status="error",
+            tool="fault/act",
+            error={"code": code, "message": "bad arguments"},
+        )
+        data = game_call_result("faulty", refused, {}).structured_content or {}
+        assert data["code"] == "not_sent"
+        assert data["causeClass"] == "call"
+        assert [a["tool"] for a in data["nextActions"]] == ["games_tool_detail"]
+    # a refusal that says nothing about the call keeps the state class
+    other = CallOutcome(
+        executed=False,
+        status="error",
+        tool="fault/act",
+        error={"code": -32601, "message": "no tools/call"},
+    )
+    data = game_call_result("faulty", other, {}).structured_content or {}
+    assert (data["causeClass"], data["nextActions"][0]["tool"]) == ("state", "games_status")

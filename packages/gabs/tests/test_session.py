@@ -150,6 +150,7 @@ async def test_in_band_errors_say_whether_the_tool_ran() -> None:
     )
     assert (invalid.executed, invalid.error and invalid.error["code"]) == (False, -32602)
     assert (missing.executed, missing.error and missing.error["code"]) == (False, -31002)
+    assert refused.sent and invalid.sent and missing.sent  # the game refused them
 
 
 async def test_a_call_without_an_answer_is_reported_as_unknown_never_as_not_executed() -> None:
@@ -158,6 +159,20 @@ async def test_a_call_without_an_answer_is_reported_as_unknown_never_as_not_exec
         with anyio.fail_after(10):
             outcome = await session.call_tool("colony/hang", timeout=0.2)
     assert (outcome.executed, outcome.status) == ("unknown", "unknown")
+
+
+async def test_a_call_that_gets_no_turn_in_time_was_not_sent() -> None:
+    server, calls = game()
+    async with session_for(server) as session:
+        taken = 0
+        while session.slots.try_acquire():  # every turn the game has, taken by other requests
+            taken += 1
+        with anyio.fail_after(10):
+            unsent = await session.call_tool("colony/draft", {"pawn": "Bo"}, timeout=0.2)
+        for _ in range(taken):
+            session.slots.release()
+    assert (unsent.executed, unsent.status, unsent.sent) == (False, "error", False)
+    assert calls["draft"] == 0
 
 
 def test_mirrored_tools_read_the_older_parameters_shape_and_get_safe_mcp_names() -> None:

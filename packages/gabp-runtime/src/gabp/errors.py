@@ -124,7 +124,12 @@ class RemoteError(ProtocolError):
     """The peer answered a request with an error response."""
 
     def __init__(self, code: int, message: str, data: Any = None, *, method: str = "") -> None:
-        super().__init__(code, message, data)
+        # What the peer sent, as it sent it: a live peer's empty message is its own fault, and
+        # refusing it here would lose the error's code and data.
+        GabpError.__init__(self, message)
+        self.code = int(code)
+        self.message = message
+        self.data = data
         self.method = method
 
     def __str__(self) -> str:

@@ -13,11 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gabp import ErrorCode
+from gabp import ConnectionClosed, ErrorCode, GabpError, MessageError, RemoteError, RequestTimeout
 from gabp.messages import Attention
 from gabs.attention import GateDecision
 
-__all__ = ["NOT_RUN_CODES", "CallOutcome", "CallWatch", "attach_attention"]
+__all__ = [
+    "NOT_RUN_CODES",
+    "CallOutcome",
+    "CallWatch",
+    "NotSent",
+    "attach_attention",
+    "record_failure",
+]
 
 #: Errors that mean the game refused the call before running it.
 NOT_RUN_CODES = frozenset(
@@ -50,6 +57,35 @@ class CallOutcome:
     ) = None
     gate: GateDecision | None = None
     duration_ms: float = 0.0
+    sent: bool = True
+    """``False`` when the bridge never sent the call (no request slot came free in time)."""
+
+
+class NotSent(ConnectionClosed):
+    """A request that never reached the game: no request slot came free in time."""
+
+
+def record_failure(outcome: CallOutcome, exc: GabpError) -> bool:
+    """Fill ``outcome`` from the error its call to the game ended with; ``False`` for an error
+    that says nothing about the call (the caller raises it)."""
+    server = int(ErrorCode.SERVER_ERROR)
+    if isinstance(exc, NotSent):
+        outcome.executed, outcome.status, outcome.sent = False, "error", False
+        outcome.error = {"code": server, "message": str(exc)}
+    elif isinstance(exc, RemoteError):
+        outcome.executed = exc.code not in NOT_RUN_CODES
+        outcome.status = "error"
+        outcome.error = exc.to_wire()
+    elif isinstance(exc, RequestTimeout):
+        outcome.error = {"code": server, "message": str(exc)}
+    elif isinstance(exc, ConnectionClosed):
+        outcome.error = {"code": server, "message": f"connection lost: {exc.reason}"}
+    elif isinstance(exc, MessageError):
+        # The game answered, but not with a GABP response: whether the tool ran is unknown.
+        outcome.error = {"code": server, "message": f"unreadable answer ({exc})"}
+    else:
+        return False
+    return True
 
 
 @dataclass

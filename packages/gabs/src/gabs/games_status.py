@@ -138,6 +138,9 @@ class StatusMixin(ConnectMixin):
         bound = self._bound(runtime, claim)
         observation = await observe(self.lc, game_id, gabp_live=bound)
         status = observation.status
+        if status == "stale-runtime-cleaned" and not runtime.connected:
+            # The launch is over and its claim removed: as in Go, its connection's end goes with it.
+            runtime.last_disconnect = None
         if status == "running":
             if bound:
                 status = "running" if runtime.spawned is not None else "connected"

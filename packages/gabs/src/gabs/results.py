@@ -185,10 +185,17 @@ def outcome_text(
             f"UNKNOWN whether {outcome.tool} ran in game {game_id}: {message}. It may have run; "
             "check the game's state before repeating it."
         )
+    elif outcome.status == "error" and not outcome.sent:
+        assert outcome.error is not None
+        text = (
+            f"NOT EXECUTED. {outcome.tool} was not sent to game {game_id}: "
+            f"{outcome.error['message']} (code {outcome.error['code']})"
+        )
     elif outcome.status == "error":
         assert outcome.error is not None
         ran = "ran and failed" if outcome.executed else "was refused by the game and did not run"
-        text = f"{outcome.tool} {ran}: {outcome.error['message']} (code {outcome.error['code']})"
+        said = f": {outcome.error['message']}" if outcome.error["message"] else " without a message"
+        text = f"{outcome.tool} {ran}{said} (code {outcome.error['code']})"
     else:
         text = _json(outcome.result)
     if item is not None:

@@ -39,7 +39,13 @@ from gabp import (
 from gabp.messages import Attention, Capabilities, Event, parse_result
 from gabs.attention import AttentionCache, Gate, GateDecision
 from gabs.backoff import DEFAULT_BACKOFF, backoff_delays
-from gabs.call_outcome import NOT_RUN_CODES, CallOutcome, CallWatch, attach_attention
+from gabs.call_outcome import (
+    CallOutcome,
+    CallWatch,
+    NotSent,
+    attach_attention,
+    record_failure,
+)
 from gabs.game_tools import MirroredTool
 from gabs.request_slots import QueueFull, RequestSlots, SlotHold, declared_concurrency
 from gabs.session_close import CLOSE_GRACE, close_when_answered, owed
@@ -57,10 +63,6 @@ __all__ = [
 logger = logging.getLogger("gabs.session")
 
 ATTENTION_CHANNELS = ("attention/opened", "attention/updated", "attention/cleared")
-
-
-class NotSent(ConnectionClosed):
-    """A request that never reached the game: no request slot came free in time."""
 
 
 def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -429,8 +431,7 @@ class GameSession:
         """Call a game tool through the gate. Never raises for what the game answered."""
         started = time.perf_counter()
         if not self.connected:
-            # nothing can be sent: say so, never "unknown" (decision 5)
-            return CallOutcome(
+            return CallOutcome(  # nothing can be sent: say so, never "unknown" (decision 5)
                 executed=False,
                 status="error",
                 tool=tool,
@@ -439,6 +440,7 @@ class GameSession:
                     "message": f"game {self.game_id} is not connected ({self.state})"
                     + (f": {self.last_error}" if self.last_error else ""),
                 },
+                sent=False,
             )
         decision = await self.gate_check(tool)
         if not decision.allowed:
@@ -471,20 +473,9 @@ class GameSession:
                 request_id=operation_id,
             )
             outcome.executed, outcome.status = True, "ok"
-        except NotSent as exc:
-            outcome.executed, outcome.status = False, "error"
-            outcome.error = {"code": int(ErrorCode.SERVER_ERROR), "message": str(exc)}
-        except RemoteError as exc:
-            outcome.executed = exc.code not in NOT_RUN_CODES
-            outcome.status = "error"
-            outcome.error = exc.to_wire()
-        except RequestTimeout as exc:
-            outcome.error = {"code": int(ErrorCode.SERVER_ERROR), "message": str(exc)}
-        except ConnectionClosed as exc:
-            outcome.error = {
-                "code": int(ErrorCode.SERVER_ERROR),
-                "message": f"connection lost: {exc.reason}",
-            }
+        except GabpError as exc:
+            if not record_failure(outcome, exc):
+                raise
         finally:
             self._watches.pop(operation_id, None)
             outcome.duration_ms = (time.perf_counter() - started) * 1000

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 import mcp_types as types
 
+from gabp import ErrorCode
 from gabp.messages import Attention
 from gabs.call_outcome import CallOutcome
 from gabs.go_format import go_json
@@ -101,6 +102,10 @@ def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
     return structured, text, wrapped
 
 
+#: A game's refusals of a call that the call itself can correct (arguments, tool name).
+_CALL_REFUSALS: Final = frozenset({int(ErrorCode.INVALID_PARAMS), int(ErrorCode.TOOL_NOT_FOUND)})
+
+
 def _failure_code(outcome: CallOutcome) -> str:
     if outcome.status in ("blocked_by_attention", "attention_unavailable"):
         return outcome.status
@@ -144,7 +149,7 @@ def _next_actions(
                 "The call may have run: check the game's state before repeating it.",
             )
         ]
-    if outcome.executed:
+    if outcome.executed or _refused_call(outcome):
         return [
             NextAction(
                 "games_tool_detail",
@@ -153,6 +158,12 @@ def _next_actions(
             )
         ]
     return failure_next_actions(game_id, "state")
+
+
+def _refused_call(outcome: CallOutcome) -> bool:
+    """The game refused the call itself (its arguments, its name) before running it."""
+    code = outcome.error["code"] if outcome.error else None
+    return outcome.sent and outcome.executed is False and code in _CALL_REFUSALS
 
 
 def game_call_result(
@@ -193,6 +204,8 @@ def game_call_result(
     actions = _next_actions(game_id, outcome, arguments)
     data["nextActions"] = [action.to_json() for action in actions]
     cause = cause_class(code) or ("call" if code == "game_error" else "state")
+    if _refused_call(outcome):
+        cause = "call"
     data["causeClass"] = cause
     data["trackRecord"] = track_record_line()
     if context_info:
