@@ -71,7 +71,7 @@ class OperationRunner:
         operation = current_operation()
         operation_id = operation.id if operation is not None else new_operation_id()
         wire = {wire_name(key): value for key, value in arguments.items()}
-        self._journal.start(
+        self._journal.begin(
             operation_id,
             name,
             parent_id=parent_id,
@@ -111,12 +111,13 @@ class OperationRunner:
             summary = f"payload failure: {result.get('message', '')}"
         else:
             summary = _summary(result)
-        record = self._journal.complete(operation_id, summary, result=result)
         if isinstance(result, dict):
             # the call's own envelope, as the mod adds it to the answer (WithoutResult: Result
             # null, and the handler's empty Metadata); the journal keeps the result as the
             # body returned it, without the envelope
-            return {**result, "operation": record.envelope(has_result=True)}
+            envelope = self._journal.complete_call(operation_id, summary, result)
+            return {**result, "operation": envelope}
+        self._journal.complete(operation_id, summary, result=result)
         return result
 
     def invoke(

@@ -37,6 +37,7 @@ from rimbridge_sim.diagnostics._records import (
     OperationState,
     OperationStatus,
     UnknownOperationError,
+    wire_envelope,
 )
 
 __all__ = [
@@ -129,6 +130,32 @@ class OperationJournal:
         The root is the parent's root when the parent is known, else ``parent_id`` itself, else
         the operation. Starting an id the journal still holds raises :class:`ValueError`.
         """
+        record = self._open(operation_id, method, parent_id, arguments_summary, metadata, True)
+        assert record is not None
+        return record
+
+    def begin(
+        self,
+        operation_id: str,
+        method: str,
+        *,
+        parent_id: str | None = None,
+        arguments_summary: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """:meth:`start` without the record (a tool call's path: no snapshot is built unless
+        a listener gets it)."""
+        self._open(operation_id, method, parent_id, arguments_summary, metadata, False)
+
+    def _open(
+        self,
+        operation_id: str,
+        method: str,
+        parent_id: str | None,
+        arguments_summary: str | None,
+        metadata: dict[str, Any] | None,
+        want_record: bool,
+    ) -> OperationRecord | None:
         if type(operation_id) is not str or not operation_id:
             raise ValueError(f"operation_id must be a non-empty str, got {operation_id!r}")
         if type(method) is not str or not method:
@@ -136,9 +163,10 @@ class OperationJournal:
         now = self._clock()
         notices: builtins.list[_Notice] = []
         with self._lock:
-            if operation_id in self._operations:
+            operations = self._operations
+            if operation_id in operations:
                 raise ValueError(f"operation {operation_id!r} was already started")
-            parent = self._operations.get(parent_id) if parent_id is not None else None
+            parent = operations.get(parent_id) if parent_id is not None else None
             if parent is not None:
                 root_id = parent.root_id
             elif parent_id is not None:
@@ -155,21 +183,25 @@ class OperationJournal:
                 self._event_limit,
                 metadata,
             )
-            self._operations[operation_id] = operation
+            operations[operation_id] = operation
             self._running += 1
             self._started += 1
             event = self._record(operation, "started", arguments_summary, now)
-            record = operation.snapshot()
-            notices.append((record, event))
+            listeners = self._listeners
+            record = operation.snapshot() if listeners or want_record else None
+            if listeners:
+                notices.append((operation.snapshot() if record is None else record, event))
             if parent is not None:
                 parent.children.append(operation_id)
                 parent_event = self._record(
                     parent, "child_started", f"{operation_id} {method}", now, streamed=False
                 )
-                notices.append((parent.snapshot(), parent_event))
-            self._evict()
-            listeners = self._listeners
-        self._notify(listeners, notices)
+                if listeners:
+                    notices.append((parent.snapshot(), parent_event))
+            if len(operations) > self._capacity:
+                self._evict()
+        if notices:
+            self._notify(listeners, notices)
         return record
 
     def event(
@@ -201,9 +233,21 @@ class OperationJournal:
 
         ``result`` (JSON-ready) is retained for ``list_operations {includeResults}``: the
         most recent ones only, and cut when its JSON is longer than 16,000 characters."""
-        if result is not None and self._result_capacity:
-            self._retain(operation_id, result)
-        return self._finish(operation_id, "completed", result_summary, None)
+        record = self._finish(operation_id, "completed", result_summary, None, result=result)
+        assert isinstance(record, tuple)
+        return record
+
+    def complete_call(
+        self, operation_id: str, result_summary: str | None, result: Any
+    ) -> dict[str, Any]:
+        """:meth:`complete`, answering with the operation's envelope as a call's answer
+        carries it (``HasResult`` true, ``Result`` null, empty ``Metadata``) instead of a
+        record: no snapshot is built unless a listener gets it."""
+        envelope = self._finish(
+            operation_id, "completed", result_summary, None, result=result, answer=True
+        )
+        assert isinstance(envelope, dict)
+        return envelope
 
     def fail(
         self,
@@ -217,7 +261,9 @@ class OperationJournal:
         """Mark a running operation failed, cancelled or timed out, with the error text."""
         if kind not in OUTCOME_KINDS:
             raise ValueError(f"kind must be one of {', '.join(OUTCOME_KINDS)}, got {kind!r}")
-        return self._finish(operation_id, kind, None, str(error), code, exception_type)
+        record = self._finish(operation_id, kind, None, str(error), code, exception_type)
+        assert isinstance(record, tuple)
+        return record
 
     def _finish(
         self,
@@ -227,9 +273,20 @@ class OperationJournal:
         error: str | None,
         error_code: str | None = None,
         exception_type: str | None = None,
-    ) -> OperationRecord:
+        *,
+        result: Any = None,
+        answer: bool = False,
+    ) -> OperationRecord | dict[str, Any]:
+        """Record the outcome (the first one wins) and retain ``result`` (when not None);
+        returns the record, or with ``answer`` the call's envelope."""
         now = self._clock()
         with self._lock:
+            if result is not None and self._result_capacity:
+                results = self._results
+                results.pop(operation_id, None)
+                results[operation_id] = result
+                if len(results) > self._result_capacity:
+                    results.popitem(last=False)
             operation = self._get(operation_id)
             if operation.status != "running":
                 # the first outcome wins (e.g. a completion after a timeout); keep the trace
@@ -253,9 +310,15 @@ class OperationJournal:
                     now,
                     has_result=operation_id in self._results,
                 )
-            record = operation.snapshot()
             listeners = self._listeners
-        self._notify(listeners, [(record, event)])
+            record = operation.snapshot() if listeners or not answer else None
+            reply = wire_envelope(operation, True) if answer else None
+        if listeners:
+            assert record is not None
+            self._notify(listeners, [(record, event)])
+        if reply is not None:
+            return reply
+        assert record is not None
         return record
 
     def _record(
@@ -279,13 +342,6 @@ class OperationJournal:
         )
         self._stream.append(event)
         return event
-
-    def _retain(self, operation_id: str, result: Any) -> None:
-        with self._lock:
-            self._results.pop(operation_id, None)
-            self._results[operation_id] = result
-            while len(self._results) > self._result_capacity:
-                self._results.popitem(last=False)
 
     def _get(self, operation_id: str) -> OperationState:
         operation = self._operations.get(operation_id)
