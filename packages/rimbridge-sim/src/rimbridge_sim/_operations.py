@@ -7,7 +7,6 @@ own envelope under ``operation``, as the real mod adds it to every answer.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
@@ -145,20 +144,28 @@ class OperationRunner:
         """
         spec = spec_of(function)
         operation_id = self._begin(name, arguments, parent_id)
-        world = self._loop.world
         try:
-            if spec.world:
-                hold = contextlib.nullcontext() if held else self._loop.hold()
-                with hold, world.caused_by(operation_id):
-                    try:
-                        result = function(**arguments)
-                    finally:
-                        self._loop.observe(operation_id)
+            if spec.world and held:
+                result = self._in_world(operation_id, function, arguments)
+            elif spec.world:
+                with self._loop.hold():
+                    result = self._in_world(operation_id, function, arguments)
             else:
                 result = function(**arguments)
         except Exception as error:
             result = self._failed(operation_id, name, spec.payload_codes, error)
         return self._end(operation_id, result)
+
+    def _in_world(
+        self, operation_id: str, function: Callable[..., Any], arguments: Mapping[str, Any]
+    ) -> Any:
+        """Run a body that touches the world (world lock held) as caused by the operation."""
+        loop = self._loop
+        with loop.world.caused_by(operation_id):
+            try:
+                return function(**arguments)
+            finally:
+                loop.observe(operation_id)
 
     async def invoke_quick(
         self, name: str, function: Callable[..., Any], arguments: Mapping[str, Any]
