@@ -100,7 +100,7 @@ class AttentionFeed:
         self._op_reported = 0
         self._unsubscribers: list[Callable[[], None]] = [
             ring.subscribe(self._on_log),
-            journal.subscribe(self._on_operation),
+            journal.subscribe(self._on_operation, accepts=self._takes_operation_event),
         ]
 
     def __repr__(self) -> str:
@@ -176,6 +176,16 @@ class AttentionFeed:
         with self._lock:
             self._log_seen += 1
             self._log_reported += 1
+
+    def _takes_operation_event(self, event: OperationEvent) -> bool:
+        """The journal's filter (under its lock): the events the policy may count go to
+        :meth:`_on_operation`; the others (a call's start and most completions) are only
+        counted as seen, without a record built for them."""
+        if self._policy.may_count_operation(event.kind):
+            return True
+        with self._lock:
+            self._op_seen += 1
+        return False
 
     def _on_operation(self, record: OperationRecord, event: OperationEvent) -> None:
         kind = event.kind
