@@ -45,9 +45,15 @@ _FALLBACK_ENCODER: Final = json.JSONEncoder(
 """For what ``msgspec`` refuses (keys that are not strings, integers past 64 bits)."""
 
 
+_wire_name: Final = functools.lru_cache(maxsize=1024)(wire_name)
+""":func:`wire_name` of each argument of each call, worked out once per keyword."""
+
+
 def _summary(value: Any) -> str:
     """``value`` as compact JSON, cut to ``_SUMMARY_LIMIT`` characters (a ``repr`` when it
     cannot be JSON at all)."""
+    if type(value) is dict and not value:  # a call without arguments
+        return "{}"
     try:
         text = _SUMMARY_ENCODER.encode(value).decode()
     except (msgspec.MsgspecError, TypeError, ValueError, OverflowError, RecursionError):
@@ -69,7 +75,7 @@ class OperationRunner:
     def _begin(self, name: str, arguments: Mapping[str, Any], parent_id: str | None) -> str:
         operation = current_operation()
         operation_id = operation.id if operation is not None else new_operation_id()
-        wire = {wire_name(key): value for key, value in arguments.items()}
+        wire = {_wire_name(key): value for key, value in arguments.items()} if arguments else {}
         self._journal.begin(
             operation_id,
             name,

@@ -68,11 +68,15 @@ class JournalListeners:
         ``record`` or, when there is none yet, a snapshot of ``operation`` (the journal's lock
         held); returns the record, given or built (``None`` when nobody took the event and
         none was given)."""
-        chosen = tuple(
-            listener
-            for listener, accepts in self.active
-            if accepts is None or _takes(accepts, event)
-        )
+        chosen: tuple[JournalListener, ...] = ()
+        for listener, accepts in self.active:
+            if accepts is not None:
+                try:
+                    if not accepts(event):
+                        continue
+                except Exception:  # a filter that raises takes the event: its listener runs
+                    pass
+            chosen = (*chosen, listener)
         if chosen:
             if record is None:
                 record = operation.snapshot()
@@ -84,12 +88,3 @@ class JournalListeners:
         """Call the chosen listeners (the lock released); a listener that raises is logged."""
         for listeners, record, event in notices:
             call_listeners(listeners, record, event)
-
-
-def _takes(accepts: EventFilter, event: OperationEvent) -> bool:
-    """A filter's answer; one that raises takes the event (its listener then runs, and what
-    goes wrong there is logged as any listener's failure is)."""
-    try:
-        return accepts(event)
-    except Exception:
-        return True
