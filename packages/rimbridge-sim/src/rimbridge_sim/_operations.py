@@ -112,7 +112,8 @@ class OperationRunner:
         return metadata
 
     def _end(self, operation_id: str, result: Any) -> Any:
-        if isinstance(result, Mapping) and result.get("success") is False:
+        # dict first: most results are one, and the Mapping test alone is a slow ABC check
+        if isinstance(result, (dict, Mapping)) and result.get("success") is False:
             summary = f"payload failure: {result.get('message', '')}"
         else:
             summary = _summary(result)

@@ -147,7 +147,7 @@ class DiagnosticsTools:
             "mapHeight": game_map.height,
             "tick": tick,
             "date": game_date(tick),
-            "timeSpeed": TimeSpeed(speed).label,
+            "timeSpeed": speed.label,
             "paused": speed is TimeSpeed.PAUSED,
             "colonistCount": len(game.pawns),
             "thingCount": len(game.things),
