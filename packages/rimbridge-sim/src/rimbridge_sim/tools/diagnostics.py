@@ -109,8 +109,7 @@ class DiagnosticsTools:
     )
     @call_spec(world=True, quick=True)
     def get_game_info(self) -> dict[str, Any]:
-        # the fields of World.get_game_info(), written straight into the answer: every
-        # agent polls this, and the view in between cost a fifth of the call
+        # World.get_game_info()'s fields, without building its view first (agents poll this)
         world = self.host.world
         event = world.long_event
         long_event = None if event is None else event.label
