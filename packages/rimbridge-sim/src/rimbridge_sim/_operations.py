@@ -7,7 +7,6 @@ own envelope under ``operation``, as the real mod adds it to every answer.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
@@ -46,9 +45,15 @@ _FALLBACK_ENCODER: Final = json.JSONEncoder(
 """For what ``msgspec`` refuses (keys that are not strings, integers past 64 bits)."""
 
 
+_wire_name: Final = functools.lru_cache(maxsize=1024)(wire_name)
+""":func:`wire_name` of each argument of each call, worked out once per keyword."""
+
+
 def _summary(value: Any) -> str:
     """``value`` as compact JSON, cut to ``_SUMMARY_LIMIT`` characters (a ``repr`` when it
     cannot be JSON at all)."""
+    if type(value) is dict and not value:  # a call without arguments
+        return "{}"
     try:
         text = _SUMMARY_ENCODER.encode(value).decode()
     except (msgspec.MsgspecError, TypeError, ValueError, OverflowError, RecursionError):
@@ -70,8 +75,8 @@ class OperationRunner:
     def _begin(self, name: str, arguments: Mapping[str, Any], parent_id: str | None) -> str:
         operation = current_operation()
         operation_id = operation.id if operation is not None else new_operation_id()
-        wire = {wire_name(key): value for key, value in arguments.items()}
-        self._journal.start(
+        wire = {_wire_name(key): value for key, value in arguments.items()} if arguments else {}
+        self._journal.begin(
             operation_id,
             name,
             parent_id=parent_id,
@@ -107,16 +112,18 @@ class OperationRunner:
         return metadata
 
     def _end(self, operation_id: str, result: Any) -> Any:
-        if isinstance(result, Mapping) and result.get("success") is False:
+        # dict first: most results are one, and the Mapping test alone is a slow ABC check
+        if isinstance(result, (dict, Mapping)) and result.get("success") is False:
             summary = f"payload failure: {result.get('message', '')}"
         else:
             summary = _summary(result)
-        record = self._journal.complete(operation_id, summary, result=result)
         if isinstance(result, dict):
             # the call's own envelope, as the mod adds it to the answer (WithoutResult: Result
             # null, and the handler's empty Metadata); the journal keeps the result as the
             # body returned it, without the envelope
-            return {**result, "operation": record.envelope(has_result=True)}
+            envelope = self._journal.complete_call(operation_id, summary, result)
+            return {**result, "operation": envelope}
+        self._journal.complete(operation_id, summary, result=result)
         return result
 
     def invoke(
@@ -144,20 +151,28 @@ class OperationRunner:
         """
         spec = spec_of(function)
         operation_id = self._begin(name, arguments, parent_id)
-        world = self._loop.world
         try:
-            if spec.world:
-                hold = contextlib.nullcontext() if held else self._loop.hold()
-                with hold, world.caused_by(operation_id):
-                    try:
-                        result = function(**arguments)
-                    finally:
-                        self._loop.observe(operation_id)
+            if spec.world and held:
+                result = self._in_world(operation_id, function, arguments)
+            elif spec.world:
+                with self._loop.hold():
+                    result = self._in_world(operation_id, function, arguments)
             else:
                 result = function(**arguments)
         except Exception as error:
             result = self._failed(operation_id, name, spec.payload_codes, error)
         return self._end(operation_id, result)
+
+    def _in_world(
+        self, operation_id: str, function: Callable[..., Any], arguments: Mapping[str, Any]
+    ) -> Any:
+        """Run a body that touches the world (world lock held) as caused by the operation."""
+        loop = self._loop
+        with loop.world.caused_by(operation_id):
+            try:
+                return function(**arguments)
+            finally:
+                loop.observe(operation_id)
 
     async def invoke_quick(
         self, name: str, function: Callable[..., Any], arguments: Mapping[str, Any]

@@ -10,6 +10,9 @@ __all__ = ["ManualClock", "iso_utc"]
 
 _last_second: list[tuple[int | None, str]] = [(None, "")]
 """The Unix second last formatted and its text up to the second (one entry, replaced whole)."""
+_last_milli: list[tuple[int | None, str]] = [(None, "")]
+"""The millisecond last formatted (``second * 1000 + millis``) and its whole text: a call's
+envelope formats its start and its end, mostly within one millisecond."""
 
 
 def iso_utc(epoch_seconds: float) -> str:
@@ -25,11 +28,18 @@ def iso_utc(epoch_seconds: float) -> str:
     elif micros < 0:
         whole, micros = whole - 1, micros + 1_000_000
     second = int(whole)
+    millis = micros // 1000
+    key = second * 1000 + millis
+    cached_key, text = _last_milli[0]
+    if cached_key == key:
+        return text
     cached_second, prefix = _last_second[0]
     if cached_second != second:
         prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
         _last_second[0] = (second, prefix)
-    return f"{prefix}{micros // 1000:03d}Z"
+    text = f"{prefix}{millis:03d}Z"
+    _last_milli[0] = (key, text)
+    return text
 
 
 class ManualClock:

@@ -97,10 +97,12 @@ class AttentionFeed:
         self._log_seen = 0
         self._log_reported = 0
         self._op_seen = 0
+        self._op_passed = 0
+        """Operation events the filter passed over (seen, never classified)."""
         self._op_reported = 0
         self._unsubscribers: list[Callable[[], None]] = [
             ring.subscribe(self._on_log),
-            journal.subscribe(self._on_operation),
+            journal.subscribe(self._on_operation, accepts=self._takes_operation_event),
         ]
 
     def __repr__(self) -> str:
@@ -130,7 +132,12 @@ class AttentionFeed:
     @property
     def stats(self) -> FeedStats:
         with self._lock:
-            return FeedStats(self._log_seen, self._log_reported, self._op_seen, self._op_reported)
+            return FeedStats(
+                self._log_seen,
+                self._log_reported,
+                self._op_seen + self._op_passed,
+                self._op_reported,
+            )
 
     # -- causes
 
@@ -176,6 +183,15 @@ class AttentionFeed:
         with self._lock:
             self._log_seen += 1
             self._log_reported += 1
+
+    def _takes_operation_event(self, event: OperationEvent) -> bool:
+        """The journal's filter (under its lock): the events the policy may count go to
+        :meth:`_on_operation`; the others (a call's start and most completions) are only
+        counted as seen, without a record built for them."""
+        if self._policy.may_count_operation(event.kind):
+            return True
+        self._op_passed += 1  # only ever changed here, under the journal's lock: no lock of ours
+        return False
 
     def _on_operation(self, record: OperationRecord, event: OperationEvent) -> None:
         kind = event.kind

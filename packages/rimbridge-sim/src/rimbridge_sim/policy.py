@@ -478,6 +478,10 @@ class Policy:
             cache[key] = decision
         return decision
 
+    def may_count_operation(self, kind: str) -> bool:
+        """Whether :meth:`classify_operation` can count an event of ``kind`` at all."""
+        return kind in self._operation_kinds
+
     def classify_operation(self, record: OperationRecord, kind: str) -> Decision | None:
         """How an operation event counts, or ``None`` when it is not attention."""
         if kind not in self._operation_kinds:  # most events: started, completed

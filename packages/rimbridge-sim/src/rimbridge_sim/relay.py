@@ -124,7 +124,7 @@ class EventRelay:
         self._loop_thread: int | None = None
         self._unsubscribers: list[Callable[[], None]] = [
             ring.subscribe(self._on_log),
-            journal.subscribe(self._on_operation),
+            journal.subscribe(self._on_operation, accepts=_relayed),
         ]
 
     def __repr__(self) -> str:
@@ -145,10 +145,6 @@ class EventRelay:
 
     def _on_operation(self, record: OperationRecord, event: OperationEvent) -> None:
         kind = event.kind
-        if kind not in _FAILURES and (
-            kind != "completed" or capability_id(event.method).startswith(DIAGNOSTICS_PREFIX)
-        ):
-            return
         journal = self._journal
 
         def payload() -> dict[str, Any]:
@@ -239,3 +235,13 @@ class EventRelay:
             # without an asyncio loop nobody can wake the task from another thread: poll
             with anyio.move_on_after(None if self._loop is not None else 0.05):
                 await wake.wait()
+
+
+def _relayed(event: OperationEvent) -> bool:
+    """The operation events the mod relays (the journal's filter for :class:`EventRelay`):
+    every failure, cancellation and timeout, and the completions of tools outside the
+    diagnostics module; never a start."""
+    kind = event.kind
+    return kind in _FAILURES or (
+        kind == "completed" and not capability_id(event.method).startswith(DIAGNOSTICS_PREFIX)
+    )

@@ -79,6 +79,7 @@ def capability_of(tool_name: str) -> Capability:
     return Capability(f"{SIM_PROVIDER}/{local.lower()}", SIM_PROVIDER, SIM_CATEGORY, "extension")
 
 
+@lru_cache(maxsize=1024)  # every envelope and relayed event names one
 def capability_id(tool_name: str) -> str:
     """The capability id of a tool name (see :func:`capability_of`)."""
     return capability_of(tool_name).id

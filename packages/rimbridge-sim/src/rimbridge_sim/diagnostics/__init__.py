@@ -2,7 +2,8 @@
 
 This is the evidence an attention item points into. Both are pure and synchronous (no I/O, no
 asyncio) and thread-safe with one lock each; listeners are called after the lock is released,
-on the thread that made the change.
+on the thread that made the change (a journal listener's event filter, if it has one, under the
+lock: only the events it takes get a record snapshot built).
 
 * :mod:`~rimbridge_sim.diagnostics.log_ring`: :class:`LogRing`, every line the game writes,
   sequenced from 1, identical consecutive lines collapsed, queried like ``rimbridge/list_logs``.

@@ -11,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, NamedTuple, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, Protocol, TypeAlias
 
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._common import iso_utc
@@ -32,6 +32,7 @@ __all__ = [
     "OperationState",
     "OperationStatus",
     "UnknownOperationError",
+    "wire_envelope",
 ]
 
 OperationStatus: TypeAlias = Literal["running", "completed", "failed", "cancelled", "timed_out"]
@@ -86,6 +87,11 @@ the mod's event types, a start and an outcome. ``progress``, ``child_started`` a
 stay on their operation's own event list."""
 EVENT_TYPES: Final[dict[str, str]] = {kind: f"operation.{kind}" for kind in OPERATION_EVENT_KINDS}
 """The wire ``eventType`` of each kind (``operation.started``, ``operation.failed``, ...)."""
+
+
+_new: Final = tuple.__new__
+"""Builds a named tuple from a tuple of all its fields: half the cost of the generated
+``__new__`` with as many arguments (every call builds two events and up to two snapshots)."""
 
 
 class UnknownOperationError(KeyError):
@@ -192,37 +198,11 @@ class OperationRecord(NamedTuple):
         result_truncated: bool = False,
         metadata: bool = False,
     ) -> dict[str, Any]:
-        """The mod's ``OperationEnvelope`` of the operation and nothing more, as Newtonsoft
-        writes it with default settings: PascalCase keys in declaration order, ``Status`` as
-        the enum's integer, nulls included. A call's answer carries it under ``operation``
-        with ``Result`` null and empty ``Metadata`` (the handler's envelope, not the
-        journal's copy); the journal's reads pass ``metadata=True``."""
-        duration = None
-        if self.finished_at is not None:
-            duration = round((self.finished_at - self.started_at) * 1000)
-        error = None
-        if self.error is not None:
-            error = {
-                "Code": self.error_code or f"tool.{self.status}",
-                "Message": self.error,
-                "ExceptionType": self.exception_type,
-                "Details": None,
-            }
-        return {
-            "OperationId": self.id,
-            "CapabilityId": capability_id(self.method),
-            "Status": STATUS_CODES[self.status],
-            "Success": self.success,
-            "StartedAtUtc": iso_utc(self.started_wall),
-            "CompletedAtUtc": None if self.finished_wall is None else iso_utc(self.finished_wall),
-            "DurationMs": duration,
-            "Result": result,
-            "HasResult": has_result,
-            "ResultWasTruncated": result_truncated,
-            "Warnings": [],
-            "Error": error,
-            "Metadata": dict(self.metadata or {}) if metadata else {},
-        }
+        """The mod's ``OperationEnvelope`` of the operation and nothing more (see
+        :func:`wire_envelope`). A call's answer carries it under ``operation`` with ``Result``
+        null and empty ``Metadata`` (the handler's envelope, not the journal's copy); the
+        journal's reads pass ``metadata=True``."""
+        return wire_envelope(self, has_result, result, result_truncated, metadata)
 
     def to_wire(
         self,
@@ -248,6 +228,75 @@ class OperationRecord(NamedTuple):
         if include_events:
             wire["events"] = [event.to_wire() for event in self.events]
         return wire
+
+
+class _Enveloped(Protocol):
+    """What :func:`wire_envelope` reads: an :class:`OperationRecord` or, under the journal's
+    lock, an :class:`OperationState`."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def status(self) -> OperationStatus: ...
+    @property
+    def started_at(self) -> float: ...
+    @property
+    def finished_at(self) -> float | None: ...
+    @property
+    def started_wall(self) -> float: ...
+    @property
+    def finished_wall(self) -> float | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def error_code(self) -> str | None: ...
+    @property
+    def exception_type(self) -> str | None: ...
+    @property
+    def metadata(self) -> dict[str, Any] | None: ...
+
+
+def wire_envelope(
+    operation: _Enveloped,
+    has_result: bool,
+    result: Any = None,
+    result_truncated: bool = False,
+    metadata: bool = False,
+) -> dict[str, Any]:
+    """The mod's ``OperationEnvelope`` of ``operation`` as Newtonsoft writes it with default
+    settings: PascalCase keys in declaration order, ``Status`` as the enum's integer, nulls
+    included; ``Metadata`` is a copy of the operation's when ``metadata``, else empty."""
+    finished_at = operation.finished_at
+    finished_wall = operation.finished_wall
+    status = operation.status
+    error_text = operation.error
+    error = None
+    if error_text is not None:
+        error = {
+            "Code": operation.error_code or f"tool.{status}",
+            "Message": error_text,
+            "ExceptionType": operation.exception_type,
+            "Details": None,
+        }
+    return {
+        "OperationId": operation.id,
+        "CapabilityId": capability_id(operation.method),
+        "Status": STATUS_CODES[status],
+        "Success": status == "completed",
+        "StartedAtUtc": iso_utc(operation.started_wall),
+        "CompletedAtUtc": None if finished_wall is None else iso_utc(finished_wall),
+        "DurationMs": (
+            None if finished_at is None else round((finished_at - operation.started_at) * 1000)
+        ),
+        "Result": result,
+        "HasResult": has_result,
+        "ResultWasTruncated": result_truncated,
+        "Warnings": [],
+        "Error": error,
+        "Metadata": dict(operation.metadata or {}) if metadata else {},
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,21 +385,24 @@ class OperationState:
         code = text = ""
         if kind in OUTCOME_KINDS:
             code, text = self.error_code or f"tool.{self.status}", self.error or ""
-        event = OperationEvent(
-            self.next_index,
-            kind,
-            now,
-            message,
-            sequence,
-            self.id,
-            self.method,
-            time.time(),
-            self.status,
-            event_id,
-            code,
-            text,
-            has_result,
-            self.metadata,
+        event = _new(
+            OperationEvent,
+            (
+                self.next_index,
+                kind,
+                now,
+                message,
+                sequence,
+                self.id,
+                self.method,
+                time.time(),
+                self.status,
+                event_id,
+                code,
+                text,
+                has_result,
+                self.metadata,
+            ),
         )
         self.next_index += 1
         if len(self.events) == self.events.maxlen:
@@ -359,23 +411,26 @@ class OperationState:
         return event
 
     def snapshot(self) -> OperationRecord:
-        return OperationRecord(
-            self.id,
-            self.method,
-            self.parent_id,
-            self.root_id,
-            self.status,
-            self.started_at,
-            self.finished_at,
-            self.arguments_summary,
-            self.result_summary,
-            self.error,
-            tuple(self.children),
-            tuple(self.events),
-            self.events_dropped,
-            self.started_wall,
-            self.finished_wall,
-            self.error_code,
-            self.exception_type,
-            self.metadata,
+        return _new(
+            OperationRecord,
+            (
+                self.id,
+                self.method,
+                self.parent_id,
+                self.root_id,
+                self.status,
+                self.started_at,
+                self.finished_at,
+                self.arguments_summary,
+                self.result_summary,
+                self.error,
+                tuple(self.children),
+                tuple(self.events),
+                self.events_dropped,
+                self.started_wall,
+                self.finished_wall,
+                self.error_code,
+                self.exception_type,
+                self.metadata,
+            ),
         )

@@ -14,15 +14,15 @@ or finished first. A bounded number of recent results is retained for ``includeR
 from __future__ import annotations
 
 import builtins
-import json
 import threading
 import time
 import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Literal
 
-from rimbridge_sim.diagnostics._common import call_listeners, check_limit, subscribe
+from rimbridge_sim.diagnostics._journal_reads import JournalReads
+from rimbridge_sim.diagnostics._listeners import EventFilter, JournalListeners, Notice
 from rimbridge_sim.diagnostics._records import (
     EVENT_TYPES,
     OPERATION_EVENT_KINDS,
@@ -37,6 +37,7 @@ from rimbridge_sim.diagnostics._records import (
     OperationState,
     OperationStatus,
     UnknownOperationError,
+    wire_envelope,
 )
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "OPERATION_STATUSES",
     "OUTCOME_KINDS",
     "STREAM_KINDS",
+    "EventFilter",
     "JournalListener",
     "JournalStats",
     "OperationEvent",
@@ -55,13 +57,8 @@ __all__ = [
     "UnknownOperationError",
 ]
 
-_RESULT_CHARS: Final = 16_000
 
-
-_Notice: TypeAlias = tuple[OperationRecord, OperationEvent]
-
-
-class OperationJournal:
+class OperationJournal(JournalReads):
     """Operations by id, with parent/child links, bounded event lists and bounded retention.
 
     Args:
@@ -98,7 +95,7 @@ class OperationJournal:
         self._started = 0
         self._evicted = 0
         self._evicted_running = 0
-        self._listeners: tuple[JournalListener, ...] = ()
+        self._listeners = JournalListeners()
         self._stream: deque[OperationEvent] = deque(maxlen=max(1, stream_capacity))
         self._next_sequence = 1
         self._event_prefix = "evt_" + uuid.uuid4().hex[:20]
@@ -129,16 +126,43 @@ class OperationJournal:
         The root is the parent's root when the parent is known, else ``parent_id`` itself, else
         the operation. Starting an id the journal still holds raises :class:`ValueError`.
         """
+        record = self._open(operation_id, method, parent_id, arguments_summary, metadata, True)
+        assert record is not None
+        return record
+
+    def begin(
+        self,
+        operation_id: str,
+        method: str,
+        *,
+        parent_id: str | None = None,
+        arguments_summary: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """:meth:`start` without the record (a tool call's path: no snapshot is built unless
+        a listener gets it)."""
+        self._open(operation_id, method, parent_id, arguments_summary, metadata, False)
+
+    def _open(
+        self,
+        operation_id: str,
+        method: str,
+        parent_id: str | None,
+        arguments_summary: str | None,
+        metadata: dict[str, Any] | None,
+        want_record: bool,
+    ) -> OperationRecord | None:
         if type(operation_id) is not str or not operation_id:
             raise ValueError(f"operation_id must be a non-empty str, got {operation_id!r}")
         if type(method) is not str or not method:
             raise ValueError(f"method must be a non-empty str, got {method!r}")
         now = self._clock()
-        notices: builtins.list[_Notice] = []
+        notices: builtins.list[Notice] = []
         with self._lock:
-            if operation_id in self._operations:
+            operations = self._operations
+            if operation_id in operations:
                 raise ValueError(f"operation {operation_id!r} was already started")
-            parent = self._operations.get(parent_id) if parent_id is not None else None
+            parent = operations.get(parent_id) if parent_id is not None else None
             if parent is not None:
                 root_id = parent.root_id
             elif parent_id is not None:
@@ -155,21 +179,25 @@ class OperationJournal:
                 self._event_limit,
                 metadata,
             )
-            self._operations[operation_id] = operation
+            operations[operation_id] = operation
             self._running += 1
             self._started += 1
             event = self._record(operation, "started", arguments_summary, now)
-            record = operation.snapshot()
-            notices.append((record, event))
+            record = operation.snapshot() if want_record else None
+            listeners = self._listeners
+            if listeners.active:
+                record = listeners.select(operation, event, notices, record)
             if parent is not None:
                 parent.children.append(operation_id)
                 parent_event = self._record(
                     parent, "child_started", f"{operation_id} {method}", now, streamed=False
                 )
-                notices.append((parent.snapshot(), parent_event))
-            self._evict()
-            listeners = self._listeners
-        self._notify(listeners, notices)
+                if listeners.active:
+                    listeners.select(parent, parent_event, notices)
+            if len(operations) > self._capacity:
+                self._evict()
+        if notices:
+            self._listeners.notify(notices)
         return record
 
     def event(
@@ -190,8 +218,10 @@ class OperationJournal:
             operation = self._get(operation_id)
             event = self._record(operation, kind, message, now, streamed=False)
             record = operation.snapshot()
-            listeners = self._listeners
-        self._notify(listeners, [(record, event)])
+            notices: builtins.list[Notice] = []
+            if self._listeners.active:
+                self._listeners.select(operation, event, notices, record)
+        self._listeners.notify(notices)
         return record
 
     def complete(
@@ -201,9 +231,21 @@ class OperationJournal:
 
         ``result`` (JSON-ready) is retained for ``list_operations {includeResults}``: the
         most recent ones only, and cut when its JSON is longer than 16,000 characters."""
-        if result is not None and self._result_capacity:
-            self._retain(operation_id, result)
-        return self._finish(operation_id, "completed", result_summary, None)
+        record = self._finish(operation_id, "completed", result_summary, None, result=result)
+        assert isinstance(record, tuple)
+        return record
+
+    def complete_call(
+        self, operation_id: str, result_summary: str | None, result: Any
+    ) -> dict[str, Any]:
+        """:meth:`complete`, answering with the operation's envelope as a call's answer
+        carries it (``HasResult`` true, ``Result`` null, empty ``Metadata``) instead of a
+        record: no snapshot is built unless a listener gets it."""
+        envelope = self._finish(
+            operation_id, "completed", result_summary, None, result=result, answer=True
+        )
+        assert isinstance(envelope, dict)
+        return envelope
 
     def fail(
         self,
@@ -217,7 +259,9 @@ class OperationJournal:
         """Mark a running operation failed, cancelled or timed out, with the error text."""
         if kind not in OUTCOME_KINDS:
             raise ValueError(f"kind must be one of {', '.join(OUTCOME_KINDS)}, got {kind!r}")
-        return self._finish(operation_id, kind, None, str(error), code, exception_type)
+        record = self._finish(operation_id, kind, None, str(error), code, exception_type)
+        assert isinstance(record, tuple)
+        return record
 
     def _finish(
         self,
@@ -227,9 +271,20 @@ class OperationJournal:
         error: str | None,
         error_code: str | None = None,
         exception_type: str | None = None,
-    ) -> OperationRecord:
+        *,
+        result: Any = None,
+        answer: bool = False,
+    ) -> OperationRecord | dict[str, Any]:
+        """Record the outcome (the first one wins) and retain ``result`` (when not None);
+        returns the record, or with ``answer`` the call's envelope."""
         now = self._clock()
         with self._lock:
+            if result is not None and self._result_capacity:
+                results = self._results
+                results.pop(operation_id, None)
+                results[operation_id] = result
+                if len(results) > self._result_capacity:
+                    results.popitem(last=False)
             operation = self._get(operation_id)
             if operation.status != "running":
                 # the first outcome wins (e.g. a completion after a timeout); keep the trace
@@ -253,9 +308,16 @@ class OperationJournal:
                     now,
                     has_result=operation_id in self._results,
                 )
-            record = operation.snapshot()
-            listeners = self._listeners
-        self._notify(listeners, [(record, event)])
+            record = None if answer else operation.snapshot()
+            notices: builtins.list[Notice] = []
+            if self._listeners.active:
+                self._listeners.select(operation, event, notices, record)
+            reply = wire_envelope(operation, True) if answer else None
+        if notices:
+            self._listeners.notify(notices)
+        if reply is not None:
+            return reply
+        assert record is not None
         return record
 
     def _record(
@@ -280,19 +342,6 @@ class OperationJournal:
         self._stream.append(event)
         return event
 
-    def _retain(self, operation_id: str, result: Any) -> None:
-        with self._lock:
-            self._results.pop(operation_id, None)
-            self._results[operation_id] = result
-            while len(self._results) > self._result_capacity:
-                self._results.popitem(last=False)
-
-    def _get(self, operation_id: str) -> OperationState:
-        operation = self._operations.get(operation_id)
-        if operation is None:
-            raise UnknownOperationError(operation_id)
-        return operation
-
     def _evict(self) -> None:
         operations = self._operations
         while len(operations) > self._capacity:
@@ -312,171 +361,15 @@ class OperationJournal:
             del operations[victim]
             self._evicted += 1
 
-    @staticmethod
-    def _notify(listeners: tuple[JournalListener, ...], notices: builtins.list[_Notice]) -> None:
-        if listeners:
-            for record, event in notices:
-                call_listeners(listeners, record, event)
-
-    # -- reading
-
-    def get(self, operation_id: str) -> OperationRecord | None:
-        with self._lock:
-            operation = self._operations.get(operation_id)
-            return operation.snapshot() if operation is not None else None
-
-    def method_of(self, operation_id: str) -> str | None:
-        """The method of a retained operation (cheap: no snapshot)."""
-        with self._lock:
-            operation = self._operations.get(operation_id)
-            return operation.method if operation is not None else None
-
-    def resolve_root(self, operation_id: str) -> tuple[str, str | None]:
-        """``(root id, root method)`` of an operation; an unknown id is its own root.
-
-        The method is ``None`` when the root is not (or no longer) in the journal.
-        """
-        with self._lock:
-            operations = self._operations
-            operation = operations.get(operation_id)
-            if operation is None:
-                return operation_id, None
-            root_id = operation.root_id
-            root = operation if root_id == operation_id else operations.get(root_id)
-            return root_id, root.method if root is not None else None
-
-    def root_of(self, operation_id: str) -> str:
-        """The root of a retained operation; an unknown id is its own root."""
-        with self._lock:
-            operation = self._operations.get(operation_id)
-            return operation.root_id if operation is not None else operation_id
-
-    def list(
-        self,
-        limit: int = 50,
-        status: OperationStatus | None = None,
-        method: str | None = None,
-    ) -> builtins.list[OperationRecord]:
-        """Retained operations, most recently started or finished first (the mod's order),
-        optionally filtered by status and exact method."""
-        check_limit(limit)
-        if status is not None and status not in OPERATION_STATUSES:
-            raise ValueError(
-                f"status must be one of {', '.join(OPERATION_STATUSES)}, got {status!r}"
-            )
-        picked: builtins.list[OperationRecord] = []
-        with self._lock:
-            for operation in reversed(self._operations.values()):
-                if status is not None and operation.status != status:
-                    continue
-                if method is not None and operation.method != method:
-                    continue
-                picked.append(operation.snapshot())
-                if len(picked) == limit:
-                    break
-        return picked
-
-    def events(self, operation_id: str, after_index: int = 0) -> builtins.list[OperationEvent]:
-        """The retained events of an operation with ``index > after_index``."""
-        with self._lock:
-            operation = self._get(operation_id)
-            return [event for event in operation.events if event.index > after_index]
-
-    def children(self, operation_id: str) -> builtins.list[OperationRecord]:
-        """The retained children of an operation, in start order."""
-        with self._lock:
-            operation = self._get(operation_id)
-            return [
-                self._operations[child].snapshot()
-                for child in operation.children
-                if child in self._operations
-            ]
-
-    def result_of(self, operation_id: str) -> tuple[bool, Any, bool]:
-        """``(retained, result, truncated)``: a retained result longer than 16,000 characters
-        of JSON comes back as the first 16,000 characters (a string)."""
-        with self._lock:
-            if operation_id not in self._results:
-                return False, None, False
-            result = self._results[operation_id]
-        try:
-            text = json.dumps(result, default=str)
-        except (TypeError, ValueError):
-            return True, None, True
-        if len(text) > _RESULT_CHARS:
-            return True, text[:_RESULT_CHARS], True
-        return True, result, False
-
-    def result_truncated(self, operation_id: str) -> bool:
-        """Whether the operation's retained result is cut (false when none is retained)."""
-        return self.result_of(operation_id)[2]
-
-    def envelope(self, record: OperationRecord, *, include_result: bool = False) -> dict[str, Any]:
-        """``record`` on the wire without its events, with its retained result under ``Result``
-        if asked (null otherwise); ``HasResult`` says whether a result is retained either way,
-        as the mod's journal does."""
-        if not include_result:
-            with self._lock:
-                retained = record.id in self._results
-            return record.to_wire(include_events=False, has_result=retained)
-        retained, result, truncated = self.result_of(record.id)
-        return record.to_wire(
-            include_events=False, has_result=retained, result=result, result_truncated=truncated
-        )
-
-    @property
-    def latest_event_sequence(self) -> int:
-        with self._lock:
-            return self._next_sequence - 1
-
-    def stream(
-        self,
-        *,
-        after_sequence: int = 0,
-        limit: int = 50,
-        event_type: str | None = None,
-        operation_id: str | None = None,
-        keep: Callable[[OperationEvent], bool] | None = None,
-    ) -> builtins.list[OperationEvent]:
-        """Events of the journal-wide stream (starts and outcomes), newest first:
-        ``sequence > after_sequence``, of the wire ``event_type`` (``operation.failed``) and
-        operation when given, kept by ``keep``; the page is full while matches remain."""
-        if limit <= 0:
-            return []
-        picked: builtins.list[OperationEvent] = []
-        with self._lock:
-            events = list(self._stream)
-        for event in reversed(events):
-            if event.sequence <= after_sequence:
-                break
-            if event_type and EVENT_TYPES[event.kind] != event_type:
-                continue
-            if operation_id and event.operation_id != operation_id:
-                continue
-            if keep is not None and not keep(event):
-                continue
-            picked.append(event)
-            if len(picked) == limit:
-                break
-        return picked
-
-    def stats(self) -> JournalStats:
-        with self._lock:
-            return JournalStats(
-                capacity=self._capacity,
-                size=len(self._operations),
-                running=self._running,
-                started=self._started,
-                evicted=self._evicted,
-                evicted_running=self._evicted_running,
-                events=len(self._stream),
-                event_capacity=self._stream.maxlen or 0,
-                retained_results=len(self._results),
-                result_capacity=self._result_capacity,
-            )
-
     # -- listeners
 
-    def subscribe(self, listener: JournalListener) -> Callable[[], None]:
-        """Call ``listener(record, event)`` after every event; returns an unsubscriber."""
-        return subscribe(self, listener)
+    def subscribe(
+        self, listener: JournalListener, *, accepts: EventFilter | None = None
+    ) -> Callable[[], None]:
+        """Call ``listener(record, event)`` after every event, or only after those
+        ``accepts(event)`` takes (called with the journal's lock held: keep it short, and
+        never call the journal from it); returns an unsubscriber.
+
+        A filter is what keeps a call cheap: the record snapshot is only built for an event
+        some listener is called for."""
+        return self._listeners.add(listener, accepts)

@@ -18,7 +18,7 @@ from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
-from rimbridge_sim.world import InvalidArgumentError, TimeSpeed
+from rimbridge_sim.world import InvalidArgumentError, TimeSpeed, game_date
 
 __all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
 
@@ -109,34 +109,49 @@ class DiagnosticsTools:
     )
     @call_spec(world=True, quick=True)
     def get_game_info(self) -> dict[str, Any]:
+        # World.get_game_info()'s fields, without building its view first (agents poll this)
         world = self.host.world
-        info = world.get_game_info()
-        extra = {
-            "phase": info.phase,
-            "mapId": info.map_id,
-            "mapWidth": info.map_width,
-            "mapHeight": info.map_height,
-            "tick": info.tick,
-            "date": info.date,
-            "timeSpeed": None if info.time_speed is None else TimeSpeed(info.time_speed).label,
-            "paused": info.paused,
-            "colonistCount": info.colonist_count,
-            "thingCount": info.thing_count,
-            "seed": info.seed,
-            "longEvent": info.long_event,
-        }
-        if world.game is None:
+        event = world.long_event
+        long_event = None if event is None else event.label
+        phase = world.phase.value
+        game = world.game
+        if game is None:
             return {
                 "status": "no_game",
                 "message": NO_GAME_MESSAGE,
-                **extra,
+                "phase": phase,
+                "mapId": None,
+                "mapWidth": None,
+                "mapHeight": None,
+                "tick": None,
+                "date": None,
+                "timeSpeed": None,
+                "paused": None,
+                "colonistCount": 0,
+                "thingCount": 0,
+                "seed": None,
+                "longEvent": long_event,
             }
+        tick = game.tick
+        speed = game.time_speed
+        game_map = game.map
         return {
             "status": "game_loaded",
-            "ticksGame": info.tick,
+            "ticksGame": tick,
             "mapCount": 1,
             "selectedPawns": [p.nickname for p in world.selected_pawns()],
-            **extra,
+            "phase": phase,
+            "mapId": game_map.id,
+            "mapWidth": game_map.width,
+            "mapHeight": game_map.height,
+            "tick": tick,
+            "date": game_date(tick),
+            "timeSpeed": speed.label,
+            "paused": speed is TimeSpeed.PAUSED,
+            "colonistCount": len(game.pawns),
+            "thingCount": len(game.things),
+            "seed": game.seed,
+            "longEvent": long_event,
         }
 
     @tool(

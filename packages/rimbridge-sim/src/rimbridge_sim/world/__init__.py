@@ -11,6 +11,7 @@ from rimbridge_sim.world._lifecycle import (
     LOAD_TICKS,
     MAX_SAVES,
     MAX_STEP_TICKS,
+    game_date,
 )
 from rimbridge_sim.world._saves import sanitize_name, sanitize_save_name
 from rimbridge_sim.world.errors import (
@@ -102,6 +103,7 @@ __all__ = [
     "UnknownIdError",
     "World",
     "WorldError",
+    "game_date",
     "sanitize_name",
     "sanitize_save_name",
 ]
