@@ -139,7 +139,12 @@ class ConnectMixin(AttachMixin):
             )
             await self._detach(runtime)
             await self._tools_changed()
-        elif what == "connected" and runtime.attachment is None and runtime.history[:-1]:
+        elif what == "connected" and runtime.history[:-1]:
+            # back by itself: the end of the last connection is no longer news, as in Go,
+            # which forgets it when it connects again
+            runtime.last_disconnect = None
+            if runtime.attachment is not None:
+                return
             with contextlib.suppress(Exception):
                 claim = await self.lc.load(runtime.game_id)
                 if claim is not None:
