@@ -25,8 +25,9 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
 Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``. Two more
 calls, answered like ``hs/echo``, act on the connection after the answer is written:
 ``hs/close`` closes this connection and keeps listening (a game that hangs up); ``hs/restart
-{seconds}`` closes every connection and the listening socket and listens again on the same port
-with the same token after ``seconds`` (default 2): a game restarted behind the bridge.
+{seconds, port?, token?}`` closes every connection and the listening socket and listens again
+after ``seconds`` (default 2), on the same port with the same token unless ``port`` and
+``token`` give new ones: a game restarted behind the bridge.
 """
 
 from __future__ import annotations
@@ -157,6 +158,7 @@ class Game:
         self.writers: set[asyncio.StreamWriter] = set()
         self.restart: asyncio.Event = asyncio.Event()
         self.restart_after = 2.0
+        self.next_port: int | None = None
         folder = os.environ.get("COMPAT_GAME_DIR")
         self.wire = Path(folder) / f"{game_id.replace('/', '_')}.wire" if folder else None
 
@@ -199,6 +201,8 @@ class Game:
         if name == "hs/restart":
             arguments = params.get("arguments") or params.get("parameters") or {}
             self.restart_after = float(arguments.get("seconds", 2))
+            self.next_port = int(arguments.get("port", 0)) or None
+            self.token = str(arguments.get("token") or self.token)
             self.restart.set()
             return True
         return bool(name == "hs/close")
@@ -254,6 +258,7 @@ async def main() -> None:
         await server.wait_closed()
         print("handshake game down for a restart", file=sys.stderr)
         await asyncio.sleep(game.restart_after)
+        port = game.next_port or port
         server = await asyncio.start_server(game.serve, "127.0.0.1", port, reuse_address=True)
         print(f"handshake game listening again on 127.0.0.1:{port}", file=sys.stderr)
 

@@ -10,6 +10,8 @@ but the sync failed, and calls still reach the game.
 
 from __future__ import annotations
 
+import socket
+
 import anyio
 import pytest
 
@@ -99,4 +101,31 @@ async def test_a_game_whose_tool_list_fails_is_connected_and_called(
             status = await client.call_tool("games_status", {"gameId": "hs"})
             assert data(status)["status"] == "running", text_of(status)
             assert [a["tool"] for a in data(status)["nextActions"]] == ["games_connect"]
+            await client.call_tool("games_stop", {"gameId": "hs"})
+
+
+async def test_a_game_back_on_another_port_is_not_found_by_games_connect(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """The bridge knows the endpoint it handed the game; a game that comes back elsewhere is
+    not looked for there: the connect fails with Go's closing sentence for a running game."""
+    config_dir.game("hs", script=HANDSHAKE_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "hs")
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            moved = {"seconds": 0.5, "port": port, "token": "n" * 64, "text": "bye"}
+            await client.call_tool(
+                "games_call_tool", echo("bye", "hs/restart") | {"arguments": moved}
+            )
+            await anyio.sleep(1.5)
+            refused = await client.call_tool("games_connect", {"gameId": "hs", "timeout": 2})
+            assert refused.is_error, text_of(refused)
+            assert data(refused)["code"] == "blocked_unknown_state"
+            said = text_of(refused)
+            assert said.startswith("Failed to connect to GABP server for 'hs' on port "), said
+            assert f"on port {port} " not in said
+            assert said.split("\n")[0].endswith("Make sure the GABP bridge is loaded."), said
             await client.call_tool("games_stop", {"gameId": "hs"})

@@ -323,8 +323,13 @@ class ConnectMixin(AttachMixin):
             raise LifecycleError(
                 "blocked_unknown_state",
                 f"Failed to connect to GABP server for '{game_id}' on port {port} after "
-                f"{timeout:g}s: {'the game process exited' if error == 'exited' else error}. "
-                "Make sure the game is still running and the GABP bridge is fully loaded.",
+                f"{timeout:g}s: "
+                + (  # Go's closing sentences: for a game still running, the bridge's load
+                    "the game process exited. Make sure the game is still running and the GABP "
+                    "bridge is fully loaded."
+                    if error == "exited"
+                    else f"{error}. Make sure the GABP bridge is loaded."
+                ),
                 next_actions=[
                     next_action(
                         "games_status", {"gameId": game_id}, "Inspect the current launch state."
