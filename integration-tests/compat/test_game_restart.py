@@ -129,3 +129,18 @@ async def test_a_game_back_on_another_port_is_not_found_by_games_connect(
             assert f"on port {port} " not in said
             assert said.split("\n")[0].endswith("Make sure the GABP bridge is loaded."), said
             await client.call_tool("games_stop", {"gameId": "hs"})
+
+
+async def test_of_two_tools_with_one_name_the_last_is_kept(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("hs", script=HANDSHAKE_GAME, env={"HANDSHAKE_MODE": "tools-dup"})
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "hs")
+            detail = await client.call_tool(
+                "games_tool_detail", {"gameId": "hs", "tool": "hs/echo"}
+            )
+            assert not detail.is_error, text_of(detail)
+            assert data(detail)["description"].startswith("A second echo."), text_of(detail)
+            await client.call_tool("games_stop", {"gameId": "hs"})
