@@ -22,7 +22,12 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
 
-Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``.
+Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``. Two more
+calls, answered like ``hs/echo``, act on the connection after the answer is written:
+``hs/close`` closes this connection and keeps listening (a game that hangs up); ``hs/restart
+{seconds, port?, token?}`` closes every connection and the listening socket and listens again
+after ``seconds`` (default 2), on the same port with the same token unless ``port`` and
+``token`` give new ones: a game restarted behind the bridge.
 """
 
 from __future__ import annotations
@@ -49,6 +54,17 @@ ECHO = {
     },
 }
 
+CLOSE = {
+    "name": "hs/close",
+    "description": "Answers, then hangs up.",
+    "inputSchema": {"type": "object"},
+}
+RESTART = {
+    "name": "hs/restart",
+    "description": "Answers, then stops listening and listens again after `seconds`.",
+    "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
+}
+
 
 def modes() -> set[str]:
     return {word.strip() for word in os.environ.get("HANDSHAKE_MODE", "").split(",") if word}
@@ -62,7 +78,7 @@ def tools(mode: set[str]) -> list[dict[str, Any]]:
             {"name": f"hs/t{i:04d}", "description": f"Tool {i}.", "inputSchema": {"type": "object"}}
             for i in range(3000)
         ]
-    listed: list[dict[str, Any]] = [ECHO]
+    listed: list[dict[str, Any]] = [ECHO, CLOSE, RESTART]
     if "tools-noname" in mode:
         listed.append({"description": "No name.", "inputSchema": {"type": "object"}})
     if "tools-dup" in mode:
@@ -139,6 +155,10 @@ class Game:
         self.game_id = game_id
         self.token = token
         self.mode = modes()
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.restart: asyncio.Event = asyncio.Event()
+        self.restart_after = 2.0
+        self.next_port: int | None = None
         folder = os.environ.get("COMPAT_GAME_DIR")
         self.wire = Path(folder) / f"{game_id.replace('/', '_')}.wire" if folder else None
 
@@ -172,7 +192,23 @@ class Game:
             return response(rid, result={"text": str(arguments.get("text", ""))})
         return response(rid, error={"code": -32601, "message": f"Method not found: {method}"})
 
+    def hang_up(self, message: dict[str, Any]) -> bool:
+        """Whether a call asked to end this connection (``hs/close``, ``hs/restart``)."""
+        if message.get("method") != "tools/call":
+            return False
+        params = message.get("params") or {}
+        name = params.get("name")
+        if name == "hs/restart":
+            arguments = params.get("arguments") or params.get("parameters") or {}
+            self.restart_after = float(arguments.get("seconds", 2))
+            self.next_port = int(arguments.get("port", 0)) or None
+            self.token = str(arguments.get("token") or self.token)
+            self.restart.set()
+            return True
+        return bool(name == "hs/close")
+
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.add(writer)
         try:
             while True:
                 raw = await read_raw(reader)
@@ -197,9 +233,12 @@ class Game:
                 if reply is not None:
                     writer.write(reply)
                     await writer.drain()
+                if self.hang_up(message):
+                    return
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             return
         finally:
+            self.writers.discard(writer)
             writer.close()
 
 
@@ -209,8 +248,19 @@ async def main() -> None:
     server = await asyncio.start_server(game.serve, "127.0.0.1", port)
     print(f"handshake game listening on 127.0.0.1:{port}", file=sys.stderr)
     write_pid_file(game.game_id)
-    async with server:
-        await server.serve_forever()
+    while True:
+        await game.restart.wait()
+        game.restart.clear()
+        await asyncio.sleep(0.2)
+        server.close()
+        for writer in list(game.writers):
+            writer.close()
+        await server.wait_closed()
+        print("handshake game down for a restart", file=sys.stderr)
+        await asyncio.sleep(game.restart_after)
+        port = game.next_port or port
+        server = await asyncio.start_server(game.serve, "127.0.0.1", port, reuse_address=True)
+        print(f"handshake game listening again on 127.0.0.1:{port}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -122,3 +122,33 @@ async def test_a_lost_connection_is_noted_with_the_time_to_the_second(tmp_path: 
                     break
                 await anyio.sleep(0.05)
     assert re.fullmatch(r"Last GABP disconnect at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: .+", note)
+
+
+async def test_the_last_disconnect_is_forgotten_once_the_game_is_back(tmp_path: Path) -> None:
+    """A game restarted behind the bridge on the same port and token: the bridge reconnects by
+    itself, and the status no longer carries the note of the lost connection (the Go bridge
+    drops it when it connects again)."""
+    token = "t" * 64
+    first = GabpServer(app_name="G", app_version="1", agent_id="g", token=token)
+    async with GameManager(
+        config(tmp_path, a="/opt/a/run"), on_tools_changed=ToolListNotifier(), liveness_interval=60
+    ) as manager:
+        async with first.running() as address:
+            await manager.connect("a", port=address.port, token=token)
+        with anyio.fail_after(10):
+            for _ in range(400):
+                if (await manager.status("a")).get("lastDisconnect"):
+                    break
+                await anyio.sleep(0.05)
+        again = GabpServer(
+            app_name="G", app_version="1", agent_id="g", token=token, port=address.port
+        )
+        async with again.running():
+            with anyio.fail_after(20):
+                for _ in range(800):
+                    if (await manager.status("a")).get("status") == "connected":
+                        break
+                    await anyio.sleep(0.05)
+            item = await manager.status("a")
+    assert "lastDisconnect" not in item, item
+    assert item["connection"]["reconnects"] == 1

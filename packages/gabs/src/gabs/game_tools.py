@@ -4,13 +4,22 @@ exposed under (:func:`mcp_tool_name`, the Go bridge's naming rule)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Final
 
 from gabp import MessageError
 
-__all__ = ["MAX_TOOL_NAME_LENGTH", "MirroredTool", "mcp_tool_name", "mcp_tool_name_with_suffix"]
+__all__ = [
+    "MAX_TOOL_NAME_LENGTH",
+    "MirroredTool",
+    "mcp_tool_name",
+    "mcp_tool_name_with_suffix",
+    "read_tool_list",
+]
+
+logger = logging.getLogger("gabs.session")
 
 #: The longest MCP tool name (what strict hosts accept).
 MAX_TOOL_NAME_LENGTH: Final = 64
@@ -135,3 +144,17 @@ def _schema_from_parameters(parameters: Any) -> dict[str, Any]:
             if parameter.get("required"):
                 required.append(parameter["name"])
     return {"type": "object", "properties": properties, "required": required}
+
+
+def read_tool_list(game_id: str, reply: Any) -> dict[str, MirroredTool]:
+    """The tools of a ``tools/list`` answer by name; a descriptor without a name is dropped
+    (with a warning), and of two with one name the last is kept."""
+    tools: dict[str, MirroredTool] = {}
+    for raw in reply.get("tools", []) if isinstance(reply, dict) else []:
+        try:
+            tool = MirroredTool.from_descriptor(raw)
+        except MessageError as exc:
+            logger.warning("%s: skipping a tool: %s", game_id, exc)
+            continue
+        tools[tool.name] = tool
+    return tools

@@ -194,6 +194,8 @@ class GameManager(LifecycleMixin):
         found = session.tools.get(tool)
         if found is not None:
             return found
+        if session.tools_error is not None:  # no list to check against: the game decides
+            return MirroredTool.from_descriptor({"name": tool})
         by_mcp = [t for t in session.tools.values() if mcp_tool_name(runtime.id, t.name) == tool]
         if len(by_mcp) == 1:
             return by_mcp[0]

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from gabp import GabpError, read_bridge_config
+from gabp import GabpError, RemoteError, read_bridge_config
 from gabs.attention import Gate
 from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
@@ -68,6 +68,24 @@ class ConnectMixin(AttachMixin):
 
     async def _tools_changed(self) -> None:
         raise NotImplementedError
+
+    async def sync_tools(self, runtime: GameRuntime, timeout: float = 10.0) -> str | None:
+        """Ask a connected game whose tool list failed for it again (as the Go bridge does
+        before discovery); None when the game has its list, else why it has none."""
+        session = runtime.session
+        if session is None or not session.connected or session.tools_error is None:
+            return None
+        try:
+            with anyio.fail_after(timeout):
+                await session.refresh_tools()
+        except TimeoutError:
+            return f"the game did not answer tools/list within {timeout:g} s"
+        except RemoteError:
+            return session.tools_error
+        except GabpError as exc:
+            return str(exc)
+        await self._tools_changed()
+        return None
 
     def _legacy_context(self, runtime: GameRuntime) -> LegacyContext:
         """What normalizing an older Go bridge's claim of this game takes from its entry."""
@@ -139,7 +157,12 @@ class ConnectMixin(AttachMixin):
             )
             await self._detach(runtime)
             await self._tools_changed()
-        elif what == "connected" and runtime.attachment is None and runtime.history[:-1]:
+        elif what == "connected" and runtime.history[:-1]:
+            # back by itself: the end of the last connection is no longer news, as in Go,
+            # which forgets it when it connects again
+            runtime.last_disconnect = None
+            if runtime.attachment is not None:
+                return
             with contextlib.suppress(Exception):
                 claim = await self.lc.load(runtime.game_id)
                 if claim is not None:
@@ -216,6 +239,21 @@ class ConnectMixin(AttachMixin):
                 warnings_key="warnings",
             ) from None
         if claim is not None and self._bound(runtime, claim):
+            failed = await self.sync_tools(runtime, timeout)
+            if failed is not None:  # Go's words; the connection stays, calls still go through
+                raise LifecycleError(
+                    "tool_sync_failed",
+                    f"Already connected to '{game_id}' but failed to sync tools: {failed}",
+                    next_actions=[
+                        next_action(
+                            "games_connect",
+                            {"gameId": game_id},
+                            "Sync the tool list again once the game can list its tools; calls "
+                            "by GABP name reach the game meanwhile.",
+                        )
+                    ],
+                    warnings_key="warnings",
+                )
             return self._connected(runtime, claim, "Already connected to", resynced=True)
         if runtime.session is not None:
             await self._close_session(runtime)
@@ -285,8 +323,13 @@ class ConnectMixin(AttachMixin):
             raise LifecycleError(
                 "blocked_unknown_state",
                 f"Failed to connect to GABP server for '{game_id}' on port {port} after "
-                f"{timeout:g}s: {'the game process exited' if error == 'exited' else error}. "
-                "Make sure the game is still running and the GABP bridge is fully loaded.",
+                f"{timeout:g}s: "
+                + (  # Go's closing sentences: for a game still running, the bridge's load
+                    "the game process exited. Make sure the game is still running and the GABP "
+                    "bridge is fully loaded."
+                    if error == "exited"
+                    else f"{error}. Make sure the GABP bridge is loaded."
+                ),
                 next_actions=[
                     next_action(
                         "games_status", {"gameId": game_id}, "Inspect the current launch state."

@@ -235,6 +235,8 @@ class StatusMixin(ConnectMixin):
                 "reconnects": session.reconnects,
                 "agentId": session.hello.get("agentId") if session.hello else None,
             }
+            if session.tools_error:
+                data["connection"]["toolsError"] = session.tools_error
             item = session.attention
             data["attention"] = {
                 "supported": session.supports_attention,

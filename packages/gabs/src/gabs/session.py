@@ -15,6 +15,7 @@ answer means ``executed: "unknown"``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -29,7 +30,6 @@ from gabp import (
     ConnectionLimits,
     ErrorCode,
     GabpError,
-    MessageError,
     RemoteError,
     RequestTimeout,
     connect_tcp,
@@ -46,7 +46,7 @@ from gabs.call_outcome import (
     attach_attention,
     record_failure,
 )
-from gabs.game_tools import MirroredTool
+from gabs.game_tools import MirroredTool, read_tool_list
 from gabs.request_slots import QueueFull, RequestSlots, SlotHold, declared_concurrency
 from gabs.session_close import CLOSE_GRACE, close_when_answered, owed
 from gabs.session_hello import HandshakeFailed, SessionError, hello_params, read_welcome
@@ -109,6 +109,9 @@ class GameSession:
         self.capabilities: Capabilities | None = None
         self.hello: dict[str, Any] | None = None
         self.tools: dict[str, MirroredTool] = {}
+        self.tools_error: str | None = None
+        """Why the game's last ``tools/list`` failed (an error answer): the session is set up
+        and calls go through, but the tool list is unknown until a sync succeeds."""
         self.subscribed: list[str] = []
         self.state: Literal["connecting", "connected", "stalled", "reconnecting", "closed"] = (
             "connecting"
@@ -240,7 +243,8 @@ class GameSession:
         self.slots = RequestSlots(
             self.configured_concurrency or declared_concurrency(hello.capabilities.extensions) or 1
         )
-        await self.refresh_tools()
+        with contextlib.suppress(RemoteError):  # connected without a list: see tools_error
+            await self.refresh_tools()
         self.cache.reset()
         self.subscribed = []
         self._last_seq.clear()
@@ -367,17 +371,15 @@ class GameSession:
             hold.settle(connection.awaits_late_answer(request_id))
 
     async def refresh_tools(self) -> dict[str, MirroredTool]:
-        reply = await self._request("tools/list")
-        tools: dict[str, MirroredTool] = {}
-        for raw in reply.get("tools", []) if isinstance(reply, dict) else []:
-            try:
-                tool = MirroredTool.from_descriptor(raw)
-            except MessageError as exc:
-                logger.warning("%s: skipping a tool: %s", self.game_id, exc)
-                continue
-            tools[tool.name] = tool
-        self.tools = tools
-        return tools
+        """Ask the game for its tools; an error answer is kept in :attr:`tools_error` (and
+        raised), a list clears it."""
+        try:
+            reply = await self._request("tools/list")
+        except RemoteError as exc:
+            self.tools_error = f"the game answered tools/list with error {exc.code}: {exc.message}"
+            raise
+        self.tools, self.tools_error = read_tool_list(self.game_id, reply), None
+        return self.tools
 
     async def refresh_attention(self, *, timeout: float | None = None) -> Attention | None:
         """Ask the game for its current item (``attention/current``) and update the cache."""

@@ -54,7 +54,7 @@ _CLASSES: Final[dict[str, tuple[str, ...]]] = {
         "action_failed",
         "action_timed_out",
     ),
-    "game": ("exited_during_start",),
+    "game": ("exited_during_start", "tool_sync_failed"),
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any, Final, Literal
 
 import mcp_types as types
 
+from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.games import GameError, GameManager, GameRuntime
 from gabs.mcp.call_results import game_call_result
 from gabs.mcp.schemas import BRIDGE_TOOLS, ToolHandler
@@ -59,6 +60,22 @@ def call_timeout(timeout: Any, tool_arguments: Mapping[str, Any] | None, default
     return min(seconds, MAX_CALL_TIMEOUT)
 
 
+def _unlisted(runtime: GameRuntime, requested: str) -> NamedTool | None:
+    """A tool of a connected game whose tool list failed (the game answered ``tools/list``
+    with an error): nothing to check the name against, so the call goes to the game by its
+    GABP name (``gameId.`` or ``gameId/`` taken off, a dotted name with ``/``), as in Go."""
+    session = runtime.session
+    if session is None or not session.connected or session.tools_error is None:
+        return None
+    name = requested
+    for prefix in (f"{runtime.id}.", f"{runtime.id}/"):
+        name = name.removeprefix(prefix)
+    if "/" not in name:
+        name = name.replace(".", "/")
+    tool = MirroredTool.from_descriptor({"name": name})
+    return NamedTool(runtime.id, tool, mcp_tool_name(runtime.id, name))
+
+
 class CallTools:
     """``games_call_tool`` and the mirrored tools, bound to one manager."""
 
@@ -86,6 +103,8 @@ class CallTools:
         if game_id:
             runtime = self.manager.runtime(game_id)
             found = index.find(requested, game_id)
+            if not found and (unlisted := _unlisted(runtime, requested)) is not None:
+                return runtime, unlisted
             if not found and (runtime.session is None or not runtime.session.connected):
                 raise GameError(
                     "not_connected",
@@ -101,8 +120,12 @@ class CallTools:
                     f"tool {requested!r} matched several games ({', '.join(games)}): pass gameId",
                     candidates=games,
                 )
-            if not found and not index.entries and not self.manager.connected_games():
+            connected = self.manager.connected_games()
+            if not found and not index.entries and not connected:
                 raise GameError("no_game", "no game is connected: start one with games_start")
+            one = connected[0] if len(connected) == 1 else None  # the one game there is, as Go
+            if not found and one is not None and (unlisted := _unlisted(one, requested)):
+                return one, unlisted
         if len(found) == 1:
             if runtime is not None and runtime.id == found[0].game_id:
                 return runtime, found[0]

@@ -233,7 +233,26 @@ class DiscoveryTools:
             hint = "Start a game with games_start first."
         return f"{header}\n{hint}\n"
 
+    async def _unsynced(self, game_id: str | None) -> types.CallToolResult | None:
+        """Ask a connected game whose tool list failed for it again, as the Go bridge does
+        before discovery: with ``gameId``, a list still refused is the answer (Go's line and
+        keys); without, such a game just lists nothing."""
+        if game_id is None:
+            for runtime in self.manager.connected_games():
+                await self.manager.sync_tools(runtime)
+            return None
+        failed = await self.manager.sync_tools(self.manager.runtime(game_id))
+        if failed is None:
+            return None
+        return text_result(
+            f"Game '{game_id}' is connected, but syncing GABP tools failed: {failed}",
+            {"gameId": game_id, "error": failed},
+            error=True,
+        )
+
     async def games_tool_names(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        if (unsynced := await self._unsynced(args.get("gameId"))) is not None:
+            return unsynced
         data = self._page(args, DEFAULT_NAMES_LIMIT)
         page: list[NamedTool] = data.pop("page")
         brief = bool(args.get("brief", False))
@@ -261,6 +280,8 @@ class DiscoveryTools:
         return text_result("\n".join(lines), data)
 
     async def games_tool_detail(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        if (unsynced := await self._unsynced(args.get("gameId"))) is not None:
+            return unsynced
         runtime, entry = self.calls.resolve(args["tool"], args.get("gameId"))
         data = _item(entry, detail=True)
         data["mcpName"] = entry.exposed
@@ -283,6 +304,8 @@ class DiscoveryTools:
         return text_result("\n".join(lines), data)
 
     async def games_tools(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
+        if (unsynced := await self._unsynced(args.get("gameId"))) is not None:
+            return unsynced
         data = self._page(args, None)
         page: list[NamedTool] = data.pop("page")
         data["tools"] = [_item(entry, detail=True) for entry in page]
