@@ -1,0 +1,133 @@
+"""Behaviours the Go bridge's own MCP tests pin (GABS 1.1.0, ``internal/mcp/*_test.go``),
+checked against ``gabs``. The expected values are the Go bridge's, observed side by side and
+pinned here (the Go binary is not needed).
+
+* ``integer_boundary_test.go``, ``integer_args_test.go``: an integer argument is parsed from
+  the number's text, so a float (even a whole one, ``10.0``) and an integer beyond the signed
+  64-bit range are refused as "must be an integer" (``gabs``: ``invalid_arguments``, rule
+  ``type``, as for every wrong type), while ``9223372036854775807`` itself is an integer (in
+  ``games_start``: ``timeout_out_of_range``).
+* ``multi_game_mirroring_test.go``: an empty page names the filter that matched nothing, and
+  its structured content is Go's (no ``query``, ``prefix`` or ``brief`` echo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from gabs.config import GabsConfig
+from gabs.games import GameManager
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
+from lib_gab import GabpServer
+
+TOKEN = "t" * 64
+INT64_MAX = 9223372036854775807
+
+
+def config(tmp_path: Path, *ids: str) -> GabsConfig:
+    games = {
+        gid: {"id": gid, "name": f"Game {gid}", "launchMode": "DirectPath", "target": "/x/run"}
+        for gid in ids
+    }
+    return GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+
+
+@asynccontextmanager
+async def client_for(tmp_path: Path, *ids: str) -> AsyncIterator[Client]:
+    notifier = ToolListNotifier()
+    manager = GameManager(config(tmp_path, *ids), on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        yield client
+
+
+@asynccontextmanager
+async def connected(tmp_path: Path) -> AsyncIterator[Client]:
+    """A session with game ``adventure`` connected, which has two tools (as Go's test game)."""
+    server = GabpServer(app_name="Adventure", app_version="1", agent_id="adventure", token=TOKEN)
+
+    @server.tool("crafting/build", description="Build an item.")
+    def build(item: str) -> dict[str, str]:
+        return {"item": item}
+
+    @server.tool("inventory/get", description="Read the inventory.")
+    def inventory() -> dict[str, int]:
+        return {"items": 0}
+
+    notifier = ToolListNotifier()
+    manager = GameManager(
+        config(tmp_path, "adventure"), on_tools_changed=notifier, liveness_interval=60
+    )
+    async with manager, server.running() as address:
+        await manager.connect("adventure", port=address.port, token=TOKEN)
+        async with Client(build_server(manager, notifier=notifier)) as client:
+            yield client
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def type_problem(result: types.CallToolResult, field: str) -> dict[str, Any]:
+    assert result.is_error, text(result)
+    data = call_view(result)
+    assert data["code"] == "invalid_arguments", data
+    (problem,) = [p for p in data["errors"] if p["field"] == field]
+    assert problem["rule"] == "type", problem
+    return problem
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("games_start", {"gameId": "adventure", "timeout": 20.0}, "$.timeout"),
+        ("games_connect", {"gameId": "adventure", "timeout": 2.0}, "$.timeout"),
+        ("games_get_attention", {"gameId": "adventure", "timeout": 2.0}, "$.timeout"),
+        ("games_call_tool", {"tool": "x", "timeout": 5.0}, "$.timeout"),
+        ("games_tool_names", {"limit": 2.0}, "$.limit"),
+        ("games_tools", {"limit": 1e3}, "$.limit"),
+    ],
+)
+async def test_a_whole_float_is_not_an_integer_argument(
+    tmp_path: Path, tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    # Go 1.1.0: "Argument 'timeout' must be an integer" / "Argument 'limit' must be an integer".
+    async with client_for(tmp_path, "adventure") as client:
+        refused = await client.call_tool(tool, arguments)
+    assert "is not of type 'integer'" in type_problem(refused, field)["message"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("games_start", {"gameId": "adventure", "timeout": INT64_MAX + 1}, "$.timeout"),
+        ("games_start", {"gameId": "adventure", "timeout": 10**23}, "$.timeout"),
+        ("games_start", {"gameId": "adventure", "timeout": str(10**23)}, "$.timeout"),
+        ("games_call_tool", {"tool": "x", "timeout": 10**23}, "$.timeout"),
+        ("games_get_attention", {"timeout": -(10**23)}, "$.timeout"),
+        ("games_tool_names", {"limit": 10**23}, "$.limit"),
+        ("games_tools", {"limit": str(INT64_MAX + 1)}, "$.limit"),
+    ],
+)
+async def test_an_integer_beyond_64_bits_is_refused_not_clamped(
+    tmp_path: Path, tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    # Go 1.1.0 (TestIntegerArgOverflowRejectedStdio): "... must be an integer".
+    async with client_for(tmp_path, "adventure") as client:
+        refused = await client.call_tool(tool, arguments)
+    assert "does not fit a 64-bit integer" in type_problem(refused, field)["message"]
+
+
+async def test_the_largest_64_bit_integer_is_an_integer(tmp_path: Path) -> None:
+    async with client_for(tmp_path, "adventure") as client:
+        start = await client.call_tool("games_start", {"gameId": "adventure", "timeout": INT64_MAX})
+        names = await client.call_tool("games_tool_names", {"limit": INT64_MAX, "cursor": "0"})
+    assert start.is_error and call_view(start)["code"] == "timeout_out_of_range"
+    assert not names.is_error, text(names)
