@@ -131,3 +131,49 @@ async def test_the_largest_64_bit_integer_is_an_integer(tmp_path: Path) -> None:
         names = await client.call_tool("games_tool_names", {"limit": INT64_MAX, "cursor": "0"})
     assert start.is_error and call_view(start)["code"] == "timeout_out_of_range"
     assert not names.is_error, text(names)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "noun", "filters"),
+    [
+        ("games_tool_names", {"query": "teleport", "brief": True}, "tool names", 'query "teleport"'),
+        ("games_tools", {"prefix": "adventure.core"}, "tools", 'prefix "adventure.core"'),
+        (
+            "games_tool_names",
+            {"query": "zz", "prefix": "adventure"},
+            "tool names",
+            'query "zz" and prefix "adventure"',
+        ),
+    ],
+)
+async def test_an_empty_filtered_page_names_its_filters_and_has_gos_keys(
+    tmp_path: Path, tool: str, arguments: dict[str, Any], noun: str, filters: str
+) -> None:
+    # Go 1.1.0 (FilteredToolNamesWithNoMatchesExplainsWhy): the text names what matched
+    # nothing; the structured content is availableTotal, gameId, total, returned, nextCursor,
+    # tools, without the filters or brief.
+    async with connected(tmp_path) as client:
+        result = await client.call_tool(tool, {"gameId": "adventure", **arguments})
+    assert not result.is_error
+    first, hint = text(result).splitlines()
+    assert first == f"No matching game-specific {noun} for 'adventure'."
+    assert hint.startswith(f"2 are connected, none matched {filters}.")
+    data = dict(result.structured_content or {})
+    data.pop("nextActions", None)
+    assert data == {
+        "availableTotal": 2,
+        "gameId": "adventure",
+        "total": 0,
+        "returned": 0,
+        "nextCursor": "",
+        "tools": [],
+    }
+
+
+async def test_a_page_with_tools_still_echoes_its_filters(tmp_path: Path) -> None:
+    async with connected(tmp_path) as client:
+        result = await client.call_tool(
+            "games_tool_names", {"gameId": "adventure", "query": "craft", "brief": True}
+        )
+    data = result.structured_content or {}
+    assert (data["query"], data["brief"], data["returned"]) == ("craft", True, 1)
