@@ -13,6 +13,7 @@ pinned here (the Go binary is not needed).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -177,3 +178,41 @@ async def test_a_page_with_tools_still_echoes_its_filters(tmp_path: Path) -> Non
         )
     data = result.structured_content or {}
     assert (data["query"], data["brief"], data["returned"]) == ("craft", True, 1)
+
+
+NOTICE = "\n\n⚠️ The configuration file on disk is INVALID (revision sha256:"
+
+
+async def test_list_and_status_texts_carry_the_invalid_file_notice(tmp_path: Path) -> None:
+    # Go 1.1.0 (TestRuntimeOnlyStatusSurfacesConfigError): games_list and games_status, as
+    # games_show, end their text with the notice while the last-good values are served.
+    game = {"id": "a", "name": "A", "launchMode": "DirectPath", "target": "/x/a"}
+    (tmp_path / "config.json").write_text(json.dumps({"version": "1.0", "games": {"a": game}}))
+    notifier = ToolListNotifier()
+    manager = GameManager(GabsConfig.load(tmp_path), on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        (tmp_path / "config.json").write_text('{"version":"1.0","games":{')
+        results = {
+            "list": await client.call_tool("games_list", {}),
+            "status": await client.call_tool("games_status", {"gameId": "a"}),
+            "all": await client.call_tool("games_status", {}),
+            "show": await client.call_tool("games_show", {"gameId": "a"}),
+        }
+    for name, result in results.items():
+        data = result.structured_content or {}
+        assert isinstance(data.get("configError"), str), name
+        head, notice, tail = text(result).partition(NOTICE)
+        assert notice, (name, text(result))
+        assert tail.endswith(f"Error: {data['configError']}"), (name, tail)
+        assert data["invalidRevision"].startswith("sha256:" + tail[:12]), name
+    assert text(results["list"]).startswith("a" + NOTICE)
+    assert text(results["status"]).startswith("**a** (A): stopped\n" + NOTICE)
+    assert text(results["all"]).startswith("Game Status Summary:\n\n• **a**: stopped\n" + NOTICE)
+
+
+async def test_valid_files_add_no_notice(tmp_path: Path) -> None:
+    async with client_for(tmp_path, "a") as client:
+        listed = await client.call_tool("games_list", {})
+        status = await client.call_tool("games_status", {})
+    assert text(listed) == "a"
+    assert "INVALID" not in text(status)
