@@ -23,6 +23,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from gabs import games_status
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
@@ -216,3 +217,23 @@ async def test_valid_files_add_no_notice(tmp_path: Path) -> None:
         status = await client.call_tool("games_status", {})
     assert text(listed) == "a"
     assert "INVALID" not in text(status)
+
+
+async def test_an_incomplete_claim_scan_is_noted_in_the_status_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Go 1.1.0: the all-games status adds "\n⚠ runtime claim scan incomplete: <error>
+    # (runtime-only claims may be omitted)\n" to its text, not only runtimeClaimScanError.
+    def unreadable(config_dir: Path) -> list[str]:
+        raise PermissionError("open games: permission denied")
+
+    monkeypatch.setattr(games_status, "list_claims", unreadable)
+    async with client_for(tmp_path, "a") as client:
+        status = await client.call_tool("games_status", {})
+    assert text(status) == (
+        "Game Status Summary:\n\n• **a**: stopped\n\n⚠ runtime claim scan incomplete: open "
+        "games: permission denied (runtime-only claims may be omitted)\n"
+    )
+    assert (status.structured_content or {})["runtimeClaimScanError"] == (
+        "open games: permission denied"
+    )
