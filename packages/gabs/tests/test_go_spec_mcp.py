@@ -138,7 +138,12 @@ async def test_the_largest_64_bit_integer_is_an_integer(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("tool", "arguments", "noun", "filters"),
     [
-        ("games_tool_names", {"query": "teleport", "brief": True}, "tool names", 'query "teleport"'),
+        (
+            "games_tool_names",
+            {"query": "teleport", "brief": True},
+            "tool names",
+            'query "teleport"',
+        ),
         ("games_tools", {"prefix": "adventure.core"}, "tools", 'prefix "adventure.core"'),
         (
             "games_tool_names",
@@ -190,7 +195,9 @@ async def test_list_and_status_texts_carry_the_invalid_file_notice(tmp_path: Pat
     game = {"id": "a", "name": "A", "launchMode": "DirectPath", "target": "/x/a"}
     (tmp_path / "config.json").write_text(json.dumps({"version": "1.0", "games": {"a": game}}))
     notifier = ToolListNotifier()
-    manager = GameManager(GabsConfig.load(tmp_path), on_tools_changed=notifier, liveness_interval=60)
+    manager = GameManager(
+        GabsConfig.load(tmp_path), on_tools_changed=notifier, liveness_interval=60
+    )
     async with manager, Client(build_server(manager, notifier=notifier)) as client:
         (tmp_path / "config.json").write_text('{"version":"1.0","games":{')
         results = {
@@ -237,3 +244,39 @@ async def test_an_incomplete_claim_scan_is_noted_in_the_status_text(
     assert (status.structured_content or {})["runtimeClaimScanError"] == (
         "open games: permission denied"
     )
+
+
+async def test_a_tool_of_several_games_without_game_id_names_them_and_what_to_do(
+    tmp_path: Path,
+) -> None:
+    # Go 1.1.0 (ToolDetailRejectsAmbiguousLocalNameWithoutGameId): "Tool 'inventory/get'
+    # matched multiple games (alpha, beta). ..."; ours also offers the tool in each game.
+    servers = {
+        gid: GabpServer(app_name=gid, app_version="1", agent_id=gid, token=TOKEN)
+        for gid in ("alpha", "beta")
+    }
+    for server in servers.values():
+
+        @server.tool("inventory/get", description="Read the inventory.")
+        def inventory() -> dict[str, int]:
+            return {"items": 0}
+
+    notifier = ToolListNotifier()
+    manager = GameManager(
+        config(tmp_path, "alpha", "beta"), on_tools_changed=notifier, liveness_interval=60
+    )
+    async with manager, servers["alpha"].running() as a, servers["beta"].running() as b:
+        await manager.connect("alpha", port=a.port, token=TOKEN)
+        await manager.connect("beta", port=b.port, token=TOKEN)
+        async with Client(build_server(manager, notifier=notifier)) as client:
+            detail = await client.call_tool("games_tool_detail", {"tool": "inventory/get"})
+            call = await client.call_tool("games_call_tool", {"tool": "inventory.get"})
+    for result, requested in ((detail, "inventory/get"), (call, "inventory.get")):
+        assert result.is_error
+        assert f"tool '{requested}' matched multiple games (alpha, beta)" in text(result)
+        data = call_view(result)
+        assert (data["code"], data["candidates"]) == ("ambiguous_game_reference", ["alpha", "beta"])
+        assert [(a["tool"], a["arguments"]) for a in data["nextActions"]] == [
+            ("games_tool_detail", {"gameId": "alpha", "tool": requested}),
+            ("games_tool_detail", {"gameId": "beta", "tool": requested}),
+        ]

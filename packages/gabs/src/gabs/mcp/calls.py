@@ -98,8 +98,9 @@ class CallTools:
             if len(games) > 1:
                 raise GameError(
                     "ambiguous_game_reference",
-                    f"tool {requested!r} matched several games ({', '.join(games)}): pass gameId",
+                    f"tool {requested!r} matched multiple games ({', '.join(games)}): pass gameId",
                     candidates=games,
+                    requested=requested,
                 )
             if not found and not index.entries and not self.manager.connected_games():
                 raise GameError("no_game", "no game is connected: start one with games_start")
