@@ -280,3 +280,27 @@ async def test_a_tool_of_several_games_without_game_id_names_them_and_what_to_do
             ("games_tool_detail", {"gameId": "alpha", "tool": requested}),
             ("games_tool_detail", {"gameId": "beta", "tool": requested}),
         ]
+
+
+@pytest.mark.parametrize("tool", ["games_kill", "games_stop", "games_status"])
+async def test_a_removed_game_without_a_claim_is_not_found(tmp_path: Path, tool: str) -> None:
+    # Go 1.1.0: once a game's entry is gone from the config and nothing claims it (it was
+    # stopped), its id is game_not_found, also in the session that knew it.
+    games = {
+        gid: {"id": gid, "name": gid.upper(), "launchMode": "DirectPath", "target": f"/x/{gid}"}
+        for gid in ("a", "b")
+    }
+    (tmp_path / "config.json").write_text(json.dumps({"version": "1.0", "games": games}))
+    notifier = ToolListNotifier()
+    manager = GameManager(
+        GabsConfig.load(tmp_path), on_tools_changed=notifier, liveness_interval=60
+    )
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        known = await client.call_tool("games_status", {"gameId": "a"})
+        del games["a"]
+        (tmp_path / "config.json").write_text(json.dumps({"version": "1.0", "games": games}))
+        gone = await client.call_tool(tool, {"gameId": "a"})
+    assert not known.is_error
+    assert gone.is_error, text(gone)
+    assert call_view(gone)["code"] == "game_not_found"
+    assert text(gone).startswith("Game 'a' not found. Use games_list to see available games.")
