@@ -209,7 +209,7 @@ async def test_list_and_status_texts_carry_the_invalid_file_notice(tmp_path: Pat
     for name, result in results.items():
         data = result.structured_content or {}
         assert isinstance(data.get("configError"), str), name
-        head, notice, tail = text(result).partition(NOTICE)
+        _, notice, tail = text(result).partition(NOTICE)
         assert notice, (name, text(result))
         assert tail.endswith(f"Error: {data['configError']}"), (name, tail)
         assert data["invalidRevision"].startswith("sha256:" + tail[:12]), name
