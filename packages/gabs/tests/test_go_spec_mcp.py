@@ -2,11 +2,11 @@
 checked against ``gabs``. The expected values are the Go bridge's, observed side by side and
 pinned here (the Go binary is not needed).
 
-* ``integer_boundary_test.go``, ``integer_args_test.go``: an integer argument is parsed from
-  the number's text, so a float (even a whole one, ``10.0``) and an integer beyond the signed
-  64-bit range are refused as "must be an integer" (``gabs``: ``invalid_arguments``, rule
-  ``type``, as for every wrong type), while ``9223372036854775807`` itself is an integer (in
-  ``games_start``: ``timeout_out_of_range``).
+* ``integer_boundary_test.go``, ``integer_args_test.go``: an integer beyond the signed 64-bit
+  range is refused as "must be an integer" (``gabs``: ``invalid_arguments``, rule ``type``, as
+  for every wrong type), while ``9223372036854775807`` itself is an integer (in
+  ``games_start``: ``timeout_out_of_range``). Go parses the number's text, so it refuses a
+  whole float (``10.0``) too; ``gabs`` reads it as the integer JSON Schema says it is (kept).
 * ``multi_game_mirroring_test.go``: an empty page names the filter that matched nothing, and
   its structured content is Go's (no ``query``, ``prefix`` or ``brief`` echo).
 """
@@ -97,12 +97,17 @@ def type_problem(result: types.CallToolResult, field: str) -> dict[str, Any]:
         ("games_tools", {"limit": 1e3}, "$.limit"),
     ],
 )
-async def test_a_whole_float_is_not_an_integer_argument(
+async def test_a_whole_float_is_read_as_its_integer_and_a_fraction_is_refused(
     tmp_path: Path, tool: str, arguments: dict[str, Any], field: str
 ) -> None:
-    # Go 1.1.0: "Argument 'timeout' must be an integer" / "Argument 'limit' must be an integer".
+    # Go 1.1.0 refuses even the whole float ("Argument 'timeout' must be an integer"); JSON
+    # Schema counts 20.0 an integer, so gabs takes it (a kept difference).
+    fraction = {**arguments, field[2:]: arguments[field[2:]] + 0.5}
     async with client_for(tmp_path, "adventure") as client:
-        refused = await client.call_tool(tool, arguments)
+        taken = await client.call_tool(tool, arguments)
+        refused = await client.call_tool(tool, fraction)
+    if taken.is_error:
+        assert call_view(taken)["code"] != "invalid_arguments", text(taken)
     assert "is not of type 'integer'" in type_problem(refused, field)["message"]
 
 

@@ -8,9 +8,10 @@ In the order the dispatcher applies them:
 * :func:`go_lenient`: what the Go bridge accepts besides the declared types is read as it
   reads it: an integer given as a decimal string (``"10"``), a boolean given as
   ``"true"``/``"false"``, a ``cursor`` given as an integer; string arguments are trimmed and an
-  empty one counts as not given. What it refuses as "must be an integer" is a ``type``
-  problem here too: a number with a fraction part or an exponent, even a whole one (``10.0``),
-  and an integer outside the signed 64-bit range (:func:`integer_problems`).
+  empty one counts as not given. A whole float (``10.0``, ``1e3``) is read as the integer it
+  is, as JSON Schema counts it an integer (the Go bridge refuses it: a kept difference). An
+  integer outside the signed 64-bit range is a ``type`` problem, as the Go bridge refuses it
+  as "must be an integer" (:func:`integer_problems`).
 * :func:`schema_problems` lists what is still wrong (``field``, ``rule``, ``message`` per
   problem; an empty list means valid). A fast path covers the bridge's own flat schemas;
   anything it does not know goes to the full Draft 2020-12 validator, which also words the
@@ -61,6 +62,8 @@ def _lenient_value(name: str, schema: Mapping[str, Any], value: Any) -> tuple[bo
         if kind == "boolean" and value.lower() in ("true", "false"):
             return True, value.lower() == "true"
         return True, value
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return True, int(value)
     if name == "cursor" and isinstance(value, int) and not isinstance(value, bool):
         return True, str(value)
     return True, value
@@ -144,8 +147,8 @@ _INT64_MAX: Final = 2**63 - 1
 
 def integer_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
     """The integer arguments the Go bridge refuses as "must be an integer" though JSON Schema
-    takes them: a float, whole or not (Go parses the number's text as an integer, so ``10.0``
-    and ``1e3`` fail), and an integer that does not fit a signed 64-bit integer."""
+    takes them: an integer that does not fit a signed 64-bit integer. (A float still here is not
+    whole: :func:`go_lenient` has read a whole one as its integer.)"""
     if not isinstance(arguments, dict):
         return []
     properties: Mapping[str, Any] = tool.input_schema.get("properties", {})
