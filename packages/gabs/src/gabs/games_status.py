@@ -52,10 +52,14 @@ class StatusMixin(ConnectMixin):
                 runtime = self._runtimes[game_id] = GameRuntime(game_id, config.games[game_id])
             runtime.config = config.games[game_id]
             return runtime
-        if runtime is not None:
+        if runtime is not None and (
+            game_id in config.broken or _open(runtime) or game_id in list_claims(self.lc.config_dir)
+        ):
             if game_id not in config.broken:
                 runtime.config = None  # the entry was removed: the claim alone speaks, as in Go
             return runtime
+        # An entry removed from the config whose claim is gone too (stopped) is not a game any
+        # more: game_not_found, as in Go.
         if game_id in config.broken or (claimed and game_id in list_claims(self.lc.config_dir)):
             runtime = self._runtimes[game_id] = GameRuntime(game_id, None)
             return runtime

@@ -19,6 +19,7 @@ __all__ = [
     "claim_identity",
     "config_health",
     "config_health_text",
+    "config_notice",
     "evidence_json",
     "game_structured",
     "launch_inputs_structured",
@@ -172,8 +173,22 @@ def config_health(data: dict[str, Any], config: GabsConfig, error: ConfigError |
 def config_health_text(error: ConfigError | None) -> str:
     if error is None:
         return ""
+    return _invalid_file_notice(error.revision, str(error))
+
+
+def config_notice(data: dict[str, Any]) -> str:
+    """The invalid-file notice for a result :func:`config_health` filled in (``""`` when the
+    file on disk is valid): the Go bridge puts it at the end of the text of ``games_list``,
+    ``games_show`` and ``games_status``, for clients that show no structured content."""
+    error = data.get("configError")
+    if not isinstance(error, str):
+        return ""
+    return _invalid_file_notice(data.get("invalidRevision"), error)
+
+
+def _invalid_file_notice(revision: object, error: str) -> str:
     return (
-        f"\n\n⚠️ The configuration file on disk is INVALID (revision {error.revision}); values "
+        f"\n\n⚠️ The configuration file on disk is INVALID (revision {revision}); values "
         f"shown come from the last-good configuration and edits are NOT active. Error: {error}"
     )
 

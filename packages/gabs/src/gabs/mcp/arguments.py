@@ -6,9 +6,12 @@ In the order the dispatcher applies them:
   bridge's way (``code: unknown_argument``, ``path``, ``unknown``, ``allowed``; see
   :func:`gabs.mcp.envelope.unknown_argument_result`), before anything else is looked at.
 * :func:`go_lenient`: what the Go bridge accepts besides the declared types is read as it
-  reads it: an integer given as a decimal string (``"10"``) or as a whole float (``10.0``), a
-  boolean given as ``"true"``/``"false"``, a ``cursor`` given as an integer; string arguments
-  are trimmed and an empty one counts as not given.
+  reads it: an integer given as a decimal string (``"10"``), a boolean given as
+  ``"true"``/``"false"``, a ``cursor`` given as an integer; string arguments are trimmed and an
+  empty one counts as not given. A whole float (``10.0``, ``1e3``) is read as the integer it
+  is, as JSON Schema counts it an integer (the Go bridge refuses it: a kept difference). An
+  integer outside the signed 64-bit range is a ``type`` problem, as the Go bridge refuses it
+  as "must be an integer" (:func:`integer_problems`).
 * :func:`schema_problems` lists what is still wrong (``field``, ``rule``, ``message`` per
   problem; an empty list means valid). A fast path covers the bridge's own flat schemas;
   anything it does not know goes to the full Draft 2020-12 validator, which also words the
@@ -138,9 +141,45 @@ def _quick_valid(tool: BridgeTool, arguments: Any) -> bool:
     return True
 
 
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+
+
+def integer_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
+    """The integer arguments the Go bridge refuses as "must be an integer" though JSON Schema
+    takes them: an integer that does not fit a signed 64-bit integer. (A float still here is not
+    whole: :func:`go_lenient` has read a whole one as its integer.)"""
+    if not isinstance(arguments, dict):
+        return []
+    properties: Mapping[str, Any] = tool.input_schema.get("properties", {})
+    problems = []
+    for name, value in arguments.items():
+        schema = properties.get(name)
+        if not isinstance(schema, Mapping) or schema.get("type") != "integer":
+            continue
+        if isinstance(value, float):
+            message = f"{value!r} is not of type 'integer'"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if _INT64_MIN <= value <= _INT64_MAX:
+                continue
+            message = f"{value} does not fit a 64-bit integer"
+        else:
+            continue
+        problems.append({"field": f"$.{name}", "rule": "type", "message": message})
+    return problems
+
+
 def schema_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
     if _quick_valid(tool, arguments):
-        return []
+        return integer_problems(tool, arguments)
+    if integers := integer_problems(tool, arguments):
+        fields = {p["field"] for p in integers}
+        others = [p for p in _validator_problems(tool, arguments) if p["field"] not in fields]
+        return sorted(integers + others, key=lambda p: p["field"])
+    return _validator_problems(tool, arguments)
+
+
+def _validator_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]]:
     validator = tool.validator
     problems = []
     errors: list[SchemaError] = sorted(

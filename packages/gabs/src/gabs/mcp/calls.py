@@ -117,8 +117,9 @@ class CallTools:
             if len(games) > 1:
                 raise GameError(
                     "ambiguous_game_reference",
-                    f"tool {requested!r} matched several games ({', '.join(games)}): pass gameId",
+                    f"tool {requested!r} matched multiple games ({', '.join(games)}): pass gameId",
                     candidates=games,
+                    requested=requested,
                 )
             connected = self.manager.connected_games()
             if not found and not index.entries and not connected:

@@ -20,6 +20,7 @@ returned as ``nextCursor``.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 import mcp_types as types
@@ -216,11 +217,16 @@ class DiscoveryTools:
         the hint; every line ends with a newline."""
         game_id = data.get("gameId")
         where = f" for '{game_id}'" if game_id else ""
-        if data["availableTotal"] and (data.get("query") or data.get("prefix")):
+        filters = " and ".join(
+            f"{key} {json.dumps(data[key], ensure_ascii=False)}"
+            for key in ("query", "prefix")
+            if data.get(key)
+        )
+        if data["availableTotal"] and filters:
             header = f"No matching game-specific {noun}{where}."
             hint = (
-                f"{data['availableTotal']} are connected, none matched. Use games_tool_names "
-                "without filters to browse."
+                f"{data['availableTotal']} are connected, none matched {filters}. Use "
+                "games_tool_names without filters to browse."
             )
         elif data["total"]:
             header = f"No more matching {noun} for cursor {data['total']}."
@@ -250,6 +256,14 @@ class DiscoveryTools:
             error=True,
         )
 
+    def _empty_page(self, data: dict[str, Any], noun: str) -> types.CallToolResult:
+        """An empty page: its text names the filters, its structured content is Go's (the
+        counts, ``gameId``, ``nextCursor`` and ``tools``, no echo of the filters or ``brief``)."""
+        text = self._empty_text(data, noun)
+        for key in ("query", "prefix"):
+            data.pop(key, None)
+        return text_result(text, data)
+
     async def games_tool_names(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         if (unsynced := await self._unsynced(args.get("gameId"))) is not None:
             return unsynced
@@ -257,10 +271,10 @@ class DiscoveryTools:
         page: list[NamedTool] = data.pop("page")
         brief = bool(args.get("brief", False))
         data["tools"] = [_item(entry, detail=False, brief=brief) for entry in page]
+        if not page:
+            return self._empty_page(data, "tool names")
         if brief:
             data["brief"] = True
-        if not page:
-            return text_result(self._empty_text(data, "tool names"), data)
         scope = f"game '{data['gameId']}'" if data.get("gameId") else "all games"
         lines = [f"Tool names for {scope} ({len(page)} shown of {data['total']} matching):"]
         lines += [entry.exposed for entry in page]
@@ -310,7 +324,7 @@ class DiscoveryTools:
         page: list[NamedTool] = data.pop("page")
         data["tools"] = [_item(entry, detail=True) for entry in page]
         if not page:
-            return text_result(self._empty_text(data, "tools"), data)
+            return self._empty_page(data, "tools")
         shown = f"({len(page)} shown of {data['total']} matching):"
         if data.get("gameId"):
             lines = [f"Tools for game '{data['gameId']}' {shown}", ""]

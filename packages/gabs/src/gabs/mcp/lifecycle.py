@@ -22,6 +22,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
 from gabs.games import GameManager
+from gabs.games_views import config_notice
 from gabs.lifecycle import LifecycleError, TrackRecord, context_hash, summary_line
 from gabs.mcp.envelope import NextAction, core_result
 from gabs.mcp.rendering import text_result
@@ -156,7 +157,7 @@ class LifecycleTools:
             if games
             else "No games configured. Use the CLI to add games: gabs games add <id>"
         )
-        return text_result(text, data)
+        return text_result(text + config_notice(data), data)
 
     def _resolved(self, ref: str, *, claimed: bool = False) -> str | types.CallToolResult:
         """The game id ``ref`` names (an id, or a configured game's launch target, as the Go
@@ -186,7 +187,7 @@ class LifecycleTools:
 
             async def work() -> types.CallToolResult:
                 item = await self.manager.status(game_id)
-                return text_result(_status_text(item), item)
+                return text_result(_status_text(item) + config_notice(item), item)
 
             return await self._guard(game_id, work)
         data = await self.manager.all_status()
@@ -195,7 +196,12 @@ class LifecycleTools:
         )
         if not data["games"]:
             text = "No games configured and no runtime claims."
-        return text_result(text, data)
+        if data.get("runtimeClaimScanError"):
+            text += (
+                f"\n⚠ runtime claim scan incomplete: {data['runtimeClaimScanError']} "
+                "(runtime-only claims may be omitted)\n"
+            )
+        return text_result(text + config_notice(data), data)
 
     async def games_start(
         self, ctx: ServerRequestContext[Any, Any], args: dict[str, Any]

@@ -59,6 +59,16 @@ def _next_actions(
                 "Check whether the game runs, then use games_start or games_connect.",
             )
         ]
+    if code == "ambiguous_game_reference" and details.get("requested"):
+        # A tool several connected games have: the same tool in each of them.
+        return [
+            NextAction(
+                "games_tool_detail",
+                {"gameId": candidate, "tool": details["requested"]},
+                f"The tool in game {candidate}: repeat the call with this gameId.",
+            )
+            for candidate in details.get("candidates", ())
+        ]
     if code == "game_not_found":
         return [NextAction("games_list", {}, "See the configured games and their ids.")]
     return None
