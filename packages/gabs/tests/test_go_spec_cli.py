@@ -90,3 +90,86 @@ def test_a_help_flag_after_the_double_dash_is_not_help(
         "",
         "unknown games action: -h\n",
     )
+
+
+_DOTDOT = (
+    'game ID "../victim" is not in canonical form; it aliases another ID\'s runtime directory '
+    "(avoid '.', '..', '//' and a trailing '/')"
+)
+_GHOST = 'game ID "ghost" resolves through a symlink outside the config base'
+
+
+def _outside(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A config folder, a `victim` folder beside it and a `ghost` symlink leading out of it."""
+    base, victim, outside = tmp_path / "base", tmp_path / "victim", tmp_path / "outside"
+    for folder in (base, victim, outside):
+        folder.mkdir()
+        (folder / "runtime.json").write_text("{}", encoding="utf-8")
+    (base / "runtime.json").unlink()
+    (victim / "history.json").write_text('{"profiles": {}}', encoding="utf-8")
+    (base / "ghost").symlink_to(outside, target_is_directory=True)
+    return base, victim, outside
+
+
+# TestForgetRuntimeClaimRejectsTraversal, TestForgetRuntimeClaimRejectsSymlinkedGameDir: a
+# forget never removes a claim outside the config folder.
+@pytest.mark.parametrize(("game_id", "problem"), [("../victim", _DOTDOT), ("ghost", _GHOST)])
+def test_forget_runtime_never_leaves_the_config_folder(
+    game_id: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, victim, outside = _outside(tmp_path)
+    argv = ["games", "repair", game_id, "--forget-runtime", "--yes", "--configDir", str(base)]
+    assert run(argv, capsys) == (
+        1,
+        f"Cannot access a runtime claim for '{game_id}': {problem}\n",
+        "",
+    )
+    assert sorted(p.name for p in victim.iterdir()) == ["history.json", "runtime.json"]
+    assert sorted(p.name for p in outside.iterdir()) == ["runtime.json"]
+
+
+# SafeGameDir (what the forget tests rely on) guards status, stop, kill and doctor alike.
+@pytest.mark.parametrize(("game_id", "problem"), [("../victim", _DOTDOT), ("ghost", _GHOST)])
+def test_status_and_stop_refuse_a_folder_outside_the_config_folder(
+    game_id: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _, outside = _outside(tmp_path)
+    assert run(["games", "status", game_id, "--configDir", str(base)], capsys) == (
+        1,
+        "",
+        f"{game_id}: cannot read runtime claim: failed to read runtime state: {problem}\n",
+    )
+    for action in ("stop", "kill"):
+        code, out, err = run(["games", action, game_id, "--configDir", str(base)], capsys)
+        assert (code, out) == (1, "")
+        assert err.startswith(
+            f"blocked_unknown_state: The runtime claim for '{game_id}' is unreadable: "
+            f"failed to read runtime state: {problem}. "
+        )
+    assert sorted(p.name for p in outside.iterdir()) == ["runtime.json"]  # no lock file either
+
+
+@pytest.mark.parametrize(("game_id", "problem"), [("../victim", _DOTDOT), ("ghost", _GHOST)])
+def test_doctor_reads_no_track_record_outside_the_config_folder(
+    game_id: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _, _ = _outside(tmp_path)
+    code, out, _ = run(["games", "doctor", game_id, "--configDir", str(base)], capsys)
+    assert code == 1
+    assert out.endswith(f"Track record: unreadable ({problem})\n")
+
+
+def test_an_in_root_symlink_to_another_game_folder_is_refused(tmp_path: Path) -> None:
+    from gabs.config import game_dir_problem
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    assert game_dir_problem(tmp_path, "real") is None
+    assert game_dir_problem(tmp_path, "new/nested") is None
+    assert game_dir_problem(tmp_path, "alias") == (
+        f"game directory component {tmp_path.resolve() / 'alias'} is a symlink"
+    )
+    assert game_dir_problem(tmp_path, "file/x") == (
+        f"game directory component {tmp_path.resolve() / 'file'} is not a directory"
+    )

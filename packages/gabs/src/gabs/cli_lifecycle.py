@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from gabs.cli_games import Failed, load
-from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig
+from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig, game_dir_problem
 from gabs.go_format import go_quote
 from gabs.launch import (
     NOT_INT64,
@@ -297,6 +297,10 @@ def repair_forget(args: argparse.Namespace) -> int:
     config = GabsConfig(args.config_dir)
     game_id = args.game_id
     folder = config.config_dir / game_id
+    problem = game_dir_problem(config.config_dir, game_id)
+    if problem is not None:  # never follow an id out of the config folder
+        print(f"Cannot access a runtime claim for '{game_id}': {problem}")
+        return 1
     try:
         raw = (folder / "runtime.json").read_bytes()
     except FileNotFoundError:
