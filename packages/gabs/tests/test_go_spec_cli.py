@@ -173,3 +173,26 @@ def test_an_in_root_symlink_to_another_game_folder_is_refused(tmp_path: Path) ->
     assert game_dir_problem(tmp_path, "file/x") == (
         f"game directory component {tmp_path.resolve() / 'file'} is not a directory"
     )
+
+
+# TestStartCLIEmitsLaunchModeIncompatible's other branch (startGameCLI): an unusable config is
+# `config_invalid: ` and the framing of the config store, `configuration <revision> is invalid`.
+def test_start_frames_an_unusable_config_as_go_s_config_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "config.json").write_text('{"version":"1.0","games":{}, bad', encoding="utf-8")
+    code, out, err = run(["games", "start", "u", "--configDir", str(tmp_path)], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        "config_invalid: configuration sha256:4cbad65ace99 is invalid: failed to parse config "
+        "file: "
+    )
+    (tmp_path / "config.json").unlink()
+    (tmp_path / "config.json").mkdir()
+    assert run(["games", "start", "u", "--configDir", str(tmp_path)], capsys) == (
+        1,
+        "",
+        "config_invalid: configuration unreadable is invalid: read "
+        f"{tmp_path / 'config.json'}: is a directory\n",
+    )

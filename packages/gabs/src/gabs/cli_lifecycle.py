@@ -113,7 +113,7 @@ def games_start(args: argparse.Namespace) -> int:
     try:
         config = GabsConfig.load(args.config_dir)
     except ConfigError as exc:
-        print(f"config_invalid: {exc}", file=sys.stderr)
+        print(f"config_invalid: {exc.invalid_text()}", file=sys.stderr)
         return 1
     game_id = args.game_id
     issues = config.broken.get(game_id)
