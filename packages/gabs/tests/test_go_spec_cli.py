@@ -4,6 +4,8 @@ the Go bridge's answers taken from runs of both bridges side by side."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -195,4 +197,24 @@ def test_start_frames_an_unusable_config_as_go_s_config_store(
         "",
         "config_invalid: configuration unreadable is invalid: read "
         f"{tmp_path / 'config.json'}: is a directory\n",
+    )
+
+
+# TestProcessSizeUsesPlatformSpecificUnixLimits, through the CLI: a start the OS would refuse
+# is `spec_too_large: ` and the size check's sentence (the Go CLI has no "Refusing to start").
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.sysconf("SC_PAGE_SIZE") != 4096,
+    reason="Linux exec limits with 4 KiB pages",
+)
+def test_start_prints_the_size_refusal_as_the_go_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        tmp_path, {"g": {"launchMode": "DirectPath", "target": "/bin/true", "args": ["y" * 204800]}}
+    )
+    assert run(["games", "start", "g", "--configDir", str(tmp_path)], capsys) == (
+        1,
+        "",
+        "spec_too_large: argument 1 is 204801 bytes including its terminator, exceeding the "
+        "per-string exec limit of 131072\n",
     )

@@ -100,6 +100,9 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
     if error.code == "already_running" and game_id and isinstance(evidence, dict):
         # The Go CLI prints the start gate's short refusal, not the tool's advice.
         message = f"{game_id} is already running ({evidence.get('detail', '')})"
+    elif error.code == "spec_too_large" and game_id:
+        # The Go CLI prints the size check's own sentence, without the tool's lead-in.
+        message = message.removeprefix(f"Refusing to start {game_id}: ")
     print(f"{error.code}: {message}", file=sys.stderr)
     return 1
 
