@@ -3,6 +3,7 @@ the Go bridge's answers taken from runs of both bridges side by side."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -217,4 +218,36 @@ def test_start_prints_the_size_refusal_as_the_go_cli(
         "",
         "spec_too_large: argument 1 is 204801 bytes including its terminator, exceeding the "
         "per-string exec limit of 131072\n",
+    )
+
+
+# TestForgetRuntimeClaimRemovesCorruptClaim (with forgetRuntimeClaim's flow): an unreadable
+# claim is removed only after a second confirmation (or --yes), and the result says so.
+@pytest.mark.parametrize(
+    ("answers", "code", "removed"), [("y\n", 1, False), ("y\ny\n", 0, True), ("", 0, True)]
+)
+def test_forgetting_a_corrupt_claim_asks_twice(
+    answers: str,
+    code: int,
+    removed: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "c").mkdir()
+    claim = tmp_path / "c" / "runtime.json"
+    claim.write_text("{ this is not valid json", encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO(answers))
+    argv = ["games", "repair", "c", "--forget-runtime", "--configDir", str(tmp_path)]
+    if not answers:
+        argv.append("--yes")
+    status, out, _ = run(argv, capsys)
+    assert (status, claim.exists()) == (code, not removed)
+    assert "\nWARNING: the runtime claim is unreadable.\n" in out
+    if answers:
+        assert "Discard pending credits and remove anyway? [y/N] " in out
+    assert out.endswith(
+        "Removed the runtime claim for 'c' (pending credits discarded).\n"
+        if removed
+        else "Aborted; the runtime claim was not removed.\n"
     )

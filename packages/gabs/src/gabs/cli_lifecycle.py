@@ -336,6 +336,9 @@ def repair_forget(args: argparse.Namespace) -> int:
         if answer not in ("y", "yes"):
             print("Aborted; the runtime claim was not removed.")
             return 1
+    if claim is None and not _confirm_corrupt(args.yes):
+        print("Aborted; the runtime claim was not removed.")
+        return 1
 
     async def forget() -> bool:
         async with transition_lock(folder):
@@ -353,5 +356,19 @@ def repair_forget(args: argparse.Namespace) -> int:
             "Re-run to review the current claim."
         )
         return 1
-    print(f"Removed the runtime claim for '{game_id}'.")
+    suffix = " (pending credits discarded)" if claim is None else ""
+    print(f"Removed the runtime claim for '{game_id}'{suffix}.")
     return 0
+
+
+def _confirm_corrupt(assume_yes: bool) -> bool:
+    """The Go bridge's second confirmation before an unreadable claim is removed."""
+    print("\nWARNING: the runtime claim is unreadable.")
+    print(
+        "Whatever it still held for the track record (a clean stop or a verified delivery not "
+        "yet counted) is lost with it."
+    )
+    if assume_yes:
+        return True
+    print("Discard pending credits and remove anyway? [y/N] ", end="", flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
