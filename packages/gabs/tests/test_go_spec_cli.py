@@ -251,3 +251,17 @@ def test_forgetting_a_corrupt_claim_asks_twice(
         if removed
         else "Aborted; the runtime claim was not removed.\n"
     )
+
+
+def test_start_refuses_a_game_folder_that_leads_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, _, outside = _outside(tmp_path)
+    write(base, {"ghost": {"launchMode": "DirectPath", "target": "/bin/true"}})
+    code, out, err = run(["games", "start", "ghost", "--configDir", str(base)], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"blocked_unknown_state: The runtime claim for 'ghost' is unreadable: failed to read "
+        f"runtime state: {_GHOST}. "
+    )
+    assert sorted(p.name for p in outside.iterdir()) == ["runtime.json"]

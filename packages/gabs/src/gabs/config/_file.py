@@ -36,7 +36,6 @@ from ._issues import (
 from ._json import DecodeError, decode_document, duplicate_members
 from ._layout import encode_document
 from ._model import GameConfig, Settings
-from ._paths import game_dir_problem
 from ._read import read_game, read_settings
 from ._rules import check_extensions, check_game_id, directory_key
 from ._values import Values
@@ -112,7 +111,7 @@ def resolve_config_dir(
 
 def game_runtime_dir(config_dir: str | os.PathLike[str], game_id: str) -> Path:
     """``<config-dir>/<gameId>/``: the game's runtime files (claims, endpoint, launch log)."""
-    problem = game_dir_problem(config_dir, game_id)
+    problem = check_game_id(game_id)
     if problem is not None:
         raise ConfigError(f"invalid game id: {problem}")
     return Path(config_dir) / game_id
