@@ -37,7 +37,7 @@ from .cli_args import (
     parse_duration,
 )
 from .cli_games import Failed
-from .cli_usage import NO_GAMES_ACTION, check_games_usage
+from .cli_usage import NO_GAMES_ACTION, check_games_usage, games_arguments
 from .config import LAUNCH_MODES
 from .launch.steam_ready import PROBE_ARGUMENT, run_probe_child
 from .serving import SERVER_COMMANDS, interrupt
@@ -329,6 +329,7 @@ def run(argv: Sequence[str] | None = None) -> int:
                 parser.games_help(sys.stderr)
                 return EXIT_USAGE
             check_games_usage(rest[1:])
+            rest = ["games", *games_arguments(rest[1:])]
         args = parser.parse_args(rest)
         _apply_flags(args, flags, rest[0])
         handler: Handler = args.handler

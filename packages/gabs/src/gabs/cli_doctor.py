@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gabs.cli_games import Failed, load
-from gabs.config import ConfigError, GabsConfig, GameConfig
+from gabs.config import ConfigError, GabsConfig, GameConfig, game_dir_problem
 from gabs.go_format import go_quote
 from gabs.launch import ResolveError, check_resolvable, resolve
 from gabs.launch.resolve import ResolvedHook
@@ -253,8 +253,13 @@ def games_doctor(args: argparse.Namespace) -> int:
         _contexts(report, game, config.revision)
         _older_bridges(game)
     _permissions(config.config_dir, game_id)
-    profiles = TrackRecord(config.config_dir / game_id).load().get("profiles", {})
-    _track_record(profiles)
+    problem = game_dir_problem(config.config_dir, game_id)
+    profiles: dict[str, Any] = {}
+    if problem is not None:  # never read a track record out of the config folder
+        print(f"Track record: unreadable ({problem})")
+    else:
+        profiles = TrackRecord(config.config_dir / game_id).load().get("profiles", {})
+        _track_record(profiles)
     if args.show_last_good:
         _last_good(profiles, game)
     return 0 if report.healthy else 1

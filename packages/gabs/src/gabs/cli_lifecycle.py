@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from gabs.cli_games import Failed, load
-from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig
+from gabs.config import MODE_INCOMPATIBLE, ConfigError, GabsConfig, game_dir_problem
 from gabs.go_format import go_quote
 from gabs.launch import (
     NOT_INT64,
@@ -100,6 +100,9 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
     if error.code == "already_running" and game_id and isinstance(evidence, dict):
         # The Go CLI prints the start gate's short refusal, not the tool's advice.
         message = f"{game_id} is already running ({evidence.get('detail', '')})"
+    elif error.code == "spec_too_large" and game_id:
+        # The Go CLI prints the size check's own sentence, without the tool's lead-in.
+        message = message.removeprefix(f"Refusing to start {game_id}: ")
     print(f"{error.code}: {message}", file=sys.stderr)
     return 1
 
@@ -113,7 +116,7 @@ def games_start(args: argparse.Namespace) -> int:
     try:
         config = GabsConfig.load(args.config_dir)
     except ConfigError as exc:
-        print(f"config_invalid: {exc}", file=sys.stderr)
+        print(f"config_invalid: {exc.invalid_text()}", file=sys.stderr)
         return 1
     game_id = args.game_id
     issues = config.broken.get(game_id)
@@ -297,6 +300,10 @@ def repair_forget(args: argparse.Namespace) -> int:
     config = GabsConfig(args.config_dir)
     game_id = args.game_id
     folder = config.config_dir / game_id
+    problem = game_dir_problem(config.config_dir, game_id)
+    if problem is not None:  # never follow an id out of the config folder
+        print(f"Cannot access a runtime claim for '{game_id}': {problem}")
+        return 1
     try:
         raw = (folder / "runtime.json").read_bytes()
     except FileNotFoundError:
@@ -329,6 +336,9 @@ def repair_forget(args: argparse.Namespace) -> int:
         if answer not in ("y", "yes"):
             print("Aborted; the runtime claim was not removed.")
             return 1
+    if claim is None and not _confirm_corrupt(args.yes):
+        print("Aborted; the runtime claim was not removed.")
+        return 1
 
     async def forget() -> bool:
         async with transition_lock(folder):
@@ -346,5 +356,19 @@ def repair_forget(args: argparse.Namespace) -> int:
             "Re-run to review the current claim."
         )
         return 1
-    print(f"Removed the runtime claim for '{game_id}'.")
+    suffix = " (pending credits discarded)" if claim is None else ""
+    print(f"Removed the runtime claim for '{game_id}'{suffix}.")
     return 0
+
+
+def _confirm_corrupt(assume_yes: bool) -> bool:
+    """The Go bridge's second confirmation before an unreadable claim is removed."""
+    print("\nWARNING: the runtime claim is unreadable.")
+    print(
+        "Whatever it still held for the track record (a clean stop or a verified delivery not "
+        "yet counted) is lost with it."
+    )
+    if assume_yes:
+        return True
+    print("Discard pending credits and remove anyway? [y/N] ", end="", flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")

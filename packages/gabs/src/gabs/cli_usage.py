@@ -13,7 +13,7 @@ from typing import Final
 
 from .cli_args import UsageError
 
-__all__ = ["GAMES_ACTIONS", "NO_GAMES_ACTION", "check_games_usage"]
+__all__ = ["GAMES_ACTIONS", "NO_GAMES_ACTION", "check_games_usage", "games_arguments"]
 
 GAMES_ACTIONS: Final = (
     "list",
@@ -34,6 +34,21 @@ _OWN_FLAGS: Final = {
     "doctor": frozenset({"--show-last-good"}),
     "repair": frozenset({"--forget-runtime", "--yes", "-y"}),
 }
+#: Our options of ``games add`` that take a value (the next argument, or after ``=``).
+_ADD_VALUE_OPTIONS: Final = frozenset(
+    {
+        "--name",
+        "--launch-mode",
+        "--target",
+        "--arg",
+        "--working-dir",
+        "--stop-process-name",
+        "--env",
+        "--description",
+        "--attention-mode",
+        "--allow",
+    }
+)
 _HELP: Final = frozenset({"-h", "--help"})
 _JSON: Final = frozenset({"--json"})
 
@@ -53,18 +68,23 @@ def check_games_usage(tokens: Sequence[str]) -> None:
     empty action is left to the caller (it prints :data:`NO_GAMES_ACTION` and the help).
     """
     head, escaped = _split(tokens)
-    if not head:
+    escaped_action = not head
+    if escaped_action:
         if not escaped:
             return
         head, escaped = escaped[:1], escaped[1:]
     action, rest = head[0], head[1:]
-    if action in _HELP or _HELP.intersection(rest):
+    if (action in _HELP and not escaped_action) or _HELP.intersection(rest):
         return
     if action not in GAMES_ACTIONS:
         raise UsageError(f"unknown games action: {action}")
     if action in ("add", "start"):
         if not rest and not escaped:
             raise UsageError(f"games {action} requires a game ID")
+        if action == "start" and len(escaped) > 1:
+            _check_own_flags(action, rest, escaped)
+        if action == "add":
+            _check_add_arity(rest, escaped)
         return  # their own options are checked where they are parsed
     if action in _OWN_FLAGS:
         _check_own_flags(action, rest, escaped)
@@ -88,6 +108,24 @@ def check_games_usage(tokens: Sequence[str]) -> None:
         raise UsageError(f"games {action} requires a game ID")
 
 
+def _check_add_arity(rest: list[str], escaped: list[str]) -> None:
+    """``games add`` takes one game id; our options (and their values) are not counted."""
+    extra: list[str] = []
+    index = 0
+    while index < len(rest):
+        token = rest[index]
+        if token in _ADD_VALUE_OPTIONS:
+            index += 1  # its value
+        elif not token.startswith("-"):
+            extra.append(token)
+        index += 1
+    extra += escaped
+    if len(extra) > 1:
+        raise UsageError(
+            f"games add takes at most 1 argument(s); unexpected: {' '.join(extra[1:])}"
+        )
+
+
 def _check_own_flags(action: str, rest: list[str], escaped: list[str]) -> None:
     if len(escaped) > 1:
         raise UsageError(
@@ -100,3 +138,23 @@ def _check_own_flags(action: str, rest: list[str], escaped: list[str]) -> None:
     for token in arguments[1:]:
         if token not in _OWN_FLAGS[action]:
             raise UsageError(f"unknown {action} flag: {token}")
+
+
+def games_arguments(tokens: Sequence[str]) -> list[str]:
+    """``gabs games TOKENS`` reordered for the parser, as the Go bridge reads them.
+
+    A ``--`` may come before the action (``games -- stop -dash``), and the tokens after it are
+    positionals that fill the game id's slot before any flag is read (``games start --profile
+    p -- -dash`` starts ``-dash`` with profile ``p``).
+    """
+    head, escaped = _split(tokens)
+    if "--" not in tokens:
+        return head
+    if not head:
+        head, escaped = escaped[:1], escaped[1:]
+    action, rest = head[0], head[1:]
+    if not escaped:
+        return [action, *rest]
+    if action == "start":
+        return [action, "--", *escaped, *rest]  # the options after the id are read as such
+    return [action, *rest, "--", *escaped]

@@ -50,6 +50,7 @@ from ._model import (
     StartupTimeouts,
     ToolNormalization,
 )
+from ._paths import game_dir_problem
 from ._rules import (
     INPUT_MAX_LENGTH_DEFAULT,
     NAME_PATTERN,
@@ -95,6 +96,7 @@ __all__ = [
     "config_revision",
     "escape_pointer",
     "full_match",
+    "game_dir_problem",
     "game_pointer",
     "game_runtime_dir",
     "new_game_refusal",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from gabs.config import Settings, game_runtime_dir
+from gabs.config import Settings, game_dir_problem
 from gabs.runtime import (
     ClaimError,
     RuntimeState,
@@ -55,7 +55,11 @@ class Lifecycle:
         self.pid_start_time = fingerprint(self.pid)
 
     def game_dir(self, game_id: str) -> Path:
-        return game_runtime_dir(self.config_dir, game_id)
+        """The game's runtime folder; :class:`ClaimError` when the id cannot name one safely."""
+        problem = game_dir_problem(self.config_dir, game_id)
+        if problem is not None:
+            raise ClaimError(f"failed to read runtime state: {problem}")
+        return self.config_dir / game_id
 
     @property
     def owner_lease(self) -> timedelta:

@@ -255,6 +255,14 @@ async def _probe_external(
     return refusal, snapshot
 
 
+def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
+    return LifecycleError(
+        "blocked_unknown_state",
+        f"The runtime claim for '{game_id}' is unreadable: {exc}. Use 'gabs games repair "
+        f"{game_id} --forget-runtime' if the game is provably gone.",
+    )
+
+
 async def claim_for_start(
     lc: Lifecycle,
     game: GameConfig,
@@ -265,17 +273,16 @@ async def claim_for_start(
     live: LiveCheck | None = None,
 ) -> tuple[RuntimeState, list[str]]:
     """Write a new claim for this launch (phase ``starting``); raise a refusal otherwise."""
-    folder = lc.game_dir(game.id)
+    try:
+        folder = lc.game_dir(game.id)  # refused when it would lead out of the config folder
+    except ClaimError as exc:
+        raise _unreadable(game.id, exc) from None
     warnings: list[str] = []
     for _ in range(4):
         try:
             existing = load_claim(folder)
         except ClaimError as exc:
-            raise LifecycleError(
-                "blocked_unknown_state",
-                f"The runtime claim for '{game.id}' is unreadable: {exc}. Use 'gabs games repair "
-                f"{game.id} --forget-runtime' if the game is provably gone.",
-            ) from None
+            raise _unreadable(game.id, exc) from None
         if is_legacy(existing):
             # a start's duplicate check is a lifecycle touch: an older Go bridge's claim is
             # normalized first and then judged like any other

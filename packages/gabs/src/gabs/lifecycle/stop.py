@@ -148,6 +148,16 @@ def _unsupported(game_id: str, claim: RuntimeState, action: str) -> LifecycleErr
     )
 
 
+def _unreadable(game_id: str, action: str, exc: ClaimError) -> LifecycleError:
+    return LifecycleError(
+        "blocked_unknown_state",
+        f"The runtime claim for '{game_id}' is unreadable: {exc}. Inspect it, or use "
+        f"'gabs games repair {game_id} --forget-runtime' if the game is provably gone.",
+        data={"action": action},
+        warnings_key="warnings",
+    )
+
+
 async def _admit(
     lc: Lifecycle,
     game_id: str,
@@ -155,19 +165,16 @@ async def _admit(
     budget_for: Callable[[ResolvedHook | None], float],
     legacy: LegacyContext,
 ) -> tuple[RuntimeState, str] | None:
-    folder = lc.game_dir(game_id)
+    try:
+        folder = lc.game_dir(game_id)  # refused when it would lead out of the config folder
+    except ClaimError as exc:
+        raise _unreadable(game_id, action, exc) from None
     try:
         async with transition_lock(folder):
             try:
                 claim = load_claim(folder)
             except ClaimError as exc:
-                raise LifecycleError(
-                    "blocked_unknown_state",
-                    f"The runtime claim for '{game_id}' is unreadable: {exc}. Inspect it, or use "
-                    f"'gabs games repair {game_id} --forget-runtime' if the game is provably gone.",
-                    data={"action": action},
-                    warnings_key="warnings",
-                ) from None
+                raise _unreadable(game_id, action, exc) from None
             if claim is None:
                 return None
             if is_legacy(claim):  # a stop or kill is a lifecycle touch: normalize it first
