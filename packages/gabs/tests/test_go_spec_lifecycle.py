@@ -13,6 +13,11 @@ binary is not needed).
   and a start caught before it spawned is removed once its executor is gone.
 * Times in results and messages (``operation``, ``lastActionResult.timestamp``) are RFC 3339
   to the second, as Go's ``time.RFC3339``.
+* ``runtime_only_status_test.go``, ``claim_precedence_mcp_test.go``: a ``runtime.json`` that
+  is not a regular file blocks a stop by that id (``blocked_unknown_state``) instead of falling
+  back to the configured game whose target the id is; a removed game's unreadable claim is
+  described as such and offers a re-read, not stop or kill; ``unknown`` is described as
+  ``unknown``.
 * ``activeProfile`` is left out of a refusal when there is none; a start refused by a step in
   flight is worded as Go's start gate words it.
 """
@@ -109,8 +114,12 @@ def running_workload() -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def client_for(tmp_path: Path) -> AsyncIterator[Client]:
-    games = {"g": {"id": "g", "name": "G", "launchMode": "DirectPath", "target": "/bin/sleep"}}
+async def client_for(tmp_path: Path, **targets: str) -> AsyncIterator[Client]:
+    """A session with game ``g`` configured (or, given ``targets``, those games instead)."""
+    games = {
+        gid: {"id": gid, "name": gid.title(), "launchMode": "DirectPath", "target": target}
+        for gid, target in (targets or {"g": "/bin/sleep"}).items()
+    }
     config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
     notifier = ToolListNotifier()
     manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
@@ -118,8 +127,8 @@ async def client_for(tmp_path: Path) -> AsyncIterator[Client]:
         yield client
 
 
-async def call(client: Client, tool: str) -> tuple[bool, dict[str, Any], str]:
-    result = await client.call_tool(tool, {"gameId": "g"})
+async def call(client: Client, tool: str, game: str = "g") -> tuple[bool, dict[str, Any], str]:
+    result = await client.call_tool(tool, {"gameId": game})
     assert isinstance(result.structured_content, dict), result
     text = "".join(getattr(part, "text", "") for part in result.content)
     return bool(result.is_error), result.structured_content, text
@@ -278,3 +287,45 @@ async def test_stop_unsupported_has_no_empty_active_profile(tmp_path: Path) -> N
     assert [step["tool"] for step in refused["nextActions"]] == ["games_kill", "games_show"]
     claim = read_claim(tmp_path)
     assert claim is not None and "operation" not in claim
+
+
+@pytest.mark.anyio
+async def test_an_unaddressable_claim_blocks_the_target_alias(tmp_path: Path) -> None:
+    """``TestIndeterminateClaimBlocksAliasFallback``: ``g`` is also game ``other``'s target."""
+    (tmp_path / "g" / "runtime.json").mkdir(parents=True)
+    async with client_for(tmp_path, other="g") as client:
+        is_error, refused, text = await call(client, "games_stop")
+    assert is_error
+    assert (refused["code"], refused["gameId"], refused["causeClass"]) == (
+        "blocked_unknown_state",
+        "g",
+        "state",
+    )
+    assert "'other'" not in text and "(Other)" not in text, text
+    assert "runtime claim is not a regular file" in text
+
+
+@pytest.mark.anyio
+async def test_a_removed_game_s_corrupt_claim_offers_a_re_read(tmp_path: Path) -> None:
+    """``TestNoArgStatusSurfacesRepairForCorruptClaim``."""
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "runtime.json").write_text("{not json", encoding="utf-8")
+    async with client_for(tmp_path, other="/bin/sleep") as client:
+        _, item, text = await call(client, "games_status")
+    assert (item["status"], item["configured"]) == ("unknown", False)
+    assert item["statusDescription"] == (
+        "unreadable runtime claim (corrupt); resolve with repair --forget-runtime if the launch "
+        "is provably gone"
+    )
+    assert item["repairCommand"] == "gabs games repair g --forget-runtime"
+    assert [step["tool"] for step in item["nextActions"]] == ["games_status"]
+    assert text.startswith("**g** (unconfigured): unreadable runtime claim (corrupt)")
+
+
+@pytest.mark.anyio
+async def test_unknown_is_described_as_unknown(tmp_path: Path) -> None:
+    write_claim(tmp_path)  # no pid, no process name, no hook: nothing can be told
+    async with client_for(tmp_path) as client:
+        _, item, text = await call(client, "games_status")
+    assert (item["status"], item["statusDescription"]) == ("unknown", "unknown")
+    assert text.splitlines()[0] == "**g** (G): unknown"

@@ -48,7 +48,7 @@ def status_description(status: str, game: GameConfig | None) -> str:
         "stopping": "stopping (a bounded stop operation is in progress)",
         "killing": "killing (a bounded force-termination operation is in progress)",
         "stopped": "stopped",
-        "unknown": "unknown (the game's state cannot be determined; see evidence)",
+        "unknown": "unknown",
         "launcher-running": f"launcher active (game may be starting via {mode})",
     }.get(status, status)
 
