@@ -18,6 +18,11 @@ binary is not needed).
   back to the configured game whose target the id is; a removed game's unreadable claim is
   described as such and offers a re-read, not stop or kill; ``unknown`` is described as
   ``unknown``.
+* ``session_roaming_test.go``: a ``games_connect`` that takes the game over from another
+  session says so as Go does (``Took ownership of idle GABS session ...``, ``Force-took
+  ownership ...``).
+* ``exited_game_class_mcp_test.go``, ``track_record_mcp_test.go``: ``exited_during_start``
+  (like ``unobserved``) names the launch context it ran with (``configRevision``).
 * ``activeProfile`` is left out of a refusal when there is none; a start refused by a step in
   flight is worded as Go's start gate words it.
 """
@@ -42,6 +47,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.procs import process_start_time
+from lib_gab import GabpServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process fingerprints")
 
@@ -329,3 +335,64 @@ async def test_unknown_is_described_as_unknown(tmp_path: Path) -> None:
         _, item, text = await call(client, "games_status")
     assert (item["status"], item["statusDescription"]) == ("unknown", "unknown")
     assert text.splitlines()[0] == "**g** (G): unknown"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("force", "lease"), [(False, -5), (True, 60)])
+async def test_a_takeover_says_whose_session_it_took(
+    tmp_path: Path, force: bool, lease: float
+) -> None:
+    """``TestGamesConnectTakesOverIdleRuntimeOwner``; the owner is another session of this
+    process (so it is alive), idle or (forced) active."""
+    token = "t" * 64
+    server = GabpServer(app_name="G", app_version="1", agent_id="g", token=token)
+    async with server.running() as address:
+        write_claim(
+            tmp_path,
+            ownerPid=OWN_PID,
+            ownerInstanceId="another-session",
+            ownerLastActive=stamp(lease - 30),
+            ownerLeaseUntil=stamp(lease),
+            endpoint={"port": address.port, "token": token},
+            **running_workload(),
+        )
+        async with client_for(tmp_path) as client:
+            arguments: dict[str, Any] = {"gameId": "g", "timeout": 5}
+            if force:
+                arguments["forceTakeover"] = True
+            result = await client.call_tool("games_connect", arguments)
+    assert not result.is_error, result
+    first = "".join(getattr(part, "text", "") for part in result.content).splitlines()[0]
+    taken = (
+        f"Force-took ownership of 'g' from GABS pid {OWN_PID}"
+        if force
+        else f"Took ownership of idle GABS session for 'g' from pid {OWN_PID}"
+    )
+    assert first == (
+        f"{taken} and connected to the GABP server on port {address.port}. Discovered 0 tools."
+    )
+
+
+@pytest.mark.anyio
+async def test_exited_during_start_names_the_config_revision(tmp_path: Path) -> None:
+    games = {
+        "g": {
+            "id": "g",
+            "name": "G",
+            "launchMode": "CustomCommand",
+            "target": sys.executable,
+            "args": ["-c", "import sys; sys.exit(3)"],
+        }
+    }
+    config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        is_error, failed, _ = await call(client, "games_start")
+    assert is_error
+    assert (failed["code"], failed["causeClass"], failed["exitCode"]) == (
+        "exited_during_start",
+        "game",
+        3,
+    )
+    assert failed["configRevision"] == config.revision
