@@ -244,7 +244,9 @@ async def _probe_external(
             f"multiple processes named {name} are running ({pids}); resolve manually before "
             "starting"
         )
-    data: dict[str, Any] = {"externalSnapshotPersisted": snapshot is not None}
+    data: dict[str, Any] = {}
+    if snapshot is not None:  # as Go: the key only when a snapshot was written
+        data["externalSnapshotPersisted"] = True
     if candidates:
         data["candidates"] = candidates
     if requested:
