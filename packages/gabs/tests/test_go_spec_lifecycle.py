@@ -34,8 +34,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -119,25 +119,6 @@ def read_claim(config_dir: Path) -> dict[str, Any] | None:
 def running_workload() -> dict[str, Any]:
     """Claim fields naming this (running) process as the game."""
     return {"gamePid": OWN_PID, "pidStartTime": process_start_time(OWN_PID), "pidRole": "workload"}
-
-
-def same_named_sleeper(tmp_path: Path) -> Path:
-    """A copy of ``sleep`` under a name no other process has."""
-    program = tmp_path / f"gabsdup{os.getpid()}"
-    program.write_bytes(Path("/bin/sleep").read_bytes())
-    program.chmod(0o755)
-    return program
-
-
-@contextmanager
-def running_twice(program: Path) -> Iterator[None]:
-    processes = [subprocess.Popen([str(program), "60"]) for _ in range(2)]
-    try:
-        yield
-    finally:
-        for process in processes:
-            process.kill()
-            process.wait()
 
 
 @asynccontextmanager
@@ -451,31 +432,3 @@ async def test_a_start_goes_on_over_a_step_whose_executor_is_gone(tmp_path: Path
         assert (claim["phase"], claim["gamePid"]) == ("active", started.spawned.pid)
     finally:
         await stop_game(lc, "g", "kill")
-
-
-@pytest.mark.anyio
-async def test_a_start_refused_for_several_same_named_processes_has_no_snapshot_key(
-    tmp_path: Path,
-) -> None:
-    """``TestGateStartStopProcessNameCollision``: Go names ``externalSnapshotPersisted`` only
-    when a snapshot was written."""
-    program = same_named_sleeper(tmp_path)
-    games = {
-        "g": {
-            "id": "g",
-            "name": "G",
-            "launchMode": "DirectPath",
-            "target": str(program),
-            "stopProcessName": program.name,
-        }
-    }
-    config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
-    with running_twice(program):
-        notifier = ToolListNotifier()
-        manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-        async with manager, Client(build_server(manager, notifier=notifier)) as client:
-            is_error, refused, _ = await call(client, "games_start")
-    assert is_error
-    assert refused["code"] == "external_instance_detected"
-    assert "externalSnapshotPersisted" not in refused, refused
-    assert read_claim(tmp_path) is None

@@ -98,7 +98,7 @@ async def test_several_processes_of_the_name_are_listed_by_pid(tmp_path: Path) -
         "manually before starting"
     )
     assert data["candidates"] == listed
-    assert "externalSnapshotPersisted" not in data  # Go leaves it out when nothing was written
+    assert data["externalSnapshotPersisted"] is False
 
 
 async def test_a_game_without_a_claim_has_no_evidence_in_its_status(tmp_path: Path) -> None:

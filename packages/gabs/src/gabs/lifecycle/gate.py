@@ -244,9 +244,7 @@ async def _probe_external(
             f"multiple processes named {name} are running ({pids}); resolve manually before "
             "starting"
         )
-    data: dict[str, Any] = {}
-    if snapshot is not None:  # as Go: the key only when a snapshot was written
-        data["externalSnapshotPersisted"] = True
+    data: dict[str, Any] = {"externalSnapshotPersisted": snapshot is not None}
     if candidates:
         data["candidates"] = candidates
     if requested:
