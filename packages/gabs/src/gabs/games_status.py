@@ -213,7 +213,8 @@ class StatusMixin(ConnectMixin):
             item["evidence"] = evidence
         if observation.evidence is not None and observation.evidence.warnings:
             item["statusWarnings"] = observation.evidence.warnings
-        if runtime.last_disconnect:
+        if runtime.last_disconnect and not runtime.connected:
+            # Go forgets it once connected again (here even before the session's news arrives)
             item["lastDisconnect"] = runtime.last_disconnect
         if game is not None:
             diagnostics = await anyio.to_thread.run_sync(
