@@ -345,6 +345,15 @@ class ConnectMixin(AttachMixin):
         if foreign:
             result.update(previousPID=previous[0], previousOwner=previous[1])
             result["forceTakeover" if force_takeover else "idleTakeover"] = True
+            head = (  # as Go words a takeover
+                f"Force-took ownership of '{game_id}' from GABS pid {previous[0]}"
+                if force_takeover
+                else f"Took ownership of idle GABS session for '{game_id}' from pid {previous[0]}"
+            )
+            result["message"] = (
+                f"{head} and connected to the GABP server on port {result['port']}. "
+                f"Discovered {result['toolCount']} tools."
+            )
         return result
 
     async def _normalize_for_connect(

@@ -126,14 +126,24 @@ class LifecycleMixin(StopMixin):
         if progress:
             progress(f"starting {game_id}")
         await self._close_session(runtime)
-        started = await start_game(
-            self.lc,
-            game,
-            resolved,
-            reset_endpoint=reset_endpoint,
-            gabp_timeout=total,
-            live=lambda claim: self._bound(runtime, claim),
-        )
+        try:
+            started = await start_game(
+                self.lc,
+                game,
+                resolved,
+                reset_endpoint=reset_endpoint,
+                gabp_timeout=total,
+                live=lambda claim: self._bound(runtime, claim),
+            )
+        except LifecycleError as exc:
+            if exc.code in ("exited_during_start", "unobserved", "store_client_not_ready"):
+                # Go names the launch context these launches ran with.
+                if resolved.profile:
+                    exc.data.setdefault("activeProfile", resolved.profile)
+                if resolved.applied_inputs:
+                    exc.data.setdefault("appliedLaunchInputs", list(resolved.applied_inputs))
+                exc.data.setdefault("configRevision", resolved.config_revision)
+            raise
         runtime.spawned = started.spawned
         runtime.launch_id = started.claim.launch_id
         if progress:

@@ -29,7 +29,7 @@ from typing import Any, Final
 from gabs.lifecycle import Lifecycle, Superseded, next_action
 from gabs.lifecycle.core import now as _utc
 from gabs.runtime import ClaimError, RuntimeState
-from gabs.runtime.claim import claim_path, format_time, load_claim
+from gabs.runtime.claim import claim_path, format_seconds, load_claim
 
 __all__ = ["OwnerMixin"]
 
@@ -90,7 +90,7 @@ class OwnerMixin:
             "message": (
                 f"Game '{game_id}' is currently owned by another active GABS session (pid "
                 f"{claim.owner_pid}"
-                + (f" until {format_time(until)}" if until else "")
+                + (f" until {format_seconds(until)}" if until else "")
                 + f"). This session did not execute {action} to avoid competing bridge clients."
             ),
             "nextActions": [
@@ -108,7 +108,7 @@ class OwnerMixin:
             ],
         }
         if until is not None:
-            data["ownerLeaseUntil"] = format_time(until)
+            data["ownerLeaseUntil"] = format_seconds(until)
             data["ownerLeaseRemainingMs"] = max(int((until - _utc()).total_seconds() * 1000), 0)
         return data
 

@@ -11,10 +11,14 @@ but another session or the CLI holds it: use ``games_connect``), ``running-disco
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+from gabs.config import ConfigError
 from gabs.games_connect import ConnectMixin
 from gabs.games_diagnostics import diagnostics_next_actions, state_diagnostics
 from gabs.games_runtime import GameRuntime
@@ -31,10 +35,24 @@ from gabs.games_views import (
     status_next_actions,
     validation_warnings,
 )
+from gabs.go_format import go_quote
 from gabs.lifecycle import LifecycleError, next_action, observe, track_record_summary
-from gabs.runtime import ClaimError, RuntimeState, list_claims
+from gabs.runtime import CLAIM_FILE, ClaimError, RuntimeState, list_claims
 
 __all__ = ["StatusMixin"]
+
+
+def _claim_unaddressable(folder: Path) -> str | None:
+    """Why the claim at ``folder`` can be neither read nor ruled out (a ``runtime.json`` that is
+    not a regular file, or cannot be looked at); None when it is a file or absent."""
+    path = folder / CLAIM_FILE
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"stat {path}: {exc.strerror or exc}"
+    return None if stat.S_ISREG(mode) else f"runtime claim is not a regular file: {path}"
 
 
 def _open(runtime: GameRuntime) -> bool:
@@ -77,8 +95,25 @@ class StatusMixin(ConnectMixin):
         config = self.store.snapshot().config
         if not ref or ref in config.game_ids:
             return ref
-        if claimed and ref in list_claims(self.lc.config_dir):
-            return ref
+        if claimed:
+            try:
+                folder = self.lc.game_dir(ref)
+            except ConfigError:
+                folder = None  # an id that is not canonical never addresses a claim
+            problem = _claim_unaddressable(folder) if folder is not None else None
+            if problem is not None:
+                # Whether ``ref`` is a claim's id cannot be told: never fall back to the
+                # configured game whose target it is (a stop must not hit another game).
+                raise LifecycleError(
+                    "blocked_unknown_state",
+                    f"{go_quote(ref)} may name a runtime claim that cannot be read ({problem}), "
+                    "so it is not taken as another game's launch target. Look at the claim's "
+                    f"path, or run 'gabs games repair {ref} --forget-runtime' once it is known "
+                    "to be broken.",
+                    data={"trackRecord": "no successful starts recorded for this context"},
+                )
+            if ref in list_claims(self.lc.config_dir):
+                return ref
         matches = sorted(gid for gid, game in config.games.items() if game.target == ref)
         if len(matches) > 1:
             raise LifecycleError(
@@ -178,7 +213,8 @@ class StatusMixin(ConnectMixin):
             item["evidence"] = evidence
         if observation.evidence is not None and observation.evidence.warnings:
             item["statusWarnings"] = observation.evidence.warnings
-        if runtime.last_disconnect:
+        if runtime.last_disconnect and not runtime.connected:
+            # Go forgets it once connected again (here even before the session's news arrives)
             item["lastDisconnect"] = runtime.last_disconnect
         if game is not None:
             diagnostics = await anyio.to_thread.run_sync(
@@ -194,6 +230,20 @@ class StatusMixin(ConnectMixin):
             warnings = validation_warnings(game)
             if warnings:
                 item["validationWarnings"] = warnings
+        elif observation.error:
+            # A removed game's claim that cannot be read: stop and kill would only be refused.
+            item["statusDescription"] = (
+                "unreadable runtime claim (corrupt); resolve with repair --forget-runtime if the "
+                "launch is provably gone"
+            )
+            item["nextActions"] = [
+                next_action(
+                    "games_status",
+                    {"gameId": game_id},
+                    "Read it again: a passing read error clears by itself; one that stays means "
+                    "the claim is corrupt (see repairCommand).",
+                )
+            ]
         else:
             item["nextActions"] = [
                 next_action(

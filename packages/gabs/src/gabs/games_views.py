@@ -13,7 +13,7 @@ from gabs.config import INPUT_MAX_LENGTH_DEFAULT, ConfigError, GabsConfig, GameC
 from gabs.lifecycle import next_action
 from gabs.lifecycle.delivery import delivery_json
 from gabs.runtime import Evidence, RuntimeState
-from gabs.runtime.claim import format_time
+from gabs.runtime.claim import format_seconds
 
 __all__ = [
     "claim_identity",
@@ -48,7 +48,7 @@ def status_description(status: str, game: GameConfig | None) -> str:
         "stopping": "stopping (a bounded stop operation is in progress)",
         "killing": "killing (a bounded force-termination operation is in progress)",
         "stopped": "stopped",
-        "unknown": "unknown (the game's state cannot be determined; see evidence)",
+        "unknown": "unknown",
         "launcher-running": f"launcher active (game may be starting via {mode})",
     }.get(status, status)
 
@@ -222,8 +222,8 @@ def claim_identity(item: dict[str, Any], claim: RuntimeState) -> None:
     if claim.operation is not None:
         item["operation"] = {
             "action": claim.operation.action,
-            "attemptStartedAt": format_time(claim.operation.attempt_started_at),
-            "deadline": format_time(claim.operation.deadline),
+            "attemptStartedAt": format_seconds(claim.operation.attempt_started_at),
+            "deadline": format_seconds(claim.operation.deadline),
         }
     delivery = delivery_json(claim)
     if delivery is not None:
@@ -233,7 +233,7 @@ def claim_identity(item: dict[str, Any], claim: RuntimeState) -> None:
         entry: dict[str, Any] = {
             "action": result.action,
             "outcome": result.outcome,
-            "timestamp": format_time(result.timestamp),
+            "timestamp": format_seconds(result.timestamp),
         }
         if result.exit_code is not None:
             entry["exitCode"] = result.exit_code

@@ -30,7 +30,7 @@ from gabs.runtime import (
     save_claim,
     transition_lock,
 )
-from gabs.runtime.claim import format_time, new_id
+from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
 from gabs.runtime.procs import find_by_name
 
@@ -45,23 +45,36 @@ LiveCheck = Callable[[RuntimeState], bool]
 
 
 def operation_refusal(game_id: str, claim: RuntimeState, *, warnings_key: str) -> LifecycleError:
-    """``operation_in_progress`` for a claim whose step is still within its deadline."""
+    """``operation_in_progress`` for a claim whose step is still within its deadline (a start's
+    refusal, ``warnings_key="startWarnings"``, is worded as the Go bridge's start gate words it)."""
     operation = claim.operation
     assert operation is not None
+    begun = format_seconds(operation.attempt_started_at)
+    deadline = format_seconds(operation.deadline)
+    if warnings_key == "startWarnings":
+        what = (
+            "already starting: a start operation"
+            if operation.action == "start"
+            else f"{operation.action} operation"
+        )
+        message = f"{game_id} is {what} begun {begun} is still in progress (deadline {deadline})"
+    else:
+        message = (
+            f"a {operation.action} operation on {game_id} begun {begun} is still in progress "
+            f"(deadline {deadline}); re-check after the deadline"
+        )
+    data: dict[str, Any] = {"phase": claim.phase}
+    if claim.effective_profile:
+        data["activeProfile"] = claim.effective_profile
+    data["operation"] = {
+        "action": operation.action,
+        "attemptStartedAt": begun,
+        "deadline": deadline,
+    }
     return LifecycleError(
         "operation_in_progress",
-        f"a {operation.action} operation on {game_id} begun "
-        f"{format_time(operation.attempt_started_at)} is still in progress (deadline "
-        f"{format_time(operation.deadline)}); re-check after the deadline",
-        data={
-            "phase": claim.phase,
-            "activeProfile": claim.effective_profile,
-            "operation": {
-                "action": operation.action,
-                "attemptStartedAt": format_time(operation.attempt_started_at),
-                "deadline": format_time(operation.deadline),
-            },
-        },
+        message,
+        data=data,
         next_actions=[
             next_action(
                 "games_status",

@@ -10,9 +10,11 @@ as ``interrupted``, and a claim whose game is provably gone is removed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from gabs.launch.spawn import reap_finished
 from gabs.runtime import ActionResult, ClaimError, Evidence, RuntimeState, evaluate
+from gabs.runtime.claim import format_seconds
 
 from .core import Lifecycle, Superseded, now
 
@@ -50,22 +52,7 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
     moment = now()
     operation = claim.operation
     if operation is not None and not operation.in_flight(moment):
-        # A step whose deadline passed: record it and judge the claim as it is.
-        def interrupted(state: RuntimeState) -> None:
-            if state.operation is None:
-                return
-            state.last_action_result = ActionResult(
-                action=state.operation.action,
-                outcome="interrupted",
-                detail=f"a previous {state.operation.action} attempt never completed",
-                timestamp=moment,
-            )
-            if state.phase in ("stopping", "killing"):
-                state.phase = "active"
-            state.operation = None
-
-        claim = await lc.update(game_id, claim.launch_id, interrupted)
-        operation = None
+        return await _recover(lc, game_id, claim, gabp_live, moment)
     in_flight = operation is not None
     evidence = await evaluate(
         claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
@@ -103,3 +90,50 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
     if not await lc.remove_if(game_id, claim.launch_id):
         raise Superseded("the claim changed")
     return Observation("stale-runtime-cleaned", evidence, None)
+
+
+async def _recover(
+    lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: bool, moment: datetime
+) -> Observation:
+    """A claim whose step is dead (deadline passed, or its executor provably gone): a start
+    that never spawned is removed once its executor is gone; otherwise the step is cleared,
+    the claim becomes ``active`` (a dead stop or kill recorded as ``interrupted``) and is judged
+    by its evidence. The dead step is never replayed."""
+    operation = claim.operation
+    assert operation is not None
+    gone = operation.executor_gone()
+    if claim.phase == "starting" and claim.spawn_state == "preflight":
+        if not gone:
+            return Observation("starting", None, claim)
+        if not await lc.remove_if(game_id, claim.launch_id, operation_id=operation.operation_id):
+            raise Superseded("the claim changed")
+        return Observation("stale-runtime-cleaned", None, None)
+    evidence = await evaluate(
+        claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
+    )
+    if evidence.verdict == "stopped":
+        if not await lc.remove_if(game_id, claim.launch_id, operation_id=operation.operation_id):
+            raise Superseded("the claim changed")
+        return Observation("stale-runtime-cleaned", evidence, None)
+    if evidence.verdict == "unknown" and claim.phase == "starting":
+        return Observation("starting", evidence, claim)
+    reason = "its executor is no longer running" if gone else "its pinned deadline expired"
+
+    def normalize(state: RuntimeState) -> None:
+        if operation.action in ("stop", "kill"):
+            state.last_action_result = ActionResult(
+                action=operation.action,
+                outcome="interrupted",
+                detail=f"a {operation.action} attempt begun "
+                f"{format_seconds(operation.attempt_started_at)} was interrupted ({reason})",
+                timestamp=moment,
+            )
+        state.operation = None
+        state.phase = "active"
+        if evidence.verdict == "running":
+            state.status = "running"
+
+    claim = await lc.update(
+        game_id, claim.launch_id, normalize, operation_id=operation.operation_id
+    )
+    return Observation("running" if evidence.verdict == "running" else "unknown", evidence, claim)

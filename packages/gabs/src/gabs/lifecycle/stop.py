@@ -35,7 +35,7 @@ from gabs.runtime import (
     save_claim,
     transition_lock,
 )
-from gabs.runtime.claim import new_id
+from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
 from gabs.runtime.liveness import attachment_is_live, owned_by
 from gabs.runtime.procs import find_by_name, signal_process, verify_pid
@@ -105,7 +105,9 @@ def _capability(claim: RuntimeState, action: str) -> tuple[ResolvedHook | None, 
 
 def _unsupported(game_id: str, claim: RuntimeState, action: str) -> LifecycleError:
     mode = f" ({claim.launch_mode} launch)" if claim.launch_mode else ""
-    data = {"phase": claim.phase, "activeProfile": claim.effective_profile, "action": action}
+    data = {"phase": claim.phase, "action": action}
+    if claim.effective_profile:
+        data["activeProfile"] = claim.effective_profile
     if action == "kill":
         return LifecycleError(
             "kill_unsupported",
@@ -190,7 +192,8 @@ async def _admit(
                 claim.last_action_result = ActionResult(
                     action=current.action,
                     outcome="interrupted",
-                    detail=f"a previous {current.action} attempt never completed",
+                    detail=f"a previous {current.action} attempt begun "
+                    f"{format_seconds(current.attempt_started_at)} never completed",
                     timestamp=moment,
                 )
                 claim.operation = None

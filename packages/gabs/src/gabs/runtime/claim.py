@@ -25,6 +25,8 @@ from typing import Any, Final
 from gabp.handoff import write_secret_file
 from gabs.launch.resolve import ResolvedLifecycle
 
+from .procs import verify_pid
+
 __all__ = [
     "CLAIM_FILE",
     "SCHEMA_VERSION",
@@ -33,6 +35,7 @@ __all__ = [
     "ClaimError",
     "Operation",
     "RuntimeState",
+    "format_seconds",
     "format_time",
     "list_claims",
     "load_claim",
@@ -65,6 +68,11 @@ def format_time(value: datetime | None) -> str:
     if value is None:
         return "0001-01-01T00:00:00Z"
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def format_seconds(value: datetime | None) -> str:
+    """RFC 3339 in UTC to the second, as the Go bridge shows a time in a result or message."""
+    return format_time(value).split(".")[0].rstrip("Z") + "Z"
 
 
 def parse_time(text: Any) -> datetime | None:
@@ -129,8 +137,15 @@ class Operation:
             deadline=parse_time(data.get("deadline")),
         )
 
+    def executor_gone(self) -> bool:
+        """Whether the bridge process running the step is provably gone (unknown is not)."""
+        if self.executor_pid <= 0:
+            return False
+        return verify_pid(self.executor_pid, self.executor_pid_start_time)[0] == "stopped"
+
     def in_flight(self, now: datetime) -> bool:
-        return self.deadline is not None and now < self.deadline
+        """A step within its deadline whose executor is not provably gone."""
+        return self.deadline is not None and now < self.deadline and not self.executor_gone()
 
 
 @dataclass
