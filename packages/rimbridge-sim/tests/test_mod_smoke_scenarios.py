@@ -202,3 +202,183 @@ async def test_mod_configuration_roundtrip_disables_reenables_and_restores_one_m
         restored = next(m for m in final["activeMods"] if m["modId"] == mod_id)
         assert restored["activeLoadOrder"] == index
         await smoke.capture_window(window)
+
+
+def nearby_cells(x: int, z: int) -> list[tuple[int, int]]:
+    return [(x + 1, z), (x - 1, z), (x, z + 1), (x, z - 1), (x + 2, z), (x, z + 2)]
+
+
+def element_of(layout: Any, surface_id: str, kind: str) -> Any:
+    surface = next(s for s in layout["surfaces"] if s["surfaceTargetId"] == surface_id)
+    return next(e for e in surface["elements"] if e["kind"] == kind)
+
+
+async def test_main_tab_navigation_opens_work_shows_it_in_ui_state_and_targets_and_closes_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        tabs = (await smoke.ok("rimworld/list_main_tabs", includeHidden=False))["tabs"]
+        work = next(
+            t for t in tabs if t["defName"] == "Work" and t["type"] == "RimWorld.MainTabWindow_Work"
+        )
+        tab_id = work["targetId"]
+        await smoke.ok("rimworld/open_main_tab", mainTabId=tab_id)
+        ui = await smoke.ok("rimworld/get_ui_state")
+        assert ui["mainTabOpen"] is True
+        assert ui["openMainTabId"] == tab_id
+        assert ui["openMainTabType"] == "RimWorld.MainTabWindow_Work"
+        targets = await smoke.ok("rimworld/get_screen_targets")
+        assert targets["targets"]["mainTab"]["targetId"] == tab_id
+        shot = await smoke.ok(
+            "rimworld/take_screenshot",
+            fileName="smoke_work_tab",
+            includeTargets=True,
+            clipTargetId=tab_id,
+        )
+        assert shot["clipped"] is True
+        assert shot["clipTargetId"] == tab_id
+        assert shot["sizeBytes"] > 0
+        await smoke.ok("rimworld/close_main_tab", mainTabId=tab_id)
+        assert (await smoke.ok("rimworld/get_ui_state"))["mainTabOpen"] is not True
+        await smoke.capture_window(window)
+
+
+async def test_ui_layout_roundtrip_hovers_clips_toggles_and_restores_a_work_tab_checkbox(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        surface = "main-tab:Work"
+        await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
+        layout = await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000)
+        checkbox = element_of(layout, surface, "checkbox")
+        target_id, initial = checkbox["targetId"], checkbox["isChecked"]
+        assert isinstance(initial, bool)
+        await smoke.ok("rimworld/set_hover_target", targetId=target_id)
+        hover = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["hoverTarget"]
+        assert (hover["kind"], hover["targetId"]) == ("ui_element", target_id)
+        shot = await smoke.ok(
+            "rimworld/take_screenshot",
+            fileName="smoke_ui_checkbox",
+            includeTargets=True,
+            clipTargetId=target_id,
+        )
+        assert shot["clipped"] is True
+        await smoke.ok("rimworld/clear_hover_target")
+        cleared = await smoke.ok("rimworld/get_screen_targets")
+        assert cleared["targets"].get("hoverTarget") is None
+        await smoke.ok("rimworld/click_ui_target", targetId=target_id, timeoutMs=3000)
+        toggled = element_of(
+            await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000),
+            surface,
+            "checkbox",
+        )
+        assert isinstance(toggled["isChecked"], bool) and toggled["isChecked"] != initial
+        await smoke.ok("rimworld/click_ui_target", targetId=toggled["targetId"], timeoutMs=3000)
+        restored = element_of(
+            await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000),
+            surface,
+            "checkbox",
+        )
+        assert restored["isChecked"] == initial
+        await smoke.ok("rimworld/close_main_tab", mainTabId=surface)
+
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        pawn_id = next(c["pawnId"] for c in colonists["colonists"] if c.get("pawnId"))
+        await smoke.ok("rimworld/set_hover_target", pawnId=pawn_id)
+        hover = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["hoverTarget"]
+        assert (hover["kind"], hover["targetId"]) == ("pawn", pawn_id)
+        await smoke.ok("rimworld/clear_hover_target")
+        await smoke.capture_window(window)
+
+
+async def test_debug_action_pawn_target_finds_job_logging_by_search_and_runs_it_on_a_colonist(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+
+        async def find(query: str) -> str:
+            found = await smoke.ok(
+                "rimworld/search_debug_actions",
+                query=query,
+                limit=10,
+                includeHidden=False,
+                supportedOnly=True,
+                requiredTargetKind="pawn",
+            )
+            for match in found["matches"]:
+                path = match.get("path") or (match.get("node") or {}).get("path")
+                if path:
+                    return str(path)
+            raise AssertionError(f"no match for {query!r}: {found}")
+
+        toggle_path = await find("Toggle Job Logging")
+        details_path = await find("Log Job Details")
+        pawn_name = await smoke.first_colonist_name()
+        node = (
+            await smoke.ok("rimworld/get_debug_action", path=toggle_path, includeChildren=False)
+        )["node"]
+        assert node["execution"]["kind"] == "PawnTarget"
+        assert node["execution"]["supported"] is True
+        assert node["execution"]["requiredTargetKind"] == "pawn"
+        original = node["on"] is True
+        current = original
+        if current:
+            await smoke.ok("rimworld/execute_debug_action", path=toggle_path, pawnName=pawn_name)
+            current = False
+        enabled = await smoke.ok(
+            "rimworld/execute_debug_action", path=toggle_path, pawnName=pawn_name
+        )
+        current = True
+        assert enabled["targetPawn"]["name"].lower() == pawn_name.lower()
+        details = await smoke.ok(
+            "rimworld/execute_debug_action", path=details_path, pawnName=pawn_name
+        )
+        assert details["effects"]["logs"], details
+        if current != original:
+            await smoke.ok("rimworld/execute_debug_action", path=toggle_path, pawnName=pawn_name)
+        await smoke.capture_window(window)
+
+
+async def test_context_menu_cancel_roundtrip_opens_a_vanilla_menu_near_a_colonist_and_cancels_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        baseline = await smoke.ok("rimworld/get_ui_state")
+        assert baseline["nonImmediateDialogWindowOpen"] is not True
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        first = colonists["colonists"][0]
+        pawn_name, position = first["name"], first["position"]
+        await smoke.ok("rimworld/select_pawn", pawnName=pawn_name, append=False)
+        window = await smoke.begin_window()
+        opened = None
+        for x, z in nearby_cells(position["x"], position["z"]):
+            result = await smoke.ok("rimworld/open_context_menu", x=x, z=z, mode="vanilla")
+            if (result.get("optionCount") or 0) > 0:
+                opened = result
+                break
+        assert opened is not None, "no context menu with options near the colonist"
+        assert (await smoke.ok("rimworld/get_ui_state"))["floatMenuOpen"] is True
+        menu = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"]
+        assert menu is not None
+        assert menu["optionCount"] == opened["optionCount"]
+        rect = menu["options"][0]["rect"]
+        assert rect["width"] > 0 and rect["height"] > 0
+        cancel = await smoke.ok("rimworld/press_cancel")
+        assert cancel["after"]["floatMenuOpen"] is not True
+        assert "Verse.FloatMenu" in cancel["closedWindowTypes"]
+        await smoke.capture_window(window)

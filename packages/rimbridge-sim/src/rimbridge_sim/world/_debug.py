@@ -89,9 +89,7 @@ class DebugMenu:
             self._add(
                 settings, DebugNode(label, "Settings", setting=key, hidden_without_game=False)
             )
-        output = self._add(
-            self._root, DebugNode("Outputs", "Outputs", hidden_without_game=False)
-        )
+        output = self._add(self._root, DebugNode("Outputs", "Outputs", hidden_without_game=False))
         self._add(output, DebugNode("Log colonists", "Outputs", self._log_colonists))
         self._add(output, DebugNode("Tick Rates", "Outputs", self._log_tick_rates))
 
