@@ -382,3 +382,147 @@ async def test_context_menu_cancel_roundtrip_opens_a_vanilla_menu_near_a_colonis
         assert cancel["after"]["floatMenuOpen"] is not True
         assert "Verse.FloatMenu" in cancel["closedWindowTypes"]
         await smoke.capture_window(window)
+
+
+async def open_menu_near(smoke: Smoke, position: Any, *, direct: bool) -> tuple[Any, int]:
+    """The scenario's menu near a colonist; with ``direct`` one with an option it can click
+    (enabled, with an action, a label not ending in ``...``), and that option's 1-based index."""
+    for x, z in nearby_cells(position["x"], position["z"]):
+        opened = await smoke.ok("rimworld/open_context_menu", x=x, z=z, mode="vanilla")
+        if (opened.get("optionCount") or 0) <= 0:
+            continue
+        index = next(
+            (
+                i + 1
+                for i, o in enumerate(opened["options"])
+                if o.get("disabled") is not True
+                and o.get("hasAction") is True
+                and (o.get("label") or "").strip()
+                and not o["label"].endswith("...")
+            ),
+            -1,
+        )
+        if not direct or index > 0:
+            return opened, index
+    raise AssertionError("no context menu near the colonist")
+
+
+async def test_screen_target_click_roundtrip_clicks_a_menu_dismiss_target_then_an_option(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        first = colonists["colonists"][0]
+        await smoke.ok("rimworld/select_pawn", pawnName=first["name"], append=False)
+        window = await smoke.begin_window()
+        await open_menu_near(smoke, first["position"], direct=False)
+        menu = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"]
+        assert menu is not None and menu["dismissTargetId"]
+        dismissed = await smoke.ok("rimworld/click_screen_target", targetId=menu["dismissTargetId"])
+        assert dismissed["after"]["floatMenuOpen"] is not True
+        assert dismissed["targetKind"] == "window_dismiss"
+        assert dismissed["actionKind"] == "dismiss_window"
+        assert "Verse.FloatMenu" in dismissed["closedWindowTypes"]
+
+        _, index = await open_menu_near(smoke, first["position"], direct=True)
+        options = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"][
+            "options"
+        ]
+        assert 0 < index <= len(options)
+        target = options[index - 1]
+        assert target["targetId"]
+        clicked = await smoke.ok("rimworld/click_screen_target", targetId=target["targetId"])
+        assert clicked["after"]["floatMenuOpen"] is not True
+        assert clicked["targetKind"] == "context_menu_option"
+        assert clicked["actionKind"] == "execute_context_menu_option"
+        assert clicked["executedOptionIndex"] == index
+        assert clicked["executedLabel"] == target["label"]
+        await smoke.capture_window(window)
+
+
+async def test_selection_roundtrip_selects_one_colonist_jumps_the_camera_and_clears(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        name = await smoke.first_colonist_name()
+        selected = await smoke.ok("rimworld/select_pawn", pawnName=name, append=False)
+        assert selected["selectedCount"] == 1
+        assert selected["selected"]["name"].lower() == name.lower()
+        await smoke.ok("rimworld/jump_camera_to_pawn", pawnName=name)
+        await smoke.ok("rimworld/get_camera_state")
+        cleared = await smoke.ok("rimworld/clear_selection")
+        assert cleared["selectedCount"] == 0
+        await smoke.capture_window(window)
+
+
+async def test_save_load_roundtrip_saves_to_a_named_slot_lists_it_and_loads_colonists_back(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        name = "rimbridge_live_smoke_save_load_roundtrip"
+        saved = await smoke.ok("rimworld/save_game", saveName=name)
+        assert saved["path"] and saved["exists"] is True and saved["sizeBytes"] > 0
+        saves = (await smoke.ok("rimworld/list_saves"))["saves"]
+        assert any(s["name"].lower() == name.lower() for s in saves)
+        await smoke.ok(
+            "rimworld/load_game_ready",
+            saveName=name,
+            timeoutMs=10000,
+            pollIntervalMs=50,
+            readiness="visual",
+            pauseIfNeeded=True,
+        )
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        assert colonists["count"] > 0
+        await smoke.capture_window(window)
+
+
+async def test_screenshot_capture_frames_a_colonist_and_writes_a_png_with_targets(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        name = await smoke.first_colonist_name()
+        await smoke.ok("rimworld/jump_camera_to_pawn", pawnName=name)
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        shot = await smoke.ok(
+            "rimworld/take_screenshot", fileName="smoke_screenshot", includeTargets=True
+        )
+        assert shot["path"] and shot["sizeBytes"] > 0
+        targets = shot["screenTargets"]
+        assert targets is not None
+        # the scenario also expects windowCount > 0: RimWorld's per-frame immediate windows,
+        # which the sim does not model (README: window counts)
+        assert targets["uiState"]["windowCount"] == 0
+        assert targets["selectedPawns"], targets
+        await smoke.capture_window(window)
+
+
+async def test_a_clean_start_logs_the_startup_line_and_none_of_the_startup_failure_markers(
+    open_sim: Any,
+) -> None:
+    failure_markers = (
+        "[RimBridge] STARTUP_ESSENTIAL_PATCH_FAILURE:",
+        "[RimBridge] STARTUP_OPTIONAL_PATCH_FAILURE:",
+        "[RimBridge] STARTUP_INIT_FAILURE:",
+        "[RimBridge] Failed to initialize server:",
+    )
+    async with open_sim() as sim:
+        logs = (await sim.call("rimbridge/list_logs", limit=400))["logs"]
+        messages = [entry["Message"] for entry in logs]
+        assert any(m.startswith("[RimBridge] GABP server ") for m in messages), messages
+        for marker in failure_markers:
+            assert not any(marker.lower() in m.lower() for m in messages), marker
