@@ -85,7 +85,7 @@ async def test_blank_log_and_event_filters_are_no_filter(open_sim: Any) -> None:
 async def test_debug_roots_are_ordered_by_tab_name(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         roots = await sim.call("rimworld/list_debug_action_roots")
-        assert [r["path"] for r in roots["roots"]] == ["Actions", "Output", "Settings"]
+        assert [r["path"] for r in roots["roots"]] == ["Actions", "Outputs", "Settings"]
 
 
 async def test_an_unknown_or_blank_debug_path_is_refused_with_the_mods_text(

@@ -243,7 +243,7 @@ async def test_a_debug_action_reports_its_log_lines_as_records(open_sim: Any) ->
         assert (no_children["childCount"], no_children["children"]) == (0, None)
         submenu = await sim.call("rimworld/execute_debug_action", path="Actions/Pawns")
         assert submenu["message"] == submenu["node"]["execution"]["reason"]
-        ran = await sim.call("rimworld/execute_debug_action", path="Output/Log colonists")
+        ran = await sim.call("rimworld/execute_debug_action", path="Outputs/Log colonists")
         effects = ran["effects"]
         assert list(effects) == [
             "logCount",

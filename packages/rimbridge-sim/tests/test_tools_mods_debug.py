@@ -59,7 +59,7 @@ async def test_mod_settings_are_updated_by_path_written_and_reloaded(open_sim: A
 async def test_the_debug_menu_is_discovered_searched_and_run_on_a_pawn(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         roots = await sim.call("rimworld/list_debug_action_roots")
-        assert [r["path"] for r in roots["roots"]] == ["Actions", "Output", "Settings"]
+        assert [r["path"] for r in roots["roots"]] == ["Actions", "Outputs", "Settings"]
         children = await sim.call("rimworld/list_debug_action_children", path="Actions/Pawns")
         assert "Actions/Pawns/Heal" in [c["path"] for c in children["children"]]
         found = await sim.call(

@@ -85,7 +85,7 @@ class DebugTools:
 
     @tool(
         "rimworld/list_debug_action_roots",
-        "List the debug menu's top-level roots (Actions, Settings, Output).",
+        "List the debug menu's top-level roots (Actions, Settings, Outputs).",
         title="List debug action roots",
         result_description=f"{{success, devModeEnabled, rootCount, roots: [{_NODE}]}}.",
     )

@@ -25,6 +25,7 @@ DEBUG_SETTINGS: Final[dict[str, str]] = {
     "neverHungry": "Never hungry",
     "showPaths": "Draw paths",
     "logIncidents": "Log incidents",
+    "showArchitectMenuOrder": "Show Architect Menu Order",
 }
 """Debug settings toggles: setting key -> label."""
 
@@ -88,8 +89,9 @@ class DebugMenu:
             self._add(
                 settings, DebugNode(label, "Settings", setting=key, hidden_without_game=False)
             )
-        output = self._add(self._root, DebugNode("Output", "Output", hidden_without_game=False))
-        self._add(output, DebugNode("Log colonists", "Output", self._log_colonists))
+        output = self._add(self._root, DebugNode("Outputs", "Outputs", hidden_without_game=False))
+        self._add(output, DebugNode("Log colonists", "Outputs", self._log_colonists))
+        self._add(output, DebugNode("Tick Rates", "Outputs", self._log_tick_rates))
 
     def _walk(self, node: DebugNode | None = None) -> list[DebugNode]:
         found = []
@@ -216,6 +218,12 @@ class DebugMenu:
         colony = self._world.require_colony()
         colony.add_letter(label, text, kind)
         return f"sent letter '{label}'"
+
+    def _log_tick_rates(self, _pawn: Pawn | None) -> str:
+        game = self._world.game
+        speed = "none" if game is None else game.time_speed.value
+        self._world.emit(LogLevel.INFO, f"Tick rate: time speed {speed}", "debug")
+        return "logged the tick rate"
 
     def _log_colonists(self, _pawn: Pawn | None) -> str:
         game = self._world.game

@@ -431,6 +431,10 @@ class Windows:
             layer="GameUI",
             rect=_TAB_RECT,
             details={"mainTabDefName": tab.def_name},
+            # the Work tab draws RimWorld's "Manual priorities" checkbox
+            buttons=[("Manual priorities", "toggle"), ("Close", "close")]
+            if tab.def_name == "Work"
+            else None,
         )
         self._world.ui.main_tab = tab.def_name
         return tab

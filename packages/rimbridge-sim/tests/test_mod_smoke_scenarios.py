@@ -1,0 +1,528 @@
+"""The mod's live smoke scenarios (its maintainers' sequences of tool calls against a running
+RimWorld), run against the simulation with the scenarios' own expectations.
+
+Each scenario counts a call as failed when the answer is an error or says ``success: false``
+(the harness's rule); ``ok`` applies the same rule here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Smoke:
+    """The harness's view of one sim: calls that must succeed, and its shared preconditions."""
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+
+    async def call(self, tool: str, **arguments: Any) -> Any:
+        return await self.sim.call(tool, **arguments)
+
+    async def ok(self, tool: str, **arguments: Any) -> Any:
+        result = await self.sim.call(tool, **arguments)
+        assert result.get("success") is not False, (tool, result)
+        return result
+
+    async def wait_for_long_event_idle(self) -> None:
+        await self.ok("rimbridge/wait_for_long_event_idle", timeoutMs=10000, pollIntervalMs=100)
+
+    async def wait_for_game_loaded(self) -> Any:
+        return await self.ok(
+            "rimbridge/wait_for_game_loaded",
+            timeoutMs=10000,
+            pollIntervalMs=50,
+            readiness="visual",
+            pauseIfNeeded=True,
+        )
+
+    async def wait_for_operation(self, operation_id: str) -> Any:
+        return await self.ok(
+            "rimbridge/wait_for_operation",
+            operationId=operation_id,
+            timeoutMs=10000,
+            pollIntervalMs=50,
+        )
+
+    async def ensure_playable(self) -> None:
+        status = await self.ok("rimbridge/get_bridge_status")
+        if status["state"].get("automationReady") is True:
+            return
+        if status["state"].get("playable") is True:
+            await self.wait_for_game_loaded()
+            return
+        await self.wait_for_long_event_idle()
+        status = await self.ok("rimbridge/get_bridge_status")
+        state = status["state"]
+        assert state["hasCurrentGame"] is False
+        assert state["programState"] == "Entry" and state["inEntryScene"] is True
+        started = await self.ok("rimworld/start_debug_game")
+        await self.wait_for_operation(started["operation"]["OperationId"])
+        await self.wait_for_game_loaded()
+
+    async def begin_window(self) -> tuple[int, int]:
+        status = await self.ok("rimbridge/get_bridge_status")
+        assert isinstance(status["latestLogSequence"], int)
+        assert isinstance(status["latestOperationEventSequence"], int)
+        return status["latestOperationEventSequence"], status["latestLogSequence"]
+
+    async def capture_window(self, window: tuple[int, int]) -> tuple[list[Any], list[Any]]:
+        await self.ok("rimbridge/get_bridge_status")
+        events = await self.ok(
+            "rimbridge/list_operation_events",
+            afterSequence=window[0],
+            limit=200,
+            includeDiagnostics=False,
+        )
+        logs = await self.ok(
+            "rimbridge/list_logs", afterSequence=window[1], minimumLevel="info", limit=200
+        )
+        return events["events"], logs["logs"]
+
+    async def first_colonist_name(self) -> str:
+        colonists = await self.ok("rimworld/list_colonists", currentMapOnly=True)
+        assert colonists["colonists"], colonists
+        name = colonists["colonists"][0]["name"]
+        assert isinstance(name, str) and name.strip()
+        return name
+
+
+async def test_debug_game_load_starts_the_debug_colony_from_the_main_menu_and_lists_colonists(
+    open_sim: Any,
+) -> None:
+    async with open_sim(start_game=False) as sim:
+        smoke = Smoke(sim)
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        started = await smoke.ok("rimworld/start_debug_game")
+        await smoke.wait_for_operation(started["operation"]["OperationId"])
+        await smoke.wait_for_game_loaded()
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        assert colonists["count"] > 0
+        events, _ = await smoke.capture_window(window)
+        assert any(e["OperationId"] == started["operation"]["OperationId"] for e in events)
+
+
+async def test_debug_action_discovery_executes_an_output_leaf_and_flips_a_show_setting_back(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        roots = (await smoke.ok("rimworld/list_debug_action_roots", includeHidden=False))["roots"]
+        assert roots
+
+        def root_path(preferred: str) -> str:
+            for root in roots:
+                if root["path"] == preferred:
+                    return str(root["path"])
+            for root in roots:
+                count = root.get("visibleChildCount", root.get("childCount")) or 0
+                if root.get("path") and count > 0:
+                    return str(root["path"])
+            raise AssertionError("no usable debug-action root")
+
+        output_root = root_path("Outputs")
+        children = await smoke.ok(
+            "rimworld/list_debug_action_children", path=output_root, includeHidden=False
+        )
+        assert children["children"]
+        # the mod's preferred leaf and setting, in the sim's path form (README: debug menu paths)
+        paths = [c["path"] for c in children["children"]]
+        assert output_root == "Outputs" and "Outputs/Tick Rates" in paths
+        executable = "Outputs/Tick Rates"
+        node = await smoke.ok("rimworld/get_debug_action", path=executable, includeChildren=False)
+        assert node["node"]["execution"]["supported"] is True
+        executed = await smoke.ok("rimworld/execute_debug_action", path=executable)
+        assert executed["path"] == executable
+        assert executed.get("effects") is not None
+
+        settings_root = root_path("Settings")
+        settings = await smoke.ok(
+            "rimworld/list_debug_action_children", path=settings_root, includeHidden=False
+        )
+        setting = "Settings/Show Architect Menu Order"
+        assert any(
+            c["path"] == setting and c["hasSettingsToggle"] is True for c in settings["children"]
+        )
+        read = await smoke.ok("rimworld/get_debug_action", path=setting, includeChildren=False)
+        original = read["node"]["on"] is True
+        flipped = await smoke.ok("rimworld/set_debug_setting", path=setting, enabled=not original)
+        assert flipped["value"] is (not original)
+        restored = await smoke.ok("rimworld/set_debug_setting", path=setting, enabled=original)
+        assert restored["value"] is original
+        await smoke.capture_window(window)
+
+
+async def test_mod_configuration_roundtrip_disables_reenables_and_restores_one_mod(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        mods = await smoke.ok("rimworld/list_mods", includeInactive=True)
+        assert mods["mods"]
+        initial = await smoke.ok("rimworld/get_mod_configuration_status")
+        baseline_hash = initial["currentConfigurationHash"]
+        baseline_session = initial["loadedSessionHash"]
+        baseline_restart = initial["restartRequired"] is True
+        candidates = [
+            m for m in initial["activeMods"] if m["enabled"] is True and m["isCoreMod"] is not True
+        ]
+        preferred = [m for m in candidates if m["packageId"].lower() == "brrainz.rimbridgeserver"]
+        target = (preferred or candidates)[0]
+        mod_id, index = target["modId"], target["activeLoadOrder"]
+        assert isinstance(index, int)
+
+        disabled = await smoke.ok(
+            "rimworld/set_mod_enabled", modId=mod_id, enabled=False, save=True
+        )
+        assert disabled["currentEnabled"] is False
+        assert disabled["mod"]["enabled"] is False
+        assert disabled["mod"]["loadedInSession"] is True
+        assert disabled["configurationStatus"]["currentConfigurationHash"] != baseline_hash
+
+        enabled = await smoke.ok("rimworld/set_mod_enabled", modId=mod_id, enabled=True, save=True)
+        assert enabled["currentEnabled"] is True
+        assert isinstance(enabled["mod"]["activeLoadOrder"], int)
+        if enabled["mod"]["activeLoadOrder"] != index:
+            reordered = await smoke.ok(
+                "rimworld/reorder_mod", modId=mod_id, targetIndex=index, save=True
+            )
+            assert reordered["configurationStatus"] is not None
+        else:
+            assert enabled["configurationStatus"] is not None
+
+        final = await smoke.ok("rimworld/get_mod_configuration_status")
+        assert final["currentConfigurationHash"] == baseline_hash
+        assert final["loadedSessionHash"] == baseline_session
+        assert (final["restartRequired"] is True) == baseline_restart
+        restored = next(m for m in final["activeMods"] if m["modId"] == mod_id)
+        assert restored["activeLoadOrder"] == index
+        await smoke.capture_window(window)
+
+
+def nearby_cells(x: int, z: int) -> list[tuple[int, int]]:
+    return [(x + 1, z), (x - 1, z), (x, z + 1), (x, z - 1), (x + 2, z), (x, z + 2)]
+
+
+def element_of(layout: Any, surface_id: str, kind: str) -> Any:
+    surface = next(s for s in layout["surfaces"] if s["surfaceTargetId"] == surface_id)
+    return next(e for e in surface["elements"] if e["kind"] == kind)
+
+
+async def test_main_tab_navigation_opens_work_shows_it_in_ui_state_and_targets_and_closes_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        tabs = (await smoke.ok("rimworld/list_main_tabs", includeHidden=False))["tabs"]
+        work = next(
+            t for t in tabs if t["defName"] == "Work" and t["type"] == "RimWorld.MainTabWindow_Work"
+        )
+        tab_id = work["targetId"]
+        await smoke.ok("rimworld/open_main_tab", mainTabId=tab_id)
+        ui = await smoke.ok("rimworld/get_ui_state")
+        assert ui["mainTabOpen"] is True
+        assert ui["openMainTabId"] == tab_id
+        assert ui["openMainTabType"] == "RimWorld.MainTabWindow_Work"
+        targets = await smoke.ok("rimworld/get_screen_targets")
+        assert targets["targets"]["mainTab"]["targetId"] == tab_id
+        shot = await smoke.ok(
+            "rimworld/take_screenshot",
+            fileName="smoke_work_tab",
+            includeTargets=True,
+            clipTargetId=tab_id,
+        )
+        assert shot["clipped"] is True
+        assert shot["clipTargetId"] == tab_id
+        assert shot["sizeBytes"] > 0
+        await smoke.ok("rimworld/close_main_tab", mainTabId=tab_id)
+        assert (await smoke.ok("rimworld/get_ui_state"))["mainTabOpen"] is not True
+        await smoke.capture_window(window)
+
+
+async def test_ui_layout_roundtrip_hovers_clips_toggles_and_restores_a_work_tab_checkbox(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        surface = "main-tab:Work"
+        await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
+        layout = await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000)
+        checkbox = element_of(layout, surface, "checkbox")
+        target_id, initial = checkbox["targetId"], checkbox["isChecked"]
+        assert isinstance(initial, bool)
+        await smoke.ok("rimworld/set_hover_target", targetId=target_id)
+        hover = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["hoverTarget"]
+        assert (hover["kind"], hover["targetId"]) == ("ui_element", target_id)
+        shot = await smoke.ok(
+            "rimworld/take_screenshot",
+            fileName="smoke_ui_checkbox",
+            includeTargets=True,
+            clipTargetId=target_id,
+        )
+        assert shot["clipped"] is True
+        await smoke.ok("rimworld/clear_hover_target")
+        cleared = await smoke.ok("rimworld/get_screen_targets")
+        assert cleared["targets"].get("hoverTarget") is None
+        await smoke.ok("rimworld/click_ui_target", targetId=target_id, timeoutMs=3000)
+        toggled = element_of(
+            await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000),
+            surface,
+            "checkbox",
+        )
+        assert isinstance(toggled["isChecked"], bool) and toggled["isChecked"] != initial
+        await smoke.ok("rimworld/click_ui_target", targetId=toggled["targetId"], timeoutMs=3000)
+        restored = element_of(
+            await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000),
+            surface,
+            "checkbox",
+        )
+        assert restored["isChecked"] == initial
+        await smoke.ok("rimworld/close_main_tab", mainTabId=surface)
+
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        pawn_id = next(c["pawnId"] for c in colonists["colonists"] if c.get("pawnId"))
+        await smoke.ok("rimworld/set_hover_target", pawnId=pawn_id)
+        hover = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["hoverTarget"]
+        assert (hover["kind"], hover["targetId"]) == ("pawn", pawn_id)
+        await smoke.ok("rimworld/clear_hover_target")
+        await smoke.capture_window(window)
+
+
+async def test_debug_action_pawn_target_finds_job_logging_by_search_and_runs_it_on_a_colonist(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+
+        async def find(query: str) -> str:
+            found = await smoke.ok(
+                "rimworld/search_debug_actions",
+                query=query,
+                limit=10,
+                includeHidden=False,
+                supportedOnly=True,
+                requiredTargetKind="pawn",
+            )
+            for match in found["matches"]:
+                path = match.get("path") or (match.get("node") or {}).get("path")
+                if path:
+                    return str(path)
+            raise AssertionError(f"no match for {query!r}: {found}")
+
+        toggle_path = await find("Toggle Job Logging")
+        details_path = await find("Log Job Details")
+        pawn_name = await smoke.first_colonist_name()
+        node = (
+            await smoke.ok("rimworld/get_debug_action", path=toggle_path, includeChildren=False)
+        )["node"]
+        assert node["execution"]["kind"] == "PawnTarget"
+        assert node["execution"]["supported"] is True
+        assert node["execution"]["requiredTargetKind"] == "pawn"
+        original = node["on"] is True
+        current = original
+        if current:
+            await smoke.ok("rimworld/execute_debug_action", path=toggle_path, pawnName=pawn_name)
+            current = False
+        enabled = await smoke.ok(
+            "rimworld/execute_debug_action", path=toggle_path, pawnName=pawn_name
+        )
+        current = True
+        assert enabled["targetPawn"]["name"].lower() == pawn_name.lower()
+        details = await smoke.ok(
+            "rimworld/execute_debug_action", path=details_path, pawnName=pawn_name
+        )
+        assert details["effects"]["logs"], details
+        if current != original:
+            await smoke.ok("rimworld/execute_debug_action", path=toggle_path, pawnName=pawn_name)
+        await smoke.capture_window(window)
+
+
+async def test_context_menu_cancel_roundtrip_opens_a_vanilla_menu_near_a_colonist_and_cancels_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        baseline = await smoke.ok("rimworld/get_ui_state")
+        assert baseline["nonImmediateDialogWindowOpen"] is not True
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        first = colonists["colonists"][0]
+        pawn_name, position = first["name"], first["position"]
+        await smoke.ok("rimworld/select_pawn", pawnName=pawn_name, append=False)
+        window = await smoke.begin_window()
+        opened = None
+        for x, z in nearby_cells(position["x"], position["z"]):
+            result = await smoke.ok("rimworld/open_context_menu", x=x, z=z, mode="vanilla")
+            if (result.get("optionCount") or 0) > 0:
+                opened = result
+                break
+        assert opened is not None, "no context menu with options near the colonist"
+        assert (await smoke.ok("rimworld/get_ui_state"))["floatMenuOpen"] is True
+        menu = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"]
+        assert menu is not None
+        assert menu["optionCount"] == opened["optionCount"]
+        rect = menu["options"][0]["rect"]
+        assert rect["width"] > 0 and rect["height"] > 0
+        cancel = await smoke.ok("rimworld/press_cancel")
+        assert cancel["after"]["floatMenuOpen"] is not True
+        assert "Verse.FloatMenu" in cancel["closedWindowTypes"]
+        await smoke.capture_window(window)
+
+
+async def open_menu_near(smoke: Smoke, position: Any, *, direct: bool) -> tuple[Any, int]:
+    """The scenario's menu near a colonist; with ``direct`` one with an option it can click
+    (enabled, with an action, a label not ending in ``...``), and that option's 1-based index."""
+    for x, z in nearby_cells(position["x"], position["z"]):
+        opened = await smoke.ok("rimworld/open_context_menu", x=x, z=z, mode="vanilla")
+        if (opened.get("optionCount") or 0) <= 0:
+            continue
+        index = next(
+            (
+                i + 1
+                for i, o in enumerate(opened["options"])
+                if o.get("disabled") is not True
+                and o.get("hasAction") is True
+                and (o.get("label") or "").strip()
+                and not o["label"].endswith("...")
+            ),
+            -1,
+        )
+        if not direct or index > 0:
+            return opened, index
+    raise AssertionError("no context menu near the colonist")
+
+
+async def test_screen_target_click_roundtrip_clicks_a_menu_dismiss_target_then_an_option(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        first = colonists["colonists"][0]
+        await smoke.ok("rimworld/select_pawn", pawnName=first["name"], append=False)
+        window = await smoke.begin_window()
+        await open_menu_near(smoke, first["position"], direct=False)
+        menu = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"]
+        assert menu is not None and menu["dismissTargetId"]
+        dismissed = await smoke.ok("rimworld/click_screen_target", targetId=menu["dismissTargetId"])
+        assert dismissed["after"]["floatMenuOpen"] is not True
+        assert dismissed["targetKind"] == "window_dismiss"
+        assert dismissed["actionKind"] == "dismiss_window"
+        assert "Verse.FloatMenu" in dismissed["closedWindowTypes"]
+
+        _, index = await open_menu_near(smoke, first["position"], direct=True)
+        options = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"][
+            "options"
+        ]
+        assert 0 < index <= len(options)
+        target = options[index - 1]
+        assert target["targetId"]
+        clicked = await smoke.ok("rimworld/click_screen_target", targetId=target["targetId"])
+        assert clicked["after"]["floatMenuOpen"] is not True
+        assert clicked["targetKind"] == "context_menu_option"
+        assert clicked["actionKind"] == "execute_context_menu_option"
+        assert clicked["executedOptionIndex"] == index
+        assert clicked["executedLabel"] == target["label"]
+        await smoke.capture_window(window)
+
+
+async def test_selection_roundtrip_selects_one_colonist_jumps_the_camera_and_clears(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        name = await smoke.first_colonist_name()
+        selected = await smoke.ok("rimworld/select_pawn", pawnName=name, append=False)
+        assert selected["selectedCount"] == 1
+        assert selected["selected"]["name"].lower() == name.lower()
+        await smoke.ok("rimworld/jump_camera_to_pawn", pawnName=name)
+        await smoke.ok("rimworld/get_camera_state")
+        cleared = await smoke.ok("rimworld/clear_selection")
+        assert cleared["selectedCount"] == 0
+        await smoke.capture_window(window)
+
+
+async def test_save_load_roundtrip_saves_to_a_named_slot_lists_it_and_loads_colonists_back(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        name = "rimbridge_live_smoke_save_load_roundtrip"
+        saved = await smoke.ok("rimworld/save_game", saveName=name)
+        assert saved["path"] and saved["exists"] is True and saved["sizeBytes"] > 0
+        saves = (await smoke.ok("rimworld/list_saves"))["saves"]
+        assert any(s["name"].lower() == name.lower() for s in saves)
+        await smoke.ok(
+            "rimworld/load_game_ready",
+            saveName=name,
+            timeoutMs=10000,
+            pollIntervalMs=50,
+            readiness="visual",
+            pauseIfNeeded=True,
+        )
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        assert colonists["count"] > 0
+        await smoke.capture_window(window)
+
+
+async def test_screenshot_capture_frames_a_colonist_and_writes_a_png_with_targets(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        name = await smoke.first_colonist_name()
+        await smoke.ok("rimworld/jump_camera_to_pawn", pawnName=name)
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        shot = await smoke.ok(
+            "rimworld/take_screenshot", fileName="smoke_screenshot", includeTargets=True
+        )
+        assert shot["path"] and shot["sizeBytes"] > 0
+        targets = shot["screenTargets"]
+        assert targets is not None
+        # the scenario also expects windowCount > 0: RimWorld's per-frame immediate windows,
+        # which the sim does not model (README: window counts)
+        assert targets["uiState"]["windowCount"] == 0
+        assert targets["selectedPawns"], targets
+        await smoke.capture_window(window)
+
+
+async def test_a_clean_start_logs_the_startup_line_and_none_of_the_startup_failure_markers(
+    open_sim: Any,
+) -> None:
+    failure_markers = (
+        "[RimBridge] STARTUP_ESSENTIAL_PATCH_FAILURE:",
+        "[RimBridge] STARTUP_OPTIONAL_PATCH_FAILURE:",
+        "[RimBridge] STARTUP_INIT_FAILURE:",
+        "[RimBridge] Failed to initialize server:",
+    )
+    async with open_sim() as sim:
+        logs = (await sim.call("rimbridge/list_logs", limit=400))["logs"]
+        messages = [entry["Message"] for entry in logs]
+        assert any(m.startswith("[RimBridge] GABP server ") for m in messages), messages
+        for marker in failure_markers:
+            assert not any(marker.lower() in m.lower() for m in messages), marker
