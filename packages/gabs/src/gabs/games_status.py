@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from gabs.config import ConfigError
+from gabs.config import check_game_id
 from gabs.games_connect import ConnectMixin
 from gabs.games_diagnostics import diagnostics_next_actions, state_diagnostics
 from gabs.games_runtime import GameRuntime
@@ -96,11 +96,13 @@ class StatusMixin(ConnectMixin):
         if not ref or ref in config.game_ids:
             return ref
         if claimed:
-            try:
-                folder = self.lc.game_dir(ref)
-            except ConfigError:
-                folder = None  # an id that is not canonical never addresses a claim
-            problem = _claim_unaddressable(folder) if folder is not None else None
+            if check_game_id(ref) is not None:
+                problem = None  # an id that is not canonical never addresses a claim
+            else:
+                try:
+                    problem = _claim_unaddressable(self.lc.game_dir(ref))
+                except ClaimError as exc:  # its folder leads elsewhere
+                    problem = str(exc)
             if problem is not None:
                 # Whether ``ref`` is a claim's id cannot be told: never fall back to the
                 # configured game whose target it is (a stop must not hit another game).

@@ -16,7 +16,7 @@ from gabs.lifecycle import (
     stop_game,
     summary_line,
 )
-from gabs.lifecycle.stop import quoted
+from gabs.lifecycle.stop_signals import quoted
 from gabs.lifecycle.untracked import stop_untracked
 
 __all__ = ["StopMixin"]

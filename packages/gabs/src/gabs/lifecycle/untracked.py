@@ -26,7 +26,8 @@ from gabs.runtime.procs import ProcessGone, find_by_name, process_start_time, si
 
 from .codes import LifecycleError
 from .core import Lifecycle
-from .stop import VERIFY_DEFAULT, StopOutcome, quoted
+from .stop import VERIFY_DEFAULT, StopOutcome
+from .stop_signals import quoted
 
 __all__ = ["stop_untracked"]
 
