@@ -45,13 +45,21 @@ class Serving(MethodHandlers):
     """The part of the server that owns the listener and the connections."""
 
     host: str
-    port: int
+    _port: int
     transport: Transport
     unix_path: Path | None
     _sessions: set[Session]
     _address: ServerAddress | None
     _connection_limits: ConnectionLimits
     options: ProtocolOptions
+
+    @property
+    def port(self) -> int:
+        """The TCP port bridges reach: the one listened on once the server has listened (so
+        the free port taken when it was asked for port 0, as Lib.GAB's ``Port``), before that
+        the one it was configured with. A restart listens on the configured one again."""
+        bound = self._address.port if self._address is not None else None
+        return self._port if bound is None else bound
 
     @property
     def address(self) -> ServerAddress | None:
@@ -120,11 +128,11 @@ class Serving(MethodHandlers):
             return listener
         # gabp's own TCP streams: asyncio transports without anyio's per-call costs
         try:
-            tcp = await create_tcp_listener(self.host, self.port)
+            tcp = await create_tcp_listener(self.host, self._port)
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 raise
-            raise PortInUseError(self.host, self.port, exc) from exc
+            raise PortInUseError(self.host, self._port, exc) from exc
         bound = tcp.extra(anyio.abc.SocketAttribute.local_address)
         if not ipaddress.ip_address(bound[0]).is_loopback:  # check what was bound, not asked
             await tcp.aclose()

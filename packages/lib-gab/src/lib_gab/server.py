@@ -124,7 +124,7 @@ class GabpServer(Serving):
         self.agent_id = agent_id
         self._token = token
         self.host = host
-        self.port = port
+        self._port = port
         self.transport: Transport = transport
         self.unix_path = Path(unix_path) if unix_path is not None else None
         self.limits = limits or ServerLimits()

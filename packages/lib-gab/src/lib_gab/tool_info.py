@@ -23,10 +23,11 @@
 from __future__ import annotations
 
 import re
+import types
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Annotated, Any, Final, TypeVar, Union, get_args, get_origin
 
 from gabp.messages import TOOL_NAME_PATTERN
 
@@ -122,13 +123,15 @@ def json_type_of(kind: Any) -> str:
 
     A JSON type name passes through; ``str`` is ``string``, ``bool`` ``boolean``, ``int``
     ``integer``, ``float`` and ``Decimal`` ``number``, other collections ``array``, anything else
-    ``object``.
+    ``object``. ``Annotated`` metadata is looked through, and ``X | None`` is described as ``X``
+    (as Lib.GAB describes ``int?`` as ``integer``).
     """
     if isinstance(kind, str):
         if kind not in JSON_TYPES:
             raise ValueError(f"unknown JSON type {kind!r}; one of {', '.join(JSON_TYPES)}")
         return kind
-    origin = getattr(kind, "__origin__", None) or kind
+    kind = _underlying(kind)
+    origin = get_origin(kind) or kind
     if origin is str:
         return "string"
     if origin is bool:
@@ -142,6 +145,27 @@ def json_type_of(kind: Any) -> str:
     ):
         return "array"
     return "object"
+
+
+def _underlying(kind: Any) -> Any:
+    """``kind`` without ``Annotated`` metadata, and ``X`` for ``X | None``."""
+    while get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    if get_origin(kind) in (Union, types.UnionType):
+        members = [member for member in get_args(kind) if member is not type(None)]
+        if len(members) == 1:
+            return _underlying(members[0])
+    return kind
+
+
+def plain_parameter_type(annotation: Any) -> Any:
+    """A parameter's type as :class:`ToolParameterInfo` reports it: the annotation without the
+    :class:`ToolParameter` marker (other ``Annotated`` metadata, such as constraints, stays)."""
+    if get_origin(annotation) is not Annotated:
+        return annotation
+    inner, *extras = get_args(annotation)
+    kept = [extra for extra in extras if not isinstance(extra, ToolParameter)]
+    return Annotated[(inner, *kept)] if kept else inner
 
 
 @dataclass(frozen=True)

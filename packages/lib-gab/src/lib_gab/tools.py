@@ -46,6 +46,7 @@ from lib_gab.tool_info import (
     ToolResponseFieldInfo,
     check_tool_name,
     json_type_of,
+    plain_parameter_type,
     tool_info_of,
     tool_title,
 )
@@ -291,7 +292,7 @@ def _parameter(
         default,
         ToolParameterInfo(
             name=wire_name,
-            type=annotation,
+            type=plain_parameter_type(annotation),
             description=description,
             required=default is ...,
             default_value=None if default is ... else default,
