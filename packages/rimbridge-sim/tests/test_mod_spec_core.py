@@ -171,4 +171,3 @@ async def test_a_tool_body_raising_a_timeout_times_its_operation_out(tmp_path: P
         assert record.status == "timed_out"
     finally:
         bridge.close()
-
