@@ -346,6 +346,7 @@ def test_an_operation_failure_opens_a_blocking_item(sim: Sim) -> None:
                 "causalMethod": "rimworld/load_game",
                 "openedAtSequence": 1,
                 "latestSequence": 1,
+                "diagnosticsCursor": 0,
                 "totalUrgentEntries": 1,
                 "sample": [
                     {
@@ -373,7 +374,7 @@ def test_a_payload_failure_completes_the_operation_and_raises_nothing(sim: Sim) 
     [
         ("faithful", "cancelled", True, True, "error: x/y cancelled: stop"),
         ("recommended", "cancelled", False, True, "warning: x/y cancelled: stop"),
-        ("recommended", "timed_out", True, True, "error: x/y timed out: stop"),
+        ("recommended", "timed_out", True, True, "fatal: x/y timed out: stop"),
     ],
 )
 def test_cancelled_and_timed_out_operations_follow_the_policy(

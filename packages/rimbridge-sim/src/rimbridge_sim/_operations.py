@@ -147,7 +147,10 @@ class OperationRunner:
         * any other exception is logged at error level (source ``tool``, its traceback as the
           line's stack trace), fails the operation
           (``timed_out`` when the main loop did not answer) and reaches the caller as a
-          :class:`ToolError` whose data names the error code and the operation id.
+          :class:`ToolError` whose data names the error code and the operation id; a
+          ``TimeoutError`` times the operation out rather than failing it.
+
+        A cancelled async body (:meth:`invoke_async`) ends its operation ``cancelled``.
         """
         spec = spec_of(function)
         operation_id = self._begin(name, arguments, parent_id)
@@ -203,6 +206,13 @@ class OperationRunner:
         operation_id = self._begin(name, arguments, parent_id)
         try:
             result = await function(**arguments)
+        except anyio.get_cancelled_exc_class():
+            # the call was cancelled (its connection went away): the operation ends cancelled,
+            # as the mod's registry ends one whose handler was cancelled, never left running
+            self._journal.fail(
+                operation_id, "The operation was canceled.", kind="cancelled", code="tool.cancelled"
+            )
+            raise
         except Exception as error:
             result = self._failed(operation_id, name, spec.payload_codes, error)
         return self._end(operation_id, result)
@@ -222,6 +232,10 @@ class OperationRunner:
         if isinstance(error, MainLoopTimeout):
             raise self._exception(
                 operation_id, name, error, "main_loop_timeout", kind="timed_out"
+            ) from None
+        if isinstance(error, TimeoutError):  # as the mod's registry: a timeout, not a failure
+            raise self._exception(
+                operation_id, name, error, "internal_error", kind="timed_out"
             ) from None
         if isinstance(error, ToolError):
             raise self._exception(operation_id, name, error, "tool_error") from None

@@ -18,10 +18,12 @@ What each report carries:
   there is no cursor: a ``list_logs`` without one starts there). The manager keeps the latest
   cursor given, so an item's cursor points at its most recent trigger.
 * **Operation events** the policy classifies (by default the outcomes ``failed``,
-  ``cancelled``, ``timed_out``): level ``error`` when blocking, ``warning`` when advisory;
-  message ``"<method> failed: <error>"`` (``cancelled``, ``timed out``, ...; the method is
-  the operation's own, e.g. the failing script step); ``sequence`` the ring's latest sequence
-  at the time (operation events are not log lines); no cursor.
+  ``cancelled``, ``timed_out``): level ``error`` when blocking (``fatal`` for ``timed_out``,
+  as the mod ranks it), ``warning`` when advisory; message ``"<method> failed: <error>"``
+  (``cancelled``, ``timed out``, ...; the method is the operation's own, e.g. the failing
+  script step); ``sequence`` the ring's latest sequence at the time (operation events are not
+  log lines) and, as the mod sets it, that sequence minus one as the cursor (none while the
+  ring is empty), so ``list_logs`` from it shows the latest line.
 * **Cause.** ``causal_operation_id`` is the root of the entry's operation (the ``tools/call``
   request id the bridge knows, also for script steps and follow-up work) and
   ``causal_method`` that root's method, from the journal. ``attribute_to="operation"``
@@ -203,7 +205,9 @@ class AttentionFeed:
         verb = _VERBS.get(kind, kind)
         detail = record.error if kind in _VERBS else record.result_summary
         message = f"{record.method} {verb}: {detail}" if detail else f"{record.method} {verb}"
-        level: Level = "error" if decision.blocking else "warning"
+        level: Level = "warning"
+        if decision.blocking:  # the mod ranks a timed-out operation fatal, any other error
+            level = "fatal" if kind == "timed_out" else "error"
         cause, method = self._cause(record.id)
         latest = self._ring.latest_sequence
         self._manager.report(
@@ -216,7 +220,7 @@ class AttentionFeed:
                 decision.state_invalidated,
                 cause,
                 method,
-                None,
+                latest - 1 if latest else None,
             )
         )
         with self._lock:

@@ -165,7 +165,8 @@ class LogRing:
     Args:
         capacity: entries retained (>= 1); the oldest are evicted beyond it.
         collapse_window: seconds; an identical line arriving at most this long after the
-            previous repeat is folded into it (0 disables collapsing).
+            previous repeat is folded into it (0 disables collapsing; the mod's log journal
+            folds within 2 seconds).
         clock: monotonic seconds (a fake one in tests).
     """
 
@@ -173,7 +174,7 @@ class LogRing:
         self,
         capacity: int = 2000,
         *,
-        collapse_window: float = 1.0,
+        collapse_window: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:

@@ -75,7 +75,8 @@ async def wait_until(
     busy_message: str = "RimWorld's main thread was busy; retrying.",
 ) -> WaitOutcome:
     """Probe on the main loop until satisfied or ``timeout_ms`` ran out; a probe the main
-    loop does not answer (a stall) counts as a probe failure and the wait goes on.
+    loop does not answer (a stall) counts as a probe failure and the wait goes on, keeping the
+    last state a probe saw.
 
     A negative timeout or poll interval is refused before the first probe, by an exception
     (the mod's waiter throws ``ArgumentOutOfRangeException``). A wait that times out says
@@ -91,15 +92,20 @@ async def wait_until(
     failures = 0
     last_error: str | None = None
     last: Probe | None = None
+    snapshot: Any = None
     while True:
         attempts += 1
         remaining = max(0.0, deadline - time.monotonic())
         try:
             last = await host.on_main_thread(probe, timeout=min(max(remaining, 0.05), 10.0))
         except MainLoopTimeout as error:
+            # as the mod's waiter: a probe that could not run keeps the last state seen and
+            # names no blocking reason of its own
             failures += 1
             last_error = str(error)
-            last = Probe(False, busy_message, None, str(error))
+            last = Probe(False, busy_message, snapshot)
+        if last.snapshot is not None:
+            snapshot = last.snapshot
         if last.satisfied:
             break
         if time.monotonic() >= deadline:
@@ -113,7 +119,7 @@ async def wait_until(
         attempts,
         failures,
         last_error,
-        last.snapshot,
+        last.snapshot if last.snapshot is not None else snapshot,
         None if last.satisfied else last.blocking_reason,
     )
 

@@ -407,11 +407,14 @@ class LifecycleOps(WorldCore):
         return self._colony is not None
 
     def readiness(self) -> dict[str, bool]:
-        """The readiness levels ``wait_for_game_loaded`` checks."""
+        """The readiness levels ``wait_for_game_loaded`` checks, as the mod evaluates them:
+        playable needs a game, program state ``Playing`` and no long event at all (a language
+        switch included); visual also needs the screen fade over."""
         has_game = self.has_current_game()
         has_map = self._colony is not None
-        long_event = self._long_event is not None and self._long_event.kind != "SwitchingLanguage"
-        playable = has_game and has_map and not long_event
+        playable = (
+            has_game and self.program_state is ProgramState.PLAYING and self._long_event is None
+        )
         clear = self.fade_frames == 0
         return {
             "gameDataReady": has_game,
