@@ -121,6 +121,22 @@ async def test_a_server_asked_for_any_free_port_reports_the_port_it_listens_on()
 
 
 @pytest.mark.anyio
+async def test_a_port_set_before_the_server_runs_is_the_one_it_listens_on() -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    server = create_simple_server("Test App", "1.0.0")
+    server.port = free
+    assert server.port == free
+    async with server.running() as address:
+        assert address.port == server.port == free
+    with pytest.raises(ValueError, match="port must be"):
+        server.port = 70000
+
+
+@pytest.mark.anyio
 async def test_a_gabs_aware_server_reports_the_port_the_launch_gave_while_it_listens() -> None:
     probe = create_simple_server("Probe", "1")
     async with probe.running() as free:

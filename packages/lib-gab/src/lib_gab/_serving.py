@@ -61,6 +61,13 @@ class Serving(MethodHandlers):
         bound = self._address.port if self._address is not None else None
         return self._port if bound is None else bound
 
+    @port.setter
+    def port(self, value: int) -> None:
+        """Configure the port the next listen uses (0: a free one)."""
+        if type(value) is not int or not 0 <= value <= 65535:
+            raise ValueError(f"port must be an int from 0 to 65535, got {value!r}")
+        self._port = value
+
     @property
     def address(self) -> ServerAddress | None:
         """Where the server listens, once it runs."""
