@@ -526,3 +526,36 @@ async def test_a_clean_start_logs_the_startup_line_and_none_of_the_startup_failu
         assert any(m.startswith("[RimBridge] GABP server ") for m in messages), messages
         for marker in failure_markers:
             assert not any(marker.lower() in m.lower() for m in messages), marker
+
+
+async def test_the_work_tabs_manual_priorities_is_a_game_setting_kept_when_the_tab_reopens(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        surface = "main-tab:Work"
+
+        async def checkbox() -> Any:
+            layout = await smoke.ok("rimworld/get_ui_layout", surfaceId=surface, timeoutMs=3000)
+            return element_of(layout, surface, "checkbox")
+
+        await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
+        initial = await checkbox()
+        await smoke.ok("rimworld/click_ui_target", targetId=initial["targetId"], timeoutMs=3000)
+        await smoke.ok("rimworld/close_main_tab", mainTabId=surface)
+        await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
+        assert (await checkbox())["isChecked"] is (not initial["isChecked"])
+        await smoke.ok("rimworld/close_main_tab", mainTabId=surface)
+
+        name = "rimbridge_smoke_work_priorities"
+        await smoke.ok("rimworld/save_game", saveName=name)
+        await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
+        flipped = await checkbox()
+        await smoke.ok("rimworld/click_ui_target", targetId=flipped["targetId"], timeoutMs=3000)
+        assert (await checkbox())["isChecked"] is initial["isChecked"]
+        await smoke.ok("rimworld/close_main_tab", mainTabId=surface)
+        await smoke.ok(
+            "rimworld/load_game_ready", saveName=name, timeoutMs=10000, pollIntervalMs=50
+        )
+        await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
+        assert (await checkbox())["isChecked"] is (not initial["isChecked"])

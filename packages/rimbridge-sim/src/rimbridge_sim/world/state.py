@@ -185,6 +185,9 @@ class Game:
     """The speed unpausing returns to (RimWorld's ``prePauseTimeSpeed``)."""
     zones: dict[str, Zone] = field(default_factory=dict)
     areas: dict[str, Area] = field(default_factory=dict)
+    use_work_priorities: bool = False
+    """The Work tab's "Manual priorities" (RimWorld's ``playSettings.useWorkPriorities``): a
+    setting of the game, kept while the tab is closed and saved with it."""
 
 
 @dataclass
