@@ -65,18 +65,35 @@ class Smoke:
         assert isinstance(status["latestOperationEventSequence"], int)
         return status["latestOperationEventSequence"], status["latestLogSequence"]
 
-    async def capture_window(self, window: tuple[int, int]) -> tuple[list[Any], list[Any]]:
+    async def capture_window(
+        self, window: tuple[int, int], *, diagnostics: bool = False
+    ) -> tuple[list[Any], list[Any]]:
         await self.ok("rimbridge/get_bridge_status")
         events = await self.ok(
             "rimbridge/list_operation_events",
             afterSequence=window[0],
             limit=200,
-            includeDiagnostics=False,
+            includeDiagnostics=diagnostics,
         )
         logs = await self.ok(
             "rimbridge/list_logs", afterSequence=window[1], minimumLevel="info", limit=200
         )
         return events["events"], logs["logs"]
+
+    async def ensure_no_dialog_windows(self) -> Any:
+        """The harness's clean-UI precondition: close the dev palette or press cancel (five
+        tries) until no dialog window is open."""
+        for _ in range(5):
+            ui = await self.ok("rimworld/get_ui_state")
+            if ui["nonImmediateDialogWindowOpen"] is not True:
+                return ui
+            if (ui.get("topWindowType") or "").endswith("Dialog_DevPalette"):
+                await self.ok("rimworld/close_window", windowType="Dialog_DevPalette")
+            else:
+                await self.ok("rimworld/press_cancel")
+        ui = await self.ok("rimworld/get_ui_state")
+        assert ui["nonImmediateDialogWindowOpen"] is not True
+        return ui
 
     async def first_colonist_name(self) -> str:
         colonists = await self.ok("rimworld/list_colonists", currentMapOnly=True)
@@ -559,3 +576,169 @@ async def test_the_work_tabs_manual_priorities_is_a_game_setting_kept_when_the_t
         )
         await smoke.ok("rimworld/open_main_tab", mainTabId=surface)
         assert (await checkbox())["isChecked"] is (not initial["isChecked"])
+
+
+def ids(result: Any, key: str) -> set[str]:
+    return {node["id"] for node in result[key] if node.get("id")}
+
+
+def new_node(result: Any, key: str, baseline: set[str], predicate: Any) -> Any:
+    """The first entry of ``result[key]`` with an id not in ``baseline`` that matches."""
+    for node in result[key]:
+        if node.get("id") and node["id"] not in baseline and predicate(node):
+            return node
+    raise AssertionError(f"no new {key} entry matched: {result[key]}")
+
+
+async def test_semantic_diagnostics_roundtrip_walks_discovery_selection_notifications_and_journal(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        await smoke.ensure_no_dialog_windows()
+        window = await smoke.begin_window()
+        status = await smoke.ok("rimbridge/get_bridge_status")
+        assert status["state"]["automationReady"] is True
+
+        found = await smoke.ok(
+            "rimbridge/list_capabilities", query="notification", includeParameters=True, limit=32
+        )
+        capabilities = found["capabilities"]
+        assert len(capabilities) >= 6
+        assert any(c["id"] == "rimbridge.core/notifications/list-messages" for c in capabilities)
+        assert any("rimworld/activate_alert" in c["aliases"] for c in capabilities)
+        detail = await smoke.ok(
+            "rimbridge/get_capability", capabilityIdOrAlias="rimworld/execute_gizmo"
+        )
+        assert detail["capability"]["id"]
+        assert "gizmoId" in [p["name"] for p in detail["capability"]["parameters"]]
+
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        first = colonists["colonists"][0]
+        pawn_id, map_id = first["pawnId"], first["mapId"]
+        assert pawn_id and map_id and first["name"]
+        initial_drafted = first["drafted"] is True
+        selected = await smoke.ok("rimworld/select_pawn", pawnId=pawn_id, append=False)
+        assert selected["selected"]["pawnId"] == pawn_id
+        semantics = await smoke.ok("rimworld/get_selection_semantics")
+        assert semantics["hasSelection"] is True and semantics["selectedCount"] == 1
+        details = semantics["selectedObjects"][0]["details"]
+        assert (details["pawnId"], details["mapId"]) == (pawn_id, map_id)
+
+        gizmos = (await smoke.ok("rimworld/list_selected_gizmos"))["gizmos"]
+        draft = next(
+            g
+            for g in gizmos
+            if g.get("disabled") is not True
+            and (
+                "draft" in (g.get("label") or "").lower()
+                or "draft" in (g.get("description") or "").lower()
+            )
+        )
+        assert draft["id"] and draft["label"]
+        await smoke.ok("rimworld/execute_gizmo", gizmoId=draft["id"])
+        after = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        drafted = next(c for c in after["colonists"] if c["pawnId"] == pawn_id)["drafted"]
+        assert (drafted is True) != initial_drafted
+        restored = await smoke.ok("rimworld/set_draft", pawnId=pawn_id, drafted=initial_drafted)
+        assert restored["drafted"] is initial_drafted
+        await smoke.ok("rimworld/jump_camera_to_pawn", pawnId=pawn_id)
+        assert (await smoke.ok("rimworld/get_camera_state"))["mapId"] == map_id
+
+        messages_before = ids(await smoke.call("rimworld/list_messages", limit=20), "messages")
+        letters_before = ids(await smoke.call("rimworld/list_letters", limit=40), "letters")
+        file_name = "smoke_semantic_notifications"
+        await smoke.ok(
+            "rimworld/take_screenshot",
+            fileName=file_name,
+            includeTargets=False,
+            suppressMessage=False,
+        )
+        messages = await smoke.ok("rimworld/list_messages", limit=20)
+        message = new_node(
+            messages, "messages", messages_before, lambda m: file_name in m["text"].lower()
+        )
+        assert message["id"]
+
+        await smoke.ok("rimworld/execute_debug_action", path="Actions\\Do incident\\WandererJoin")
+        letters = await smoke.ok("rimworld/list_letters", limit=40)
+        choice = new_node(
+            letters,
+            "letters",
+            letters_before,
+            lambda n: (
+                (n.get("choiceCount") or 0) > 0 and n.get("canDismissWithRightClick") is False
+            ),
+        )
+        assert choice["id"] and choice["label"] and choice["text"].strip()
+        opened = await smoke.ok("rimworld/open_letter", letterId=choice["id"])
+        effects = opened["effects"]
+        assert (effects.get("windowCountDelta") or 0) > 0 or effects.get("topWindowChanged") is True
+        focused = opened["stateAfter"]["uiState"].get("FocusedWindowType")
+        if focused and focused.strip():
+            await smoke.ok("rimworld/close_window", windowType=focused)
+        await smoke.ensure_no_dialog_windows()
+
+        await smoke.ok(
+            "rimworld/execute_debug_action", path="Actions\\Do incident\\TraderCaravanArrival"
+        )
+        standard = await smoke.ok("rimworld/list_letters", limit=40)
+        dismissible = new_node(
+            standard, "letters", ids(letters, "letters"), lambda n: n["canDismissWithRightClick"]
+        )
+        assert dismissible["id"] and dismissible["label"]
+        dismissed = await smoke.ok("rimworld/dismiss_letter", letterId=dismissible["id"])
+        assert dismissed["dismissed"] is True
+        remaining = await smoke.ok("rimworld/list_letters", limit=40)
+        assert dismissible["id"] not in ids(remaining, "letters")
+        await smoke.ensure_no_dialog_windows()
+
+        alerts = await smoke.ok("rimworld/list_alerts", limit=20)
+        for _ in range(8):
+            if alerts["returnedCount"]:
+                break
+            await smoke.ok("rimworld/pause_game", pause=False)
+            await smoke.ok("rimworld/step_game_ticks", ticks=180)
+            await smoke.ok("rimworld/pause_game", pause=True)
+            alerts = await smoke.ok("rimworld/list_alerts", limit=20)
+        activatable = [a for a in alerts["alerts"] if a.get("activatable") is True]
+        alert = next((a for a in activatable if a.get("anyCulpritValid") is True), None)
+        alert = alert or (activatable[0] if activatable else None)
+        assert alert is not None, alerts
+        assert alert["id"] and alert["label"]
+        await smoke.ok("rimworld/activate_alert", alertId=alert["id"])
+
+        threat = await smoke.ok(
+            "rimworld/execute_debug_action", path="Outputs\\Current Threat Points"
+        )
+        operation_id = threat["operation"]["OperationId"]
+        assert operation_id
+        await smoke.wait_for_operation(operation_id)
+        tracked = (await smoke.ok("rimbridge/get_operation", operationId=operation_id))[
+            "trackedOperation"
+        ]
+        assert tracked["OperationId"] == operation_id and tracked["Success"] is True
+        assert tracked["Status"] in (2, "Completed")
+        recent = await smoke.ok("rimbridge/list_operations", limit=20, includeResults=True)
+        listed = next(o for o in recent["operations"] if o["OperationId"] == operation_id)
+        assert listed["HasResult"] is True and listed["CapabilityId"]
+        events = await smoke.ok(
+            "rimbridge/list_operation_events", operationId=operation_id, limit=20
+        )
+        assert any(
+            e["OperationId"] == operation_id and e["EventType"] == "operation.completed"
+            for e in events["events"]
+        )
+        logs = await smoke.ok(
+            "rimbridge/list_logs", operationId=operation_id, limit=20, minimumLevel="info"
+        )
+        assert any(
+            entry["OperationId"] == operation_id
+            and entry["CapabilityId"] == "rimbridge.core/debug_actions/execute-debug-action"
+            and entry["Message"].strip()
+            for entry in logs["logs"]
+        )
+        await smoke.ok("rimworld/clear_selection")
+        await smoke.capture_window(window, diagnostics=True)

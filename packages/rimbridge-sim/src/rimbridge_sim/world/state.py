@@ -131,6 +131,9 @@ class Letter:
     kind: LetterKind
     tick: int
     read: bool = False
+    choice_type: str | None = None
+    """The choice letter's class (it asks for a decision and cannot be dismissed from the
+    stack), or ``None`` for a standard letter."""
 
 
 @dataclass
