@@ -6,6 +6,10 @@ Each scenario counts a call as failed when the answer is an error or says ``succ
 
 from __future__ import annotations
 
+import json
+import struct
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -742,3 +746,209 @@ async def test_semantic_diagnostics_roundtrip_walks_discovery_selection_notifica
         )
         await smoke.ok("rimworld/clear_selection")
         await smoke.capture_window(window, diagnostics=True)
+
+
+def is_file(path: str) -> bool:
+    return Path(path).is_file()
+
+
+def png_size(path: str) -> tuple[int, int]:
+    header = Path(path).read_bytes()[:24]
+    assert header[:4] == b"\x89PNG", path
+    width, height = struct.unpack(">ii", header[16:24])
+    return width, height
+
+
+async def test_screen_target_clip_crops_a_screenshot_to_a_context_menu_option_with_padding(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        await smoke.ensure_no_dialog_windows()
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        first = colonists["colonists"][0]
+        await smoke.ok("rimworld/select_pawn", pawnName=first["name"], append=False)
+        window = await smoke.begin_window()
+        _, index = await open_menu_near(smoke, first["position"], direct=True)
+        menu = (await smoke.ok("rimworld/get_screen_targets"))["targets"]["contextMenu"]
+        assert menu is not None and 0 < index <= len(menu["options"])
+        option = menu["options"][index - 1]
+        assert option["targetId"] and option["rect"] is not None
+        shot = await smoke.ok(
+            "rimworld/take_screenshot",
+            fileName="smoke_target_clip",
+            includeTargets=True,
+            clipTargetId=option["targetId"],
+            clipPadding=12,
+        )
+        assert shot["clipped"] is True and shot["clipRect"] is not None
+        assert shot["path"] and shot["sourcePath"] and shot["sourcePath"] != shot["path"]
+        assert is_file(shot["path"]) and is_file(shot["sourcePath"])
+        assert shot["clipTargetId"] == option["targetId"]
+        assert shot["clipTargetKind"] == "context_menu_option"
+        clipped, full = png_size(shot["path"]), png_size(shot["sourcePath"])
+        assert clipped == (int(shot["clipRect"]["width"]), int(shot["clipRect"]["height"]))
+        assert clipped[0] < full[0] and clipped[1] < full[1]
+        await smoke.capture_window(window)
+
+
+def probe_cells(origin: tuple[int, int], low: int, high: int) -> Iterator[tuple[int, int]]:
+    """The harness's ring walk: square rings from ``low`` to ``high`` in steps of two."""
+    seen: set[tuple[int, int]] = set()
+    x0, z0 = origin
+    for radius in range(low, high + 1, 2):
+        ring = []
+        for x in range(x0 - radius, x0 + radius + 1):
+            ring += [(x, z0 - radius), (x, z0 + radius)]
+        for z in range(z0 - radius + 1, z0 + radius):
+            ring += [(x0 - radius, z), (x0 + radius, z)]
+        for cell in ring:
+            if cell not in seen:
+                seen.add(cell)
+                yield cell
+
+
+Preflight = Callable[[int, int, int, int], Awaitable[bool]]
+
+
+async def find_placement(
+    smoke: Smoke,
+    designator_id: str,
+    colonists: Any,
+    blocked: set[tuple[int, int]],
+    *,
+    width: int = 1,
+    height: int = 1,
+    low: int = 6,
+    high: int = 18,
+    preflight: Preflight | None = None,
+) -> tuple[int, int]:
+    """The harness's placement search: ``find_random_cell_near`` around the colonists' mean
+    position first, then dry runs over rings until every cell of the footprint is accepted."""
+    positions = [c["position"] for c in colonists["colonists"]]
+    origin = (
+        round(sum(p["x"] for p in positions) / len(positions)),
+        round(sum(p["z"] for p in positions) / len(positions)),
+    )
+    fast = await smoke.call(
+        "rimworld/find_random_cell_near",
+        x=origin[0],
+        z=origin[1],
+        startingSearchRadius=low,
+        maxSearchRadius=high,
+        width=width,
+        height=height,
+        footprintAnchor="top_left",
+        designatorId=designator_id,
+    )
+    cell = (fast.get("cell") or {}) if fast.get("success") is not False else {}
+    if isinstance(cell.get("x"), int) and isinstance(cell.get("z"), int):
+        candidate = (cell["x"], cell["z"])
+        if candidate not in blocked:
+            blocked.add(candidate)
+            if preflight is None or await preflight(*candidate, width, height):
+                return candidate
+    for candidate in probe_cells(origin, low, high):
+        if candidate in blocked:
+            continue
+        blocked.add(candidate)
+        if preflight is not None and not await preflight(*candidate, width, height):
+            continue
+        dry = await smoke.call(
+            "rimworld/apply_architect_designator",
+            designatorId=designator_id,
+            x=candidate[0],
+            z=candidate[1],
+            width=width,
+            height=height,
+            dryRun=True,
+            keepSelected=False,
+        )
+        assert dry["operation"]["Success"] is True, dry
+        if (dry.get("acceptedCellCount") or 0) >= width * height:
+            return candidate
+    raise AssertionError("no accepted placement cell")
+
+
+async def designator_id(smoke: Smoke, category: str, build_def: str, *, child: bool = False) -> str:
+    categories = await smoke.ok(
+        "rimworld/list_architect_categories", includeHidden=False, includeEmpty=False
+    )
+    category_id = next(
+        c["id"] for c in categories["categories"] if c["categoryDefName"] == category
+    )
+    designators = await smoke.ok(
+        "rimworld/list_architect_designators", categoryId=category_id, includeHidden=False
+    )
+    return str(
+        next(
+            d["id"]
+            for d in designators["designators"]
+            if d.get("buildableDefName") == build_def and (not child or d.get("parentId"))
+        )
+    )
+
+
+async def set_god_mode(smoke: Smoke, enabled: bool) -> None:
+    result = await smoke.ok("rimworld/set_god_mode", enabled=enabled)
+    assert result["godMode"] is enabled
+
+
+async def test_script_wall_sequence_builds_two_walls_in_god_mode_and_captures_a_screenshot(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        state = await smoke.ok("rimworld/get_designator_state")
+        original_god_mode = state["godMode"] is True
+        try:
+            wall = await designator_id(smoke, "Structure", "Wall")
+            colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+            blocked: set[tuple[int, int]] = set()
+            first = await find_placement(smoke, wall, colonists, blocked, low=18, high=30)
+            second = await find_placement(smoke, wall, colonists, blocked, low=18, high=34)
+            steps = [
+                {"id": "god_on", "call": "rimworld/set_god_mode", "arguments": {"enabled": True}},
+                *(
+                    {
+                        "id": step_id,
+                        "call": "rimworld/apply_architect_designator",
+                        "arguments": {
+                            "designatorId": wall,
+                            "x": cell[0],
+                            "z": cell[1],
+                            "keepSelected": False,
+                        },
+                    }
+                    for step_id, cell in (("wall_a", first), ("wall_b", second))
+                ),
+                {
+                    "id": "capture",
+                    "call": "rimworld/take_screenshot",
+                    "arguments": {
+                        "fileName": "rimbridge_script_wall_sequence",
+                        "includeTargets": False,
+                    },
+                },
+            ]
+            script = {"name": "script-wall-sequence", "continueOnError": False, "steps": steps}
+            ran = await smoke.ok(
+                "rimbridge/run_script", scriptJson=json.dumps(script), includeStepResults=True
+            )
+            report = ran["script"]
+            assert report["stepCount"] == 4 and report["executedStepCount"] == 4
+            assert report["success"] is True
+            capture = next(s for s in report["steps"] if s["id"] == "capture")
+            assert is_file(capture["result"]["path"])
+            for x, z in (first, second):
+                cell = (await smoke.ok("rimworld/get_cell_info", x=x, z=z))["cell"]
+                assert "Wall" not in cell["blueprintBuildDefs"]
+                assert "Wall" in cell["solidThingDefs"]
+        finally:
+            await set_god_mode(smoke, original_god_mode)
+        await smoke.capture_window(window)
