@@ -952,3 +952,232 @@ async def test_script_wall_sequence_builds_two_walls_in_god_mode_and_captures_a_
         finally:
             await set_god_mode(smoke, original_god_mode)
         await smoke.capture_window(window)
+
+
+async def test_architect_wall_placement_leaves_a_blueprint_without_god_mode_and_a_wall_with_it(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        state = await smoke.ok("rimworld/get_designator_state")
+        original_god_mode = state["godMode"] is True
+        try:
+            wall = await designator_id(smoke, "Structure", "Wall")
+            colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+            blocked: set[tuple[int, int]] = set()
+            await set_god_mode(smoke, False)
+            x, z = await find_placement(smoke, wall, colonists, blocked)
+            await smoke.ok(
+                "rimworld/apply_architect_designator",
+                designatorId=wall,
+                x=x,
+                z=z,
+                keepSelected=False,
+            )
+            cell = (await smoke.ok("rimworld/get_cell_info", x=x, z=z))["cell"]
+            assert "Wall" in cell["blueprintBuildDefs"]
+            assert "Wall" not in cell["solidThingDefs"]
+            await smoke.ok("rimworld/jump_camera_to_cell", x=x, z=z)
+
+            await set_god_mode(smoke, True)
+            x, z = await find_placement(smoke, wall, colonists, blocked)
+            await smoke.ok(
+                "rimworld/apply_architect_designator",
+                designatorId=wall,
+                x=x,
+                z=z,
+                keepSelected=False,
+            )
+            cell = (await smoke.ok("rimworld/get_cell_info", x=x, z=z))["cell"]
+            assert "Wall" in cell["solidThingDefs"]
+            assert "Wall" not in cell["blueprintBuildDefs"]
+            await smoke.ok("rimworld/jump_camera_to_cell", x=x, z=z)
+        finally:
+            await set_god_mode(smoke, original_god_mode)
+        await smoke.capture_window(window)
+
+
+async def test_architect_floor_dropdown_selects_a_child_floor_and_lays_it_over_a_rectangle(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        state = await smoke.ok("rimworld/get_designator_state")
+        original_god_mode = state["godMode"] is True
+        try:
+            categories = await smoke.ok(
+                "rimworld/list_architect_categories", includeHidden=False, includeEmpty=False
+            )
+            floors = next(
+                c["id"] for c in categories["categories"] if c["categoryDefName"] == "Floors"
+            )
+            designators = (
+                await smoke.ok(
+                    "rimworld/list_architect_designators", categoryId=floors, includeHidden=False
+                )
+            )["designators"]
+            tile = next(
+                d
+                for d in designators
+                if d.get("buildableDefName") == "MetalTile" and d.get("parentId")
+            )
+            await smoke.ok("rimworld/select_architect_designator", designatorId=tile["id"])
+            selected = (await smoke.ok("rimworld/get_designator_state"))["designatorState"]
+            assert selected["selectedDesignatorId"] == tile["id"]
+            assert selected["selectedContainerDesignatorId"] == tile["parentId"]
+            colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+            await set_god_mode(smoke, True)
+            x, z = await find_placement(
+                smoke, tile["id"], colonists, set(), width=2, height=2, low=20, high=34
+            )
+            await smoke.ok(
+                "rimworld/apply_architect_designator",
+                designatorId=tile["id"],
+                x=x,
+                z=z,
+                width=2,
+                height=2,
+                keepSelected=False,
+            )
+            for cx, cz in rectangle(x, z, 2, 2):
+                cell = (await smoke.ok("rimworld/get_cell_info", x=cx, z=cz))["cell"]
+                assert cell["terrainDefName"] == "MetalTile"
+                assert "MetalTile" not in cell["blueprintBuildDefs"]
+            await smoke.ok("rimworld/jump_camera_to_cell", x=x, z=z)
+        finally:
+            await set_god_mode(smoke, original_god_mode)
+        await smoke.capture_window(window)
+
+
+def rectangle(x: int, z: int, width: int, height: int) -> list[tuple[int, int]]:
+    return [(x + dx, z + dz) for dz in range(height) for dx in range(width)]
+
+
+async def cell_info(smoke: Smoke, x: int, z: int) -> Any:
+    return (await smoke.ok("rimworld/get_cell_info", x=x, z=z))["cell"]
+
+
+def no_zone(smoke: Smoke) -> Preflight:
+    async def check(x: int, z: int, width: int, height: int) -> bool:
+        for cx, cz in rectangle(x, z, width, height):
+            if (await cell_info(smoke, cx, cz)).get("zone") is not None:
+                return False
+        return True
+
+    return check
+
+
+def without_area(
+    smoke: Smoke, *, class_name: str | None = None, area_id: str | None = None
+) -> Preflight:
+    async def check(x: int, z: int, width: int, height: int) -> bool:
+        for cx, cz in rectangle(x, z, width, height):
+            for area in (await cell_info(smoke, cx, cz))["areas"]:
+                if area["className"] == class_name or area["id"] == area_id:
+                    return False
+        return True
+
+    return check
+
+
+async def zone_designators(smoke: Smoke) -> list[Any]:
+    categories = await smoke.ok(
+        "rimworld/list_architect_categories", includeHidden=False, includeEmpty=False
+    )
+    zone = next(c["id"] for c in categories["categories"] if c["categoryDefName"] == "Zone")
+    listed = await smoke.ok(
+        "rimworld/list_architect_designators", categoryId=zone, includeHidden=False
+    )
+    return list(listed["designators"])
+
+
+def by_class(designators: list[Any], class_name: str) -> str:
+    return str(next(d["id"] for d in designators if d["className"] == class_name))
+
+
+async def test_architect_zone_area_drag_makes_a_new_stockpile_and_grows_the_home_area(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        designators = await zone_designators(smoke)
+        stockpile = by_class(designators, "RimWorld.Designator_ZoneAddStockpile_Resources")
+        home = by_class(designators, "RimWorld.Designator_AreaHomeExpand")
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        zones_before = await smoke.ok(
+            "rimworld/list_zones", includeHidden=False, includeEmpty=False
+        )
+        areas_before = await smoke.ok(
+            "rimworld/list_areas", includeEmpty=True, includeAssignableOnly=False
+        )
+        home_before = next(
+            a for a in areas_before["areas"] if a["className"] == "RimWorld.Area_Home"
+        )
+        blocked: set[tuple[int, int]] = set()
+        x, z = await find_placement(
+            smoke,
+            stockpile,
+            colonists,
+            blocked,
+            width=3,
+            height=2,
+            low=20,
+            high=34,
+            preflight=no_zone(smoke),
+        )
+        await smoke.ok(
+            "rimworld/apply_architect_designator",
+            designatorId=stockpile,
+            x=x,
+            z=z,
+            width=3,
+            height=2,
+            keepSelected=False,
+        )
+        zone = (await cell_info(smoke, x, z))["zone"]
+        assert zone["id"] and zone["className"] == "RimWorld.Zone_Stockpile"
+        zones_after = await smoke.ok("rimworld/list_zones", includeHidden=False, includeEmpty=False)
+        assert (zones_after["count"] or 0) > (zones_before["count"] or 0)
+        created = next(n for n in zones_after["zones"] if n["id"] == zone["id"])
+        assert created["cellCount"] >= 6
+        assert zone["id"] not in {n["id"] for n in zones_before["zones"]}
+        await smoke.ok("rimworld/jump_camera_to_cell", x=x, z=z)
+
+        x, z = await find_placement(
+            smoke,
+            home,
+            colonists,
+            blocked,
+            width=2,
+            height=2,
+            low=24,
+            high=40,
+            preflight=without_area(smoke, class_name="RimWorld.Area_Home"),
+        )
+        await smoke.ok(
+            "rimworld/apply_architect_designator",
+            designatorId=home,
+            x=x,
+            z=z,
+            width=2,
+            height=2,
+            keepSelected=False,
+        )
+        areas = (await cell_info(smoke, x, z))["areas"]
+        assert any(a["className"] == "RimWorld.Area_Home" for a in areas)
+        areas_after = await smoke.ok(
+            "rimworld/list_areas", includeEmpty=True, includeAssignableOnly=False
+        )
+        home_after = next(a for a in areas_after["areas"] if a["className"] == "RimWorld.Area_Home")
+        assert home_after["cellCount"] >= home_before["cellCount"] + 4
+        await smoke.ok("rimworld/jump_camera_to_cell", x=x, z=z)
+        await smoke.capture_window(window)
