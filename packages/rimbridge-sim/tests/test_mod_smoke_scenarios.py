@@ -1181,3 +1181,141 @@ async def test_architect_zone_area_drag_makes_a_new_stockpile_and_grows_the_home
         assert home_after["cellCount"] >= home_before["cellCount"] + 4
         await smoke.ok("rimworld/jump_camera_to_cell", x=x, z=z)
         await smoke.capture_window(window)
+
+
+async def test_architect_stateful_targeting_selects_an_allowed_area_expands_a_zone_and_cleans_up(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        designators = await zone_designators(smoke)
+        stockpile = by_class(designators, "RimWorld.Designator_ZoneAddStockpile_Resources")
+        allowed = by_class(designators, "RimWorld.Designator_AreaAllowedExpand")
+        colonists = await smoke.ok("rimworld/list_colonists", currentMapOnly=True)
+        zones_before = await smoke.ok(
+            "rimworld/list_zones", includeHidden=False, includeEmpty=False
+        )
+        areas_before = await smoke.ok(
+            "rimworld/list_areas", includeEmpty=True, includeAssignableOnly=False
+        )
+        area_id: str | None = None
+        zone_id: str | None = None
+        area_rect: tuple[int, int] | None = None
+        second: tuple[int, int] | None = None
+        try:
+            created = await smoke.ok(
+                "rimworld/create_allowed_area", label="RimBridge Live Allowed 120000", select=True
+            )
+            area_id = created["area"]["id"]
+            assert area_id
+            chosen = await smoke.ok("rimworld/select_allowed_area", areaId=area_id)
+            assert chosen["selectedAllowedArea"]["id"] == area_id
+            state = await smoke.ok("rimworld/get_designator_state")
+            assert state["designatorState"]["selectedAllowedArea"]["id"] == area_id
+            area_rect = await find_placement(
+                smoke,
+                allowed,
+                colonists,
+                set(),
+                width=2,
+                height=2,
+                low=28,
+                high=44,
+                preflight=without_area(smoke, area_id=area_id),
+            )
+            await smoke.ok(
+                "rimworld/apply_architect_designator",
+                designatorId=allowed,
+                x=area_rect[0],
+                z=area_rect[1],
+                width=2,
+                height=2,
+                keepSelected=False,
+            )
+            assert any(a["id"] == area_id for a in (await cell_info(smoke, *area_rect))["areas"])
+            areas = await smoke.ok(
+                "rimworld/list_areas", includeEmpty=True, includeAssignableOnly=False
+            )
+            assert areas["count"] > areas_before["count"]
+            assert next(a for a in areas["areas"] if a["id"] == area_id)["cellCount"] >= 4
+
+            tried: set[tuple[int, int]] = set()
+            first = await find_placement(
+                smoke,
+                stockpile,
+                colonists,
+                tried,
+                width=3,
+                height=2,
+                low=20,
+                high=34,
+                preflight=no_zone(smoke),
+            )
+            await smoke.ok(
+                "rimworld/apply_architect_designator",
+                designatorId=stockpile,
+                x=first[0],
+                z=first[1],
+                width=3,
+                height=2,
+                keepSelected=False,
+            )
+            zone_id = (await cell_info(smoke, *first))["zone"]["id"]
+            assert zone_id
+            zones = await smoke.ok("rimworld/list_zones", includeHidden=False, includeEmpty=False)
+            assert zones["count"] > zones_before["count"]
+            cells_before = next(z for z in zones["zones"] if z["id"] == zone_id)["cellCount"]
+            assert cells_before >= 6
+            target = await smoke.ok(
+                "rimworld/set_zone_target", designatorId=stockpile, zoneId=zone_id
+            )
+            assert target["zone"]["id"] == zone_id
+            second = await find_placement(
+                smoke,
+                stockpile,
+                colonists,
+                tried,
+                width=2,
+                height=2,
+                low=36,
+                high=52,
+                preflight=no_zone(smoke),
+            )
+            await smoke.ok(
+                "rimworld/apply_architect_designator",
+                designatorId=stockpile,
+                x=second[0],
+                z=second[1],
+                width=2,
+                height=2,
+                keepSelected=False,
+            )
+            assert (await cell_info(smoke, *second))["zone"]["id"] == zone_id
+            expanded = await smoke.ok(
+                "rimworld/list_zones", includeHidden=False, includeEmpty=False
+            )
+            assert expanded["count"] == zones["count"]
+            grown = next(z for z in expanded["zones"] if z["id"] == zone_id)["cellCount"]
+            assert grown >= cells_before + 4
+            await smoke.ok("rimworld/jump_camera_to_cell", x=area_rect[0], z=area_rect[1])
+            await smoke.ok("rimworld/jump_camera_to_cell", x=second[0], z=second[1])
+        finally:
+            if zone_id:
+                await smoke.ok("rimworld/set_zone_target", designatorId=stockpile)
+                await smoke.ok("rimworld/delete_zone", zoneId=zone_id)
+            if area_id:
+                await smoke.ok("rimworld/clear_area", areaId=area_id)
+                await smoke.ok("rimworld/delete_area", areaId=area_id)
+        areas = await smoke.ok(
+            "rimworld/list_areas", includeEmpty=True, includeAssignableOnly=False
+        )
+        assert area_id not in {a["id"] for a in areas["areas"]}
+        zones = await smoke.ok("rimworld/list_zones", includeHidden=False, includeEmpty=False)
+        assert zone_id not in {z["id"] for z in zones["zones"]}
+        assert second is not None and area_rect is not None
+        assert (await cell_info(smoke, *second))["zone"] is None
+        assert all(a["id"] != area_id for a in (await cell_info(smoke, *area_rect))["areas"])
+        await smoke.capture_window(window)
