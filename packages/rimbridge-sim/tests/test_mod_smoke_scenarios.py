@@ -1319,3 +1319,81 @@ async def test_architect_stateful_targeting_selects_an_allowed_area_expands_a_zo
         assert (await cell_info(smoke, *second))["zone"] is None
         assert all(a["id"] != area_id for a in (await cell_info(smoke, *area_rect))["areas"])
         await smoke.capture_window(window)
+
+
+PRISON_SCRIPT = Path(__file__).parent / "fixtures" / "script-colonist-prison.lua"
+"""The mod's own Lua fixture for the script-colonist-prison scenario, unchanged."""
+
+
+async def test_script_colonist_prison_groups_three_colonists_walls_them_in_and_undrafts_them(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        smoke = Smoke(sim)
+        await smoke.ensure_playable()
+        await smoke.wait_for_long_event_idle()
+        window = await smoke.begin_window()
+        state = await smoke.ok("rimworld/get_designator_state")
+        original_god_mode = state["godMode"] is True
+        path = str(PRISON_SCRIPT)
+        parameters = {"screenshotFileName": "rimbridge_script_colonist_prison"}
+        try:
+            compiled = await smoke.ok(
+                "rimbridge/compile_lua_file", scriptPath=path, parameters=parameters
+            )
+            assert compiled["resolvedScriptPath"] == path
+            assert compiled["script"]["Steps"]
+            ran = await smoke.ok(
+                "rimbridge/run_lua_file",
+                scriptPath=path,
+                parameters=parameters,
+                includeStepResults=True,
+            )
+            assert ran["resolvedScriptPath"] == path
+            assert ran["returned"] is True
+            result, report = ran["result"], ran["script"]
+            assert report["success"] is True
+            steps = report["steps"]
+            assert any("#2" in (s.get("id") or "") for s in steps)
+            assert len(ran["output"]) >= 3
+            messages = {o.get("message") for o in ran["output"]}
+            assert {"planning_attempts", "rally", "grouped_attempts"} <= messages
+            calls = {s.get("call") for s in steps}
+            assert "rimworld/find_random_cell_near" in calls
+            assert "rimworld/list_architect_designators" in calls
+            capture = next(s for s in steps if s.get("call") == "rimworld/take_screenshot")
+            assert is_file(result["screenshotPath"])
+            assert result["screenshotPath"] == capture["result"]["path"]
+            assert result["wallDesignatorId"]
+            for key in ("planningAttempts", "groupedAttempts", "capturedAttempts"):
+                assert result[key] >= 1
+            x, z = result["rallyX"], result["rallyZ"]
+            low_x, high_x = result["interiorMinX"], result["interiorMaxX"]
+            low_z, high_z = result["interiorMinZ"], result["interiorMaxZ"]
+            for cx, cz in ((x, low_z - 1), (x, high_z + 1), (low_x - 1, z), (high_x + 1, z)):
+                cell = await cell_info(smoke, cx, cz)
+                assert "Wall" in cell["solidThingDefs"]
+                assert "Wall" not in cell["blueprintBuildDefs"]
+            colonists = (await smoke.ok("rimworld/list_colonists", currentMapOnly=True))[
+                "colonists"
+            ]
+            assert len(colonists) >= 3
+            for colonist in colonists[:3]:
+                assert colonist["drafted"] is not True
+                position = colonist["position"]
+                assert low_x <= position["x"] <= high_x and low_z <= position["z"] <= high_z
+            flood = await smoke.ok(
+                "rimworld/flood_fill_cells",
+                x=x,
+                z=z,
+                maxCellsToProcess=16,
+                minimumCellCount=9,
+                maxReturnedCells=16,
+                requireWalkable=True,
+                requireStandable=True,
+                requireNoImpassableThings=True,
+            )
+            assert flood["visitedCellCount"] == 9
+        finally:
+            await set_god_mode(smoke, original_god_mode)
+        await smoke.capture_window(window)
