@@ -1322,7 +1322,8 @@ async def test_architect_stateful_targeting_selects_an_allowed_area_expands_a_zo
 
 
 PRISON_SCRIPT = Path(__file__).parent / "fixtures" / "script-colonist-prison.lua"
-"""The mod's own Lua fixture for the script-colonist-prison scenario, unchanged."""
+"""The Lua script of the script-colonist-prison scenario: the tools the mod's fixture calls, the
+values its checks read."""
 
 
 async def test_script_colonist_prison_groups_three_colonists_walls_them_in_and_undrafts_them(
