@@ -7,6 +7,8 @@ from typing import Any
 
 from rimbridge_sim.world.model import LetterKind
 
+VISITORS = "RimWorld.ChoiceLetter_AcceptVisitors"
+
 _NO_GAME = "No game is currently loaded."
 
 
@@ -34,7 +36,7 @@ async def test_letter_ids_are_matched_exactly_and_refused_with_the_mods_texts(
         assert colony is not None
         with sim.bridge.world_lock:
             letter = colony.add_letter("Raid", "Pirates!", LetterKind.THREAT)
-            trader = colony.add_letter("Trader arrived", "A caravan.", LetterKind.NEUTRAL)
+            trader = colony.add_letter("Trader arrived", "A caravan.", LetterKind.NEUTRAL, VISITORS)
         for tool in ("rimworld/open_letter", "rimworld/dismiss_letter"):
             blank = await sim.call(tool, letterId="  ")
             assert (blank["success"], blank["message"]) == (False, "A letter id is required.")

@@ -9,6 +9,8 @@ from typing import Any
 
 from rimbridge_sim.world.model import LetterKind
 
+VISITORS = "RimWorld.ChoiceLetter_AcceptVisitors"
+
 _UI_STATE_KEYS = {
     "topWindowType",
     "topWindowTitle",
@@ -53,7 +55,7 @@ async def test_a_letter_that_cannot_be_dismissed_is_named_in_the_refusal(open_si
         colony = sim.bridge.world.colony
         assert colony is not None
         with sim.bridge.world_lock:
-            letter = colony.add_letter("Trader arrived", "A caravan.", LetterKind.NEUTRAL)
+            letter = colony.add_letter("Trader arrived", "A caravan.", LetterKind.NEUTRAL, VISITORS)
         refused = await sim.call("rimworld/dismiss_letter", letterId=letter.id)
         assert refused["success"] is False
         assert refused["requestedLetterId"] == letter.id

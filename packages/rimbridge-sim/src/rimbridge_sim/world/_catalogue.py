@@ -100,7 +100,7 @@ def _build(def_name: str, label: str) -> DesignatorSpec:
         "build",
         f"Place a blueprint for a {label.lower()}; colonists build it.",
         build_def=def_name,
-        drag_measurements=def_name in ("Wall", "WoodPlankFloor"),
+        drag_measurements=def_name in ("Wall", "WoodPlankFloor", "MetalTile", "SilverTile"),
     )
 
 
@@ -207,7 +207,24 @@ CATEGORIES: Final[tuple[Category, ...]] = (
         (_build("Bed", "Bed"), _build("Table1x2c", "Table (1x2)"), _build("Stool", "Stool")),
     ),
     Category("Power", "Power", 6, 2, (), show_power_grid=True),
-    Category("Floors", "Floors", 7, 2, (_build("WoodPlankFloor", "Wood floor"),)),
+    Category(
+        "Floors",
+        "Floors",
+        7,
+        2,
+        (
+            _build("WoodPlankFloor", "Wood floor"),
+            # RimWorld groups the tiles in a dropdown, named after its first child
+            DesignatorSpec(
+                "dropdown-label-steel-tile",
+                "Steel tile",
+                "Verse.Designator_Dropdown",
+                "build",
+                "Metal tiles.",
+                children=(_build("MetalTile", "Steel tile"), _build("SilverTile", "Silver tile")),
+            ),
+        ),
+    ),
     Category("Misc", "Misc", 8, 2, (_build("TorchLamp", "Torch lamp"),)),
 )
 

@@ -103,8 +103,12 @@ class Colony(JobRules):
 
     # -- letters and incidents -------------------------------------------------------------
 
-    def add_letter(self, label: str, text: str, kind: LetterKind) -> Letter:
-        letter = Letter(self._services.new_id("Letter_"), label, text, kind, self.game.tick)
+    def add_letter(
+        self, label: str, text: str, kind: LetterKind, choice_type: str | None = None
+    ) -> Letter:
+        letter = Letter(
+            self._services.new_id("Letter_"), label, text, kind, self.game.tick, False, choice_type
+        )
         if len(self.game.letters) == self.game.letters.maxlen:
             self._services.destroyed(self.game.letters[0].id)
         self.game.letters.append(letter)
@@ -127,7 +131,12 @@ class Colony(JobRules):
                 LetterKind.POSITIVE,
             )
         elif roll < 0.5:
-            self.add_letter("Trader arrived", "A caravan would like to trade.", LetterKind.NEUTRAL)
+            self.add_letter(
+                "Trader arrived",
+                "A caravan would like to trade.",
+                LetterKind.NEUTRAL,
+                "RimWorld.ChoiceLetter_AcceptVisitors",
+            )
         elif roll < 0.75 and pawns:
             pawn = rng.choice(pawns)
             pawn.mood = max(0.0, pawn.mood - 0.3)

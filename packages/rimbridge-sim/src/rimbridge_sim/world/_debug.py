@@ -29,6 +29,23 @@ DEBUG_SETTINGS: Final[dict[str, str]] = {
 }
 """Debug settings toggles: setting key -> label."""
 
+_INCIDENT_DEFS: Final[dict[str, tuple[str, LetterKind, str, str | None]]] = {
+    "WandererJoin": (
+        "Wanderer joins",
+        LetterKind.POSITIVE,
+        "A wanderer has arrived and asks to join the colony.",
+        "RimWorld.ChoiceLetter_AcceptJoiner",
+    ),
+    "TraderCaravanArrival": (
+        "Caravan arrives",
+        LetterKind.NEUTRAL,
+        "A trade caravan has arrived on the map.",
+        None,
+    ),
+}
+"""``Actions/Do incident``: incident def name -> the letter it sends (label, kind, text, the
+choice letter's class or ``None`` for a standard letter)."""
+
 
 class DebugMenu:
     def __init__(self, world: WorldCore, spawn: Callable[[str, int, Cell], str]) -> None:
@@ -82,6 +99,18 @@ class DebugMenu:
                     ),
                 ),
             )
+        do_incident = self._add(actions, DebugNode("Do incident", "Incidents"))
+        for def_name, (label, kind, text, choice) in _INCIDENT_DEFS.items():
+            self._add(
+                do_incident,
+                DebugNode(
+                    def_name,
+                    "Incidents",
+                    lambda _p, lb=label, k=kind, t=text, c=choice: (  # type: ignore[misc]
+                        self._letter(lb, k, t, c)
+                    ),
+                ),
+            )
         settings = self._add(
             self._root, DebugNode("Settings", "Settings", hidden_without_game=False)
         )
@@ -92,6 +121,7 @@ class DebugMenu:
         output = self._add(self._root, DebugNode("Outputs", "Outputs", hidden_without_game=False))
         self._add(output, DebugNode("Log colonists", "Outputs", self._log_colonists))
         self._add(output, DebugNode("Tick Rates", "Outputs", self._log_tick_rates))
+        self._add(output, DebugNode("Current Threat Points", "Outputs", self._log_threat_points))
 
     def _walk(self, node: DebugNode | None = None) -> list[DebugNode]:
         found = []
@@ -214,10 +244,19 @@ class DebugMenu:
         game = self._world.require_colony().game
         return self._spawn(def_name, count, game.drop_spot)
 
-    def _letter(self, label: str, kind: LetterKind, text: str) -> str:
+    def _letter(
+        self, label: str, kind: LetterKind, text: str, choice_type: str | None = None
+    ) -> str:
         colony = self._world.require_colony()
-        colony.add_letter(label, text, kind)
+        colony.add_letter(label, text, kind, choice_type)
         return f"sent letter '{label}'"
+
+    def _log_threat_points(self, _pawn: Pawn | None) -> str:
+        game = self._world.require_colony().game
+        colonists = sum(1 for p in game.pawns.values() if not p.downed)
+        points = max(35.0, 60.0 * colonists)  # the storyteller's floor is 35 points
+        self._world.emit(LogLevel.INFO, f"Current threat points: {points:.1f}", "debug")
+        return f"threat points {points:.1f}"
 
     def _log_tick_rates(self, _pawn: Pawn | None) -> str:
         game = self._world.game

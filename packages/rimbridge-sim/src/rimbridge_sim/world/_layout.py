@@ -50,6 +50,10 @@ class Rect:
         return self.x + self.width * horizontal, self.y + self.height * vertical
 
 
+def _is_work_priorities(window: Window, label: str) -> bool:
+    return window.details.get("mainTabDefName") == "Work" and label == "Manual priorities"
+
+
 def window_rect(window: Window) -> Rect:
     return Rect(*window.rect)
 
@@ -115,7 +119,7 @@ class UiLayouts:
         for label, action in window.buttons:
             row = Rect(10, y, rect.width - 20, _ROW - 4)
             if action == "toggle":
-                checked = bool(window.details.get(label))
+                checked = self._toggle_value(window, label)
                 elements.append(
                     _element(
                         "checkbox",
@@ -282,6 +286,21 @@ class UiLayouts:
         assert element is not None
         return surface, element
 
+    def _toggle_value(self, window: Window, label: str) -> bool:
+        """A checkbox's state: the game's setting where the checkbox shows one (the Work tab's
+        ``Manual priorities``), else the window's own."""
+        game = self._world.game
+        if game is not None and _is_work_priorities(window, label):
+            return game.use_work_priorities
+        return bool(window.details.get(label))
+
+    def _set_toggle(self, window: Window, label: str, value: bool) -> None:
+        game = self._world.game
+        if game is not None and _is_work_priorities(window, label):
+            game.use_work_priorities = value
+        else:
+            window.details[label] = value
+
     def _drawn_window(self, element: dict[str, Any]) -> Window | None:
         """The open window that draws ``element`` (``None`` once it is closed)."""
         return next((w for w in self._windows.stack if w.id == element["windowId"]), None)
@@ -304,7 +323,7 @@ class UiLayouts:
         action: str = element["action"]
         label = element["label"]
         if action == "toggle":
-            window.details[label] = not window.details.get(label, False)
+            self._set_toggle(window, label, not self._toggle_value(window, label))
         elif action.startswith("option:"):
             self._input.execute_option(int(action.split(":")[1]), None)
         else:

@@ -149,11 +149,12 @@ class Notifications:
 
     def describe_letter(self, letter: Letter) -> dict[str, Any]:
         tick = self._world.current_tick()
-        choice = letter.label.startswith("Trader")
+        choice = letter.choice_type is not None
         choices = [("Accept", False), ("Reject", False)] if choice else [("OK", False)]
+        visitors = letter.choice_type == "RimWorld.ChoiceLetter_AcceptVisitors"
         return {
             "id": letter.id,
-            "type": "RimWorld.ChoiceLetter_AcceptVisitors" if choice else "Verse.StandardLetter",
+            "type": letter.choice_type or "Verse.StandardLetter",
             "letterDef": _LETTER_DEFS[letter.kind],
             "label": letter.label,
             "text": letter.text,
@@ -161,7 +162,7 @@ class Notifications:
             "ageTicks": max(0, tick - letter.tick),
             "canDismissWithRightClick": not choice,
             "shouldAutomaticallyOpenLetter": False,
-            "relatedFaction": "Traders" if choice else None,
+            "relatedFaction": "Traders" if visitors else None,
             "debugInfo": None,
             "lookTargets": dict(_NO_LOOK_TARGETS),
             "choiceCount": len(choices),
@@ -201,7 +202,7 @@ class Notifications:
 
     def dismiss_letter(self, letter_id: str) -> Letter:
         letter = self._world.letter_by_id(letter_id)
-        if letter.label.startswith("Trader"):
+        if letter.choice_type is not None:
             raise RefusedError(
                 f"Letter '{letter_id}' cannot be dismissed through the letter stack."
             )

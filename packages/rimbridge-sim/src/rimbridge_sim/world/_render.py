@@ -28,6 +28,8 @@ _TERRAIN_RGB: dict[Terrain, tuple[int, int, int]] = {
     Terrain.STONE: (92, 92, 96),
     Terrain.ROUGH_STONE: (140, 138, 134),
     Terrain.WOOD_FLOOR: (150, 110, 70),
+    Terrain.METAL_TILE: (120, 124, 130),
+    Terrain.SILVER_TILE: (190, 190, 196),
 }
 _CATEGORY_RGB = {
     ThingCategory.ITEM: (230, 200, 60),

@@ -207,7 +207,7 @@ def describe_area(area: Area | None) -> dict[str, Any] | None:
     if area is None:
         return None
     class_name = {
-        "Home": "Verse.Area_Home",
+        "Home": "RimWorld.Area_Home",  # RimWorld's home area lives in its RimWorld namespace
         "BuildRoof": "Verse.Area_BuildRoof",
         "NoRoof": "Verse.Area_NoRoof",
         "SnowClear": "Verse.Area_SnowClear",

@@ -124,6 +124,8 @@ class Terrain(StrEnum):
     STONE = "Granite"
     ROUGH_STONE = "GraniteRough"
     WOOD_FLOOR = "WoodPlankFloor"
+    METAL_TILE = "MetalTile"
+    SILVER_TILE = "SilverTile"
 
     @property
     def passable(self) -> bool:
@@ -162,6 +164,8 @@ TERRAIN_DEFS: Mapping[Terrain, str] = {
     Terrain.STONE: "granite",
     Terrain.ROUGH_STONE: "rough granite",
     Terrain.WOOD_FLOOR: "wood floor",
+    Terrain.METAL_TILE: "steel tile",
+    Terrain.SILVER_TILE: "silver tile",
 }
 
 
@@ -205,7 +209,9 @@ THING_DEFS: Mapping[str, ThingDef] = {
 }
 """Every thing def the world knows, by def name."""
 
-FLOOR_DEFS: Mapping[str, Terrain] = {"WoodPlankFloor": Terrain.WOOD_FLOOR}
+FLOOR_DEFS: Mapping[str, Terrain] = {
+    floor.value: floor for floor in (Terrain.WOOD_FLOOR, Terrain.METAL_TILE, Terrain.SILVER_TILE)
+}
 """Floors a Build designation can lay (terrain, not things)."""
 
 

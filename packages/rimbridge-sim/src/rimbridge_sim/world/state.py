@@ -131,6 +131,9 @@ class Letter:
     kind: LetterKind
     tick: int
     read: bool = False
+    choice_type: str | None = None
+    """The choice letter's class (it asks for a decision and cannot be dismissed from the
+    stack), or ``None`` for a standard letter."""
 
 
 @dataclass
@@ -185,6 +188,9 @@ class Game:
     """The speed unpausing returns to (RimWorld's ``prePauseTimeSpeed``)."""
     zones: dict[str, Zone] = field(default_factory=dict)
     areas: dict[str, Area] = field(default_factory=dict)
+    use_work_priorities: bool = False
+    """The Work tab's "Manual priorities" (RimWorld's ``playSettings.useWorkPriorities``): a
+    setting of the game, kept while the tab is closed and saved with it."""
 
 
 @dataclass
