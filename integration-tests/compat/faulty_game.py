@@ -32,15 +32,13 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
-import sys
 import uuid
 from typing import Any
 
-from raw_game import read_message, write_pid_file
+from raw_game import launch_environment, read_message, run_game, serve_game
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -197,17 +195,9 @@ class Game:
 
 
 async def main() -> None:
-    port = int(os.environ["GABP_SERVER_PORT"])
-    token = os.environ["GABP_TOKEN"]
-    game_id = os.environ.get("GABS_GAME_ID", "faulty")
-    game = Game(token, game_id)
-    server = await asyncio.start_server(game.serve_connection, "127.0.0.1", port)
-    print(f"faulty game listening on 127.0.0.1:{port}", file=sys.stderr)
-    write_pid_file(game_id)
-    async with server:
-        await server.serve_forever()
+    port, token, game_id = launch_environment("faulty")
+    await serve_game(Game(token, game_id).serve_connection, port, game_id, "faulty game")
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+    run_game(main)

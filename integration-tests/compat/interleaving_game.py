@@ -25,14 +25,12 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import sys
 import uuid
 from typing import Any
 
-from raw_game import read_message, write_pid_file
+from raw_game import launch_environment, read_message, run_game, serve_game
 
 TOOLS = [
     {
@@ -207,18 +205,11 @@ class Game:
 
 
 async def main() -> None:
-    port = int(os.environ["GABP_SERVER_PORT"])
-    token = os.environ["GABP_TOKEN"]
-    game_id = os.environ.get("GABS_GAME_ID", "interleave")
+    port, token, game_id = launch_environment("interleave")
     declared = os.environ.get("INTERLEAVE_DECLARE")
     game = Game(token, game_id, int(declared) if declared else None)
-    server = await asyncio.start_server(game.serve_connection, "127.0.0.1", port)
-    print(f"interleaving game {uuid.uuid4()} listening on 127.0.0.1:{port}", file=sys.stderr)
-    write_pid_file(game_id)
-    async with server:
-        await server.serve_forever()
+    await serve_game(game.serve_connection, port, game_id, f"interleaving game {uuid.uuid4()}")
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+    run_game(main)

@@ -23,13 +23,10 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import sys
 from typing import Any
 
-from raw_game import read_message, write_pid_file
+from raw_game import launch_environment, read_message, run_game, serve_game
 
 _NO_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -177,20 +174,13 @@ async def serve_connection(
 
 
 async def main() -> None:
-    port = int(os.environ["GABP_SERVER_PORT"])
-    token = os.environ["GABP_TOKEN"]
-    game_id = os.environ.get("GABS_GAME_ID", "wire")
+    port, token, game_id = launch_environment("wire")
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await serve_connection(token, reader, writer)
 
-    server = await asyncio.start_server(serve, "127.0.0.1", port)
-    print(f"Lib.GAB wire game listening on 127.0.0.1:{port}", file=sys.stderr)
-    write_pid_file(game_id)
-    async with server:
-        await server.serve_forever()
+    await serve_game(serve, port, game_id, "Lib.GAB wire game")
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+    run_game(main)
