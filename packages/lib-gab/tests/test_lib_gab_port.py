@@ -7,11 +7,12 @@ import datetime
 import enum
 import types
 import uuid
+from decimal import Decimal
 from typing import Annotated, Any
 
 import anyio
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from gabp import ErrorCode, RemoteError
 from gabp.messages import new_id
@@ -32,6 +33,7 @@ from lib_gab import (
     tool_title,
 )
 from lib_gab.testing import bridge_session, hello_params
+from lib_gab.tool_info import lib_gab_type_name
 
 TOKEN = "c" * 64
 
@@ -261,13 +263,53 @@ async def test_descriptor_extras_add_lib_gabs_parameters_and_requires_auth_on_re
     assert entry["parameters"] == [
         {
             "name": "speed",
-            "type": "integer",
+            "type": "Int64",
             "description": None,
             "required": False,
             "defaultValue": 1,
         }
     ]
     assert entry["requiresAuth"] is False
+
+
+class _Pace(enum.Enum):
+    SLOW = "Slow"
+
+
+class _Point(BaseModel):
+    x: int = 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        (str, "String"),
+        (bool, "Boolean"),
+        (int, "Int64"),
+        (float, "Double"),
+        (Decimal, "Decimal"),
+        (int | None, "Nullable`1"),
+        (_Pace | None, "Nullable`1"),
+        (str | None, "String"),
+        (_Point | None, "_Point"),
+        (_Pace, "_Pace"),
+        (_Point, "_Point"),
+        (list[int], "List`1"),
+        (tuple[str, ...], "List`1"),
+        (dict[str, Any], "Dictionary`2"),
+        (Annotated[int | None, "meta"], "Nullable`1"),
+        (int | str, "Object"),
+        (Any, "Object"),
+        ("integer", "Int64"),
+        ("boolean", "Boolean"),
+        ("object", "Object"),
+    ],
+)
+def test_the_parameters_list_carries_dotnet_type_names_as_lib_gab_writes_them(
+    kind: Any, name: str
+) -> None:
+    # Lib.GAB writes ParameterType.Name there: Int32, Int64, Double, String, Nullable`1, List`1
+    assert lib_gab_type_name(kind) == name
 
 
 # -- registration --------------------------------------------------------------------------------

@@ -178,9 +178,7 @@ def test_tool_metadata_reports_each_parameters_own_type_and_default() -> None:
 
 
 @pytest.mark.anyio
-async def test_lib_gabs_parameters_list_describes_optional_and_list_parameters_by_their_type() -> (
-    None
-):
+async def test_lib_gabs_parameters_list_names_each_parameters_dotnet_type() -> None:
     server = GabpServer(
         app_name="Test App",
         app_version="1.0.0",
@@ -193,8 +191,8 @@ async def test_lib_gabs_parameters_list_describes_optional_and_list_parameters_b
         with anyio.fail_after(5):
             (listed,) = (await bridge.request("tools/list"))["tools"]
     types = {p["name"]: p["type"] for p in listed["parameters"]}
-    # Lib.GAB describes int? as integer and any collection as array
-    assert types == {"message": "string", "limit": "integer", "words": "array"}
+    # Lib.GAB writes .NET type names in this list (string, int?, List<string>)
+    assert types == {"message": "String", "limit": "Nullable`1", "words": "List`1"}
     assert listed["requiresAuth"] is True
 
 

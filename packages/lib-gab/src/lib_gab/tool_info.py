@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 import types
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Annotated, Any, Final, TypeVar, Union, get_args, get_origin
 
 from gabp.messages import TOOL_NAME_PATTERN
@@ -38,6 +39,7 @@ __all__ = [
     "ToolParameterInfo",
     "ToolResponseFieldInfo",
     "json_type_of",
+    "lib_gab_type_name",
     "tool",
     "tool_info_of",
     "tool_response",
@@ -145,6 +147,61 @@ def json_type_of(kind: Any) -> str:
     ):
         return "array"
     return "object"
+
+
+_JSON_TYPE_NAMES: Final = {
+    "string": "String",
+    "integer": "Int64",
+    "number": "Double",
+    "boolean": "Boolean",
+    "array": "List`1",
+    "object": "Object",
+}
+_VALUE_TYPES: Final = {bool: "Boolean", int: "Int64", float: "Double"}
+
+
+def lib_gab_type_name(kind: Any) -> str:
+    """The type name Lib.GAB writes in a ``tools/list`` entry's ``parameters`` list.
+
+    Lib.GAB writes the .NET type's name there (``String``, ``Int32``, ``Nullable`1``,
+    ``List`1``), not a JSON type; a bridge that builds a schema from that list maps those
+    names. The Python types map to their nearest .NET names: ``int`` is ``Int64`` (a Python
+    ``int`` is not limited to 32 bits), ``float`` ``Double``, ``int | None`` (and any other
+    nullable number, flag or enum) ``Nullable`1``, while ``str | None`` stays ``String``, as a
+    nullable reference type has no wrapper in .NET. A sequence is ``List`1``, a mapping
+    ``Dictionary`2``, a class (a model, an enum) its own name, anything else ``Object``. A
+    JSON type name maps the same way.
+    """
+    if isinstance(kind, str):
+        return _JSON_TYPE_NAMES.get(kind, "Object")
+    while get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    if get_origin(kind) in (Union, types.UnionType):
+        members = [member for member in get_args(kind) if member is not type(None)]
+        if len(members) != 1:
+            return "Object"
+        inner = _underlying(members[0])
+        name = lib_gab_type_name(inner)
+        value_type = name in ("Boolean", "Int64", "Double", "Decimal") or (
+            isinstance(inner, type) and issubclass(inner, Enum)
+        )
+        return "Nullable`1" if value_type else name
+    origin = get_origin(kind) or kind
+    if origin is str:
+        return "String"
+    if origin in _VALUE_TYPES:
+        return _VALUE_TYPES[origin]
+    if getattr(origin, "__name__", "") == "Decimal":
+        return "Decimal"
+    if isinstance(origin, type) and issubclass(origin, Mapping):
+        return "Dictionary`2"
+    if origin in (list, tuple, set, frozenset) or (
+        isinstance(origin, type) and issubclass(origin, Sequence) and origin is not str
+    ):
+        return "List`1"
+    if isinstance(origin, type) and origin not in (object, Any):
+        return origin.__name__
+    return "Object"
 
 
 def _underlying(kind: Any) -> Any:

@@ -45,7 +45,7 @@ from lib_gab.tool_info import (
     ToolParameterInfo,
     ToolResponseFieldInfo,
     check_tool_name,
-    json_type_of,
+    lib_gab_type_name,
     plain_parameter_type,
     tool_info_of,
     tool_title,
@@ -177,7 +177,7 @@ class Tool:
                 cached["parameters"] = [
                     {
                         "name": p.name,
-                        "type": json_type_of(p.type),
+                        "type": lib_gab_type_name(p.type),
                         "description": p.description,
                         "required": p.required,
                         "defaultValue": p.default_value,
