@@ -44,7 +44,8 @@ class ModSettingsStore:
         self._mods = mods
 
     def surface_id(self, mod: ModInfo) -> str:
-        return f"mod-settings:{mod.package_id}:{stable_hash(mod.settings_type or 'Mod')}"
+        # the mod hashes the full name of the mod's Mod class (the handle type)
+        return f"mod-settings:{mod.package_id}:{stable_hash(_handle_type(mod))}"
 
     def resolve(self, query: str) -> ModInfo:
         """The loaded mod a query names, as the mod resolves it: its surface id exactly, else
@@ -93,7 +94,7 @@ class ModSettingsStore:
             "authors": mod.authors,
             "version": mod.version,
             "rootDir": mod.root_dir,
-            "handleType": f"{mod.folder}.{mod.folder}Mod",
+            "handleType": _handle_type(mod),
             "handleTypeName": f"{mod.folder}Mod",
             "settingsType": mod.settings_type,
             "settingsCategory": mod.name if mod.has_window else None,
@@ -249,6 +250,10 @@ class ModSettingsStore:
             raise RefusedError(f"{self.file_name(mod)} has no ModSettings element.")
         self._mods.settings[mod.package_id] = _read(block, defaults)
         return True
+
+
+def _handle_type(mod: ModInfo) -> str:
+    return f"{mod.folder}.{mod.folder}Mod"
 
 
 def _copy(value: Any) -> Any:

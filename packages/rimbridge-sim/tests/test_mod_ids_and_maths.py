@@ -1,0 +1,82 @@
+"""Ids, value graphs and layout maths as the mod's own unit tests pin them: the ids an agent
+passes back (gizmo, alert, mod, settings surface and architect ids) have the mod's format, so
+ids stored against one work the same way against the other."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from rimbridge_sim.world._selection import stable_hash
+
+HASH = r"[0-9a-f]{16}"
+
+
+def _mod_hash(*parts: str) -> str:
+    """The mod's ``ComputeStableHash``, written out independently."""
+    payload = "\n".join(p.strip() for p in parts).encode("utf-8")
+    return "".join(f"{b:02x}" for b in hashlib.sha256(payload).digest()[:8])
+
+
+async def _select_first_colonist(sim: Any) -> dict[str, Any]:
+    pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+    await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+    return pawn
+
+
+def test_id_hashes_are_sixteen_hex_digits_of_sha256_over_trimmed_lines() -> None:
+    assert stable_hash("Alert_Fire", "Alert_BreakRisk") == _mod_hash(
+        "Alert_Fire", "Alert_BreakRisk"
+    )
+    assert stable_hash(" thing:Thing_1 ") == _mod_hash("thing:Thing_1")
+    assert stable_hash() == "e3b0c44298fc1c14"
+
+
+def test_id_hashes_change_when_the_order_of_the_parts_changes() -> None:
+    assert stable_hash("a", "b") != stable_hash("b", "a")
+
+
+async def test_gizmo_ids_carry_a_sel_fingerprint_and_sixteen_digit_hashes(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        await _select_first_colonist(sim)
+        gizmos = await sim.call("rimworld/list_selected_gizmos")
+        fingerprint = gizmos["selectionFingerprint"]
+        assert re.fullmatch(f"sel-{HASH}", fingerprint)
+        for ordinal, gizmo in enumerate(gizmos["gizmos"], 1):
+            assert re.fullmatch(f"selection-gizmo:{fingerprint}:{ordinal}:{HASH}", gizmo["id"])
+
+
+async def test_the_selection_fingerprint_follows_the_selection_order(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        first, second = (await sim.call("rimworld/list_colonists"))["colonists"][:2]
+        await sim.call("rimworld/select_pawn", pawnId=first["pawnId"])
+        await sim.call("rimworld/select_pawn", pawnId=second["pawnId"], append=True)
+        one_way = (await sim.call("rimworld/list_selected_gizmos"))["selectionFingerprint"]
+        await sim.call("rimworld/select_pawn", pawnId=second["pawnId"])
+        await sim.call("rimworld/select_pawn", pawnId=first["pawnId"], append=True)
+        other_way = (await sim.call("rimworld/list_selected_gizmos"))["selectionFingerprint"]
+        assert one_way != other_way
+
+
+async def test_alert_ids_carry_an_alerts_fingerprint_and_sixteen_digit_hashes(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        alerts = (await sim.call("rimworld/list_alerts"))["alerts"]
+        assert alerts
+        for ordinal, alert in enumerate(alerts, 1):
+            assert re.fullmatch(f"alert:alerts-{HASH}:{ordinal}:{HASH}", alert["id"])
+
+
+async def test_mod_ids_and_settings_surface_ids_end_in_sixteen_digit_hashes(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        mods = (await sim.call("rimworld/list_mods"))["mods"]
+        for mod in mods:
+            assert re.fullmatch(f"mod-config:{re.escape(mod['packageId'])}:{HASH}", mod["modId"])
+        surfaces = (await sim.call("rimworld/list_mod_settings_surfaces"))["surfaces"]
+        for surface in surfaces:
+            expected = f"mod-settings:{surface['packageId']}:{_mod_hash(surface['handleType'])}"
+            assert surface["modId"] == expected
