@@ -8,6 +8,7 @@ import hashlib
 import re
 from typing import Any
 
+from rimbridge_sim.world._catalogue import category_key, normalize_segment
 from rimbridge_sim.world._selection import stable_hash
 
 HASH = r"[0-9a-f]{16}"
@@ -80,3 +81,45 @@ async def test_mod_ids_and_settings_surface_ids_end_in_sixteen_digit_hashes(
         for surface in surfaces:
             expected = f"mod-settings:{surface['packageId']}:{_mod_hash(surface['handleType'])}"
             assert surface["modId"] == expected
+
+
+def test_id_segments_keep_letters_of_any_script_and_fold_other_runs_into_one_dash() -> None:
+    assert normalize_segment("Build Wall") == "build-wall"
+    assert normalize_segment("build:wall") == "build-wall"
+    assert normalize_segment("  Wall / Granite  ") == "wall-granite"
+    assert normalize_segment("Mauer Ä/Ö") == "mauer-ä-ö"
+
+
+def test_a_category_is_named_by_its_id_in_any_case_or_by_its_def_name() -> None:
+    assert category_key("Structure") == "structure"
+    assert category_key("architect-category:structure") == "structure"
+    assert category_key("  architect-category:Orders  ") == "orders"
+    assert category_key("ARCHITECT-CATEGORY:Orders") == "orders"
+    assert category_key("///") is None
+    assert category_key("   ") is None
+
+
+async def test_architect_categories_resolve_by_prefix_in_any_case_and_loose_punctuation(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        for query in ("ARCHITECT-CATEGORY:Orders", "orders!", " Orders "):
+            listed = await sim.call("rimworld/list_architect_designators", categoryId=query)
+            assert listed["success"] is True, query
+
+
+async def test_designator_ids_are_matched_exactly_apart_from_surrounding_blanks(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        listed = await sim.call("rimworld/list_architect_designators", categoryId="Orders")
+        designator = listed["designators"][0]["id"]
+        padded = await sim.call(
+            "rimworld/select_architect_designator", designatorId=f" {designator} "
+        )
+        assert padded["success"] is True
+        shouted = await sim.call(
+            "rimworld/select_architect_designator", designatorId=designator.upper()
+        )
+        assert shouted["success"] is False
+        assert shouted["message"] == f"Could not find architect designator '{designator.upper()}'."
