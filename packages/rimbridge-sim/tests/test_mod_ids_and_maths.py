@@ -123,3 +123,51 @@ async def test_designator_ids_are_matched_exactly_apart_from_surrounding_blanks(
         )
         assert shouted["success"] is False
         assert shouted["message"] == f"Could not find architect designator '{designator.upper()}'."
+
+
+TIDY = "sim.tidystockpiles"
+
+
+def _child(node: dict[str, Any], name: str) -> dict[str, Any]:
+    (found,) = [c for c in node["children"] if c["name"] == name]
+    return found
+
+
+async def test_settings_fields_are_listed_in_ordinal_name_order(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        root = (await sim.call("rimworld/get_mod_settings", modId=TIDY))["root"]
+        names = [c["name"] for c in root["children"]]
+        assert names == sorted(names)
+        assert names[0] == "allowedDefs"
+
+
+async def test_list_items_are_named_by_their_index_in_brackets(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        root = (await sim.call("rimworld/get_mod_settings", modId=TIDY))["root"]
+        first = _child(root, "allowedDefs")["children"][0]
+        assert (first["name"], first["path"], first["value"]) == ("[0]", "allowedDefs[0]", "Steel")
+
+
+async def test_containers_at_the_depth_limit_are_marked_truncated(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        root = (await sim.call("rimworld/get_mod_settings", modId=TIDY, maxDepth=1))["root"]
+        limits = _child(root, "limits")
+        assert (limits["valueKind"], limits["truncated"], limits["children"]) == (
+            "object",
+            True,
+            [],
+        )
+        listed = _child(root, "allowedDefs")
+        assert (listed["truncated"], listed["count"], listed["children"]) == (True, 2, [])
+        assert _child(root, "enabled")["truncated"] is False
+
+
+async def test_the_entry_limit_cuts_collections_but_not_the_fields_of_an_object(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        read = await sim.call("rimworld/get_mod_settings", modId=TIDY, maxCollectionEntries=1)
+        root = read["root"]
+        assert (len(root["children"]), root["truncated"]) == (6, False)
+        listed = _child(root, "allowedDefs")
+        assert (len(listed["children"]), listed["truncated"], listed["count"]) == (1, True, 2)

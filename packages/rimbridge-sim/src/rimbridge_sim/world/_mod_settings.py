@@ -145,16 +145,29 @@ class ModSettingsStore:
             "truncated": False,
             "children": [],
         }
-        if kind in ("list", "object") and depth < max_depth:
-            items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-            node["truncated"] = len(items) > max_entries
-            for key, child in items[:max_entries]:
-                child_path = (
-                    f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else key
-                )
-                node["children"].append(
-                    self._node(str(key), child_path, child, depth + 1, max_depth, max_entries)
-                )
+        if kind not in ("list", "object"):
+            return node
+        if depth >= max_depth:
+            # as the mod: a container at the depth limit is cut off, with the count a
+            # collection has (an object's field count is not known without describing it)
+            node["truncated"] = True
+            node["count"] = len(value) if kind == "list" else None
+            return node
+        if isinstance(value, dict):
+            # an object's fields in ordinal name order, all of them (the entry limit is for
+            # collections)
+            items: list[tuple[Any, Any]] = sorted(value.items(), key=lambda item: item[0])
+        else:
+            items = list(enumerate(value))[:max_entries]
+            node["truncated"] = len(value) > max_entries
+        for key, child in items:
+            if isinstance(key, int):  # a list item is named by its index in brackets
+                child_name, child_path = f"[{key}]", f"{path}[{key}]"
+            else:
+                child_name, child_path = key, f"{path}.{key}" if path else key
+            node["children"].append(
+                self._node(child_name, child_path, child, depth + 1, max_depth, max_entries)
+            )
         return node
 
     # -- updating ----------------------------------------------------------------------------
