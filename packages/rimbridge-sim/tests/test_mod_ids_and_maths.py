@@ -171,3 +171,63 @@ async def test_the_entry_limit_cuts_collections_but_not_the_fields_of_an_object(
         assert (len(root["children"]), root["truncated"]) == (6, False)
         listed = _child(root, "allowedDefs")
         assert (len(listed["children"]), listed["truncated"], listed["count"]) == (1, True, 2)
+
+
+async def _update(sim: Any, values: dict[str, Any]) -> dict[str, Any]:
+    return await sim.call("rimworld/update_mod_settings", modId=TIDY, values=values, write=False)
+
+
+async def test_settings_updates_apply_and_report_in_ordinal_path_order(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        updated = await _update(sim, {"sortSpeed": 2.0, "enabled": False, "limits.meals": 5})
+        assert [u["path"] for u in updated["updates"]] == ["enabled", "limits.meals", "sortSpeed"]
+
+
+async def test_settings_field_names_match_ignoring_case_when_none_matches_exactly(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        updated = await _update(sim, {"FillPercent": 40, "LIMITS.Meals": 7})
+        assert updated["success"] is True
+        root = updated["root"]
+        assert _child(root, "fillPercent")["value"] == 40
+        assert _child(_child(root, "limits"), "meals")["value"] == 7
+
+
+async def test_an_index_past_the_end_of_a_list_grows_the_list(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        updated = await _update(sim, {"allowedDefs[3]": "Gold"})
+        listed = _child(updated["root"], "allowedDefs")
+        assert [c["value"] for c in listed["children"]] == ["Steel", "WoodLog", None, "Gold"]
+        (record,) = updated["updates"]
+        assert (record["changed"], record["previous"]["valueKind"]) == (True, "null")
+        await sim.call("rimworld/update_mod_settings", modId=TIDY, values={"enabled": True})
+        reloaded = await sim.call("rimworld/reload_mod_settings", modId=TIDY)
+        listed = _child(reloaded["root"], "allowedDefs")
+        assert [c["value"] for c in listed["children"]] == ["Steel", "WoodLog", None, "Gold"]
+
+
+async def test_settings_values_are_converted_to_the_type_of_their_field(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        updated = await _update(
+            sim, {"fillPercent": "55", "sortSpeed": 3, "enabled": "false", "haulPriority": 2}
+        )
+        values = {c["name"]: c["value"] for c in updated["root"]["children"]}
+        assert (values["fillPercent"], values["sortSpeed"]) == (55, 3.0)
+        assert (values["enabled"], values["haulPriority"]) == (False, "2")
+        rounded = await _update(sim, {"fillPercent": 2.5})
+        assert _child(rounded["root"], "fillPercent")["value"] == 2
+
+
+async def test_a_settings_update_that_cannot_be_applied_says_which_mod_failed(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        refused = await _update(sim, {"enabled": False, "noSuchField": 1})
+        assert refused["success"] is False
+        assert refused["message"] == (
+            f"Updating mod settings for '{TIDY}' failed: Could not resolve field 'noSuchField' "
+            "on 'TidyStockpiles.TidySettings'."
+        )
+        read = await sim.call("rimworld/get_mod_settings", modId=TIDY)
+        assert _child(read["root"], "enabled")["value"] is True
