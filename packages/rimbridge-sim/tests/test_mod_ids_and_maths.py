@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from itertools import pairwise
 from typing import Any
 
 from rimbridge_sim.world._catalogue import category_key, normalize_segment
@@ -231,3 +232,21 @@ async def test_a_settings_update_that_cannot_be_applied_says_which_mod_failed(
         )
         read = await sim.call("rimworld/get_mod_settings", modId=TIDY)
         assert _child(read["root"], "enabled")["value"] is True
+
+
+async def test_context_menu_option_rows_overlap_by_the_float_menu_spacing(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = await _select_first_colonist(sim)
+        spot = {"x": pawn["position"]["x"], "z": pawn["position"]["z"] - 3}
+        await sim.call("rimworld/spawn_thing", defName="MealSimple", **spot)
+        await sim.call("rimworld/open_context_menu", **spot)
+        menu = (await sim.call("rimworld/get_screen_targets"))["targets"]["contextMenu"]
+        rects = [o["rect"] for o in menu["options"]]
+        assert len(rects) >= 2
+        window = menu["menuRect"]
+        assert (rects[0]["x"], rects[0]["y"]) == (window["x"], window["y"])
+        for above, below in pairwise(rects):
+            assert below["y"] == above["y"] + above["height"] - 1
+        assert rects[-1]["y"] + rects[-1]["height"] == window["y"] + window["height"]
+        for ordinal, option in enumerate(menu["options"], 1):
+            assert option["targetId"] == f"context-menu-option:{menu['menuId']}:{ordinal}"
