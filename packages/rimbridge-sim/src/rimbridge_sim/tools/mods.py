@@ -245,9 +245,10 @@ class ModTools:
 
     @tool(
         "rimworld/update_mod_settings",
-        "Set mod settings by field path (fillPercent, limits.meals, allowedDefs[0]); every "
-        "value must fit its field's type or nothing changes. Written to the settings file "
-        "unless write is false.",
+        "Set mod settings by field path (fillPercent, limits.meals, allowedDefs[0]), in "
+        "ordinal path order; a field name may differ in case, an index past the end grows "
+        "the list, and values are converted to the field's type. If one cannot be set, "
+        "nothing changes. Written to the settings file unless write is false.",
         title="Update mod settings",
         result_description=f"{{success, requestedModId, wroteSettings, changed, updateCount, "
         f"updates: [{{path, typeName, changed, previous, current (value graphs like root), "
@@ -278,9 +279,13 @@ class ModTools:
             store.require_settings(mod, mod_id)
             if not values:
                 raise RefusedError("At least one settings path/value pair is required.")
-            updates = store.update(mod, values)
         except RefusedError as error:
             return self._settings_failure(error.message, mod_id, mod)
+        try:
+            updates = store.update(mod, values)
+        except RefusedError as error:
+            message = f"Updating mod settings for '{mod_id}' failed: {error.message}"
+            return self._settings_failure(message, mod_id, mod)
         if write:
             store.write(mod)
         return self._settings(

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rimbridge_sim.world._catalogue import CATEGORIES, Category, Placed, all_designators
+from rimbridge_sim.world._catalogue import (
+    CATEGORIES,
+    Category,
+    Placed,
+    all_designators,
+    category_key,
+    normalize_segment,
+)
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._zones import ZonesAndAreas
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_zone
@@ -38,16 +45,16 @@ class Architect:
     def category(self, query: str) -> Category:
         if not query or not query.strip():
             raise RefusedError("A category id is required.")
-        wanted = query.strip().removeprefix("architect-category:").lower().replace("_", "-")
+        wanted = category_key(query)
         for category in CATEGORIES:
-            if wanted in (category.def_name.lower(), category.id.split(":")[1]):
+            if wanted is not None and wanted == normalize_segment(category.def_name):
                 return category
         raise RefusedError(f"Could not find architect category '{query}'.")
 
     def resolve(self, designator_id: str) -> Placed:
         if not designator_id or not designator_id.strip():
             raise RefusedError("A designator id is required.")
-        wanted = designator_id.strip().lower()
+        wanted = designator_id.strip()  # compared exactly, as the mod does
         for category in CATEGORIES:
             for placed in all_designators(category):
                 if placed.id == wanted:

@@ -3,7 +3,7 @@ real mod gives them (``architect-category:<def>``, ``architect-designator:<def>:
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -15,21 +15,52 @@ __all__ = [
     "DesignatorSpec",
     "all_designators",
     "category_id",
+    "category_key",
     "designator_id",
     "normalize_segment",
 ]
 
 
+_CATEGORY_PREFIX: Final = "architect-category:"
+
+
 def normalize_segment(value: str) -> str:
-    """Lowercase letters and digits, other runs turned into one ``-``, trimmed."""
-    text = re.sub(r"[^0-9a-z]+", "-", value.strip().lower()).strip("-")
+    """The mod's id segment: letters and digits (any script) lowercased, every other run
+    turned into one ``-``, none at either end."""
+    out: list[str] = []
+    for char in value.strip():
+        if _letter_or_digit(char):
+            out.append(char.lower())
+        elif out and out[-1] != "-":
+            out.append("-")
+    text = "".join(out).rstrip("-")
     if not text:
         raise ValueError(f"{value!r} has no usable characters for an id")
     return text
 
 
+def _letter_or_digit(char: str) -> bool:
+    # .NET's char.IsLetterOrDigit: the Unicode letter categories and decimal digits only
+    return unicodedata.category(char) in ("Lu", "Ll", "Lt", "Lm", "Lo", "Nd")
+
+
+def category_key(text: str | None) -> str | None:
+    """The category a category id or def name names (the mod's ``TryGetCategoryKey``): the
+    text trimmed, an ``architect-category:`` prefix in any case removed, the rest normalized;
+    ``None`` when nothing usable is left."""
+    if not text or not text.strip():
+        return None
+    candidate = text.strip()
+    if candidate[: len(_CATEGORY_PREFIX)].lower() == _CATEGORY_PREFIX:
+        candidate = candidate[len(_CATEGORY_PREFIX) :]
+    try:
+        return normalize_segment(candidate)
+    except ValueError:
+        return None
+
+
 def category_id(def_name: str) -> str:
-    return "architect-category:" + normalize_segment(def_name)
+    return _CATEGORY_PREFIX + normalize_segment(def_name)
 
 
 def designator_id(category: str, *keys: str) -> str:

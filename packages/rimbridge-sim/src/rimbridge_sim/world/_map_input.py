@@ -16,11 +16,20 @@ from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import Cell, DesignationKind, LogLevel, ThingCategory
 from rimbridge_sim.world.state import ContextMenu, MenuOption, Pawn
 
-__all__ = ["BUTTONS", "Dispatch", "MapInput", "OptionRefusedError"]
+__all__ = [
+    "BUTTONS",
+    "OPTION_HEIGHT",
+    "OPTION_SPACING",
+    "Dispatch",
+    "MapInput",
+    "OptionRefusedError",
+]
 
 BUTTONS: Final = ("left", "right", "middle")
 _MENU_WIDTH: Final = 300.0
-_OPTION_HEIGHT: Final = 30.0
+OPTION_HEIGHT: Final = 30.0
+OPTION_SPACING: Final = -1.0
+"""RimWorld's ``FloatMenu.OptionSpacing``: the rows of a context menu overlap by a pixel."""
 _PRIORITIES: Final = {"GoHere": 1, "Default": 2, "High": 3}
 
 
@@ -111,7 +120,8 @@ class MapInput:
 
     def open_menu(self, target_label: str, cell: Cell, options: list[MenuOption]) -> ContextMenu:
         self.close_menu()
-        height = max(1, len(options)) * _OPTION_HEIGHT
+        rows = max(1, len(options))
+        height = rows * OPTION_HEIGHT + (rows - 1) * OPTION_SPACING
         x = min(SCREEN_WIDTH - _MENU_WIDTH, SCREEN_WIDTH / 2 + 20)
         y = min(SCREEN_HEIGHT - height, SCREEN_HEIGHT / 2 - height / 2)
         window = self._windows.open(

@@ -4,7 +4,6 @@ path (``limits.meals``, ``allowedDefs[0]``), written to and reloaded from
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ElementTree
 from typing import Any, Final
 from xml.sax.saxutils import escape
@@ -12,12 +11,11 @@ from xml.sax.saxutils import escape
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo, ModList
 from rimbridge_sim.world._selection import stable_hash
+from rimbridge_sim.world._settings_paths import convert, locate
 from rimbridge_sim.world.errors import RefusedError
 from rimbridge_sim.world.model import LogLevel
 
 __all__ = ["ModSettingsStore"]
-
-_PATH_PART: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
 
 
 _WIRE_KINDS: Final = {"bool": "boolean", "int": "number", "float": "number", "list": "array"}
@@ -25,6 +23,8 @@ _WIRE_KINDS: Final = {"bool": "boolean", "int": "number", "float": "number", "li
 
 
 def _kind(value: Any) -> str:
+    if value is None:  # a list item nothing was set to yet
+        return "null"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
@@ -44,7 +44,8 @@ class ModSettingsStore:
         self._mods = mods
 
     def surface_id(self, mod: ModInfo) -> str:
-        return f"mod-settings:{mod.package_id}:{stable_hash(mod.settings_type or 'Mod')}"
+        # the mod hashes the full name of the mod's Mod class (the handle type)
+        return f"mod-settings:{mod.package_id}:{stable_hash(_handle_type(mod))}"
 
     def resolve(self, query: str) -> ModInfo:
         """The loaded mod a query names, as the mod resolves it: its surface id exactly, else
@@ -93,7 +94,7 @@ class ModSettingsStore:
             "authors": mod.authors,
             "version": mod.version,
             "rootDir": mod.root_dir,
-            "handleType": f"{mod.folder}.{mod.folder}Mod",
+            "handleType": _handle_type(mod),
             "handleTypeName": f"{mod.folder}Mod",
             "settingsType": mod.settings_type,
             "settingsCategory": mod.name if mod.has_window else None,
@@ -138,85 +139,67 @@ class ModSettingsStore:
                 "float": "System.Single",
                 "string": "System.String",
                 "list": "System.Collections.Generic.List`1",
-            }.get(kind, "object"),
+            }.get(kind, None if kind == "null" else "object"),
             "value": value if kind not in ("list", "object") else None,
             "count": len(value) if kind in ("list", "object") else None,
             "truncated": False,
             "children": [],
         }
-        if kind in ("list", "object") and depth < max_depth:
-            items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-            node["truncated"] = len(items) > max_entries
-            for key, child in items[:max_entries]:
-                child_path = (
-                    f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else key
-                )
-                node["children"].append(
-                    self._node(str(key), child_path, child, depth + 1, max_depth, max_entries)
-                )
+        if kind not in ("list", "object"):
+            return node
+        if depth >= max_depth:
+            # as the mod: a container at the depth limit is cut off, with the count a
+            # collection has (an object's field count is not known without describing it)
+            node["truncated"] = True
+            node["count"] = len(value) if kind == "list" else None
+            return node
+        if isinstance(value, dict):
+            # an object's fields in ordinal name order, all of them (the entry limit is for
+            # collections)
+            items: list[tuple[Any, Any]] = sorted(value.items(), key=lambda item: item[0])
+        else:
+            items = list(enumerate(value))[:max_entries]
+            node["truncated"] = len(value) > max_entries
+        for key, child in items:
+            if isinstance(key, int):  # a list item is named by its index in brackets
+                child_name, child_path = f"[{key}]", f"{path}[{key}]"
+            else:
+                child_name, child_path = key, f"{path}.{key}" if path else key
+            node["children"].append(
+                self._node(child_name, child_path, child, depth + 1, max_depth, max_entries)
+            )
         return node
 
     # -- updating ----------------------------------------------------------------------------
 
     def update(self, mod: ModInfo, values: dict[str, Any]) -> list[dict[str, Any]]:
-        """Apply every ``path: value`` (all or nothing); returns what changed."""
-        settings = self.values(mod)
-        staged = []
-        for path, value in values.items():
-            container, key = self._locate(settings, path)
-            previous = container[key]
-            converted = self._convert(path, previous, value)
-            staged.append((container, key, path, previous, converted))
+        """Apply every ``path: value`` in ordinal path order, as the mod does, each seeing
+        the ones before it; all or nothing (a refusal leaves the settings as they were).
+        Returns the mod's update records."""
+        settings = _copy(self.values(mod))
+        type_name = mod.settings_type or "object"
         updates = []
-        for container, key, path, previous, converted in staged:
+        for path in sorted(values):
+            container, key, created = locate(settings, path, type_name)
+            previous = None if created else container[key]
+            converted = convert(path, container[key], values[path])
             container[key] = converted
             before = self._node("", "", previous, 0, 4, 32)  # the mod's default graph limits
+            after = self._node("", "", converted, 0, 4, 32)
             updates.append(
                 {
-                    # the mod's update record: the value's type and both values as graphs
-                    "path": path,
-                    "typeName": before["typeName"],
+                    # the mod's update record: the field's type and both values as graphs
+                    "path": path.strip(),
+                    "typeName": (before if previous is not None else after)["typeName"],
                     "changed": previous != converted,
                     "previous": before,
-                    "current": self._node("", "", converted, 0, 4, 32),
+                    "current": after,
                     "previousValue": previous,
                     "value": converted,
                 }
             )
+        self._mods.settings[mod.package_id] = settings
         return updates
-
-    def _locate(self, settings: dict[str, Any], path: str) -> tuple[Any, Any]:
-        parts = path.strip().split(".")
-        node: Any = settings
-        parent: Any = None
-        key: Any = None
-        for part in parts:
-            match = _PATH_PART.fullmatch(part)
-            if match is None:
-                raise RefusedError(f"Malformed settings path '{path}'.")
-            name, indexes = match.group(1), match.group(2)
-            if not isinstance(node, dict) or name not in node:
-                raise RefusedError(f"Settings path '{path}': no field '{name}'.")
-            parent, key, node = node, name, node[name]
-            for index in (int(i) for i in re.findall(r"\d+", indexes)):
-                if not isinstance(node, list) or index >= len(node):
-                    raise RefusedError(f"Settings path '{path}': index {index} is out of range.")
-                parent, key, node = node, index, node[index]
-        return parent, key
-
-    def _convert(self, path: str, previous: Any, value: Any) -> Any:
-        kind = _kind(previous)
-        if kind == "bool" and isinstance(value, bool):
-            return value
-        if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if kind == "float" and isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if kind == "string" and isinstance(value, str):
-            return value
-        if kind == "list" and isinstance(value, list):
-            return list(value)
-        raise RefusedError(f"Settings path '{path}' holds a {kind}; cannot set it to {value!r}.")
 
     # -- files -------------------------------------------------------------------------------
 
@@ -251,6 +234,10 @@ class ModSettingsStore:
         return True
 
 
+def _handle_type(mod: ModInfo) -> str:
+    return f"{mod.folder}.{mod.folder}Mod"
+
+
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
@@ -272,7 +259,10 @@ def _xml_lines(values: dict[str, Any], depth: int) -> list[str]:
         if isinstance(value, dict):
             lines += [f"{pad}<{key}>", *_xml_lines(value, depth + 1), f"{pad}</{key}>"]
         elif isinstance(value, list):
-            items = [f"{pad}  <li>{_xml_value(v)}</li>" for v in value]
+            items = [
+                f'{pad}  <li IsNull="True" />' if v is None else f"{pad}  <li>{_xml_value(v)}</li>"
+                for v in value
+            ]
             lines += [f"{pad}<{key}>", *items, f"{pad}</{key}>"]
         else:
             lines.append(f"{pad}<{key}>{_xml_value(value)}</{key}>")
@@ -299,7 +289,10 @@ def _read(element: ElementTree.Element, defaults: dict[str, Any]) -> dict[str, A
             result[key] = _read(child, default)
         elif isinstance(default, list):
             like = default[0] if default else ""
-            result[key] = [_parse(li.text or "", like) for li in child.findall("li")]
+            result[key] = [
+                None if li.get("IsNull") == "True" else _parse(li.text or "", like)
+                for li in child.findall("li")
+            ]
         else:
             result[key] = _parse(child.text or "", default)
     return result

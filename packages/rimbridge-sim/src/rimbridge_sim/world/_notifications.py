@@ -311,10 +311,18 @@ class Notifications:
                     [],
                 )
             )
-        fingerprint = "alerts-" + stable_hash(*(entry[0] for entry in found))
+        # the mod's signature of an alert: type, priority, and its culprits (else its label);
+        # the snapshot hashes each alert's signature and display ordinal, in display order
+        signatures = [
+            (f"RimWorld.{kind}", priority, "|".join(p.id for p in culprits) or label)
+            for kind, priority, label, _, culprits in found
+        ]
+        fingerprint = "alerts-" + stable_hash(
+            *("\n".join((*parts, str(n))) for n, parts in enumerate(signatures, 1))
+        )
         alerts = [
             Alert(
-                f"alert:{fingerprint}:{ordinal}:{stable_hash(kind, label)}",
+                f"alert:{fingerprint}:{ordinal}:{stable_hash(*signatures[ordinal - 1])}",
                 ordinal,
                 f"RimWorld.{kind}",
                 priority,

@@ -10,7 +10,7 @@ from typing import Any, Final
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._layout import Rect, UiLayouts, window_rect
-from rimbridge_sim.world._map_input import MapInput
+from rimbridge_sim.world._map_input import OPTION_HEIGHT, OPTION_SPACING, MapInput
 from rimbridge_sim.world._target_ids import parse_ui_target, target_id_kind
 from rimbridge_sim.world._ui_records import target_ui_state
 from rimbridge_sim.world._windows import Windows
@@ -127,7 +127,15 @@ class Screen:
                     "hasAction": option.action is not None,
                     "priority": option.priority,
                     "orderInPriority": option.order_in_priority,
-                    "rect": Rect(rect.x, rect.y + (index - 1) * 30, rect.width, 30).to_wire(),
+                    # the mod's FloatMenuTargetLayoutCalculator: one column from the
+                    # window's corner (a float menu has no margin), each row overlapping
+                    # the one above by the option spacing
+                    "rect": Rect(
+                        rect.x,
+                        rect.y + (index - 1) * (OPTION_HEIGHT + OPTION_SPACING),
+                        rect.width,
+                        OPTION_HEIGHT,
+                    ).to_wire(),
                 }
                 for index, option in enumerate(menu.options, start=1)
             ],

@@ -29,8 +29,10 @@ MAX_DETAILED_OBJECTS = 12
 
 
 def stable_hash(*parts: str) -> str:
-    """A short hash that is the same in every run (ids built from it stay stable)."""
-    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:10]
+    """The mod's id hash: the parts trimmed and joined one a line, SHA-256 over their UTF-8,
+    the first 8 bytes as 16 lowercase hex digits (the same in every run)."""
+    payload = "\n".join(part.strip() for part in parts)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
 class GizmoRefusedError(RefusedError):
@@ -68,7 +70,8 @@ class Selection:
         return self._world.ui.selection
 
     def fingerprint(self) -> str:
-        return "sel-" + stable_hash(*sorted(self.ids)) if self.ids else "sel-none"
+        # the mod hashes one token per selected object, in selection order
+        return "sel-" + stable_hash(*self.ids)
 
     def objects(self) -> list[Pawn | Thing]:
         game = self._world.game
@@ -224,7 +227,9 @@ class Selection:
             hot_key: tuple[str, str] | None = None,
         ) -> None:
             ordinal = len(found) + 1
-            gizmo_id = f"selection-gizmo:{fingerprint}:{ordinal}:{stable_hash(gizmo_type, label)}"
+            # the mod's signature: type, label, description, the owners' tokens (sorted)
+            signature = stable_hash(gizmo_type, label, description, "|".join(sorted(set(owners))))
+            gizmo_id = f"selection-gizmo:{fingerprint}:{ordinal}:{signature}"
             found.append(
                 Gizmo(
                     gizmo_id,
