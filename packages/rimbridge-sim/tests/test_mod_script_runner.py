@@ -13,8 +13,10 @@ import anyio
 from rimbridge_sim.scripting import (
     CallOutcome,
     ScriptRunner,
+    lua_reference,
     normalize_definition,
     operation_error,
+    script_reference,
 )
 
 
@@ -266,3 +268,35 @@ async def test_a_report_without_step_results_leaves_them_out_of_failed_steps_too
         1,
         None,
     )
+
+
+def test_the_script_reference_names_each_limits_default_and_failure_code() -> None:
+    document = script_reference()
+    assert [
+        (g["name"], g["defaultValue"], g["failureCode"]) for g in document["limits"]["global"]
+    ] == [
+        ("maxDurationMs", 60000, "script.timeout"),
+        ("maxExecutedStatements", 1000, "script.statement_limit_exceeded"),
+        ("maxControlDepth", 32, "script.max_depth_exceeded"),
+    ]
+    forms = {form["name"]: form["description"] for form in document["expressionForms"]}
+    assert "first falsey operand" in forms["$and"]
+    assert "first truthy operand" in forms["$or"]
+    examples = {example["name"]: example["script"] for example in document["examples"]}
+    assert {"value_passing", "test_style"} <= set(examples)
+    assert examples["test_style"]["name"] == "test-style"
+
+
+def test_the_lua_reference_lists_the_mods_unsupported_names_and_params_binding() -> None:
+    document = lua_reference()
+    assert {"break", "dynamic indexing", "arbitrary global assignment"} <= set(
+        document["unsupported"]
+    )
+    binding = document["parameterBinding"]
+    assert (binding["name"], binding["type"]) == ("params", "read-only object")
+    assert set(binding["availableInTools"]) == {
+        "rimbridge/run_lua",
+        "rimbridge/run_lua_file",
+        "rimbridge/compile_lua",
+        "rimbridge/compile_lua_file",
+    }
