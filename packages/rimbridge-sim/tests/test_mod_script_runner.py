@@ -300,3 +300,12 @@ def test_the_lua_reference_lists_the_mods_unsupported_names_and_params_binding()
         "rimbridge/compile_lua",
         "rimbridge/compile_lua_file",
     }
+
+
+async def test_two_call_statements_with_the_same_id_make_the_second_an_invalid_step() -> None:
+    report, tools = await run(
+        {"steps": [{"id": "same", "call": "rimbridge/ping"}, {"id": "same", "call": "test/echo"}]}
+    )
+    assert tools.calls == ["rimbridge/ping"]
+    assert ids(report) == ["same", "same#2"]
+    assert report["steps"][1]["error"]["Code"] == "script.invalid_step"
