@@ -44,13 +44,17 @@ async def test_lines_logged_by_script_steps_carry_the_step_and_other_lines_do_no
 ) -> None:
     async with open_sim(tick_rate=0, enable_test_tools=True) as sim:
         await sim.call("sim/inject_log", level="warning", message="before the script")
+        # one statement run twice (two statements may not share an id, as in the mod)
+        shout = {
+            "id": "shout",
+            "call": "sim/inject_log",
+            "arguments": {
+                "level": "warning",
+                "message": {"$concat": ["from the step ", {"$var": "n"}]},
+            },
+        }
         steps: list[dict[str, Any]] = [
-            {
-                "id": "shout",
-                "call": "sim/inject_log",
-                "arguments": {"level": "warning", "message": f"from the step {n}"},
-            }
-            for n in (1, 2)
+            {"type": "foreach", "itemName": "n", "collection": [1, 2], "body": [shout]}
         ]
         steps.append(
             {"call": "sim/inject_log", "arguments": {"level": "info", "message": "unnamed step"}}
@@ -64,7 +68,8 @@ async def test_lines_logged_by_script_steps_carry_the_step_and_other_lines_do_no
         by_message = {entry["Message"]: entry for entry in await _logs(sim)}
         assert _fields(by_message["from the step 1"]) == ("shout", "shout", "sim/inject_log")
         assert _fields(by_message["from the step 2"]) == ("shout", "shout#2", "sim/inject_log")
-        assert _fields(by_message["unnamed step"]) == ("step-3", "step-3", "sim/inject_log")
+        # unnamed statements are numbered together: the foreach is foreach-1
+        assert _fields(by_message["unnamed step"]) == ("step-2", "step-2", "sim/inject_log")
         for outside in ("before the script", "after the script"):
             assert _fields(by_message[outside]) == ("", "", "")
 

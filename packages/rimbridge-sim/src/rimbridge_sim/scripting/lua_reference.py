@@ -157,8 +157,9 @@ def _runtime() -> dict[str, Any]:
             "require and module loading",
             "metatables",
             "coroutines",
-            "global assignment",
-            "dynamic indexes and table keys",
+            "arbitrary global assignment",
+            "dynamic indexing",
+            "dynamic table keys",
             "mixed array/object table constructors",
             "multiple assignment",
             "exponentiation (^)",
@@ -286,6 +287,13 @@ def lua_reference() -> dict[str, Any]:
         },
         "parameterBinding": {
             "name": "params",
+            "type": "read-only object",
+            "availableInTools": [
+                "rimbridge/run_lua",
+                "rimbridge/compile_lua",
+                "rimbridge/run_lua_file",
+                "rimbridge/compile_lua_file",
+            ],
             "description": "The call's parameters object, read-only; missing fields are nil.",
         },
         "hostCallResults": "An assigned rb.call or rb.poll is the step's reference root: "

@@ -165,6 +165,19 @@ _CONDITIONS: Final = (
 )
 
 
+_OPERATOR_DEFAULT: Final = "Operator; operands in a list (one for $not, $negate, $length)."
+_OPERATOR_TEXT: Final = {
+    "$and": "Operands in a list, read in order: the value is the first falsey operand, or the "
+    "last one when all are truthy; the operands after a falsey one are not evaluated.",
+    "$or": "Operands in a list, read in order: the value is the first truthy operand, or the "
+    "last one when none is; the operands after a truthy one are not evaluated.",
+}
+
+
+def _limit(name: str, default: int, code: str) -> dict[str, Any]:
+    return {"name": name, "defaultValue": default, "failureCode": code}
+
+
 def script_reference() -> dict[str, Any]:
     minimal = {
         "name": "minimal",
@@ -188,6 +201,38 @@ def script_reference() -> dict[str, Any]:
                 ],
             },
             {"type": "return", "value": {"$var": "n"}},
+        ],
+    }
+    value_passing = {
+        "name": "value-passing",
+        "steps": [
+            {"id": "colonists", "call": "rimworld/list_colonists"},
+            {
+                "id": "select",
+                "call": "rimworld/select_pawn",
+                "arguments": {
+                    "pawnId": {"$ref": "colonists", "path": "result.colonists[0].pawnId"}
+                },
+            },
+            {"type": "return", "value": {"$ref": "colonists", "path": "result.count"}},
+        ],
+    }
+    test_style = {
+        "name": "test-style",
+        "steps": [
+            {"id": "colonists", "call": "rimworld/list_colonists"},
+            {
+                "type": "let",
+                "name": "count",
+                "value": {"$ref": "colonists", "path": "result.count"},
+            },
+            {"type": "print", "message": "colonists", "value": {"$var": "count"}},
+            {
+                "type": "assert",
+                "message": "The colony has no colonist.",
+                "condition": {"path": "vars.count", "greaterThan": 0},
+            },
+            {"type": "return", "value": {"$var": "count"}},
         ],
     }
     return {
@@ -217,7 +262,7 @@ def script_reference() -> dict[str, Any]:
                     "bool",
                     False,
                     False,
-                    "Go on after a failed call step (assert and fail still stop).",
+                    "Go on after a failed step (assert and fail still stop).",
                 ),
                 field("maxDurationMs", "int", False, 60000, "Wall-clock limit."),
                 field(
@@ -245,10 +290,7 @@ def script_reference() -> dict[str, Any]:
             },
             {"name": "$var", "description": "A variable: {$var, path, required}."},
             *(
-                {
-                    "name": op,
-                    "description": "Operator; operands in a list (one for $not, $negate, $length).",
-                }
+                {"name": op, "description": _OPERATOR_TEXT.get(op, _OPERATOR_DEFAULT)}
                 for op in OPERATORS
             ),
         ],
@@ -295,8 +337,15 @@ def script_reference() -> dict[str, Any]:
         },
         "truthiness": "Only null and false are false; 0 and empty strings are true.",
         "limits": {
-            "global": ["maxDurationMs", "maxExecutedStatements", "maxControlDepth"],
-            "local": ["while.maxIterations", "continueUntil.timeoutMs"],
+            "global": [
+                _limit("maxDurationMs", 60000, "script.timeout"),
+                _limit("maxExecutedStatements", 1000, "script.statement_limit_exceeded"),
+                _limit("maxControlDepth", 32, "script.max_depth_exceeded"),
+            ],
+            "local": [
+                _limit("while.maxIterations", 100, "script.max_iterations"),
+                _limit("continueUntil.timeoutMs", 10000, "script.continue_timeout"),
+            ],
         },
         "failureCodes": [{"code": c, "description": d} for c, d in FAILURE_CODES.items()],
         "authoringTips": [
@@ -321,7 +370,9 @@ def script_reference() -> dict[str, Any]:
                 "output",
                 "script",
             ],
-            "failedStep": "A failed call step halts the script unless continueOnError, with "
+            "failedStep": "Whatever fails is a failed row of steps: a call whose operation "
+            "failed, or a statement the runner failed (named by its id and script/<type>). It "
+            "halts the script unless continueOnError (assert and fail halt it always), with "
             "haltReason \"Step <index> ('<id>') failed.\". The first failed step's error is "
             "the script's error, and its message the top-level message.",
             "reportFields": [
@@ -344,5 +395,7 @@ def script_reference() -> dict[str, Any]:
         "examples": [
             {"name": "minimal", "script": minimal},
             {"name": "bounded_loop", "script": loop},
+            {"name": "value_passing", "script": value_passing},
+            {"name": "test_style", "script": test_style},
         ],
     }

@@ -6,210 +6,53 @@ Statements: ``call`` (the default when ``call`` is given), ``let``, ``set``, ``b
 loop iteration and polling attempt spends one unit of ``maxExecutedStatements``; the script
 also stops at ``maxDurationMs`` and ``maxControlDepth``.
 
-A call step fails when its operation fails (the tool threw, timed out or was refused), as in
-the mod; a tool that answers ``{"success": false}`` completes its step. A failed step halts the
-script (``haltReason`` ``Step <index> ('<id>') failed.``) unless ``continueOnError``; the first
-failed step's error is the script's ``error`` either way.
+As in the mod, whatever fails becomes a failed row of the report's ``steps``: a call whose
+operation failed (the tool threw, timed out or was refused; a tool that answers
+``{"success": false}`` completes its step), and a statement the runner fails itself (a bad
+statement or expression, a spent budget, ``assert``, ``fail``), named by the statement's id and
+``script/<type>``. A failed row halts the script (``haltReason`` ``Step <index> ('<id>')
+failed.``) unless ``continueOnError``; ``assert`` and ``fail`` halt it regardless. The first
+failed row's error is the script's ``error``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
 
 from rimbridge_sim.clock import iso_utc
-from rimbridge_sim.contract.capabilities import capability_id
-from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
+from rimbridge_sim.diagnostics._records import STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
-from rimbridge_sim.scripting.expressions import (
-    Scope,
-    ScriptError,
-    evaluate,
-    matches,
-    operation_error,
+from rimbridge_sim.scripting.definition import (
+    NO_STEPS,
+    count_statements,
+    limit_error,
+    normalize_definition,
 )
+from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
+from rimbridge_sim.scripting.report import CallOutcome, ScriptReport, call_row, failed_row
 
 __all__ = ["NO_STEPS", "CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
 
-_DEFINITION_KEYS = (
-    "name",
-    "continueOnError",
-    "maxDurationMs",
-    "maxExecutedStatements",
-    "maxControlDepth",
-    "steps",
-)
-_STEP_KEYS = (
-    "type",
-    "id",
-    "message",
-    "call",
-    "arguments",
-    "continueUntil",
-    "name",
-    "value",
-    "condition",
-    "body",
-    "elseBody",
-    "collection",
-    "itemName",
-    "indexName",
-    "maxIterations",
-)
-_POLICY_KEYS = ("timeoutMs", "pollIntervalMs", "timeoutMessage", "condition")
-_TYPES = {
-    "call",
-    "let",
-    "set",
-    "block",
-    "if",
-    "foreach",
-    "while",
-    "assert",
-    "fail",
-    "print",
-    "return",
-}
-
-
-def _keyed(raw: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    """Match keys case-insensitively to their canonical spelling (as the mod's JSON reader
-    does); unknown keys are kept as they are."""
-    canonical = {k.lower(): k for k in keys}
-    return {canonical.get(str(k).lower(), str(k)): v for k, v in raw.items()}
-
-
-def _step(raw: Any) -> dict[str, Any]:
-    if not isinstance(raw, Mapping):
-        raise ScriptError("script.invalid_step", f"a statement is an object, got {raw!r}")
-    step = _keyed(raw, _STEP_KEYS)
-    for key in ("body", "elseBody"):
-        if key in step:
-            if not isinstance(step[key], list):
-                raise ScriptError("script.invalid_step", f"{key} must be a list of statements")
-            step[key] = [_step(s) for s in step[key]]
-    if isinstance(step.get("continueUntil"), Mapping):
-        step["continueUntil"] = _keyed(step["continueUntil"], _POLICY_KEYS)
-    kind = str(step.get("type") or ("call" if step.get("call") else "")).lower()
-    if kind not in _TYPES:
-        raise ScriptError("script.invalid_step", f"unsupported statement type {step.get('type')!r}")
-    step["type"] = kind
-    return step
-
-
-NO_STEPS: Final = "The script must contain at least one step."
-_LIMITS: Final = ("maxDurationMs", "maxExecutedStatements", "maxControlDepth")
-
-
-def limit_error(definition: Mapping[str, Any]) -> ScriptError | None:
-    """The mod's check of a definition's budgets before it runs: the first one that is not
-    positive halts the script before any step."""
-    for key in _LIMITS:
-        if definition[key] <= 0:
-            return ScriptError(
-                "script.invalid_definition",
-                f"The script must declare a positive {key} value.",
-                {key: definition[key]},
-            )
-    return None
-
-
-def normalize_definition(raw: Any) -> dict[str, Any]:
-    """A script definition with canonical keys and defaults (``script.invalid_*`` errors)."""
-    if not isinstance(raw, Mapping):
-        raise ScriptError("script.invalid_definition", "the script must be a JSON object")
-    definition = _keyed(raw, _DEFINITION_KEYS)
-    definition.setdefault("name", "")
-    definition.setdefault("continueOnError", False)
-    for key, default in (
-        ("maxDurationMs", 60000),
-        ("maxExecutedStatements", 1000),
-        ("maxControlDepth", 32),
-    ):
-        value = definition.setdefault(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ScriptError("script.invalid_definition", f"{key} must be an integer")
-    steps = definition.get("steps")
-    if not isinstance(steps, list) or not steps:
-        raise ScriptError("script.invalid_definition", NO_STEPS)
-    definition["steps"] = [_step(s) for s in steps]
-    return definition
-
-
-@dataclass
-class CallOutcome:
-    """What one capability call did. ``success`` is the operation's outcome, as in the mod: a
-    tool that answered (even ``{"success": false}``) completed its operation; only a call that
-    threw, timed out or was refused fails."""
-
-    success: bool
-    operation_id: str | None
-    status: str
-    result: Any
-    error: dict[str, Any] | None
-
-
 Caller = Callable[[str, Mapping[str, Any]], Awaitable[CallOutcome]]
 
-
-@dataclass
-class ScriptReport:
-    name: str
-    continue_on_error: bool
-    started: float = field(default_factory=time.time)
-    success: bool = True
-    halted: bool = False
-    returned: bool = False
-    halt_reason: str = ""
-    result: Any = None
-    error: dict[str, Any] | None = None
-    step_count: int = 0
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    output: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_wire(self) -> dict[str, Any]:
-        done = time.time()
-        return {
-            "name": self.name,
-            "continueOnError": self.continue_on_error,
-            "success": self.success,
-            "halted": self.halted,
-            "returned": self.returned,
-            "haltReason": self.halt_reason,
-            "result": self.result,
-            "error": self.error,
-            "stepCount": self.step_count,
-            "executedStepCount": len(self.steps),
-            "succeededStepCount": sum(1 for s in self.steps if s["success"]),
-            "failedStepCount": sum(1 for s in self.steps if not s["success"]),
-            "startedAtUtc": iso_utc(self.started),
-            "completedAtUtc": iso_utc(done),
-            "durationMs": round((done - self.started) * 1000),
-            "output": list(self.output),
-            # the mod projects each step with its OperationStatus, an integer on the wire
-            "steps": [{**step, "status": _WIRE_STATUS[step["status"]]} for step in self.steps],
-        }
+_NESTED: Final = "rimbridge/run_script"
 
 
-_WIRE_STATUS = {name: STATUS_CODES[status] for status, name in STATUS_NAMES.items()}
-"""A step's status name (its reference root) -> the enum's integer (the report's steps)."""
+class _Failed(Exception):
+    """A statement failed; the runner records it as a failed step row."""
+
+    def __init__(self, error: ScriptError, *, halt: bool = False) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.halt = halt
 
 
-class _Return(Exception):
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-class _Halt(Exception):
-    """A failed call step stopped the script (the report already says why)."""
-
-
-def _count(steps: list[dict[str, Any]]) -> int:
-    return sum(1 + _count(s.get("body", [])) + _count(s.get("elseBody", [])) for s in steps)
+def _failure(code: str, message: str, details: Any = None, *, halt: bool = False) -> _Failed:
+    return _Failed(ScriptError(code, message, details), halt=halt)
 
 
 class ScriptRunner:
@@ -220,38 +63,113 @@ class ScriptRunner:
         self._include = include_step_results
         self._references: dict[str, dict[str, Any]] = {}
         self._runs: dict[str, int] = {}
-        self._budget = 0
-        self._deadline = 0.0
+        self._call_statements: dict[str, int] = {}
+        self._implicit_ids: dict[int, str] = {}
+        self._next_implicit = 1
+        self._executed = 0
+        self._depth = 0
+        self._scope = Scope()
+        self._report = ScriptReport("", False)
+        self._started = time.monotonic()
+        self._max_duration_ms = self._max_statements = self._max_depth = 0
 
     async def run(self, definition: dict[str, Any]) -> ScriptReport:
         report = ScriptReport(definition["name"], bool(definition["continueOnError"]))
-        report.step_count = _count(definition["steps"])
+        report.step_count = count_statements(definition["steps"])
+        self._report = report
         invalid = limit_error(definition)
         if invalid is not None:
-            report.success = False
             report.halted = True
             report.halt_reason = invalid.message
             report.error = invalid.to_wire()
             return report
-        self._budget = definition["maxExecutedStatements"]
-        self._deadline = time.monotonic() + definition["maxDurationMs"] / 1000
+        self._max_duration_ms = definition["maxDurationMs"]
+        self._max_statements = definition["maxExecutedStatements"]
         self._max_depth = definition["maxControlDepth"]
-        try:
-            await self._block(definition["steps"], Scope(), report, 0)
-        except _Return as done:
-            report.returned = True
-            report.result = done.value
-        except _Halt:
-            pass
-        except ScriptError as error:
-            report.success = False
-            report.halted = True
-            report.halt_reason = error.message
-            if report.error is None:  # a call step that failed before keeps its error
-                report.error = error.to_wire()
-        if any(not s["success"] for s in report.steps):
-            report.success = False
+        self._started = time.monotonic()
+        await self._statements(definition["steps"])
         return report
+
+    @property
+    def _stopped(self) -> bool:
+        return self._report.halted or self._report.returned
+
+    async def _statements(self, steps: list[dict[str, Any]]) -> None:
+        for step in steps:
+            if self._stopped:
+                return
+            await self._statement(step)
+
+    def _id(self, step: dict[str, Any], prefix: str) -> str:
+        """The statement's id, or the one the mod makes up for it (``<prefix><n>``, numbered
+        across all statements in the order they first run, the same on every run of it)."""
+        explicit = step.get("id")
+        if isinstance(explicit, str) and explicit.strip():
+            return explicit.strip()
+        made = self._implicit_ids.get(id(step))
+        if made is None:
+            made = f"{prefix}{self._next_implicit}"
+            self._next_implicit += 1
+            self._implicit_ids[id(step)] = made
+        return made
+
+    # budgets ---------------------------------------------------------------------------------
+
+    def _elapsed_ms(self) -> int:
+        return round((time.monotonic() - self._started) * 1000)
+
+    def _limit(self, code: str, key: str, what: str, statement_id: str, **extra: Any) -> _Failed:
+        details = {
+            "statementId": statement_id,
+            "description": what,
+            "elapsedMs": self._elapsed_ms(),
+            "executedStatements": self._executed,
+            "currentControlDepth": self._depth,
+            **extra,
+        }
+        limit = extra[key]
+        return _failure(code, f"Script exceeded {key}={limit} while executing {what}.", details)
+
+    def _check_duration(self, statement_id: str, what: str) -> None:
+        if self._elapsed_ms() > self._max_duration_ms:
+            raise self._limit(
+                "script.timeout", "maxDurationMs", what, statement_id,
+                maxDurationMs=self._max_duration_ms,
+            )  # fmt: skip
+
+    def _reserve(self, statement_id: str, what: str) -> None:
+        self._check_duration(statement_id, what)
+        self._executed += 1
+        if self._executed > self._max_statements:
+            raise self._limit(
+                "script.statement_limit_exceeded", "maxExecutedStatements", what, statement_id,
+                maxExecutedStatements=self._max_statements,
+            )  # fmt: skip
+
+    async def _control(self, statement_id: str, what: str, steps: list[dict[str, Any]]) -> None:
+        """Run a body one control level deeper, in a scope of its own."""
+        self._check_duration(statement_id, what)
+        if self._depth + 1 > self._max_depth:
+            raise self._limit(
+                "script.max_depth_exceeded", "maxControlDepth", what, statement_id,
+                maxControlDepth=self._max_depth, attemptedControlDepth=self._depth + 1,
+            )  # fmt: skip
+        self._depth += 1
+        try:
+            await self._scoped(steps)
+        finally:
+            self._depth -= 1
+
+    async def _scoped(self, steps: list[dict[str, Any]], **declare: Any) -> None:
+        outer = self._scope
+        self._scope = outer.child()
+        self._scope.values.update(declare)
+        try:
+            await self._statements(steps)
+        finally:
+            self._scope = outer
+
+    # values ----------------------------------------------------------------------------------
 
     def _refs(self, step_id: str) -> Any:
         found = self._references.get(step_id)
@@ -261,189 +179,312 @@ class ScriptRunner:
             )
         return found
 
-    def _spend(self) -> None:
-        self._budget -= 1
-        if self._budget < 0:
-            raise ScriptError(
-                "script.statement_limit_exceeded", "the script exceeded maxExecutedStatements"
-            )
-        if time.monotonic() > self._deadline:
-            raise ScriptError("script.timeout", "the script exceeded maxDurationMs")
+    def _eval(self, expression: Any, code: str) -> Any:
+        """An expression's value; a failure is the statement's, under the code the mod gives
+        failures at that place."""
+        try:
+            return evaluate(expression, self._scope, self._refs)
+        except ScriptError as error:
+            raise _failure(code, error.message) from error
 
-    async def _block(
-        self, steps: list[dict[str, Any]], scope: Scope, report: ScriptReport, depth: int
-    ) -> None:
-        if depth > self._max_depth:
-            raise ScriptError("script.max_depth_exceeded", "the script exceeded maxControlDepth")
-        for step in steps:
-            self._spend()
-            await self._statement(step, scope, report, depth)
+    def _holds(self, condition: Any, root: Any) -> bool:
+        try:
+            return matches(condition, root, self._scope, self._refs)
+        except ScriptError as error:
+            raise _failure("script.invalid_condition", error.message) from error
 
-    def _value(self, step: dict[str, Any], scope: Scope) -> Any:
-        return evaluate(step.get("value"), scope, self._refs)
+    def _vars_holds(self, condition: Any) -> bool:
+        return self._holds(condition, {"vars": self._scope.flatten()})
 
-    async def _statement(
-        self, step: dict[str, Any], scope: Scope, report: ScriptReport, depth: int
-    ) -> None:
+    # statements ------------------------------------------------------------------------------
+
+    async def _statement(self, step: dict[str, Any]) -> None:
         kind = step["type"]
         if kind == "call":
-            await self._call_step(step, scope, report)
-        elif kind == "let":
-            scope.values[self._name(step)] = self._value(step, scope)
-        elif kind == "set":
-            name = self._name(step)
-            owner = scope.find(name)
-            if owner is None:
-                raise ScriptError("script.invalid_variable", f"set of undeclared variable '{name}'")
-            owner.values[name] = self._value(step, scope)
-        elif kind == "block":
-            await self._block(step.get("body", []), scope.child(), report, depth + 1)
-        elif kind == "if":
-            root = {"vars": scope.flatten()}
-            branch = (
-                "body" if matches(step.get("condition"), root, scope, self._refs) else ("elseBody")
+            await self._call_step(step)
+            return
+        handler = _HANDLERS.get(kind)
+        statement_id = self._id(step, f"{kind}-" if handler else "statement-")
+        try:
+            if handler is None:
+                message = f"The script step '{statement_id}' declares unsupported type '{kind}'."
+                raise _failure("script.invalid_step", message)
+            self._reserve(statement_id, f"{kind} step '{statement_id}'")
+            await handler(self, step, statement_id)
+        except _Failed as failed:
+            row = failed_row(
+                len(self._report.steps) + 1, statement_id, f"script/{kind}", failed.error
             )
-            await self._block(step.get(branch, []), scope.child(), report, depth + 1)
-        elif kind == "foreach":
-            await self._foreach(step, scope, report, depth)
-        elif kind == "while":
-            await self._while(step, scope, report, depth)
-        elif kind == "assert":
-            if not matches(step.get("condition"), {"vars": scope.flatten()}, scope, self._refs):
-                message = step.get("message") or "Assertion failed."
-                raise ScriptError("script.assertion_failed", message)
-        elif kind == "fail":
-            message = step.get("message") or "The script failed."
-            raise ScriptError("script.failed", message, self._value(step, scope))
-        elif kind == "print":
-            report.output.append(
-                {
-                    "index": len(report.output) + 1,
-                    "statementId": step.get("id") or "",
-                    "level": "info",
-                    "message": step.get("message") or "",
-                    "value": self._value(step, scope),
-                    "timestampUtc": iso_utc(time.time()),
-                }
-            )
-        else:
-            raise _Return(self._value(step, scope))
+            self._report.record(row, halt=failed.halt)
 
     @staticmethod
-    def _name(step: dict[str, Any]) -> str:
+    def _name(step: dict[str, Any], statement_id: str) -> str:
         name = step.get("name")
-        if not isinstance(name, str) or not name:
-            raise ScriptError("script.invalid_step", f"{step['type']} needs a variable name")
+        if not isinstance(name, str) or not name.strip():
+            message = f"Step '{statement_id}' declares '{step['type']}' without a variable name."
+            raise _failure("script.invalid_step", message)
         return name
 
-    async def _foreach(
-        self, step: dict[str, Any], scope: Scope, report: ScriptReport, depth: int
-    ) -> None:
-        items = evaluate(step.get("collection"), scope, self._refs)
+    @staticmethod
+    def _condition(step: dict[str, Any], statement_id: str) -> Any:
+        condition = step.get("condition")
+        if not condition:
+            message = f"Step '{statement_id}' declares '{step['type']}' without a condition."
+            raise _failure("script.invalid_step", message)
+        return condition
+
+    async def _let(self, step: dict[str, Any], statement_id: str) -> None:
+        name = self._name(step, statement_id)
+        self._scope.values[name] = self._eval(step.get("value"), "script.invalid_expression")
+
+    async def _set(self, step: dict[str, Any], statement_id: str) -> None:
+        name = self._name(step, statement_id)
+        value = self._eval(step.get("value"), "script.invalid_expression")
+        owner = self._scope.find(name)
+        if owner is None:
+            raise _failure(
+                "script.invalid_variable",
+                f"Step '{statement_id}' cannot assign variable '{name}': it is not declared.",
+            )
+        owner.values[name] = value
+
+    async def _block(self, step: dict[str, Any], statement_id: str) -> None:
+        await self._control(statement_id, f"block body '{statement_id}'", step.get("body", []))
+
+    async def _if(self, step: dict[str, Any], statement_id: str) -> None:
+        matched = self._vars_holds(self._condition(step, statement_id))
+        branch = step.get("body" if matched else "elseBody", [])
+        await self._control(statement_id, f"if body '{statement_id}'", branch)
+
+    async def _foreach(self, step: dict[str, Any], statement_id: str) -> None:
+        item_name = step.get("itemName")
+        if not isinstance(item_name, str) or not item_name.strip():
+            message = f"Step '{statement_id}' declares 'foreach' without an itemName."
+            raise _failure("script.invalid_step", message)
+        items = self._eval(step.get("collection"), "script.invalid_expression")
         if isinstance(items, Mapping):
             items = list(items.values())
         if not isinstance(items, list):
-            raise ScriptError("script.invalid_expression", "foreach needs a list to iterate")
-        item_name = step.get("itemName")
-        if not item_name:
-            raise ScriptError("script.invalid_step", "foreach needs itemName")
-        for index, item in enumerate(items):
-            self._spend()
-            inner = scope.child()
-            inner.values[item_name] = item
-            if step.get("indexName"):
-                inner.values[step["indexName"]] = index
-            await self._block(step.get("body", []), inner, report, depth + 1)
+            message = f"Step '{statement_id}' did not resolve its foreach collection to a list."
+            raise _failure("script.invalid_step", message)
+        what = f"foreach body '{statement_id}'"
+        self._check_duration(statement_id, what)
+        if self._depth + 1 > self._max_depth:
+            await self._control(statement_id, what, [])  # raises the depth failure
+        self._depth += 1
+        try:
+            for index, item in enumerate(list(items)):
+                if self._stopped:
+                    return
+                self._reserve(statement_id, f"foreach iteration {index + 1} of '{statement_id}'")
+                declare = {item_name: item}
+                if step.get("indexName"):
+                    declare[step["indexName"]] = index
+                await self._scoped(step.get("body", []), **declare)
+        finally:
+            self._depth -= 1
 
-    async def _while(
-        self, step: dict[str, Any], scope: Scope, report: ScriptReport, depth: int
-    ) -> None:
+    async def _while(self, step: dict[str, Any], statement_id: str) -> None:
+        condition = self._condition(step, statement_id)
         limit = step.get("maxIterations", 100)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-            raise ScriptError("script.invalid_step", "while needs a positive maxIterations")
-        iterations = 0
-        while matches(step.get("condition"), {"vars": scope.flatten()}, scope, self._refs):
-            if iterations >= limit:
-                raise ScriptError(
-                    "script.max_iterations", f"a while loop exceeded maxIterations ({limit})"
-                )
-            iterations += 1
-            self._spend()
-            await self._block(step.get("body", []), scope.child(), report, depth + 1)
+            message = f"Step '{statement_id}' must declare a positive maxIterations for 'while'."
+            raise _failure("script.invalid_step", message)
+        what = f"while body '{statement_id}'"
+        self._check_duration(statement_id, what)
+        if self._depth + 1 > self._max_depth:
+            await self._control(statement_id, what, [])  # raises the depth failure
+        self._depth += 1
+        try:
+            iteration = 0
+            while self._vars_holds(condition):
+                iteration += 1
+                self._reserve(statement_id, f"while iteration {iteration} of '{statement_id}'")
+                if iteration > limit:
+                    message = f"Step '{statement_id}' exceeded maxIterations={limit}."
+                    raise _failure("script.max_iterations", message)
+                await self._scoped(step.get("body", []))
+                if self._stopped:
+                    return
+        finally:
+            self._depth -= 1
 
-    async def _call_step(self, step: dict[str, Any], scope: Scope, report: ScriptReport) -> None:
-        alias = step.get("call")
-        if not isinstance(alias, str) or not alias:
-            raise ScriptError("script.invalid_step", "a call statement needs 'call'")
-        base = step.get("id") or f"step-{len(report.steps) + 1}"
+    async def _assert(self, step: dict[str, Any], statement_id: str) -> None:
+        condition = self._condition(step, statement_id)
+        if not self._vars_holds(condition):
+            message = (step.get("message") or "").strip() or f"Assertion '{statement_id}' failed."
+            details = {"condition": condition, "reason": ""}
+            raise _failure("script.assertion_failed", message, details, halt=True)
+
+    async def _fail(self, step: dict[str, Any], statement_id: str) -> None:
+        details = None
+        if step.get("value") is not None:
+            details = self._eval(step["value"], "script.invalid_expression")
+        message = (step.get("message") or "").strip()
+        message = message or f"Script requested failure at '{statement_id}'."
+        raise _failure("script.failed", message, details, halt=True)
+
+    async def _print(self, step: dict[str, Any], statement_id: str) -> None:
+        value = None
+        if step.get("value") is not None:
+            value = self._eval(step["value"], "script.invalid_expression")
+        self._report.output.append(
+            {
+                "index": len(self._report.output) + 1,
+                "statementId": statement_id,
+                "level": "info",
+                "message": (step.get("message") or "").strip(),
+                "value": value,
+                "timestampUtc": iso_utc(time.time()),
+            }
+        )
+
+    async def _return(self, step: dict[str, Any], statement_id: str) -> None:
+        value = None
+        if step.get("value") is not None:
+            value = self._eval(step["value"], "script.invalid_expression")
+        self._report.returned = True
+        self._report.result = value
+
+    # calls -----------------------------------------------------------------------------------
+
+    async def _call_step(self, step: dict[str, Any]) -> None:
+        base = self._id(step, "step-")
+        alias = str(step.get("call") or "").strip()
         runs = self._runs.get(base, 0) + 1
         self._runs[base] = runs
         step_id = base if runs == 1 else f"{base}#{runs}"
-        arguments = evaluate(step.get("arguments") or {}, scope, self._refs)
-        policy = step.get("continueUntil")
-        started = time.time()
-        attempts = 0
-        while True:
-            attempts += 1
-            # lines logged during the call carry the step, as the mod's operation context does
-            with in_script_step(base, step_id, alias):
-                outcome = await self._call(alias, arguments)
-            row = self._row(report, step_id, alias, outcome, attempts, started)
-            if policy is None or not outcome.success:
-                break
-            if matches(policy.get("condition"), row, scope, self._refs):
-                break
-            timeout_ms = policy.get("timeoutMs", 10000)
-            if time.time() - started >= timeout_ms / 1000:
-                message = policy.get("timeoutMessage") or (
-                    f"continueUntil of '{base}' did not match within {timeout_ms} ms"
-                )
-                row.update(
-                    success=False,
-                    status=STATUS_NAMES["failed"],
-                    error=operation_error("script.continue_timeout", message),
-                )
-                break
-            self._spend()
-            await anyio.sleep(max(0, policy.get("pollIntervalMs", 100)) / 1000)
-        self._references[base] = row
-        report.steps.append(row if self._include or not row["success"] else {**row, "result": None})
-        if not row["success"]:
-            # as the mod records a failed step: the first failure is the script's error, and
-            # the script halts on it unless continueOnError
-            if report.error is None:
-                report.error = row["error"] or operation_error("tool.failed", "failed")
-            if not report.continue_on_error:
-                report.halted = True
-                report.halt_reason = f"Step {row['index']} ('{step_id}') failed."
-                raise _Halt
+        index = len(self._report.steps) + 1
+        referenceable = True
+        try:
+            self._reserve(base, f"call step '{base}'")
+            if self._call_statements.setdefault(base, id(step)) != id(step):
+                referenceable = False
+                message = f"The script step id '{base}' is duplicated."
+                raise _failure("script.invalid_step", message)
+            if not alias:
+                message = "Each script call step must declare a capability call."
+                raise _failure("script.invalid_step", message)
+            if alias.lower() == _NESTED:
+                message = "Nested rimbridge/run_script calls are not supported in this version."
+                raise _failure("script.invalid_step", message)
+            arguments = self._eval(step.get("arguments") or {}, "script.invalid_reference")
+            policy = step.get("continueUntil")
+            if policy is None:
+                row = await self._attempt(base, step_id, index, alias, arguments, 1, time.time())
+                row = self._after_call(base, row)
+            else:
+                row = await self._poll(base, step_id, index, alias, arguments, policy)
+        except _Failed as failed:
+            row = failed_row(index, step_id, alias, failed.error)
+        if referenceable:
+            self._references[base] = row  # references read the full result
+        self._report.record(row if self._include else {**row, "result": None})
 
-    @staticmethod
-    def _row(
-        report: ScriptReport,
+    async def _attempt(
+        self,
+        base: str,
         step_id: str,
+        index: int,
         alias: str,
-        outcome: CallOutcome,
+        arguments: Any,
         attempts: int,
         started: float,
     ) -> dict[str, Any]:
-        done = time.time()
-        # the mod's capability id of the alias; empty when no capability answers to it
-        unknown = (outcome.error or {}).get("Code") == "capability.not_found"
-        return {
-            "index": len(report.steps) + 1,
-            "id": step_id,
-            "call": alias,
-            "capabilityId": "" if unknown else capability_id(alias),
-            "operationId": outcome.operation_id,
-            # the reference root has the enum's name (the mod's Status.ToString())
-            "status": STATUS_NAMES[outcome.status],
-            "success": outcome.success,
-            "attempts": attempts,
-            "startedAtUtc": iso_utc(started),
-            "completedAtUtc": iso_utc(done),
-            "durationMs": round((done - started) * 1000),
-            "result": outcome.result,
-            "error": outcome.error,
-            "warnings": [],
-        }
+        # lines logged during the call carry the step, as the mod's operation context does
+        with in_script_step(base, step_id, alias):
+            outcome = await self._call(alias, arguments)
+        return call_row(index, step_id, alias, outcome, attempts, started)
+
+    def _after_call(self, base: str, row: dict[str, Any]) -> dict[str, Any]:
+        """The row as it stands once the call returned: failed if the script ran out of time
+        during it (it keeps the call's result and ids)."""
+        try:
+            self._check_duration(base, f"call step '{base}'")
+        except _Failed as failed:
+            return _condition_failure(row, failed.error)
+        return row
+
+    async def _poll(
+        self,
+        base: str,
+        step_id: str,
+        index: int,
+        alias: str,
+        arguments: Any,
+        policy: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """``continueUntil``: call again until the condition holds on the attempt's reference
+        root, or the policy's time is up. An attempt whose operation timed out is tried again;
+        any other failed attempt ends the step."""
+        condition = policy.get("condition")
+        if not condition:
+            message = f"Step '{base}' declares continueUntil without a condition."
+            raise _failure("script.invalid_step", message)
+        timeout_ms = max(0, policy.get("timeoutMs", 10000))
+        interval_ms = max(0, policy.get("pollIntervalMs", 100))
+        started, clock = time.time(), time.monotonic()
+        attempts, unsatisfied = 0, ""
+        row: dict[str, Any] = {}
+        while True:
+            attempts += 1
+            if attempts > 1:
+                what = f"continueUntil attempt {attempts} for call step '{base}'"
+                try:
+                    self._reserve(base, what)
+                except _Failed as failed:
+                    return _condition_failure(row, failed.error)
+            row = await self._attempt(base, step_id, index, alias, arguments, attempts, started)
+            checked = self._after_call(base, row)
+            if checked is not row:
+                return checked
+            if row["success"]:
+                unsatisfied = ""
+                try:
+                    if matches(condition, row, self._scope, self._refs):
+                        return row
+                except ScriptError as error:
+                    failure = ScriptError("script.invalid_condition", error.message)
+                    return _condition_failure(row, failure)
+            elif row["status"] == STATUS_NAMES["timed_out"]:
+                reason = (row["error"] or {}).get("Message") or "no message"
+                unsatisfied = f"The most recent continueUntil attempt timed out: {reason}"
+            else:
+                return row
+            elapsed_ms = (time.monotonic() - clock) * 1000
+            if elapsed_ms >= timeout_ms:
+                message = policy.get("timeoutMessage") or (
+                    f"Step '{base}' did not satisfy continueUntil within {timeout_ms} ms."
+                )
+                if unsatisfied:
+                    message += " " + unsatisfied
+                return _condition_failure(row, ScriptError("script.continue_timeout", message))
+            if interval_ms > 0:
+                await anyio.sleep(min(interval_ms, timeout_ms - elapsed_ms) / 1000)
+
+
+def _condition_failure(row: dict[str, Any], error: ScriptError) -> dict[str, Any]:
+    """A call step that ran but failed on the runner's terms: its last attempt's row, failed
+    with the runner's error."""
+    return {
+        **row,
+        "status": STATUS_NAMES["failed"],
+        "success": False,
+        "completedAtUtc": iso_utc(time.time()),
+        "error": error.to_wire(),
+    }
+
+
+_Handler = Callable[[ScriptRunner, dict[str, Any], str], Awaitable[None]]
+_HANDLERS: Final[dict[str, _Handler]] = {
+    "let": ScriptRunner._let,
+    "set": ScriptRunner._set,
+    "block": ScriptRunner._block,
+    "if": ScriptRunner._if,
+    "foreach": ScriptRunner._foreach,
+    "while": ScriptRunner._while,
+    "assert": ScriptRunner._assert,
+    "fail": ScriptRunner._fail,
+    "print": ScriptRunner._print,
+    "return": ScriptRunner._return,
+}

@@ -64,10 +64,12 @@ class ScriptingTools:
             child, result = await self.host.run_step(name, arguments, operation.id)
         except ToolError as error:
             data = error.data if isinstance(error.data, dict) else {}
+            # a step the main loop did not answer timed out (continueUntil tries it again)
+            timed_out = data.get("code") == "main_loop_timeout"
             return CallOutcome(
                 False,
                 data.get("operationId"),
-                "failed",
+                "timed_out" if timed_out else "failed",
                 None,
                 operation_error(
                     data.get("code", "tool.failed"),
