@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gabp import MessageError
+from gabs.go_format import go_numbers
 
 __all__ = [
     "MAX_TOOL_NAME_LENGTH",
@@ -99,8 +100,9 @@ class MirroredTool:
             name=name,
             title=str(raw.get("title") or name),
             description=str(raw.get("description") or ""),
-            input_schema=input_schema,
-            output_schema=output_schema if isinstance(output_schema, dict) else {},
+            # whole floats as the Go bridge writes them (``"minimum": 1.0`` is ``1``)
+            input_schema=go_numbers(input_schema),
+            output_schema=go_numbers(output_schema) if isinstance(output_schema, dict) else {},
             tags=tuple(str(tag) for tag in tags if isinstance(tag, str)),
             deprecated=bool(raw.get("deprecated", False)),
             version=raw.get("version") if isinstance(raw.get("version"), str) else None,
