@@ -260,3 +260,89 @@ async def test_no_free_port_is_worded_as_go_in_games_start(tmp_path: Path, taken
         f"Cannot start compat: failed to prepare GABS endpoint for game 'compat': {detail}"
     )
     assert refused.value.data["detail"] == detail
+
+
+# ---- tools of the older `parameters` shape (client_test.go: TestConvertToToolDescriptor*) ----
+
+
+def test_a_canonical_input_schema_is_preferred_over_parameters() -> None:
+    schema = {"type": "object", "properties": {"playerId": {"type": "string"}}}
+    tool = MirroredTool.from_descriptor(
+        {
+            "name": "inventory/get",
+            "title": "Get Inventory",
+            "inputSchema": schema,
+            "parameters": [{"name": "legacy", "type": "Int32", "required": True}],
+            "tags": ["diagnostic", "read-only"],
+        }
+    )
+    assert tool.input_schema == schema
+    assert tool.title == "Get Inventory"
+    assert tool.tags == ("diagnostic", "read-only")
+
+
+def test_parameters_become_the_schema_go_builds() -> None:
+    # Go 1.1.0's games_tool_detail inputSchema for these parameters, side by side: C# type names
+    # mapped (an unknown or missing one is `string`), `defaultValue` as `default`, an empty
+    # description left out, `required` in order and only when something is required.
+    tool = MirroredTool.from_descriptor(
+        {
+            "name": "p/legacy",
+            "parameters": [
+                {"name": "a", "type": "Int32", "description": "First", "required": True},
+                {"name": "b", "type": "Double", "required": False, "defaultValue": 2.5},
+                {"name": "c", "type": "Boolean", "description": "", "required": True},
+                {"name": "f", "type": "Vector3", "defaultValue": None},
+                {"name": "g"},
+                {"name": "h", "type": "long", "defaultValue": 5},
+                {"name": "i", "type": "Int64"},
+                {"name": "j", "type": "Single"},
+            ],
+        }
+    )
+    assert tool.input_schema == {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "description": "First"},
+            "b": {"type": "number", "default": 2.5},
+            "c": {"type": "boolean"},
+            "f": {"type": "string"},
+            "g": {"type": "string"},
+            "h": {"type": "integer", "default": 5},
+            "i": {"type": "integer"},
+            "j": {"type": "number"},
+        },
+        "required": ["a", "c"],
+    }
+
+
+def test_an_empty_input_schema_is_built_from_parameters_and_none_is_an_empty_object() -> None:
+    empty = MirroredTool.from_descriptor(
+        {"name": "p/empty", "inputSchema": {}, "parameters": [{"name": "x", "type": "String"}]}
+    )
+    assert empty.input_schema == {"type": "object", "properties": {"x": {"type": "string"}}}
+    none = MirroredTool.from_descriptor({"name": "p/none"})
+    assert none.input_schema == {"type": "object", "properties": {}}
+
+
+def test_kept_parameter_types_any_case_and_json_schema_names() -> None:
+    # Go makes `Bool` and `integer` strings (its names are matched exactly); gabs keeps what
+    # they say, so the game is not sent a string for a number or a flag.
+    tool = MirroredTool.from_descriptor(
+        {
+            "name": "p/kept",
+            "parameters": [
+                {"name": "d", "type": "Bool"},
+                {"name": "e", "type": "integer"},
+                {"name": "k", "type": "array"},
+                {"name": "l", "type": ["x"]},
+            ],
+        }
+    )
+    properties = tool.input_schema["properties"]
+    assert properties == {
+        "d": {"type": "boolean"},
+        "e": {"type": "integer"},
+        "k": {"type": "array"},
+        "l": {"type": "string"},
+    }
