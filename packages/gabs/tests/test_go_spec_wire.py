@@ -346,3 +346,34 @@ def test_kept_parameter_types_any_case_and_json_schema_names() -> None:
         "k": {"type": "array"},
         "l": {"type": "string"},
     }
+
+
+async def test_a_final_answer_written_just_before_the_game_hangs_up_is_the_result() -> None:
+    # client_test.go TestSendRequestReturnsFinalResponseBeforePeerClose: an answer the game
+    # wrote before it closed the connection is the call's result, not a connection failure.
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (message := await _read_frame(reader)) is not None:
+            base = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
+            method = message.get("method")
+            if method == "session/hello":
+                _write_frame(writer, {**base, "result": HELLO})
+            elif method == "tools/list":
+                _write_frame(writer, {**base, "result": {"tools": TOOLS}})
+            elif method == "tools/call":
+                _write_frame(writer, {**base, "result": {"message": "pong"}})
+                await writer.drain()
+                break
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, anyio.create_task_group() as tg:
+        session = GameSession("faulty", port=port, token=TOKEN, liveness_interval=60)
+        with anyio.fail_after(10):
+            await tg.start(session.run)
+            outcomes = [await session.call_tool("fault/act", {}, timeout=5)]
+        await session.close()
+    assert [(o.executed, o.status, o.result) for o in outcomes] == [
+        (True, "ok", {"message": "pong"})
+    ]
