@@ -31,6 +31,8 @@ from gabs.config import GabsConfig
 from gabs.game_tools import MirroredTool
 from gabs.go_format import go_numbers
 from gabs.launch import resolve
+from gabs.launch.steam import SteamApp, ensure_appid_file
+from gabs.launch.vdf import SteamError
 from gabs.lifecycle import Lifecycle, LifecycleError, start_game
 from gabs.mcp.call_results import game_call_result
 from gabs.session import GameSession
@@ -377,3 +379,33 @@ async def test_a_final_answer_written_just_before_the_game_hangs_up_is_the_resul
     assert [(o.executed, o.status, o.result) for o in outcomes] == [
         (True, "ok", {"message": "pong"})
     ]
+
+
+# ---- steam_test.go: TestEnsureAppIDFile* ----
+
+
+def _steam_app(folder: Path) -> SteamApp:
+    return SteamApp(
+        app_id="123456",
+        name="Game",
+        install_dir="Game",
+        library_path=folder,
+        install_path=folder,
+        executable=folder / "game",
+        working_dir=folder,
+        appid_file=folder / "steam_appid.txt",
+    )
+
+
+def test_steam_appid_file_is_written_and_a_different_id_refused_as_go_words_it(
+    tmp_path: Path,
+) -> None:
+    ensure_appid_file(_steam_app(tmp_path))
+    assert (tmp_path / "steam_appid.txt").read_text(encoding="utf-8").strip() == "123456"
+    (tmp_path / "steam_appid.txt").write_text("111\n", encoding="utf-8")
+    with pytest.raises(SteamError) as refused:
+        ensure_appid_file(_steam_app(tmp_path))
+    # Go: fmt.Errorf("%s already contains Steam app id %q, expected %q", ...)
+    assert str(refused.value) == (
+        f'{tmp_path / "steam_appid.txt"} already contains Steam app id "111", expected "123456"'
+    )
