@@ -110,6 +110,27 @@ async def test_a_result_that_looks_like_an_error_is_the_game_s_result(
     assert structured(second) == mcp_like
 
 
+async def test_a_whole_float_in_a_result_reaches_the_client_as_an_integer(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # The Go bridge decodes a game's numbers to float64 and writes a whole one as `5`: a client
+    # that checks `isinstance(x, int)` (or JSON Schema's integer) sees an integer.
+    config_dir.game("faulty", script=FAULTY_GAME)
+    value = {"n": 5.0, "l": [2.0, {"x": 3.0}], "half": 2.5, "tiny": 1e-7, "huge": 1e21}
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            result = await act(client, mode="result", value=value)
+            scalar = await act(client, mode="result", value=7.0)
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    data = structured(result)
+    assert data == {"n": 5, "l": [2, {"x": 3}], "half": 2.5, "tiny": 1e-7, "huge": 1e21}
+    assert type(data["n"]) is int and type(data["l"][0]) is int, data
+    assert type(data["l"][1]["x"]) is int and type(data["huge"]) is float, data
+    assert text_of(result) == '{"half":2.5,"huge":1e+21,"l":[2,{"x":3}],"n":5,"tiny":1e-7}'
+    assert structured(scalar) == {"value": 7} and type(structured(scalar)["value"]) is int
+
+
 async def test_an_answer_sent_twice_or_beside_a_stray_one_is_read_once(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:

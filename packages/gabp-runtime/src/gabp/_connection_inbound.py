@@ -236,6 +236,12 @@ class ConnectionInbound(ConnectionServing):
             await self._accept_event(message)
         else:
             problem = f"type must be request, response or event, got {kind!r}"
+            if message["id"] in self._pending:
+                # The id of a request of ours: a malformed answer, never a request to answer
+                # (an error sent back could come back as the answer). Dropped, as the Go
+                # bridge drops it: the request waits for its answer or its timeout.
+                logger.warning("%s: message dropped: %s", self.name, problem)
+                return
             await self._reject(message, kind, id_ok, problem + _absent_hint(message, "type"))
 
     async def _reject(self, message: dict[str, Any], kind: Any, id_ok: bool, problem: str) -> None:

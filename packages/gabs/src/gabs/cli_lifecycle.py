@@ -103,6 +103,14 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
     elif error.code == "spec_too_large" and game_id:
         # The Go CLI prints the size check's own sentence, without the tool's lead-in.
         message = message.removeprefix(f"Refusing to start {game_id}: ")
+    elif error.code == "endpoint_unavailable" and game_id:
+        # The Go CLI prints the endpoint error without the tool's lead-in, and names a taken
+        # cached port by its status word.
+        message = message.removeprefix(f"Cannot start {game_id}: ")
+        if error.data.get("status") == "endpoint_cache_in_use":
+            message = message.replace(
+                "already listening.", "already listening (endpoint_cache_in_use).", 1
+            )
     print(f"{error.code}: {message}", file=sys.stderr)
     return 1
 

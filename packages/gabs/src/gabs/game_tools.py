@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from gabp import MessageError
+from gabs.go_format import go_numbers
 
 __all__ = [
     "MAX_TOOL_NAME_LENGTH",
@@ -91,7 +92,8 @@ class MirroredTool:
         if not isinstance(name, str) or not name:
             raise MessageError("a tool descriptor without a name")
         input_schema = raw.get("inputSchema")
-        if not isinstance(input_schema, dict):
+        if not isinstance(input_schema, dict) or not input_schema:
+            # as the Go bridge: an absent or empty inputSchema is built from ``parameters``
             input_schema = _schema_from_parameters(raw.get("parameters"))
         output_schema = raw.get("outputSchema")
         tags = raw.get("tags") or []
@@ -99,8 +101,9 @@ class MirroredTool:
             name=name,
             title=str(raw.get("title") or name),
             description=str(raw.get("description") or ""),
-            input_schema=input_schema,
-            output_schema=output_schema if isinstance(output_schema, dict) else {},
+            # whole floats as the Go bridge writes them (``"minimum": 1.0`` is ``1``)
+            input_schema=go_numbers(input_schema),
+            output_schema=go_numbers(output_schema) if isinstance(output_schema, dict) else {},
             tags=tuple(str(tag) for tag in tags if isinstance(tag, str)),
             deprecated=bool(raw.get("deprecated", False)),
             version=raw.get("version") if isinstance(raw.get("version"), str) else None,
@@ -124,26 +127,46 @@ class MirroredTool:
         return data
 
 
+#: The Go bridge's mapping of the C# runtime's parameter type names (``mapTypeToJSONSchema``),
+#: lower-cased; any other name is ``string``, as there. Two kept differences: a name is matched
+#: in any letter case (``Bool``), and JSON Schema's own names are kept (``integer``, ``object``,
+#: ``array``), where the Go bridge makes both ``string`` and the game would be sent strings.
+_PARAMETER_TYPES: Final = {
+    "string": "string",
+    **dict.fromkeys(("int32", "int64", "int", "long", "integer"), "integer"),
+    **dict.fromkeys(("single", "double", "float", "number"), "number"),
+    **dict.fromkeys(("boolean", "bool"), "boolean"),
+    "object": "object",
+    "array": "array",
+}
+
+
 def _schema_from_parameters(parameters: Any) -> dict[str, Any]:
-    """An input schema from the older ``parameters: [{name, type, description, required}]``."""
+    """An input schema from the older ``parameters: [{name, type, description, required,
+    defaultValue}]``, as the Go bridge builds it: C# type names mapped (``Int32`` is
+    ``integer``, an unknown one ``string``), ``defaultValue`` as ``default``, ``required``
+    only when a parameter is required."""
     properties: dict[str, Any] = {}
     required: list[str] = []
     if isinstance(parameters, list):
         for parameter in parameters:
             if not isinstance(parameter, dict) or not isinstance(parameter.get("name"), str):
                 continue
-            schema: dict[str, Any] = {}
             kind = parameter.get("type")
-            if isinstance(kind, str):
-                schema["type"] = {"int": "integer", "float": "number", "bool": "boolean"}.get(
-                    kind.lower(), kind.lower()
-                )
-            if isinstance(parameter.get("description"), str):
-                schema["description"] = parameter["description"]
+            kind = kind.lower() if isinstance(kind, str) else ""
+            schema: dict[str, Any] = {"type": _PARAMETER_TYPES.get(kind, "string")}
+            description = parameter.get("description")
+            if isinstance(description, str) and description:
+                schema["description"] = description
+            if parameter.get("defaultValue") is not None:
+                schema["default"] = parameter["defaultValue"]
             properties[parameter["name"]] = schema
             if parameter.get("required"):
                 required.append(parameter["name"])
-    return {"type": "object", "properties": properties, "required": required}
+    result: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        result["required"] = required
+    return result
 
 
 def read_tool_list(game_id: str, reply: Any) -> dict[str, MirroredTool]:

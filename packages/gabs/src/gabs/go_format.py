@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
-__all__ = ["go_html_escape", "go_json", "go_quote"]
+__all__ = ["go_html_escape", "go_json", "go_numbers", "go_quote"]
 
 _ESCAPES: Final = {
     "\a": "\\a",
@@ -105,3 +105,45 @@ def go_json(value: Any) -> str:
     if _MAYBE_REWRITE.search(text):
         text = _TOKEN.sub(_go_token, text)
     return text
+
+
+#: Below this magnitude Go's encoder writes a whole float64 as integer digits (``5``, not ``5.0``);
+#: from it on in exponent notation (``1e+21``), which a JSON reader takes as a float again.
+_GO_FIXED_LIMIT: Final = 1e21
+
+
+def go_numbers(value: Any) -> Any:
+    """A game's decoded JSON ``value`` with every whole float below 1e21 an integer, in place.
+
+    The Go bridge decodes a game's numbers to float64 and writes a whole one without a
+    fraction, so ``5.0`` reaches the MCP client as ``5``: an integer to JSON Schema and to a
+    client's JSON reader alike. Integers are kept as they are (also beyond 2^53, where Go
+    rounds them). Iterative, so a deeply nested result cannot exhaust the stack."""
+    if isinstance(value, float):
+        return _whole(value)
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            items: Any = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            continue
+        changes = []
+        for key, item in items:
+            if isinstance(item, float):
+                whole = _whole(item)
+                if whole is not item:
+                    changes.append((key, whole))
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+        for key, whole in changes:
+            node[key] = whole
+    return value
+
+
+def _whole(number: float) -> float | int:
+    if number.is_integer() and abs(number) < _GO_FIXED_LIMIT:
+        return int(number)
+    return number

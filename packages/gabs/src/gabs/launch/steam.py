@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from gabs.config import read_failure
+from gabs.go_format import go_quote
 
 from .vdf import SteamError, VdfError, parse_vdf
 
@@ -292,7 +293,8 @@ def ensure_appid_file(app: SteamApp) -> None:
         return
     if existing:
         raise SteamError(
-            f"{app.appid_file} already contains Steam app id {existing!r}, expected {app.app_id!r}"
+            f"{app.appid_file} already contains Steam app id {go_quote(existing)}, expected "
+            f"{go_quote(app.app_id)}"
         )
     app.appid_file.write_text(app.app_id + "\n", encoding="utf-8")
 

@@ -29,7 +29,7 @@ import mcp_types as types
 from gabp import ErrorCode
 from gabp.messages import Attention
 from gabs.call_outcome import CallOutcome
-from gabs.go_format import go_json
+from gabs.go_format import go_json, go_numbers
 from gabs.mcp.envelope import (
     NextAction,
     cause_class,
@@ -93,13 +93,15 @@ def attention_line(item: Attention, *, game_id: str, relation: str | None, gated
 
 
 def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
-    """The game's result as structured content and text; whether it was wrapped."""
+    """The game's result as structured content and text; whether it was wrapped. Whole
+    floats of the structured content become integers, as the Go bridge's float64 decoding
+    writes them (``5.0`` is ``5``; the text, written as Go writes it, has them so too)."""
     wrapped = not isinstance(result, dict)
     structured: dict[str, Any] = {"value": result} if wrapped else result
     text = structured.get("text")
     if not isinstance(text, str):
         text = go_json(structured)
-    return structured, text, wrapped
+    return go_numbers(structured), text, wrapped
 
 
 #: A game's refusals of a call that the call itself can correct (arguments, tool name).
