@@ -17,6 +17,7 @@ import mcp_types as types
 from mcp import Client
 
 from gabs.config import GabsConfig
+from gabs.game_tools import MirroredTool
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 
@@ -135,3 +136,20 @@ async def test_discovery_answers_the_sync_error_and_calls_reach_the_game(tmp_pat
             status = await client.call_tool("games_status", {"gameId": "a"})
             assert status.structured_content is not None
             assert "toolsError" not in status.structured_content["connection"]
+
+
+async def test_a_tool_detail_shows_null_for_an_output_schema_the_game_did_not_send(
+    tmp_path: Path,
+) -> None:
+    # Go 1.1.0's games_tool_detail: "outputSchema": null when the game's descriptor has none,
+    # and the game's own object (a Lib.GAB game sends {}) when it has one
+    game = ListlessGame()
+    game.failing = False
+    with anyio.fail_after(20):
+        async with connected(tmp_path, game) as client:
+            detail = await client.call_tool("games_tool_detail", {"gameId": "a", "tool": "g/echo"})
+            assert not detail.is_error, text(detail)
+            assert detail.structured_content is not None
+            assert detail.structured_content["outputSchema"] is None
+    sent = MirroredTool.from_descriptor({"name": "g/x", "outputSchema": {}})
+    assert sent.output_schema_sent and sent.output_schema == {}

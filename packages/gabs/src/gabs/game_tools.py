@@ -79,6 +79,8 @@ class MirroredTool:
     tags: tuple[str, ...] = ()
     deprecated: bool = False
     version: str | None = None
+    output_schema_sent: bool = True
+    """The game sent an ``outputSchema`` object (a detail shows ``null`` when it did not)."""
 
     @property
     def result_description(self) -> str | None:
@@ -107,6 +109,7 @@ class MirroredTool:
             tags=tuple(str(tag) for tag in tags if isinstance(tag, str)),
             deprecated=bool(raw.get("deprecated", False)),
             version=raw.get("version") if isinstance(raw.get("version"), str) else None,
+            output_schema_sent=isinstance(output_schema, dict),
         )
 
     def to_json(self) -> dict[str, Any]:

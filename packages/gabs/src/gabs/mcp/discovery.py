@@ -139,7 +139,8 @@ def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, A
         item["title"] = tool.title
         item["description"] = described(entry)
         item["inputSchema"] = tool.input_schema
-        item["outputSchema"] = tool.output_schema
+        # as the Go bridge: null for a tool whose game sent no output schema
+        item["outputSchema"] = tool.output_schema if tool.output_schema_sent else None
         if tool.result_description:
             item["resultDescription"] = tool.result_description
     elif brief:

@@ -215,7 +215,8 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
                     "localName": {"type": "string"},
                     "gabpName": {"type": "string"},
                     "inputSchema": _ANY_OBJECT,
-                    "outputSchema": _ANY_OBJECT,
+                    # null when the game's descriptor had none, as the Go bridge shows it
+                    "outputSchema": {"anyOf": [_ANY_OBJECT, {"type": "null"}]},
                     "tags": {"type": "array", "items": {"type": "string"}},
                 },
                 ("gameId", "name"),
