@@ -150,7 +150,10 @@ def refuse_missing_environment(game: GameConfig, claim: RuntimeState) -> None:
     provably lacks the bridge's variables: no dial to the claim's endpoint can succeed."""
     if game.launch_mode not in PLATFORM_MODES:
         return
-    missing = _missing_environment(game, process_environment(game, claim))
+    environment = process_environment(game, claim)
+    if environment.get("port", 0) > 0 and environment.get("tokenFingerprint"):
+        return  # as Go: a complete pair is the claim's (attach) or a stale one (refused before)
+    missing = _missing_environment(game, environment)
     if missing is None:
         return
     show = {"gameId": game.id}

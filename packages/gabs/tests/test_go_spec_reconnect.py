@@ -1,0 +1,206 @@
+"""Behaviours the Go bridge's own reconnect tests pin (GABS 1.1.0,
+``internal/mcp/reconnect_test.go``), checked against ``gabs``. The expected values are the Go
+bridge's, observed side by side on the same claim and pinned here (the Go binary is not needed).
+
+* ``TestGamesConnectDiagnosesMissingBridgeEnvironmentWithoutDialing``: a store-launched game
+  (``SteamManaged``, ``SteamAppId``, ``EpicAppId``) whose running process can be read and lacks
+  a usable ``GABP_SERVER_PORT``/``GABP_TOKEN`` pair is refused by ``games_connect`` at once,
+  ``endpoint_unavailable`` with ``Failed to resolve live GABP endpoint for '<id>': <why>``,
+  without dialling the claim's endpoint (``gabs`` dialled it for the whole timeout before). A
+  game started directly is dialled as before.
+* A connect to a game whose launch was adopted (the bridge's own child was only the launcher,
+  and has exited) keeps dialling while the claim's workload runs, as Go does; it answered ``the
+  game process exited`` at once before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from gabs.config import GabsConfig, GameConfig
+from gabs.games import GameManager
+from gabs.games_runtime import GameRuntime
+from gabs.launch.spawn import SpawnedGame
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.runtime import RuntimeState
+from gabs.runtime.procs import process_start_time
+from lib_gab import GabpServer
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process environments")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def workload() -> Iterator[subprocess.Popen[bytes]]:
+    """A running process whose environment has none of the bridge's variables."""
+    child = sleeper()
+    try:
+        yield child
+    finally:
+        child.kill()
+        child.wait()
+
+
+def sleeper(**bridge: str) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GABP_", "GABS_"))}
+    return subprocess.Popen(["sleep", "60"], env={**env, **bridge})
+
+
+def write_claim(
+    config_dir: Path, pid: int, port: int, mode: str, token: str = "claim-token"
+) -> None:
+    """A running claim with an endpoint, its workload ``pid`` (as the Go test seeds it)."""
+    claim = {
+        "gameId": "g",
+        "status": "running",
+        "ownerPid": 0,
+        "updatedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "schemaVersion": 2,
+        "launchId": "cd" * 16,
+        "generation": 1,
+        "phase": "active",
+        "spawnState": "spawned",
+        "source": "gabs",
+        "launchMode": mode,
+        "gamePid": pid,
+        "pidStartTime": process_start_time(pid),
+        "pidRole": "workload",
+        "endpoint": {"port": port, "token": token},
+    }
+    folder = config_dir / "g"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runtime.json").write_text(json.dumps(claim), encoding="utf-8")
+
+
+@asynccontextmanager
+async def client_for(tmp_path: Path, mode: str, target: str) -> AsyncIterator[Client]:
+    games = {"g": {"id": "g", "name": "G", "launchMode": mode, "target": target}}
+    config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        yield client
+
+
+async def connect(client: Client, timeout: int) -> tuple[bool, dict[str, Any], str, float]:
+    began = time.monotonic()
+    result = await client.call_tool("games_connect", {"gameId": "g", "timeout": timeout})
+    took = time.monotonic() - began
+    assert isinstance(result.structured_content, dict), result
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    return bool(result.is_error), result.structured_content, text, took
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("mode", "target"),
+    [("SteamManaged", "123456"), ("SteamAppId", "123456"), ("EpicAppId", "Falcon")],
+)
+async def test_connect_diagnoses_a_store_game_without_the_bridge_environment(
+    tmp_path: Path, workload: subprocess.Popen[bytes], mode: str, target: str
+) -> None:
+    write_claim(tmp_path, workload.pid, unused_port(), mode)
+    async with client_for(tmp_path, mode, target) as client:
+        error, data, text, took = await connect(client, timeout=5)
+    assert error, text
+    assert data["code"] == "endpoint_unavailable", text
+    assert data["causeClass"] == "environment", text
+    assert [a["tool"] for a in data["nextActions"]] == ["games_status", "games_start"]
+    assert text.startswith("Failed to resolve live GABP endpoint for 'g': "), text
+    assert "GABP_SERVER_PORT/GABP_TOKEN" in text
+    assert "Failed to connect to GABP server" not in text
+    assert took < 3, f"diagnosed without dialling, took {took:.1f}s"
+
+
+@pytest.mark.anyio
+async def test_connect_attaches_when_the_process_carries_the_claim_s_endpoint(
+    tmp_path: Path,
+) -> None:
+    """``TestGamesConnectCorroboratesProcessEnvironmentWithClaim``: the process environment
+    corroborates the claim's credential (its ``GABS_GAME_ID`` is not looked at then)."""
+    token = "t" * 64
+    server = GabpServer(app_name="G", app_version="1", agent_id="g", token=token)
+    async with server.running() as address:
+        child = sleeper(
+            GABP_SERVER_PORT=str(address.port), GABP_TOKEN=token, GABS_GAME_ID="another"
+        )
+        try:
+            write_claim(tmp_path, child.pid, address.port, "SteamManaged", token)
+            async with client_for(tmp_path, "SteamManaged", "123456") as client:
+                error, _, text, _ = await connect(client, timeout=5)
+        finally:
+            child.kill()
+            child.wait()
+    assert not error, text
+    assert f"port {address.port}" in text, text
+
+
+@pytest.mark.anyio
+async def test_connect_dials_a_direct_game_whatever_its_environment(
+    tmp_path: Path, workload: subprocess.Popen[bytes]
+) -> None:
+    """Go diagnoses the store launch modes only: a direct launch is dialled and times out."""
+    port = unused_port()
+    write_claim(tmp_path, workload.pid, port, "DirectPath")
+    async with client_for(tmp_path, "DirectPath", "/bin/sleep") as client:
+        error, data, text, _ = await connect(client, timeout=1)
+    assert error, text
+    assert data["code"] == "blocked_unknown_state", text
+    assert text.startswith(f"Failed to connect to GABP server for 'g' on port {port} after 1s"), (
+        text
+    )
+
+
+def claim_for(pid: int, role: str) -> RuntimeState:
+    state = RuntimeState(game_id="g", status="running")
+    state.game_pid, state.pid_start_time, state.pid_role = pid, process_start_time(pid), role
+    return state
+
+
+def exited_launcher(tmp_path: Path) -> SpawnedGame:
+    popen = subprocess.Popen(["true"])
+    popen.wait()
+    return SpawnedGame(popen=popen, argv=("true",), log_path=tmp_path / "log", started_at=0.0)
+
+
+def test_an_adopted_launch_is_alive_while_its_workload_runs(
+    tmp_path: Path, workload: subprocess.Popen[bytes]
+) -> None:
+    runtime = GameRuntime("g", GameConfig(id="g"), spawned=exited_launcher(tmp_path))
+    alive = runtime.liveness(claim_for(workload.pid, "workload"))
+    assert alive is not None and alive()
+    # A launcher's claim (``helper``) tells nothing: the connect dials until its timeout.
+    assert runtime.liveness(claim_for(workload.pid, "helper")) is None
+    workload.kill()
+    workload.wait()
+    assert not alive()
+
+
+def test_a_direct_launch_without_a_claim_is_its_own_child(tmp_path: Path) -> None:
+    runtime = GameRuntime("g", GameConfig(id="g"), spawned=exited_launcher(tmp_path))
+    alive = runtime.liveness(None)
+    assert alive is not None and not alive()
+    assert GameRuntime("g", None).liveness(None) is None
