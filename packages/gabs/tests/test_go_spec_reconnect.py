@@ -8,6 +8,10 @@ bridge's, observed side by side on the same claim and pinned here (the Go binary
   ``endpoint_unavailable`` with ``Failed to resolve live GABP endpoint for '<id>': <why>``,
   without dialling the claim's endpoint (``gabs`` dialled it for the whole timeout before). A
   game started directly is dialled as before.
+* ``TestGamesCallToolCanInferGameFromQualifiedName``: a tool a game lists as
+  ``corebridge.core/ping`` is called as ``adventure.corebridge.core.ping`` without ``gameId``,
+  and reaches the game under its GABP name ``corebridge/core/ping`` (dots read as slashes, the
+  ``gabpName`` discovery shows); ``gabs`` sent the listed spelling before.
 * A connect to a game whose launch was adopted (the bridge's own child was only the launcher,
   and has exited) keeps dialling while the claim's workload runs, as Go does; it answered ``the
   game process exited`` at once before.
@@ -15,6 +19,7 @@ bridge's, observed side by side on the same claim and pinned here (the Go binary
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -204,3 +209,60 @@ def test_a_direct_launch_without_a_claim_is_its_own_child(tmp_path: Path) -> Non
     alive = runtime.liveness(None)
     assert alive is not None and not alive()
     assert GameRuntime("g", None).liveness(None) is None
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    length = 0
+    while line := (await reader.readline()).strip():
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    if not length:
+        return None
+    message: dict[str, Any] = json.loads(await reader.readexactly(length))
+    return message
+
+
+@pytest.mark.anyio
+async def test_a_dotted_tool_is_called_by_its_gabp_name(
+    tmp_path: Path, workload: subprocess.Popen[bytes]
+) -> None:
+    """The fake game of ``serveTestGabpSessionWithToolCalls``: it lists
+    ``corebridge.core/ping`` and answers ``pong`` to ``corebridge/core/ping`` only."""
+    called: list[str] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (request := await read_frame(reader)) is not None:
+            method, params = request.get("method"), request.get("params") or {}
+            result: dict[str, Any]
+            if method == "session/hello":
+                result = {"agentId": "g", "app": {"name": "G", "version": "0.1.0"},
+                          "capabilities": {"methods": ["tools/list", "tools/call"]},
+                          "schemaVersion": "1.0"}  # fmt: skip
+            elif method == "tools/list":
+                schema = {"type": "object", "properties": {}}
+                result = {"tools": [{"name": "corebridge.core/ping", "inputSchema": schema}]}
+            else:
+                called.append(str(params.get("name")))
+                result = {"text": "pong"} if called[-1] == "corebridge/core/ping" else {}
+            reply = {"v": "gabp/1", "id": request["id"], "type": "response", "result": result}
+            writer.write(frame(reply))
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    async with server:
+        port = server.sockets[0].getsockname()[1]
+        write_claim(tmp_path, workload.pid, port, "DirectPath")
+        async with client_for(tmp_path, "DirectPath", "/bin/sleep") as client:
+            error, _, text, _ = await connect(client, timeout=5)
+            assert not error, text
+            result = await client.call_tool("games_call_tool", {"tool": "g.corebridge.core.ping"})
+    assert not result.is_error, result
+    assert result.structured_content == {"text": "pong"}
+    assert called == ["corebridge/core/ping"]
