@@ -334,7 +334,11 @@ class ConnectMixin(AttachMixin):
         if claim is not None and migrated is not None:
             claim = await self._keep_migrated_endpoint(runtime, claim, port, token)
         if claim is not None:
-            claim = await self._attach(runtime, claim) or claim
+            bound = await self._bind(runtime, claim, port, token)
+            if isinstance(bound, LifecycleError):  # as Go: never left serving unbound
+                await self._close_session(runtime)
+                raise bound
+            claim = bound
         result = self._connected(runtime, claim, "Successfully connected to")
         if foreign:
             result.update(previousPID=previous[0], previousOwner=previous[1])
