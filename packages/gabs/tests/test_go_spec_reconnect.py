@@ -12,6 +12,11 @@ bridge's, observed side by side on the same claim and pinned here (the Go binary
   ``corebridge.core/ping`` is called as ``adventure.corebridge.core.ping`` without ``gameId``,
   and reaches the game under its GABP name ``corebridge/core/ping`` (dots read as slashes, the
   ``gabpName`` discovery shows); ``gabs`` sent the listed spelling before.
+* ``TestConnectorClosesConnectionWhenClaimVanishesDuringHandshake``: a ``games_connect``
+  whose claim is removed while the hello is in flight closes the connection and mirrors
+  nothing (``operation_in_progress``; ``stale_bridge_credential`` when the claim was replaced
+  by one with another endpoint; bound to a replacement with the same endpoint). ``gabs``
+  reported it connected and served the game's tools, bound to no claim, before.
 * A connect to a game whose launch was adopted (the bridge's own child was only the launcher,
   and has exited) keeps dialling while the claim's workload runs, as Go does; it answered ``the
   game process exited`` at once before.
@@ -26,7 +31,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -228,25 +233,26 @@ async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     return message
 
 
-@pytest.mark.anyio
-async def test_a_dotted_tool_is_called_by_its_gabp_name(
-    tmp_path: Path, workload: subprocess.Popen[bytes]
-) -> None:
-    """The fake game of ``serveTestGabpSessionWithToolCalls``: it lists
-    ``corebridge.core/ping`` and answers ``pong`` to ``corebridge/core/ping`` only."""
-    called: list[str] = []
+@asynccontextmanager
+async def raw_game(
+    tools: list[str], called: list[str], on_hello: Callable[[], None] = lambda: None
+) -> AsyncIterator[int]:
+    """A GABP game on raw sockets, as the Go tests' fake servers: it lists ``tools``, records
+    the names it is called by in ``called`` and answers ``pong`` to ``corebridge/core/ping``;
+    ``on_hello`` runs while the hello is in flight. Yields its port."""
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while (request := await read_frame(reader)) is not None:
             method, params = request.get("method"), request.get("params") or {}
             result: dict[str, Any]
             if method == "session/hello":
+                on_hello()
                 result = {"agentId": "g", "app": {"name": "G", "version": "0.1.0"},
                           "capabilities": {"methods": ["tools/list", "tools/call"]},
                           "schemaVersion": "1.0"}  # fmt: skip
             elif method == "tools/list":
                 schema = {"type": "object", "properties": {}}
-                result = {"tools": [{"name": "corebridge.core/ping", "inputSchema": schema}]}
+                result = {"tools": [{"name": name, "inputSchema": schema} for name in tools]}
             else:
                 called.append(str(params.get("name")))
                 result = {"text": "pong"} if called[-1] == "corebridge/core/ping" else {}
@@ -257,12 +263,67 @@ async def test_a_dotted_tool_is_called_by_its_gabp_name(
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     async with server:
-        port = server.sockets[0].getsockname()[1]
+        yield int(server.sockets[0].getsockname()[1])
+
+
+@pytest.mark.anyio
+async def test_a_dotted_tool_is_called_by_its_gabp_name(
+    tmp_path: Path, workload: subprocess.Popen[bytes]
+) -> None:
+    """The fake game of ``serveTestGabpSessionWithToolCalls``: it lists
+    ``corebridge.core/ping`` and answers ``pong`` to ``corebridge/core/ping`` only."""
+    called: list[str] = []
+    async with raw_game(["corebridge.core/ping"], called) as port:
         write_claim(tmp_path, workload.pid, port, "DirectPath")
         async with client_for(tmp_path, "DirectPath", "/bin/sleep") as client:
             error, _, text, _ = await connect(client, timeout=5)
             assert not error, text
             result = await client.call_tool("games_call_tool", {"tool": "g.corebridge.core.ping"})
+            status = await client.call_tool("games_status", {"gameId": "g"})
     assert not result.is_error, result
     assert result.structured_content == {"text": "pong"}
     assert called == ["corebridge/core/ping"]
+    # ``TestGamesConnectCanReattachUsingBridgeConfigWithoutTrackedProcess``
+    assert "connected via GABP" in "".join(getattr(p, "text", "") for p in status.content)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [("remove", "operation_in_progress"), ("token", "stale_bridge_credential"), ("launch", None)],
+)
+async def test_a_claim_changed_during_the_handshake_is_not_served_unbound(
+    tmp_path: Path, workload: subprocess.Popen[bytes], change: str, code: str | None
+) -> None:
+    """``TestConnectorClosesConnectionWhenClaimVanishesDuringHandshake``: a connection whose
+    claim is removed while the hello is in flight is closed and mirrors no tools
+    (``operation_in_progress``); a claim replaced by one with another endpoint is
+    ``stale_bridge_credential``; one replaced with the same endpoint is bound (as Go binds it)."""
+    claim_file = tmp_path / "g" / "runtime.json"
+
+    def on_hello() -> None:
+        if change == "remove":
+            claim_file.unlink()
+            return
+        claim = json.loads(claim_file.read_text(encoding="utf-8"))
+        claim["launchId"] = "ef" * 16
+        if change == "token":
+            claim["endpoint"]["token"] = "another-launch-token"
+        claim_file.write_text(json.dumps(claim), encoding="utf-8")
+
+    async with raw_game(["corebridge/core/ping"], [], on_hello) as port:
+        write_claim(tmp_path, workload.pid, port, "DirectPath")
+        async with client_for(tmp_path, "DirectPath", "/bin/sleep") as client:
+            error, data, text, _ = await connect(client, timeout=5)
+            names = await client.call_tool("games_tool_names", {"gameId": "g"})
+            kept = json.loads(claim_file.read_text()) if claim_file.exists() else {}
+    assert isinstance(names.structured_content, dict)
+    if code is None:
+        assert not error, text
+        assert names.structured_content["total"] == 1
+        assert kept["launchId"] == "ef" * 16 and kept["attachment"], kept
+        return
+    assert error, text
+    assert data["code"] == code, text
+    assert data["nextActions"][0]["tool"] == "games_status"
+    assert names.structured_content["total"] == 0, "no tools without a bound connection"
