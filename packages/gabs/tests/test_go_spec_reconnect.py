@@ -17,6 +17,11 @@ bridge's, observed side by side on the same claim and pinned here (the Go binary
   nothing (``operation_in_progress``; ``stale_bridge_credential`` when the claim was replaced
   by one with another endpoint; bound to a replacement with the same endpoint). ``gabs``
   reported it connected and served the game's tools, bound to no claim, before.
+* ``TestStartSupersededDuringStage4EmitsStableCode``, ``TestStartUnobservedSuperseded...``: a
+  start whose claim another launch took over while it ran is judged by the claim there is now,
+  with Go's codes and texts: ``already_running`` (a successor is active),
+  ``operation_in_progress`` (the claim is gone, or the successor is in a step) or
+  ``blocked_unknown_state``; ``gabs`` answered ``operation_in_progress`` whatever the successor.
 * A connect to a game whose launch was adopted (the bridge's own child was only the launcher,
   and has exited) keeps dialling while the claim's workload runs, as Go does; it answered ``the
   game process exited`` at once before.
@@ -106,8 +111,11 @@ def write_claim(
 
 
 @asynccontextmanager
-async def client_for(tmp_path: Path, mode: str, target: str) -> AsyncIterator[Client]:
-    games = {"g": {"id": "g", "name": "G", "launchMode": mode, "target": target}}
+async def client_for(
+    tmp_path: Path, mode: str, target: str, args: list[str] | None = None
+) -> AsyncIterator[Client]:
+    game = {"id": "g", "name": "G", "launchMode": mode, "target": target, "args": args or []}
+    games = {"g": game}
     config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
     notifier = ToolListNotifier()
     manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
@@ -327,3 +335,74 @@ async def test_a_claim_changed_during_the_handshake_is_not_served_unbound(
     assert data["code"] == code, text
     assert data["nextActions"][0]["tool"] == "games_status"
     assert names.structured_content["total"] == 0, "no tools without a bound connection"
+
+
+#: A game that takes its own claim over as another launch would, then keeps running.
+SUCCESSOR = """
+import json, os, sys, time
+claim = os.path.join(sys.argv[1], "g", "runtime.json")
+time.sleep(0.3)
+state = json.load(open(claim))
+state["launchId"] = "ef" * 16
+change = sys.argv[2]
+if change == "active":
+    state.update(phase="active", status="running")
+    state.pop("operation", None)
+elif change == "starting":
+    state.pop("operation", None)
+with open(claim + ".new", "w") as out:
+    json.dump(state, out)
+os.replace(claim + ".new", claim)
+if change == "remove":
+    os.remove(claim)
+time.sleep(30)
+"""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("change", "code", "tail", "error"),
+    [
+        ("active", "already_running", "; a successor launch is active", False),
+        (
+            "remove",
+            "operation_in_progress",
+            " and the successor has since finished; re-check games_status",
+            False,
+        ),
+        (
+            "starting",
+            "blocked_unknown_state",
+            "; a successor claim exists in phase starting — re-check games_status",
+            True,
+        ),
+        (
+            "operation",
+            "operation_in_progress",
+            "; a successor start operation is in progress",
+            False,
+        ),
+    ],
+)
+async def test_a_superseded_start_is_judged_by_the_successor(
+    tmp_path: Path, change: str, code: str, tail: str, error: bool
+) -> None:
+    script = tmp_path / "successor.py"
+    script.write_text(SUCCESSOR, encoding="utf-8")
+    args = [str(script), str(tmp_path), change]
+    async with client_for(tmp_path, "DirectPath", sys.executable, args) as client:
+        result = await client.call_tool("games_start", {"gameId": "g", "timeout": 2})
+        await client.call_tool("games_kill", {"gameId": "g"})
+    data = result.structured_content
+    assert isinstance(data, dict), result
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    assert data["code"] == code, text
+    assert bool(result.is_error) is error, text
+    assert text.startswith(f"the launch of 'g' was superseded during startup{tail}"), text
+    assert data["nextActions"][0]["tool"] == "games_status"
+    if change == "active":
+        assert data["phase"] == "active" and data["activeProfile"] == ""
+        assert [a["tool"] for a in data["nextActions"]] == ["games_status", "games_stop"]
+    if change == "operation":
+        assert data["operation"]["action"] == "start", data
+        assert data["phase"] == "starting" and "activeProfile" not in data, data

@@ -205,7 +205,8 @@ async def _superseded(lc: Lifecycle, game_id: str) -> LifecycleError:
     operation = current.operation
     if operation is not None and operation.in_flight(now()):
         deadline = format_seconds(operation.deadline)
-        data["activeProfile"] = current.effective_profile
+        if current.effective_profile:  # as Go: left out when empty here
+            data["activeProfile"] = current.effective_profile
         data["operation"] = {
             "action": operation.action,
             "attemptStartedAt": format_seconds(operation.attempt_started_at),
