@@ -94,3 +94,64 @@ async def test_a_start_that_finds_the_game_on_an_earlier_endpoint_warns_and_conn
             stopped = await client.call_tool("games_stop", {"gameId": "store"})
             assert data(stopped)["code"] == "terminated", text_of(stopped)
             await wait_gone(pid)
+
+
+def sleeping_opener(folder: Path, process_name: str, shell_line: str) -> Path:
+    """An ``xdg-open`` that runs ``shell_line`` (to change the environment it hands on), then
+    starts a process named ``process_name`` that never serves GABP."""
+    folder.mkdir(parents=True, exist_ok=True)
+    opener = folder / "xdg-open"
+    opener.write_text(
+        "#!/bin/bash\n"
+        f"{shell_line}\n"
+        f"(exec -a {process_name} sleep 120 > /dev/null 2>&1 &)\n"
+        "exit 0\n",
+        encoding="utf-8",
+    )
+    opener.chmod(0o755)
+    return opener
+
+
+@pytest.mark.parametrize(
+    ("shell_line", "diagnosed"),
+    [
+        ("unset GABP_SERVER_PORT GABP_TOKEN GABS_GAME_ID", True),
+        ("unset GABP_TOKEN", True),
+        ("true", False),  # the variables arrived; the game is still loading its bridge
+    ],
+)
+async def test_a_store_game_without_the_bridge_variables_is_diagnosed_not_dialled(
+    open_bridge: OpenBridge,
+    config_dir: ConfigDir,
+    tmp_path: Path,
+    shell_line: str,
+    diagnosed: bool,
+) -> None:
+    name = f"compat-noenv-{os.getpid()}"
+    opener = sleeping_opener(tmp_path / "bin", name, shell_line)
+    entry = config_dir.game(
+        "store", launchMode="SteamAppId", target="4242004", stopProcessName=name
+    )
+    entry.pop("args")
+    entry.pop("env")
+    path = f"{opener.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir, env={"PATH": path}) as client:
+            started = await client.call_tool("games_start", {"gameId": "store", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            began = anyio.current_time()
+            refused = await client.call_tool("games_connect", {"gameId": "store", "timeout": 2})
+            took = anyio.current_time() - began
+            stopped = await client.call_tool("games_stop", {"gameId": "store"})
+    assert refused.is_error, text_of(refused)
+    assert data(stopped)["code"] == "terminated", text_of(stopped)
+    if diagnosed:  # the process provably never got an endpoint: nothing is dialled
+        assert data(refused)["code"] == "endpoint_unavailable", text_of(refused)
+        assert text_of(refused).startswith("Failed to resolve live GABP endpoint for 'store': ")
+        assert took < 1.5, took
+    else:  # the workload runs (its launcher has exited): dialled for the whole timeout
+        assert data(refused)["code"] == "blocked_unknown_state", text_of(refused)
+        first = text_of(refused).splitlines()[0]
+        assert first.startswith("Failed to connect to GABP server for 'store' on port"), first
+        assert first.endswith("Make sure the GABP bridge is loaded."), first
+        assert took >= 1.5, took

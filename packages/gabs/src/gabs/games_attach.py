@@ -14,7 +14,14 @@ import anyio.abc
 
 from gabs.games_owner import OwnerMixin
 from gabs.games_runtime import GameRuntime
-from gabs.lifecycle import Lifecycle, Superseded, TrackRecord
+from gabs.lifecycle import (
+    Lifecycle,
+    LifecycleError,
+    Superseded,
+    TrackRecord,
+    next_action,
+    stale_bridge_credential,
+)
 from gabs.lifecycle.core import now as _utc
 from gabs.lifecycle.delivery import connection_delivery
 from gabs.runtime import Attachment, ClaimError, RuntimeState
@@ -83,6 +90,40 @@ class AttachMixin(OwnerMixin):
         assert self._tg is not None
         self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
         return updated
+
+    async def _bind(
+        self, runtime: GameRuntime, claim: RuntimeState, port: int, token: str
+    ) -> RuntimeState | LifecycleError:
+        """Bind a connect's new session to the claim, as Go binds it: to the claim there is
+        now, when its endpoint is the one the session authenticated with (a claim replaced
+        meanwhile by one with the same endpoint too). The refusal to answer otherwise (the
+        caller closes the session: a connection bound to no claim never serves tools)."""
+        attached = await self._attach(runtime, claim)
+        if attached is not None:
+            return attached
+        game_id = runtime.game_id
+        try:
+            current = await self.lc.load(game_id)
+        except ClaimError:
+            current = None
+        if current is not None and current.launch_id != claim.launch_id:
+            if (current.endpoint_port, current.endpoint_token) == (port, token):
+                attached = await self._attach(runtime, current)
+                if attached is not None:
+                    return attached
+            elif current.has_endpoint:
+                return stale_bridge_credential(game_id, current.game_pid)
+        return LifecycleError(
+            "operation_in_progress",
+            f"The claim of '{game_id}' was removed or replaced while this bridge connected to "
+            "the game, so the connection was closed: check games_status before connecting again.",
+            next_actions=[
+                next_action(
+                    "games_status", {"gameId": game_id}, "Inspect the launch state as it is now."
+                )
+            ],
+            warnings_key="warnings",
+        )
 
     async def _renew_attachment(
         self, runtime: GameRuntime, launch_id: str, connection_id: str, lease: timedelta

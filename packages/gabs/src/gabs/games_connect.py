@@ -26,6 +26,7 @@ from gabs.attention import Gate
 from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
 from gabs.games_attach import AttachMixin
+from gabs.games_diagnostics import refuse_missing_environment
 from gabs.games_runtime import GameRuntime
 from gabs.games_views import claim_identity
 from gabs.lifecycle import (
@@ -41,19 +42,11 @@ from gabs.runtime import ClaimError, LockBusy, RuntimeState
 from gabs.runtime.endpoint import read_bridge_file
 from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
 from gabs.runtime.procenv import stale_credentials
-from gabs.runtime.procs import verify_pid
 from gabs.session import GameSession, HandshakeFailed, SessionError
 
 __all__ = ["ConnectMixin"]
 
 logger = logging.getLogger("gabs.games")
-
-
-def _alive_from_claim(claim: RuntimeState | None) -> Callable[[], bool] | None:
-    if claim is None or claim.pid_role != "workload" or claim.game_pid <= 0:
-        return None
-    pid, start = claim.game_pid, claim.pid_start_time
-    return lambda: verify_pid(pid, start)[0] != "stopped"
 
 
 class ConnectMixin(AttachMixin):
@@ -307,14 +300,15 @@ class ConnectMixin(AttachMixin):
                 )
                 if stale is not None:
                     raise stale_bridge_credential(game_id, stale.pid)
+                if config is not None:  # as Go: diagnosed without dialling a port never served
+                    await anyio.to_thread.run_sync(refuse_missing_environment, config, claim)
         if claim is not None:
             lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
             with contextlib.suppress(Superseded):
                 claim = await self.lc.update(
                     game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
                 )
-        spawned = runtime.spawned
-        alive = (lambda: not spawned.exited) if spawned is not None else _alive_from_claim(claim)
+        alive = runtime.liveness(claim)
         error = await self._try_connect(
             runtime, port, token, until=time.monotonic() + timeout, alive=alive
         )
@@ -340,7 +334,11 @@ class ConnectMixin(AttachMixin):
         if claim is not None and migrated is not None:
             claim = await self._keep_migrated_endpoint(runtime, claim, port, token)
         if claim is not None:
-            claim = await self._attach(runtime, claim) or claim
+            bound = await self._bind(runtime, claim, port, token)
+            if isinstance(bound, LifecycleError):  # as Go: never left serving unbound
+                await self._close_session(runtime)
+                raise bound
+            claim = bound
         result = self._connected(runtime, claim, "Successfully connected to")
         if foreign:
             result.update(previousPID=previous[0], previousOwner=previous[1])

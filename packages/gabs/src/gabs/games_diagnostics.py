@@ -16,12 +16,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from gabs.config import GameConfig
-from gabs.lifecycle import next_action
+from gabs.lifecycle import LifecycleError, next_action
 from gabs.runtime import RuntimeState
 from gabs.runtime.procenv import bridge_variables
 from gabs.runtime.procs import find_by_name, verify_pid
 
-__all__ = ["diagnostics_next_actions", "state_diagnostics"]
+__all__ = ["diagnostics_next_actions", "refuse_missing_environment", "state_diagnostics"]
 
 #: Launch modes where a platform client starts the final process.
 PLATFORM_MODES: Final = ("SteamManaged", "SteamAppId", "EpicAppId")
@@ -118,6 +118,56 @@ def runtime_structured(claim: RuntimeState | None, lease: timedelta) -> dict[str
     return item
 
 
+def _usable(game: GameConfig, environment: dict[str, Any]) -> bool:
+    return bool(
+        environment["present"]
+        and environment.get("port", 0) > 0
+        and environment.get("tokenFingerprint")
+        and environment.get("gameId") in ("", game.id)
+    )
+
+
+def _missing_environment(game: GameConfig, environment: dict[str, Any]) -> str | None:
+    """Why a store-launched game's readable process environment offers no endpoint to attach
+    to (None when it does, or when it cannot be read)."""
+    if not environment["readable"] or not environment.get("pid") or _usable(game, environment):
+        return None
+    other = environment.get("gameId")
+    if environment["present"] and other not in ("", game.id):
+        return (
+            f"The game process's environment names GABS_GAME_ID {other!r}, not {game.id!r}; "
+            "GABS does not attach through endpoint state cached elsewhere."
+        )
+    return (
+        "The game process's environment can be read but lacks a usable "
+        "GABP_SERVER_PORT/GABP_TOKEN pair: the launcher did not hand the bridge's "
+        "variables on to it, so GABS does not attach through cached endpoint state."
+    )
+
+
+def refuse_missing_environment(game: GameConfig, claim: RuntimeState) -> None:
+    """Raise Go's ``endpoint_unavailable`` when a store-launched game's process can be read and
+    provably lacks the bridge's variables: no dial to the claim's endpoint can succeed."""
+    if game.launch_mode not in PLATFORM_MODES:
+        return
+    environment = process_environment(game, claim)
+    if environment.get("port", 0) > 0 and environment.get("tokenFingerprint"):
+        return  # as Go: a complete pair is the claim's (attach) or a stale one (refused before)
+    missing = _missing_environment(game, environment)
+    if missing is None:
+        return
+    show = {"gameId": game.id}
+    raise LifecycleError(
+        "endpoint_unavailable",
+        f"Failed to resolve live GABP endpoint for '{game.id}': {missing}",
+        next_actions=[  # Go's order for an environment-class failure
+            next_action("games_status", show, "Inspect the current launch state."),
+            next_action("games_start", show, "Start the game."),
+        ],
+        warnings_key="warnings",
+    )
+
+
 def state_diagnostics(
     game: GameConfig,
     status: str,
@@ -135,24 +185,10 @@ def state_diagnostics(
         code, severity, message = status, "warning", "Stale runtime state was removed."
     warnings: list[str] = []
     platform = game.launch_mode in PLATFORM_MODES and status in RUNNING
-    usable = (
-        environment["present"]
-        and environment.get("port", 0) > 0
-        and bool(environment.get("tokenFingerprint"))
-        and environment.get("gameId") in ("", game.id)
-    )
-    if platform and environment["readable"] and environment.get("pid") and not usable:
-        code, severity = "process-bridge-environment-missing", "warning"
-        other = environment.get("gameId")
-        message = (
-            f"The game process's environment names GABS_GAME_ID {other!r}, not {game.id!r}; "
-            "GABS does not attach through endpoint state cached elsewhere."
-            if environment["present"] and other not in ("", game.id)
-            else "The game process's environment can be read but lacks a usable "
-            "GABP_SERVER_PORT/GABP_TOKEN pair: the launcher did not hand the bridge's "
-            "variables on to it, so GABS does not attach through cached endpoint state."
-        )
-    if platform and not usable:
+    missing = _missing_environment(game, environment) if platform else None
+    if missing is not None:
+        code, severity, message = "process-bridge-environment-missing", "warning", missing
+    if platform and not _usable(game, environment):
         warnings.append(
             f"The bridge's variables could not be confirmed on the real game process: a "
             f"{game.launch_mode} launch goes through the platform client, which may start the "

@@ -3,7 +3,7 @@ and the claim attachment that session is bound to."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -11,6 +11,8 @@ import anyio
 
 from gabs.config import GameConfig
 from gabs.launch.spawn import SpawnedGame
+from gabs.runtime import RuntimeState
+from gabs.runtime.procs import verify_pid
 from gabs.session import GameSession
 
 __all__ = ["GameError", "GameRuntime", "ListsChanged"]
@@ -77,3 +79,16 @@ class GameRuntime:
         if self.spawned is not None and not self.spawned.exited:
             return "running"
         return "stopped"
+
+    def liveness(self, claim: RuntimeState | None) -> Callable[[], bool] | None:
+        """Whether the game still runs, as a connect checks it between attempts: the claim's
+        workload pid when it names one (an adopted launch's own child is only its launcher,
+        long gone), else the child this bridge spawned unless that was a launcher (``helper``);
+        None when nothing tells."""
+        if claim is not None and claim.pid_role == "workload" and claim.game_pid > 0:
+            pid, start = claim.game_pid, claim.pid_start_time
+            return lambda: verify_pid(pid, start)[0] != "stopped"
+        spawned = self.spawned
+        if spawned is None or (claim is not None and claim.pid_role != "workload"):
+            return None
+        return lambda: not spawned.exited

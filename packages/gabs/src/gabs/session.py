@@ -469,8 +469,8 @@ class GameSession:
         )
         try:
             outcome.result = await self._request(
-                "tools/call",
-                {"name": tool, "arguments": arguments or {}},
+                "tools/call",  # the GABP name, dots read as slashes (as Go sends it)
+                {"name": tool.strip().replace(".", "/"), "arguments": arguments or {}},
                 timeout=timeout,
                 request_id=operation_id,
             )

@@ -18,6 +18,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 import anyio
 
@@ -42,13 +43,14 @@ from gabs.launch.steam import (
     resolve_app,
 )
 from gabs.runtime import (
+    ClaimError,
     EndpointError,
     EndpointInUse,
     RuntimeState,
     evaluate,
     prepare_endpoint,
 )
-from gabs.runtime.claim import format_time
+from gabs.runtime.claim import format_seconds, format_time
 from gabs.runtime.endpoint import stamp_bridge_file
 from gabs.runtime.procs import find_by_name, fingerprint
 
@@ -175,17 +177,65 @@ async def start_game(
         raise
     except Superseded:
         keep_claim = True
-        raise LifecycleError(
-            "operation_in_progress",
-            f"the start of '{game.id}' was superseded during startup; re-check 'gabs games "
-            f"status {game.id}'",
-            warnings=warnings,
-            is_error=False,
-        ) from None
+        refusal = await _superseded(lc, game.id)
+        refusal.warnings = warnings
+        raise refusal from None
     finally:
         if not keep_claim:
             with anyio.CancelScope(shield=True):
                 await lc.remove_if(game.id, launch_id, operation_id=operation_id)
+
+
+async def _superseded(lc: Lifecycle, game_id: str) -> LifecycleError:
+    """The refusal of a start whose claim another launch took over meanwhile, judged by the
+    claim there is now, as Go judges it: gone or in a step (``operation_in_progress``), active
+    (``already_running``), else ``blocked_unknown_state``."""
+    head = f"the launch of '{game_id}' was superseded during startup"
+    status = next_action("games_status", {"gameId": game_id}, "Inspect the launch state now.")
+    try:
+        current = await lc.load(game_id)
+    except (ClaimError, OSError):
+        current = None
+    if current is None:
+        message = f"{head} and the successor has since finished; re-check games_status"
+        return LifecycleError(
+            "operation_in_progress", message, next_actions=[status], is_error=False
+        )
+    data: dict[str, Any] = {"phase": current.phase}
+    operation = current.operation
+    if operation is not None and operation.in_flight(now()):
+        deadline = format_seconds(operation.deadline)
+        if current.effective_profile:  # as Go: left out when empty here
+            data["activeProfile"] = current.effective_profile
+        data["operation"] = {
+            "action": operation.action,
+            "attemptStartedAt": format_seconds(operation.attempt_started_at),
+            "deadline": deadline,
+        }
+        message = f"{head}; a successor {operation.action} operation is in progress (deadline "
+        return LifecycleError(
+            "operation_in_progress",
+            f"{message}{deadline})",
+            data=data,
+            next_actions=[status],
+            is_error=False,
+        )
+    if current.phase == "active":
+        data["activeProfile"] = current.effective_profile
+        stop = next_action("games_stop", {"gameId": game_id}, "Stop it first if need be.")
+        return LifecycleError(
+            "already_running",
+            f"{head}; a successor launch is active",
+            data=data,
+            next_actions=[status, stop],
+            is_error=False,
+        )
+    return LifecycleError(
+        "blocked_unknown_state",
+        f"{head}; a successor claim exists in phase {current.phase} — re-check games_status",
+        data=data,
+        next_actions=[status],
+    )
 
 
 async def _launch(
