@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from gabs.cli import main
 from gabs.runtime import endpoint as endpoint_module
 from gabs.runtime.endpoint import EndpointError, prepare_endpoint, stamp_bridge_file
 
@@ -186,3 +188,41 @@ def test_a_stale_stamp_waits_for_the_lock_and_then_leaves_the_successors_file(
         worker.join()
     assert json.loads((folder / "bridge.json").read_text(encoding="utf-8")) == successor
     assert (folder / "bridge.lock").stat().st_mode & 0o777 == 0o600
+
+
+# TestPortSelectionSkipsBusyPorts and lifecycle.EndpointUnavailableError: a range whose only
+# port is taken fails the start with the Go bridge's chain of messages, before any spawn.
+def test_no_free_port_is_endpoint_unavailable_with_the_go_bridges_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        (tmp_path / "config.json").write_text(
+            json.dumps(
+                {
+                    "version": "1.0",
+                    "portRanges": {"customRanges": [{"min": port, "max": port}]},
+                    "games": {
+                        GAME: {
+                            "id": GAME,
+                            "name": "G",
+                            "launchMode": "DirectPath",
+                            "target": sys.executable,
+                        }
+                    },
+                }
+            ),
+            encoding="utf-8",
+        )
+        with pytest.raises(SystemExit) as exited:
+            main(["games", "start", GAME, "--configDir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert (exited.value.code, out) == (1, "")
+    assert err == (
+        f"endpoint_unavailable: failed to prepare GABS endpoint for game '{GAME}': failed to "
+        f"assign port: no available bridge port found: no available ports in range "
+        f"{port}-{port}\n"
+    )
+    assert not (tmp_path / GAME / "runtime.json").exists()

@@ -232,7 +232,9 @@ async def _launch(
         ) from None
     except EndpointError as exc:
         raise LifecycleError(
-            "endpoint_unavailable", f"Cannot start {game.id}: {exc}", data={"detail": str(exc)}
+            "endpoint_unavailable",
+            f"failed to prepare GABS endpoint for game '{game.id}': {exc}",
+            data={"detail": str(exc)},
         ) from None
     try:
         argv, working_dir, more = _executable(game, resolved.working_dir)

@@ -112,7 +112,7 @@ def _allocate(ranges: Sequence[PortRange]) -> int:
             if port_is_free(port):
                 return port
         last = f"no available ports in range {span.min}-{span.max}"
-    raise EndpointError(f"no available bridge port found: {last}")
+    raise EndpointError(f"failed to assign port: no available bridge port found: {last}")
 
 
 def read_bridge_file(game_dir: Path) -> dict[str, Any] | None:
