@@ -146,7 +146,7 @@ def _bridge_lock(game_dir: Path, game_id: str) -> Iterator[None]:
 def _write(game_dir: Path, data: dict[str, Any]) -> Path:
     """Write ``bridge.json``: the Go bridge's keys in its order, empty optional ones left out,
     then any others; indented as the Go bridge indents it, without a final newline."""
-    ordered = {key: data[key] for key in _KEY_ORDER[:3] if key in data}
+    ordered: dict[str, Any] = {key: data[key] for key in _KEY_ORDER[:3] if key in data}
     ordered |= {key: data[key] for key in _KEY_ORDER[3:] if data.get(key)}
     ordered |= {key: value for key, value in data.items() if key not in _KEY_ORDER}
     text = go_html_escape(json.dumps(ordered, indent=2, ensure_ascii=False))
