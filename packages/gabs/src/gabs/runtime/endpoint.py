@@ -6,7 +6,13 @@ It is a diagnostic file and the endpoint cache: the next start reuses the port w
 (``resetEndpoint`` picks a new one), the token is new on every launch. The game takes both from
 its environment, never from the file. Ports come from ``portRanges.customRanges``, else the
 Go bridge's default ranges, starting at a random offset. The file holds a secret, so unlike the
-Go bridge's it is written with mode 0600.
+Go bridge's it is written with mode 0600; otherwise it is written as the Go bridge writes it
+(its keys in the Go bridge's order, two-space indentation, no final newline).
+
+Preparing the endpoint and stamping the diagnostics each read, decide and rewrite the file while
+holding ``<config-dir>/<gameId>/bridge.lock``, the Go bridge's lock for it (``flock``, waited
+for at most :data:`BRIDGE_LOCK_TIMEOUT` seconds): a stamp of a superseded launch can then never
+put its token back over a newer launch's, whichever bridge or process writes.
 """
 
 from __future__ import annotations
@@ -16,16 +22,21 @@ import json
 import os
 import secrets
 import socket
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from gabp.handoff import generate_token, write_secret_file
 from gabs.config import PortRange
+from gabs.go_format import go_html_escape
+from gabs.runtime.lock import release_flock, try_flock
 
 __all__ = [
     "BRIDGE_FILE",
+    "BRIDGE_LOCK_FILE",
+    "BRIDGE_LOCK_TIMEOUT",
     "DEFAULT_PORT_RANGES",
     "Endpoint",
     "EndpointError",
@@ -37,6 +48,10 @@ __all__ = [
 ]
 
 BRIDGE_FILE: Final = "bridge.json"
+BRIDGE_LOCK_FILE: Final = "bridge.lock"
+BRIDGE_LOCK_TIMEOUT: Final = 5.0
+#: The keys of ``bridge.json`` in the order the Go bridge writes them.
+_KEY_ORDER: Final = ("port", "token", "gameId", "profile", "configRevision", "startedAt")
 DEFAULT_PORT_RANGES: Final = (
     PortRange(min=49152, max=65535),
     PortRange(min=32768, max=49151),
@@ -109,9 +124,34 @@ def read_bridge_file(game_dir: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+@contextlib.contextmanager
+def _bridge_lock(game_dir: Path, game_id: str) -> Iterator[None]:
+    """Hold the game's ``bridge.lock``; :class:`EndpointError` after the timeout."""
+    game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(game_dir / BRIDGE_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + BRIDGE_LOCK_TIMEOUT
+        while not try_flock(fd):
+            if time.monotonic() >= deadline:
+                raise EndpointError(f"bridge lock for {game_id} held past 5s")
+            time.sleep(0.005)
+        try:
+            yield
+        finally:
+            release_flock(fd)
+    finally:
+        os.close(fd)
+
+
 def _write(game_dir: Path, data: dict[str, Any]) -> Path:
+    """Write ``bridge.json``: the Go bridge's keys in its order, empty optional ones left out,
+    then any others; indented as the Go bridge indents it, without a final newline."""
+    ordered: dict[str, Any] = {key: data[key] for key in _KEY_ORDER[:3] if key in data}
+    ordered |= {key: data[key] for key in _KEY_ORDER[3:] if data.get(key)}
+    ordered |= {key: value for key, value in data.items() if key not in _KEY_ORDER}
+    text = go_html_escape(json.dumps(ordered, indent=2, ensure_ascii=False))
     path = game_dir / BRIDGE_FILE
-    write_secret_file(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+    write_secret_file(path, text.encode("utf-8"))
     return path
 
 
@@ -124,7 +164,22 @@ def prepare_endpoint(
     reset: bool = False,
 ) -> Endpoint:
     """The port and a new token for the next launch, written to ``bridge.json``."""
-    game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        with _bridge_lock(game_dir, game_id):
+            return _prepare(game_dir, game_id, ranges, fixed_port, reset)
+    except EndpointError:
+        raise
+    except OSError as exc:
+        raise EndpointError(f"bridge lock for {game_id}: {exc.strerror or exc}") from None
+
+
+def _prepare(
+    game_dir: Path,
+    game_id: str,
+    ranges: Sequence[PortRange],
+    fixed_port: int | None,
+    reset: bool,
+) -> Endpoint:
     cached = None if reset else read_bridge_file(game_dir)
     token = generate_token()
     reused = False
@@ -134,9 +189,10 @@ def prepare_endpoint(
         port = fixed_port
     elif (
         cached is not None
-        and isinstance(cached.get("port"), int)
+        and type(cached.get("port")) is int
         and 0 < cached["port"] <= 65535
-        and cached.get("token")
+        and isinstance(cached.get("token"), str)
+        and cached["token"]
         and cached.get("gameId") in (None, "", game_id)
     ):
         port = cached["port"]
@@ -158,11 +214,9 @@ def stamp_bridge_file(
     game_dir: Path, *, port: int, token: str, profile: str, revision: str, started_at: str
 ) -> None:
     """Add the launch's diagnostics, only while the file still holds this launch's endpoint."""
-    current = read_bridge_file(game_dir)
-    if current is None or current.get("port") != port or current.get("token") != token:
-        return
-    current.update(configRevision=revision, startedAt=started_at)
-    if profile:
-        current["profile"] = profile
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError), _bridge_lock(game_dir, game_dir.name):
+        current = read_bridge_file(game_dir)
+        if current is None or current.get("port") != port or current.get("token") != token:
+            return
+        current.update(profile=profile, configRevision=revision, startedAt=started_at)
         _write(game_dir, current)

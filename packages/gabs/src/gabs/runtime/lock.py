@@ -18,7 +18,7 @@ from typing import Final
 
 import anyio
 
-__all__ = ["LOCK_FILE", "LOCK_TIMEOUT", "LockBusy", "transition_lock"]
+__all__ = ["LOCK_FILE", "LOCK_TIMEOUT", "LockBusy", "release_flock", "transition_lock", "try_flock"]
 
 LOCK_FILE: Final = "transition.lock"
 LOCK_TIMEOUT: Final = 5.0
@@ -28,7 +28,8 @@ class LockBusy(TimeoutError):
     """Another process held the lock for longer than the timeout."""
 
 
-def _try_lock(fd: int) -> bool:
+def try_flock(fd: int) -> bool:
+    """Take an exclusive advisory lock on ``fd`` without waiting; False when another holds it."""
     if os.name == "nt":
         import msvcrt
 
@@ -46,7 +47,8 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-def _unlock(fd: int) -> None:
+def release_flock(fd: int) -> None:
+    """Release the lock :func:`try_flock` took."""
     with contextlib.suppress(OSError):
         if os.name == "nt":
             import msvcrt
@@ -65,13 +67,13 @@ async def transition_lock(game_dir: Path, timeout: float = LOCK_TIMEOUT) -> Asyn
     fd = os.open(os.path.join(game_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout
-        while not _try_lock(fd):
+        while not try_flock(fd):
             if time.monotonic() >= deadline:
                 raise LockBusy(f"the transition lock in {game_dir} is held by another operation")
             await anyio.sleep(0.005)
         try:
             yield
         finally:
-            _unlock(fd)
+            release_flock(fd)
     finally:
         os.close(fd)
