@@ -281,7 +281,7 @@ def lua_reference() -> dict[str, Any]:
                 "rb.print(message?, value?)",
                 "rb.assert(condition, message?)",
                 "rb.fail(message?, value?)",
-                "print(value)",
+                "print(message?, value?)",
                 "ipairs(list)",
             ],
         },

@@ -1,0 +1,36 @@
+"""The Lua front-end against the behaviour the mod's own tests pin (``LuaScriptCompilerTests``,
+``CapabilityLuaReferenceBuilderTests``) and against the mod's runner where those tests leave a
+question open: nested Lua tools inside a script, and whole quotients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from test_mod_script_runner import ModTools
+
+from rimbridge_sim.scripting import ScriptRunner, normalize_definition
+from rimbridge_sim.scripting.lua_compiler import compile_lua
+
+
+async def run_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    runner = ScriptRunner(ModTools(), include_step_results=True)
+    report = await runner.run(normalize_definition(compile_lua(source, parameters)))
+    return report.to_wire()
+
+
+async def test_print_with_a_label_and_a_value_is_one_row_with_that_message_and_value() -> None:
+    report = await run_lua(
+        "local count = 0\n"
+        "while count < 2 do\n"
+        "  if count == 0 then\n"
+        '    print("count", count)\n'
+        "  end\n"
+        "  count = count + 1\n"
+        "end\n"
+        'rb.assert(count == 2, "Expected count to reach two.")\n'
+        "return count\n"
+    )
+    assert report["success"] is True
+    assert report["result"] == 2
+    assert [(row["message"], row["value"]) for row in report["output"]] == [("count", 0)]
+    assert report["steps"] == []
