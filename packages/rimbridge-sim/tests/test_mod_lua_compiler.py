@@ -34,3 +34,11 @@ async def test_print_with_a_label_and_a_value_is_one_row_with_that_message_and_v
     assert report["result"] == 2
     assert [(row["message"], row["value"]) for row in report["output"]] == [("count", 0)]
     assert report["steps"] == []
+
+
+async def test_a_division_that_comes_out_even_is_a_whole_number_and_others_keep_the_fraction() -> (
+    None
+):
+    report = await run_lua("local even = 6 / 3\nlocal half = 7 / 2\nreturn { even = even, half = half }")
+    assert report["result"] == {"even": 2, "half": 3.5}
+    assert type(report["result"]["even"]) is int
