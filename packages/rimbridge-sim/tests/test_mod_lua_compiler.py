@@ -4,16 +4,20 @@ question open: nested Lua tools inside a script, and whole quotients."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from test_mod_script_runner import ModTools
-
-from rimbridge_sim.scripting import ScriptRunner, normalize_definition
+from rimbridge_sim.scripting import CallOutcome, ScriptRunner, normalize_definition
 from rimbridge_sim.scripting.lua_compiler import compile_lua
 
 
+async def echo(name: str, arguments: Mapping[str, Any]) -> CallOutcome:
+    """Every tool answers with its arguments (the mod's ``test/echo``)."""
+    return CallOutcome(True, f"op-{name}", "completed", dict(arguments), None)
+
+
 async def run_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
-    runner = ScriptRunner(ModTools(), include_step_results=True)
+    runner = ScriptRunner(echo, include_step_results=True)
     report = await runner.run(normalize_definition(compile_lua(source, parameters)))
     return report.to_wire()
 
