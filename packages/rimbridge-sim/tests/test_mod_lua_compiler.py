@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rimbridge_sim.scripting import CallOutcome, ScriptRunner, normalize_definition
+from rimbridge_sim.scripting import CallOutcome, ScriptRunner, lua_reference, normalize_definition
 from rimbridge_sim.scripting.lua_compiler import compile_lua
 from rimbridge_sim.tools.scripting import NESTING_LIMIT
 
@@ -46,7 +46,9 @@ async def test_print_with_a_label_and_a_value_is_one_row_with_that_message_and_v
 async def test_a_division_that_comes_out_even_is_a_whole_number_and_others_keep_the_fraction() -> (
     None
 ):
-    report = await run_lua("local even = 6 / 3\nlocal half = 7 / 2\nreturn { even = even, half = half }")
+    report = await run_lua(
+        "local even = 6 / 3\nlocal half = 7 / 2\nreturn { even = even, half = half }"
+    )
     assert report["result"] == {"even": 2, "half": 3.5}
     assert type(report["result"]["even"]) is int
 
@@ -84,3 +86,58 @@ async def test_a_lua_file_that_runs_itself_stops_at_the_nesting_limit(
             depth += 1
         assert depth == NESTING_LIMIT
         assert answer["error"]["Code"] == "script.nesting_limit"
+
+
+def test_the_lua_quick_start_has_a_summary_and_first_rules_as_the_mod() -> None:
+    quick_start = lua_reference()["quickStart"]
+    assert "not as full Lua" in quick_start["summary"]
+    assert any("rimbridge/compile_lua" in step for step in quick_start["recommendedWorkflow"])
+    assert any("Dynamic indexing" in rule for rule in quick_start["firstRules"])
+    assert "rb.call" in quick_start["starterTemplate"]
+
+
+def test_the_lua_polling_guidance_prefers_polling_a_read_only_tool_and_names_three_patterns() -> (
+    None
+):
+    guidance = lua_reference()["pollingGuidance"]
+    assert any(
+        "Prefer rb.poll against a read-only capability" in text
+        for text in guidance["bestPractices"]
+    )
+    assert [p["name"] for p in guidance["patterns"]] == [
+        "wait_for_entry_scene",
+        "wait_for_colonists_in_area",
+        "bounded_search_and_validate",
+    ]
+
+
+def test_the_lua_pitfalls_include_an_alias_held_in_a_variable() -> None:
+    patterns = [p["pattern"] for p in lua_reference()["commonPitfalls"]]
+    assert {"count = 1", "names[i]", "rb.call(aliasVar, args)"} <= set(patterns)
+    assert "rb.assert(condition, messageVar)" in patterns
+
+
+async def test_the_lua_examples_have_the_mods_names_and_run_in_the_simulation(
+    open_sim: Any,
+) -> None:
+    examples = {e["name"]: e["luaSource"] for e in lua_reference()["examples"]}
+    assert list(examples) == [
+        "minimal",
+        "poll_and_assert",
+        "wait_for_entry_scene",
+        "bounded_search_and_validate",
+        "foreach_selection",
+        "params_binding",
+    ]
+    parameters = {"params_binding": {"screenshotFileName": "capture_001"}}
+    async with open_sim(tick_rate=0) as sim:
+        for name, source in examples.items():
+            compiled = await sim.call("rimbridge/compile_lua", luaSource=source)
+            assert compiled["success"] is True, (name, compiled["message"])
+            if name == "wait_for_entry_scene":
+                continue  # it waits for the main menu
+            ran = await sim.call(
+                "rimbridge/run_lua", luaSource=source, parameters=parameters.get(name)
+            )
+            assert ran["success"] is True, (name, ran["message"])
+        assert ran["result"] == {"screenshotFileName": "capture_001", "retryLimit": 6}
