@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rimbridge_sim.scripting import CallOutcome, ScriptRunner, lua_reference, normalize_definition
-from rimbridge_sim.scripting.lua_compiler import compile_lua
+from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 from rimbridge_sim.tools.scripting import NESTING_LIMIT
 
 
@@ -141,3 +143,15 @@ async def test_the_lua_examples_have_the_mods_names_and_run_in_the_simulation(
             )
             assert ran["success"] is True, (name, ran["message"])
         assert ran["result"] == {"screenshotFileName": "capture_001", "retryLimit": 6}
+
+
+@pytest.mark.parametrize(
+    "source",
+    ['print("a", 1, 2)', 'rb.print("a", 1, 2)', "local label = 1\nrb.print(label, 2)"],
+)
+def test_print_refuses_a_third_argument_or_a_label_that_is_not_a_literal_string(
+    source: str,
+) -> None:
+    with pytest.raises(LuaCompileError) as caught:
+        compile_lua(source)
+    assert caught.value.code == "lua.unsupported_expression"
