@@ -263,9 +263,14 @@ def test_lua_outside_the_subset_is_refused_with_a_position(
     assert (caught.value.code, caught.value.line) == (code, line)
 
 
+def _lua_example(name: str) -> str:
+    examples = {e["name"]: e["luaSource"] for e in lua_reference()["examples"]}
+    return str(examples[name])
+
+
 async def test_run_lua_selects_every_colonist_through_child_operations(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
-        source = lua_reference()["examples"][1]["luaSource"]
+        source = _lua_example("foreach_selection")
         result = await sim.call("rimbridge/run_lua", luaSource=source)
         assert (result["success"], result["returned"], result["result"]) == (True, True, 3)
         steps = result["script"]["steps"]
@@ -390,7 +395,7 @@ async def test_the_script_references_examples_run_against_the_simulation(open_si
             for example in script_reference()["examples"]
         ]
         assert [(r["success"], r["result"]) for r in results] == [(True, 3)] * 4
-        starter = lua_reference()["examples"][0]["luaSource"]
+        starter = lua_reference()["quickStart"]["starterTemplate"]
         first = await sim.call("rimbridge/run_lua", luaSource=starter)
         assert first["result"]["pawnId"].startswith("Thing_Human")
         unparsable = await sim.call("rimbridge/run_script", scriptJson="{nope")

@@ -141,7 +141,8 @@ def _arith(operator: str, operands: list[Any]) -> Any:
         result = numbers[0] / numbers[1]
     else:
         result = numbers[0] % numbers[1]
-    return int(result) if float(result).is_integer() and operator != "$divide" else result
+    # as the mod, a whole result (a quotient too) is an integer: 6 / 3 is 2, 7 / 2 is 3.5
+    return int(result) if float(result).is_integer() else result
 
 
 def _compare(operator: str, left: Any, right: Any) -> bool:

@@ -337,12 +337,14 @@ class _Compiler(ExpressionParser):
                     "value": arguments[1] if len(arguments) > 1 else None,
                 }
             ]
-        if host == "rb.print":
-            first: Any = arguments[0] if arguments else ""
-            if isinstance(first, str):
-                label, shown = first, arguments[1] if len(arguments) > 1 else None
-            else:
-                label, shown = "", first
-            return [{"type": "print", "message": label, "value": shown}]
-        value = arguments[0] if len(arguments) == 1 else arguments
-        return [{"type": "print", "message": "", "value": value}]
+        # print and rb.print are one helper: a lone literal string is the message, a lone
+        # expression the value, two arguments a literal message and a value
+        if len(arguments) > 2:
+            self._fail("lua.unsupported_expression", f"{host} takes at most two arguments", token)
+        if len(arguments) == 2:
+            label = self._literal_string(arguments[0], f"the first {host} argument", token)
+            return [{"type": "print", "message": label, "value": arguments[1]}]
+        first: Any = arguments[0] if arguments else None
+        if isinstance(first, str):
+            return [{"type": "print", "message": first, "value": None}]
+        return [{"type": "print", "message": "", "value": first}]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from rimbridge_sim.scripting.lua_compiler import LOOP_LIMIT
+from rimbridge_sim.scripting.lua_examples import EXAMPLES, STARTER, polling_patterns
 from rimbridge_sim.scripting.references import field
 
 __all__ = ["lua_reference"]
@@ -36,13 +37,6 @@ _COMPILE_RETURNS: Final = (
 _FILE_FIELDS: Final = (
     field("scriptPath", "string", True, None, "The path asked for."),
     field("resolvedScriptPath", "string", True, None, "The file that was read."),
-)
-_POLL_STATUS: Final = (
-    'local status = rb.poll("rimbridge/get_bridge_status", {}, {\n'
-    "  timeoutMs = 5000, pollIntervalMs = 100,\n"
-    '  condition = { path = "result.state.inEntryScene", equals = true }\n'
-    "})\n"
-    "return status.attempts\n"
 )
 
 
@@ -189,25 +183,18 @@ def _runtime() -> dict[str, Any]:
             "summary": "Change the game once, then poll a read-only tool or use a wait tool "
             "until a bounded condition on its state matches.",
             "bestPractices": [
-                "Poll with rb.poll a read-only tool that shows the state you wait for "
-                "(rimbridge/get_bridge_status, rimworld/list_colonists, "
-                "rimworld/get_designator_state).",
-                "Use rimbridge/wait_for_game_loaded or rimbridge/wait_for_long_event_idle "
-                "where they fit.",
-                "Do not poll a tool that changes the game unless retrying is the point.",
-                "rb.print the values that will explain a failure.",
-                "Keep conditions narrow and on structured fields (position, drafted, "
-                "inEntryScene), not on timing.",
+                "Prefer rb.poll against a read-only capability that shows exactly the state "
+                "you wait for: rimbridge/get_bridge_status, rimworld/list_colonists or "
+                "rimworld/get_designator_state.",
+                "Where the bridge has a bounded wait for a lifecycle step, use it: "
+                "rimbridge/wait_for_game_loaded, rimbridge/wait_for_long_event_idle.",
+                "Change the game once, then poll; call a tool that changes the game in a loop "
+                "only when retrying is the point.",
+                "rb.print the derived values and poll attempt counts that will explain a failure.",
+                "Keep conditions narrow and on structured state (position, drafted, "
+                "selectedDesignatorId, inEntryScene), not on how long the UI takes.",
             ],
-            "patterns": [
-                {
-                    "name": "wait_for_entry_scene",
-                    "description": "Poll the bridge status until the game is at the main menu.",
-                    "preferredCapabilities": ["rimbridge/get_bridge_status"],
-                    "whenToUse": "Before starting a new game or checking the menu.",
-                    "luaSource": _POLL_STATUS,
-                },
-            ],
+            "patterns": polling_patterns(),
         },
         "authoringTips": [
             "Read rimbridge/get_script_reference for the condition model and the result shape.",
@@ -219,24 +206,13 @@ def _runtime() -> dict[str, Any]:
             "If a script is refused, cut it back to the quick-start example and add one "
             "construct at a time: the subset is small, and full Lua habits are what it "
             "refuses most.",
+            "Wait by polling state rather than reacting to events, unless a wait tool for "
+            "that lifecycle step exists.",
         ],
     }
 
 
 def lua_reference() -> dict[str, Any]:
-    starter = (
-        'local snapshot = rb.call("rimworld/list_colonists", { currentMapOnly = true })\n'
-        "local colonists = snapshot.result.colonists\n"
-        'rb.assert(colonists ~= nil, "Expected colonists.")\n'
-        "return colonists[1]\n"
-    )
-    selection = (
-        'local snapshot = rb.call("rimworld/list_colonists", {})\n'
-        "for i, colonist in ipairs(snapshot.result.colonists) do\n"
-        '  rb.call("rimworld/select_pawn", { pawnName = colonist.name, append = i > 1 })\n'
-        "end\n"
-        "return #snapshot.result.colonists\n"
-    )
     return {
         "success": True,
         "version": "lua-script-v1",
@@ -244,12 +220,26 @@ def lua_reference() -> dict[str, Any]:
         "model of rimbridge/run_script (see rimbridge/get_script_reference) and run by the same "
         "runner. It is not general-purpose Lua.",
         "quickStart": {
+            "summary": "Read rimbridge/run_lua as a small language with Lua syntax that is "
+            "lowered to a JSON script, not as full Lua.",
             "recommendedWorkflow": [
-                "Compile first with rimbridge/compile_lua and read the lowered script.",
-                "Keep host calls as whole statements or the whole right-hand side of an "
-                "assignment or return.",
+                "Read rimbridge/get_lua_reference before writing a script of a new shape.",
+                "Compile a new inline script with rimbridge/compile_lua first and read the "
+                "lowered JSON before running anything that changes the game.",
+                "Begin with locals and rb.call, rb.poll, rb.print and rb.assert; add control "
+                "flow once that small shape compiles.",
             ],
-            "starterTemplate": starter,
+            "firstRules": [
+                "Declare a variable with local before assigning to it; a plain assignment only "
+                "updates a binding that is already declared.",
+                "The only host helpers are rb.call, rb.poll, rb.print, rb.assert, rb.fail, "
+                "print and ipairs.",
+                "Read fields statically (snapshot.result.count) and index with one-based "
+                "literals (names[1]). Dynamic indexing such as names[i] is refused.",
+                "A host call stands alone as a statement, or is the whole right-hand side of "
+                "an assignment or return.",
+            ],
+            "starterTemplate": STARTER,
         },
         **_tools(),
         "supportedSubset": {
@@ -281,7 +271,7 @@ def lua_reference() -> dict[str, Any]:
                 "rb.print(message?, value?)",
                 "rb.assert(condition, message?)",
                 "rb.fail(message?, value?)",
-                "print(value)",
+                "print(message?, value?)",
                 "ipairs(list)",
             ],
         },
@@ -314,11 +304,22 @@ def lua_reference() -> dict[str, Any]:
                 "such as names[1].",
             },
             {
+                "pattern": "rb.call(aliasVar, args)",
+                "whyItFails": "The compiler lowers a tool alias only when it is a literal "
+                "string; an alias held in a variable is refused.",
+                "preferredForm": 'rb.call("rimworld/list_colonists", args)',
+            },
+            {
                 "pattern": 'local count = rb.call("rimworld/list_colonists", {}).result.count',
                 "whyItFails": "A host call cannot be part of a larger expression: it stands "
                 "alone or is the whole right-hand side of an assignment or return.",
                 "preferredForm": 'local snapshot = rb.call("rimworld/list_colonists", {})\n'
                 "local count = snapshot.result.count",
+            },
+            {
+                "pattern": "rb.assert(condition, messageVar)",
+                "whyItFails": "The messages of rb.assert and rb.fail must be literal strings.",
+                "preferredForm": 'rb.assert(condition, "Expected the condition to hold.")',
             },
             {
                 "pattern": "x ^ 2",
@@ -355,10 +356,7 @@ def lua_reference() -> dict[str, Any]:
             ],
         },
         **_runtime(),
-        "examples": [
-            {"name": "starter", "luaSource": starter},
-            {"name": "select_all", "luaSource": selection},
-        ],
+        "examples": [dict(example) for example in EXAMPLES],
     }
 
 

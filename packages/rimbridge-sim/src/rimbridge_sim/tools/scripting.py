@@ -5,8 +5,9 @@ child operation and opens attention caused by the script's call)."""
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from gabp import ProtocolError
 from lib_gab import ToolError, current_operation
@@ -26,7 +27,10 @@ from rimbridge_sim.scripting.wire import definition_wire
 
 __all__ = ["ScriptingTools"]
 
-_NOT_IN_SCRIPTS = frozenset({"rimbridge/run_script", "rimbridge/run_lua", "rimbridge/run_lua_file"})
+_LUA_TOOLS: Final = frozenset({"rimbridge/run_lua", "rimbridge/run_lua_file"})
+NESTING_LIMIT: Final = 8
+"""How deep scripts may nest (a Lua tool as a script's step); the mod sets no bound."""
+_DEPTH: ContextVar[int] = ContextVar("script_depth", default=0)
 _RUN = (
     "{success, message, returned, result, error, output: [{index, statementId, level, message, "
     "value}], script: {name, success, halted, haltReason, stepCount, executedStepCount, "
@@ -53,9 +57,12 @@ class ScriptingTools:
     async def _call(self, name: str, arguments: Any) -> CallOutcome:
         operation = current_operation()
         assert operation is not None  # tools always run under an operation
-        if name in _NOT_IN_SCRIPTS or self.host.find_tool(name) is None:
-            reason = "cannot run inside a script" if name in _NOT_IN_SCRIPTS else "no such tool"
-            error = operation_error("capability.not_found", f"{name}: {reason}")
+        if self.host.find_tool(name) is None:
+            error = operation_error("capability.not_found", f"{name}: no such tool")
+            return CallOutcome(False, None, "failed", None, error)
+        if name in _LUA_TOOLS and _DEPTH.get() >= NESTING_LIMIT:
+            message = f"Scripts nest at most {NESTING_LIMIT} deep."
+            error = operation_error("script.nesting_limit", message)
             return CallOutcome(False, None, "failed", None, error)
         if not isinstance(arguments, dict):
             error = operation_error("tool.invalid_arguments", "arguments must be an object")
@@ -93,7 +100,11 @@ class ScriptingTools:
         self, definition: dict[str, Any], include: bool, noun: str
     ) -> dict[str, Any]:
         runner = ScriptRunner(self._call, include_step_results=include)
-        report = await runner.run(definition)
+        depth = _DEPTH.set(_DEPTH.get() + 1)
+        try:
+            report = await runner.run(definition)
+        finally:
+            _DEPTH.reset(depth)
         wire = report.to_wire()
         if report.success:
             message = (
