@@ -1,0 +1,176 @@
+"""Behaviours the Go bridge's own attribution tests pin (GABS 1.1.0, ``internal/mcp``:
+``attribution_battery_mcp_test.go``, ``p1_attribution_mcp_test.go``,
+``stage4_promotion_mcp_test.go``, ``profiles_mcp_test.go``), checked against ``gabs``. The
+expected values are the Go bridge's, observed side by side and pinned here (the Go binary is
+not needed).
+
+* A failure whose code is proof-adjusted (``launch_spec_unresolvable``, ``unobserved``) is
+  ``causeClass: environment`` when the launch context has started a workload before (the
+  target moved, the machine changed) and ``config`` when it never has; the track record keeps
+  the class of the recorded ``unobserved`` failure, and ``launch_spec_unresolvable`` records
+  nothing.
+* A reference that names no game (``game_not_found``, ``ambiguous_game_reference``) has no
+  ``gameId`` key and its next action names ``gameId: ""``; ``timeout_out_of_range`` has no
+  ``gameId`` key either, its next action names the game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from gabs.config import GabsConfig
+from gabs.games import GameManager
+from gabs.lifecycle import TrackRecord, context_hash
+from gabs.mcp import ToolListNotifier, build_server
+
+MISSING = "/nonexistent/gabs-attribution/game"
+
+
+def games_config(tmp_path: Path, games: dict[str, dict[str, Any]]) -> GabsConfig:
+    entries = {
+        gid: {"id": gid, "name": f"Game {gid}", "launchMode": "DirectPath", **entry}
+        for gid, entry in games.items()
+    }
+    document = {
+        "version": "1.0",
+        "timeouts": {"startup": {"processStartSeconds": 1}},
+        "games": entries,
+    }
+    return GabsConfig.from_json(document, config_dir=tmp_path)
+
+
+@asynccontextmanager
+async def client_for(config: GabsConfig) -> AsyncIterator[Client]:
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        yield client
+
+
+def data(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def prove(config: GabsConfig, game_id: str) -> None:
+    """Record one verified start of the game's default launch context (as a start would)."""
+    game = config.games[game_id]
+    TrackRecord(config.game_dir(game_id)).started(game, "", context_hash(game, ""))
+
+
+def record(config: GabsConfig, game_id: str) -> dict[str, Any]:
+    path = config.game_dir(game_id) / "track-record.json"
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded["profiles"][""]
+
+
+@pytest.mark.parametrize(("proven", "cause"), [(False, "config"), (True, "environment")])
+async def test_missing_target_class_follows_the_track_record(
+    tmp_path: Path, proven: bool, cause: str
+) -> None:
+    # TestProvenMissingTargetIsEnvironment, TestNeverProvenMissingTargetIsConfig.
+    config = games_config(tmp_path, {"vanish": {"target": MISSING}})
+    if proven:
+        prove(config, "vanish")
+    async with client_for(config) as client:
+        result = await client.call_tool("games_start", {"gameId": "vanish", "timeout": 1})
+    body = data(result)
+    assert result.is_error
+    assert body["code"] == "launch_spec_unresolvable"
+    assert body["causeClass"] == cause
+    if proven:
+        assert body["trackRecord"].startswith("started 1\u00d7")
+        assert [a["tool"] for a in body["nextActions"]] == ["games_status", "games_start"]
+        # A read-only failure changes nothing in the record.
+        entry = record(config, "vanish")
+        assert entry["workloadStarts"] == 1
+        assert not entry.get("consecutiveFailures")
+        assert "lastFailure" not in entry
+    else:
+        assert body["trackRecord"] == "no successful starts recorded for this context"
+        assert [a["tool"] for a in body["nextActions"]] == ["games_show"]
+        assert not (config.game_dir("vanish") / "track-record.json").exists()
+
+
+@pytest.mark.parametrize(("proven", "cause"), [(False, "config"), (True, "environment")])
+async def test_unobserved_class_follows_the_track_record(
+    tmp_path: Path, proven: bool, cause: str
+) -> None:
+    # TestUnobservedRecordsNeverProvenAsConfigFailure, TestUnobservedRecordsProvenAsEnvironment-
+    # Failure: a status hook that can say nothing (exit 7) leaves the start unobserved.
+    hook = {"status": {"command": "/bin/sh", "args": ["-c", "exit 7"]}}
+    config = games_config(tmp_path, {"quiet": {"target": "/bin/true", "lifecycle": hook}})
+    if proven:
+        prove(config, "quiet")
+    async with client_for(config) as client:
+        result = await client.call_tool("games_start", {"gameId": "quiet", "timeout": 2})
+    body = data(result)
+    assert body["code"] == "unobserved"
+    assert body["causeClass"] == cause
+    entry = record(config, "quiet")
+    assert entry["workloadStarts"] == (1 if proven else 0)
+    assert entry["consecutiveFailures"] == 1
+    assert entry["lastFailure"]["outcome"] == "unobserved"
+    assert entry["lastFailure"]["class"] == cause
+
+
+@pytest.mark.parametrize(
+    "tool", ["games_start", "games_stop", "games_kill", "games_connect", "games_status"]
+)
+async def test_game_not_found_names_no_game(tmp_path: Path, tool: str) -> None:
+    # TestEveryLifecycleFailureCarriesAttribution, TestGamesStatusAndShowFailuresCarry-
+    # Attribution: Go's result is {code, candidates, causeClass, trackRecord, nextActions}.
+    config = games_config(tmp_path, {"g": {"target": MISSING}})
+    async with client_for(config) as client:
+        result = await client.call_tool(tool, {"gameId": "does-not-exist"})
+    assert result.is_error
+    assert data(result) == {
+        "code": "game_not_found",
+        "candidates": ["g"],
+        "causeClass": "call",
+        "trackRecord": "no successful starts recorded for this context",
+        "nextActions": [
+            {
+                "tool": "games_show",
+                "arguments": {"gameId": ""},
+                "reason": "Check the accepted profiles and declared inputs, then reissue the "
+                "call correctly.",
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize("tool", ["games_start", "games_stop"])
+async def test_ambiguous_reference_names_no_game(tmp_path: Path, tool: str) -> None:
+    # TestAmbiguousGameReference: two games share the target the call names.
+    config = games_config(tmp_path, {"a": {"target": MISSING}, "b": {"target": MISSING}})
+    async with client_for(config) as client:
+        result = await client.call_tool(tool, {"gameId": MISSING})
+    body = data(result)
+    assert body["code"] == "ambiguous_game_reference"
+    assert body["candidates"] == ["a", "b"]
+    assert "gameId" not in body
+    assert [a["arguments"] for a in body["nextActions"]] == [{"gameId": ""}]
+
+
+async def test_timeout_out_of_range_has_no_game_key(tmp_path: Path) -> None:
+    # TestTimeoutRangeEnforced, TestCallClassFailuresCarryCallClassAndMutateNoHistory.
+    config = games_config(tmp_path, {"g": {"target": MISSING}})
+    async with client_for(config) as client:
+        result = await client.call_tool("games_start", {"gameId": "g", "timeout": 99999})
+    body = data(result)
+    assert body["code"] == "timeout_out_of_range"
+    assert (body["minimum"], body["maximum"], body["causeClass"]) == (1, 3600, "call")
+    assert "gameId" not in body
+    assert [(a["tool"], a["arguments"]) for a in body["nextActions"]] == [
+        ("games_show", {"gameId": "g"})
+    ]
+    assert not (config.game_dir("g") / "track-record.json").exists()
