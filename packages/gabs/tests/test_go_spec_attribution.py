@@ -9,6 +9,10 @@ not needed).
   target moved, the machine changed) and ``config`` when it never has; the track record keeps
   the class of the recorded ``unobserved`` failure, and ``launch_spec_unresolvable`` records
   nothing.
+* A start left ``unobserved`` (claim ``starting``, nothing in flight) that a ``games_status``
+  or a ``games_connect`` later finds running is a verified start: the track record counts it
+  once (``workloadStarts``, resetting the consecutive failures), and a connect counts the
+  bridge connection too.
 * A reference that names no game (``game_not_found``, ``ambiguous_game_reference``) has no
   ``gameId`` key and its next action names ``gameId: ""``; ``timeout_out_of_range`` has no
   ``gameId`` key either, its next action names the game.
@@ -17,6 +21,7 @@ not needed).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -30,8 +35,11 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
 from gabs.mcp import ToolListNotifier, build_server
+from gabs.runtime.procs import process_start_time
+from lib_gab import GabpServer
 
 MISSING = "/nonexistent/gabs-attribution/game"
+TOKEN = "t" * 64
 
 
 def games_config(tmp_path: Path, games: dict[str, dict[str, Any]]) -> GabsConfig:
@@ -174,3 +182,66 @@ async def test_timeout_out_of_range_has_no_game_key(tmp_path: Path) -> None:
         ("games_show", {"gameId": "g"})
     ]
     assert not (config.game_dir("g") / "track-record.json").exists()
+
+
+def unobserved_claim(config: GabsConfig, game_id: str, **fields: Any) -> str:
+    """Write a start left unobserved whose workload (this process) runs; its context hash."""
+    game = config.games[game_id]
+    digest = context_hash(game, "")
+    claim = {
+        "gameId": game_id,
+        "status": "starting",
+        "ownerPid": 0,
+        "updatedAt": "2026-01-01T00:00:00Z",
+        "schemaVersion": 2,
+        "launchId": "ab" * 16,
+        "generation": 1,
+        "phase": "starting",
+        "spawnState": "spawned",
+        "source": "gabs",
+        "launchMode": "DirectPath",
+        "gamePid": os.getpid(),
+        "pidStartTime": process_start_time(os.getpid()),
+        "pidRole": "workload",
+        "historyContextHash": digest,
+        **fields,
+    }
+    folder = config.game_dir(game_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runtime.json").write_text(json.dumps(claim), encoding="utf-8")
+    return digest
+
+
+async def test_status_verifying_an_unobserved_start_credits_it_once(tmp_path: Path) -> None:
+    # TestPassiveStatusPromotionCreditsWorkloadStart, TestPromotionResetsRecordedUnobserved-
+    # Failure.
+    config = games_config(tmp_path, {"g": {"target": "/bin/sleep"}})
+    digest = unobserved_claim(config, "g")
+    game = config.games["g"]
+    TrackRecord(config.game_dir("g")).failed("", digest, "unobserved", "config")
+    async with client_for(config) as client:
+        first = await client.call_tool("games_status", {"gameId": "g"})
+        second = await client.call_tool("games_status", {"gameId": "g"})
+    assert data(first)["status"] == data(second)["status"] == "shared-running"
+    entry = record(config, "g")
+    assert entry["contextHash"] == context_hash(game, "")
+    assert (entry["workloadStarts"], entry["consecutiveFailures"]) == (1, 0)
+    assert entry["bridgeConnects"] == 0
+
+
+async def test_connect_verifying_an_unobserved_start_credits_start_and_connect(
+    tmp_path: Path,
+) -> None:
+    # TestAttachmentPromotionCreditsWorkloadStartAndBridgeConnect.
+    config = games_config(tmp_path, {"g": {"target": "/bin/sleep"}})
+    server = GabpServer(app_name="G", app_version="1", agent_id="g", token=TOKEN)
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, server.running() as address:
+        unobserved_claim(config, "g", endpoint={"port": address.port, "token": TOKEN})
+        async with Client(build_server(manager, notifier=notifier)) as client:
+            result = await client.call_tool("games_connect", {"gameId": "g"})
+            assert not result.is_error, result
+            await client.call_tool("games_status", {"gameId": "g"})
+    entry = record(config, "g")
+    assert (entry["workloadStarts"], entry["bridgeConnects"]) == (1, 1)
