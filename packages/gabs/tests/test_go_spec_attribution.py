@@ -14,8 +14,8 @@ not needed).
   once (``workloadStarts``, resetting the consecutive failures), and a connect counts the
   bridge connection too.
 * A reference that names no game (``game_not_found``, ``ambiguous_game_reference``) has no
-  ``gameId`` key and its next action names ``gameId: ""``; ``timeout_out_of_range`` has no
-  ``gameId`` key either, its next action names the game.
+  ``gameId`` key and its next action names ``gameId: ""``; ``timeout_out_of_range`` and
+  ``config_invalid`` have no ``gameId`` key either, their next action names the game.
 """
 
 from __future__ import annotations
@@ -245,3 +245,30 @@ async def test_connect_verifying_an_unobserved_start_credits_start_and_connect(
             await client.call_tool("games_status", {"gameId": "g"})
     entry = record(config, "g")
     assert (entry["workloadStarts"], entry["bridgeConnects"]) == (1, 1)
+
+
+async def test_a_start_refused_on_a_broken_config_has_no_game_key(tmp_path: Path) -> None:
+    # TestStartRefusedOnStaleConfig: the file on disk no longer parses.
+    (tmp_path / "config.json").write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "games": {
+                    "a": {"id": "a", "name": "A", "launchMode": "DirectPath", "target": "/bin/echo"}
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    config = GabsConfig.load(tmp_path)
+    async with client_for(config) as client:
+        (tmp_path / "config.json").write_text("{broken", encoding="utf-8")
+        result = await client.call_tool("games_start", {"gameId": "a"})
+    body = data(result)
+    assert body["code"] == "config_invalid"
+    assert body["causeClass"] == "config"
+    assert "gameId" not in body
+    assert {"lastGoodRevision", "invalidRevision"} <= set(body)
+    assert [(a["tool"], a["arguments"]) for a in body["nextActions"]] == [
+        ("games_show", {"gameId": "a"})
+    ]

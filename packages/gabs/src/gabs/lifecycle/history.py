@@ -148,9 +148,7 @@ class TrackRecord:
             entry["consecutiveFailures"] = 0
             if game is not None:
                 with contextlib.suppress(Exception):
-                    entry["lastGood"] = _context(
-                        game, resolve(game, profile=profile, inherited={})
-                    )
+                    entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
 
         self._update(profile, digest, change)
 

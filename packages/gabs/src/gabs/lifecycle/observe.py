@@ -2,9 +2,10 @@
 
 The claim is judged by the liveness rule (without blocking on a step in flight). On the way,
 a status observation also tidies: a start that was never observed is promoted to ``active``
-when the game shows up (a verified start in the track record), a step whose bridge process died or whose deadline passed is recorded
-as ``interrupted``, and a claim whose game is provably gone is removed
-(``stale-runtime-cleaned``). ``unknown`` never removes anything.
+when the game shows up (and counted as a verified start in the track record), a step whose
+bridge process died or whose deadline passed is recorded as ``interrupted``, and a claim whose
+game is provably gone is removed (``stale-runtime-cleaned``). ``unknown`` never removes
+anything.
 """
 
 from __future__ import annotations

@@ -60,8 +60,11 @@ def _coded(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult
 
 #: Refusals whose result has no ``gameId`` key, as in Go: the reference names no game
 #: (``game_not_found``, ``ambiguous_game_reference``: their next actions name ``""``) or the
-#: call was refused before the game's state was read (``timeout_out_of_range``).
-_UNKEYED: Final = frozenset({"game_not_found", "ambiguous_game_reference", "timeout_out_of_range"})
+#: call was refused before the game's state was read (``timeout_out_of_range``,
+#: ``config_invalid``).
+_UNKEYED: Final = frozenset(
+    {"game_not_found", "ambiguous_game_reference", "timeout_out_of_range", "config_invalid"}
+)
 _NO_GAME: Final = frozenset({"game_not_found", "ambiguous_game_reference"})
 
 
