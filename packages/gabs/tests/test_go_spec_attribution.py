@@ -272,3 +272,41 @@ async def test_a_start_refused_on_a_broken_config_has_no_game_key(tmp_path: Path
     assert [(a["tool"], a["arguments"]) for a in body["nextActions"]] == [
         ("games_show", {"gameId": "a"})
     ]
+
+
+def write_games(folder: Path, *ids: str) -> None:
+    games = {
+        gid: {"id": gid, "name": gid.upper(), "launchMode": "DirectPath", "target": "/bin/echo"}
+        for gid in ids
+    }
+    (folder / "config.json").write_text(
+        json.dumps({"version": "1.0", "games": games}), encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("games_tool_names", {"brief": True}),
+        ("games_tools", {}),
+        ("games_tool_detail", {"tool": "x"}),
+        ("games_call_tool", {"tool": "x"}),
+    ],
+)
+async def test_discovery_reads_the_config_of_each_call(
+    tmp_path: Path, tool: str, args: dict[str, Any]
+) -> None:
+    # TestDiscoveryUsesPerCallConfig: a game removed from the file (no session, no claim) is
+    # not found any more; one added is there.
+    write_games(tmp_path, "a")
+    config = GabsConfig.load(tmp_path)
+    async with client_for(config) as client:
+        before = await client.call_tool(tool, {"gameId": "a", **args})
+        write_games(tmp_path, "b")
+        removed = await client.call_tool(tool, {"gameId": "a", **args})
+        added = await client.call_tool(tool, {"gameId": "b", **args})
+    assert data(before).get("code") != "game_not_found"
+    assert removed.is_error
+    assert data(removed)["code"] == "game_not_found"
+    assert data(removed)["candidates"] == ["b"]
+    assert data(added).get("code") != "game_not_found"
