@@ -310,3 +310,30 @@ async def test_discovery_reads_the_config_of_each_call(
     assert data(removed)["code"] == "game_not_found"
     assert data(removed)["candidates"] == ["b"]
     assert data(added).get("code") != "game_not_found"
+
+
+async def test_a_claim_without_an_endpoint_never_attaches_through_bridge_json(
+    tmp_path: Path,
+) -> None:
+    # legacy_migration_mcp_test.go, TestFreshPreEndpointClaimNeverReadsBridgeFile: bridge.json
+    # is diagnostic, never a live handoff; only an endpoint given by hand is used.
+    config = games_config(tmp_path, {"g": {"target": "/bin/sleep"}})
+    server = GabpServer(app_name="G", app_version="1", agent_id="g", token=TOKEN)
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, server.running() as address:
+        unobserved_claim(config, "g", ownerInstanceId="another-bridge")
+        bridge = {"port": address.port, "token": TOKEN, "gameId": "g"}
+        (config.game_dir("g") / "bridge.json").write_text(json.dumps(bridge), encoding="utf-8")
+        async with Client(build_server(manager, notifier=notifier)) as client:
+            refused = await client.call_tool("games_connect", {"gameId": "g", "timeout": 2})
+            status = await client.call_tool("games_status", {"gameId": "g"})
+            by_hand = await client.call_tool(
+                "games_connect", {"gameId": "g", "port": address.port, "token": TOKEN}
+            )
+    body = data(refused)
+    assert refused.is_error
+    assert (body["code"], body["causeClass"]) == ("endpoint_unavailable", "environment")
+    assert [a["tool"] for a in body["nextActions"]] == ["games_status", "games_start"]
+    assert data(status).get("connection") is None
+    assert not by_hand.is_error, by_hand
