@@ -29,6 +29,7 @@ from gabs.games_runtime import GameError, GameRuntime, ListsChanged
 from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
+from gabs.runtime import list_claims
 from gabs.session import GameSession
 from gabs.session_close import CLOSE_GRACE
 
@@ -137,8 +138,11 @@ class GameManager(LifecycleMixin):
             if runtime is None:
                 runtime = self._runtimes[game_id] = GameRuntime(game_id, config.games[game_id])
             runtime.config = config.games[game_id]
+        elif runtime is not None and not self._still_known(runtime, config):
+            runtime = None  # its entry was removed and nothing of it is left: as in Go
         if runtime is None:
-            known = sorted({*self._runtimes, *config.game_ids})
+            kept = (r.game_id for r in self._runtimes.values() if self._still_known(r, config))
+            known = sorted({*kept, *config.game_ids})
             raise GameError(
                 "unknown_game",
                 f"no game {game_id!r} is configured"
@@ -146,6 +150,16 @@ class GameManager(LifecycleMixin):
                 candidates=known,
             )
         return runtime
+
+    def _still_known(self, runtime: GameRuntime, config: GabsConfig) -> bool:
+        """Whether a game no longer configured is still a game: its entry is only broken, its
+        session is open, or its claim remains."""
+        session = runtime.session
+        return (
+            runtime.game_id in config.broken
+            or (session is not None and session.state != "closed")
+            or runtime.game_id in list_claims(self.lc.config_dir)
+        )
 
     def connected_games(self) -> list[GameRuntime]:
         return [r for r in self._runtimes.values() if r.session is not None and r.session.connected]

@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from gabp import GabpError, RemoteError, read_bridge_config
+from gabp import GabpError, RemoteError
 from gabs.attention import Gate
 from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
@@ -39,7 +39,6 @@ from gabs.lifecycle import (
 from gabs.lifecycle.core import now as _utc
 from gabs.lifecycle.observe import observe
 from gabs.runtime import ClaimError, LockBusy, RuntimeState
-from gabs.runtime.endpoint import read_bridge_file
 from gabs.runtime.legacy import LegacyContext, LegacyEndpoint, is_legacy, normalize_legacy_claim
 from gabs.runtime.procenv import stale_credentials
 from gabs.session import GameSession, HandshakeFailed, SessionError
@@ -454,16 +453,14 @@ class ConnectMixin(AttachMixin):
                 ],
                 warnings_key="warnings",
             )
-        saved = read_bridge_file(self.lc.game_dir(game_id))
-        if saved is not None and isinstance(saved.get("port"), int) and saved.get("token"):
-            return port or int(saved["port"]), token or str(saved["token"])
-        with contextlib.suppress(OSError, ValueError):
-            spec = read_bridge_config(self.lc.game_dir(game_id) / "bridge.json")
-            return port or int(spec.address), token or spec.token
+        if port and token:  # an endpoint given by hand
+            return port, token
+        # As in Go, bridge.json is a diagnostic file, never a live handoff: a claim that has no
+        # endpoint yet (a start still preparing it) is not attachable through it.
         raise LifecycleError(
             "endpoint_unavailable",
-            f"No GABP endpoint is known for '{game_id}': start it with games_start (or 'gabs "
-            "games start'), or pass port and token.",
+            f"The runtime claim for '{game_id}' has no attachable endpoint yet; when a start is "
+            "under way, check games_status again (or pass port and token).",
             warnings_key="warnings",
         )
 

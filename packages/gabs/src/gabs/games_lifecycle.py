@@ -23,6 +23,8 @@ from gabs.launch import ResolveError, check_resolvable, mode_incompatible_head, 
 from gabs.lifecycle import (
     LifecycleError,
     Started,
+    TrackRecord,
+    context_hash,
     exited_during_start,
     next_action,
     observe,
@@ -113,10 +115,17 @@ class LifecycleMixin(StopMixin):
             raise LifecycleError(exc.code, exc.message, data=data) from None
         issues = check_resolvable(game, resolved)
         if issues:
+            data = {"issues": [issue.to_json() for issue in issues]}
+            # Proof-adjusted, as in Go: a context that started before points at the machine
+            # (the target moved or was uninstalled: environment), a never-proven one at the
+            # config. Nothing is recorded either way.
+            record = TrackRecord(self.lc.game_dir(game_id))
+            if record.proven(resolved.profile, context_hash(game, resolved.profile)):
+                data["proven"] = True
             raise LifecycleError(
                 "launch_spec_unresolvable",
                 "Launch spec is unresolvable:\n" + "\n".join(map(str, issues)),
-                data={"issues": [issue.to_json() for issue in issues]},
+                data=data,
             )
         total = float(
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds

@@ -138,13 +138,17 @@ class TrackRecord:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
 
-    def started(self, game: GameConfig, profile: str, digest: str) -> None:
+    def started(self, game: GameConfig | None, profile: str, digest: str) -> None:
+        """A verified start of the context ``digest``; without ``game`` (a start verified later,
+        by a status observation or an attachment) the last good context stays as it was."""
+
         def change(entry: dict[str, Any]) -> None:
             entry["workloadStarts"] = entry.get("workloadStarts", 0) + 1
             entry["lastSuccessAt"] = datetime.now(UTC).isoformat()
             entry["consecutiveFailures"] = 0
-            with contextlib.suppress(Exception):
-                entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
+            if game is not None:
+                with contextlib.suppress(Exception):
+                    entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
 
         self._update(profile, digest, change)
 

@@ -2,9 +2,10 @@
 
 The claim is judged by the liveness rule (without blocking on a step in flight). On the way,
 a status observation also tidies: a start that was never observed is promoted to ``active``
-when the game shows up, a step whose bridge process died or whose deadline passed is recorded
-as ``interrupted``, and a claim whose game is provably gone is removed
-(``stale-runtime-cleaned``). ``unknown`` never removes anything.
+when the game shows up (and counted as a verified start in the track record), a step whose
+bridge process died or whose deadline passed is recorded as ``interrupted``, and a claim whose
+game is provably gone is removed (``stale-runtime-cleaned``). ``unknown`` never removes
+anything.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gabs.runtime import ActionResult, ClaimError, Evidence, RuntimeState, evalu
 from gabs.runtime.claim import format_seconds
 
 from .core import Lifecycle, Superseded, now
+from .history import TrackRecord
 
 __all__ = ["Observation", "observe"]
 
@@ -65,7 +67,10 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
                     raise Superseded("the claim changed")
                 state.phase, state.status = "active", "running"
 
+            profile, digest = claim.effective_profile, claim.history_context_hash
             claim = await lc.update(game_id, claim.launch_id, promote)
+            # The start is verified now: credited once, as the Go bridge credits it.
+            TrackRecord(lc.game_dir(game_id)).started(None, profile, digest)
             return Observation("running", evidence, claim)
         if claim.phase == "starting":
             return Observation("starting", evidence, claim)

@@ -173,7 +173,14 @@ async def start_game(
             "endpoint_unavailable",
             "spec_too_large",
         ):
-            record.failed(resolved.profile, digest, failure.code, cause_class(failure.code))
+            # A launch context that started before makes an unobserved start the machine's
+            # (environment), as in Go; a never-proven one stays config.
+            proven = failure.code == "unobserved" and record.proven(resolved.profile, digest)
+            if proven:
+                failure.data["proven"] = True
+            record.failed(
+                resolved.profile, digest, failure.code, cause_class(failure.code, proven=proven)
+            )
         raise
     except Superseded:
         keep_claim = True

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import mcp_types as types
@@ -24,7 +24,7 @@ from mcp.server.context import ServerRequestContext
 from gabs.games import GameManager
 from gabs.games_views import config_notice
 from gabs.lifecycle import LifecycleError, TrackRecord, context_hash, summary_line
-from gabs.mcp.envelope import NextAction, core_result
+from gabs.mcp.envelope import NextAction, core_result, failure_next_actions
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import ToolHandler
 
@@ -58,21 +58,38 @@ def _coded(data: dict[str, Any], *, error: bool = False) -> types.CallToolResult
     )
 
 
+#: Refusals whose result has no ``gameId`` key, as in Go: the reference names no game
+#: (``game_not_found``, ``ambiguous_game_reference``: their next actions name ``""``) or the
+#: call was refused before the game's state was read (``timeout_out_of_range``,
+#: ``config_invalid``).
+_UNKEYED: Final = frozenset(
+    {"game_not_found", "ambiguous_game_reference", "timeout_out_of_range", "config_invalid"}
+)
+_NO_GAME: Final = frozenset({"game_not_found", "ambiguous_game_reference"})
+
+
 def render_error(error: LifecycleError, game_id: str | None) -> types.CallToolResult:
-    """A :class:`LifecycleError` in the envelope (its warnings appended to the text)."""
+    """A :class:`LifecycleError` in the envelope (its warnings appended to the text). The
+    class the error carries (proof-adjusted: ``launch_spec_unresolvable``, ``unobserved``)
+    decides ``causeClass`` and the default next actions."""
     data = error.to_json()
     data.pop("code")
-    data.pop("causeClass", None)
+    cause = data.pop("causeClass", None)
     track = data.pop("trackRecord", None)
     actions = _actions(data.pop("nextActions", [])) or None
+    if error.code in _NO_GAME:
+        game_id = None
+    if error.code in _UNKEYED and actions is None and cause is not None:
+        actions = failure_next_actions(game_id or "", cause)
     text = error.message
     if error.warnings:
         text += "\n\nWarnings:" + "".join(f"\n  - {w}" for w in error.warnings)
     return core_result(
         text,
         code=error.code,
-        game_id=game_id,
+        game_id=None if error.code in _UNKEYED else game_id,
         next_actions=actions,
+        cause=cause,
         track_record=track,
         is_error=error.is_error,
         extra=data,
