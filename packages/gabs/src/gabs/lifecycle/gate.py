@@ -32,7 +32,7 @@ from gabs.runtime import (
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
-from gabs.runtime.procs import find_by_name
+from gabs.runtime.procs import find_by_name, verify_pid
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
@@ -109,9 +109,10 @@ async def _judge_existing(
 ) -> None:
     """Raise unless the existing claim is provably stale (then remove it); ``requested`` is the
     profile this start resolved to."""
-    moment = now()
-    if claim.operation is not None and claim.operation.in_flight(moment):
-        raise operation_refusal(game.id, claim, warnings_key="startWarnings")
+    if _executor_gate(game.id, claim) == "clear":
+        if not await lc.remove_if(game.id, claim.launch_id):
+            raise _Retry()
+        return
     evidence = await evaluate(
         claim, game_id=game.id, gabp_live=bool(live and live(claim)), instance_id=lc.instance_id
     )
@@ -170,6 +171,40 @@ async def _judge_existing(
 
 class _Retry(Exception):
     pass
+
+
+def _executor_gate(game_id: str, claim: RuntimeState) -> str:
+    """The start gate's look at the step a claim carries, as Go's: a step within its deadline
+    refuses the start while its executor runs (``operation_in_progress``) and blocks it while
+    the executor cannot be inspected (``blocked_unknown_state``: unknown is not gone); a step
+    without an executor pid is no refusal (the claim is judged by its evidence). A start that
+    never spawned (``preflight``) whose executor is provably gone is ``clear``: nothing was
+    launched, so the claim is removed without asking for evidence."""
+    operation = claim.operation
+    if operation is None or operation.executor_pid <= 0:
+        return "judge"
+    verdict, detail = verify_pid(operation.executor_pid, operation.executor_pid_start_time)
+    if operation.deadline is not None and now() < operation.deadline:
+        if verdict == "running":
+            raise operation_refusal(game_id, claim, warnings_key="startWarnings")
+        if verdict == "unknown":
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"The {operation.action} operation on '{game_id}' is within its deadline and "
+                f"its executor cannot be inspected ({detail}); it may still be running, so the "
+                "start is refused.",
+                data={"phase": claim.phase},
+                next_actions=[
+                    next_action(
+                        "games_status",
+                        {"gameId": game_id},
+                        "Re-check once the operation's deadline has passed.",
+                    )
+                ],
+            )
+    if claim.source == "gabs" and claim.spawn_state == "preflight" and verdict == "stopped":
+        return "clear"
+    return "judge"
 
 
 async def _probe_external(

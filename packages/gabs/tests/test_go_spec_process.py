@@ -1,0 +1,194 @@
+"""Behaviours the Go bridge's own process tests pin (GABS 1.1.0, ``internal/process``:
+``start_gate.go`` as ``claim_hardening_test.go``, ``recovery_credit_test.go``,
+``history_credit_replay_test.go``, ``delivery_reconcile_test.go`` and
+``fingerprint_test.go`` use it), checked against ``gabs``. The expected values are the Go
+bridge's, observed side by side on the same ``runtime.json`` and pinned here (the Go binary
+is not needed).
+
+* The start gate and a step left in a claim: a step within its deadline refuses a start only
+  while its executor runs (``operation_in_progress``); an executor that cannot be inspected
+  blocks it (``blocked_unknown_state``: unknown is not gone); a step without an executor pid is
+  no refusal (the claim is judged by its evidence); a start that never spawned
+  (``preflight``) whose executor is provably gone is cleared without asking for evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gabs.config import GabsConfig
+from gabs.launch import resolve
+from gabs.lifecycle import Lifecycle, LifecycleError, start_game, stop_game
+from gabs.runtime import procs
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process fingerprints")
+
+OWN_PID = os.getpid()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def stamp(offset: float = 0) -> str:
+    """A claim time as the Go bridge writes it (nanoseconds)."""
+    moment = datetime.now(UTC) + timedelta(seconds=offset)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f") + "123Z"
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def write_claim(config_dir: Path, **fields: Any) -> None:
+    claim = {
+        "gameId": "g",
+        "status": "starting",
+        "ownerPid": 0,
+        "updatedAt": stamp(),
+        "schemaVersion": 2,
+        "launchId": "cd" * 16,
+        "generation": 1,
+        "phase": "starting",
+        "spawnState": "spawned",
+        "source": "gabs",
+        "launchMode": "CustomCommand",
+        "pidRole": "workload",
+        **fields,
+    }
+    folder = config_dir / "g"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runtime.json").write_text(json.dumps(claim), encoding="utf-8")
+
+
+def read_claim(config_dir: Path) -> dict[str, Any] | None:
+    try:
+        data: dict[str, Any] = json.loads((config_dir / "g" / "runtime.json").read_text())
+    except FileNotFoundError:
+        return None
+    return data
+
+
+def start_step(**executor: Any) -> dict[str, Any]:
+    """A start step within its deadline (run by ``executor``)."""
+    return {
+        "operationId": "ab" * 16,
+        "action": "start",
+        **executor,
+        "attemptStartedAt": stamp(-5),
+        "deadline": stamp(60),
+    }
+
+
+def config_for(tmp_path: Path) -> GabsConfig:
+    games = {
+        "g": {
+            "id": "g",
+            "name": "G",
+            "launchMode": "CustomCommand",
+            "target": sys.executable,
+            "args": ["-c", "import time; time.sleep(60)"],
+        }
+    }
+    return GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+
+
+async def start(tmp_path: Path) -> int:
+    """Start ``g``; the new launch's game pid (the game is killed again)."""
+    config = config_for(tmp_path)
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    game = config.game("g")
+    started = await start_game(lc, game, resolve(game), gabp_timeout=5)
+    try:
+        claim = read_claim(tmp_path)
+        assert claim is not None and claim["launchId"] != "cd" * 16
+        return started.spawned.pid
+    finally:
+        await stop_game(lc, "g", "kill")
+
+
+async def refusal(tmp_path: Path) -> LifecycleError:
+    config = config_for(tmp_path)
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    game = config.game("g")
+    with pytest.raises(LifecycleError) as caught:
+        await start_game(lc, game, resolve(game), gabp_timeout=5)
+    return caught.value
+
+
+@pytest.mark.anyio
+async def test_a_step_without_an_executor_pid_does_not_refuse_a_start(tmp_path: Path) -> None:
+    """``gateExistingClaim``: only a step with an executor pid refuses by itself; without one,
+    the claim (its game gone) is judged by its evidence and the start goes on (Go:
+    ``started_attachment_deferred``; before: ``operation_in_progress``)."""
+    write_claim(tmp_path, gamePid=dead_pid(), pidStartTime=1, operation=start_step())
+    assert await start(tmp_path) > 0
+
+
+@pytest.mark.anyio
+async def test_a_step_whose_executor_cannot_be_inspected_blocks_a_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An uninspectable executor within the deadline is ``blocked_unknown_state`` with the
+    claim's phase, not ``operation_in_progress`` (inspection failure is unknown, never
+    stopped or running)."""
+    executor = 4_000_000
+    real = procs.process_start_time
+
+    def inspect(pid: int) -> int:
+        if pid == executor:
+            raise PermissionError(13, "Permission denied")
+        return real(pid)
+
+    monkeypatch.setattr(procs, "process_start_time", inspect)
+    write_claim(
+        tmp_path,
+        gamePid=OWN_PID,
+        pidStartTime=real(OWN_PID),
+        operation=start_step(executorPid=executor, executorPidStartTime=5),
+    )
+    refused = await refusal(tmp_path)
+    assert refused.code == "blocked_unknown_state"
+    assert refused.data["phase"] == "starting"
+    assert "operation" not in refused.data
+    assert read_claim(tmp_path) is not None
+
+
+@pytest.mark.anyio
+async def test_a_start_over_a_preflight_claim_whose_executor_is_gone_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A ``preflight`` claim (nothing was spawned) whose executor is provably gone is the one
+    safe removal: the start goes on although the claim names no process (Go:
+    ``started_attachment_deferred``; before: ``blocked_unknown_state``)."""
+    write_claim(
+        tmp_path,
+        spawnState="preflight",
+        operation=start_step(executorPid=dead_pid(), executorPidStartTime=12345),
+    )
+    assert await start(tmp_path) > 0
+
+
+@pytest.mark.anyio
+async def test_a_step_whose_executor_runs_still_refuses_a_start(tmp_path: Path) -> None:
+    write_claim(
+        tmp_path,
+        gamePid=dead_pid(),
+        pidStartTime=1,
+        operation=start_step(
+            executorPid=OWN_PID, executorPidStartTime=procs.process_start_time(OWN_PID)
+        ),
+    )
+    refused = await refusal(tmp_path)
+    assert refused.code == "operation_in_progress"
