@@ -10,6 +10,11 @@ is not needed).
   blocks it (``blocked_unknown_state``: unknown is not gone); a step without an executor pid is
   no refusal (the claim is judged by its evidence); a start that never spawned
   (``preflight``) whose executor is provably gone is cleared without asking for evidence.
+* The track record's start credit (Go's ``historySuccess``, ``creditedLaunchIds``): every
+  promotion of a launch from ``starting`` to ``active`` (the start itself, a later status
+  that sees the game, the recovery of a dead start step, an attachment) counts its start in
+  the context the claim pinned, once per launch id; the recovery of a dead stop or kill does
+  not count a start.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import pytest
 from gabs.config import GabsConfig
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, start_game, stop_game
+from gabs.lifecycle.observe import observe
 from gabs.runtime import procs
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process fingerprints")
@@ -192,3 +198,103 @@ async def test_a_step_whose_executor_runs_still_refuses_a_start(tmp_path: Path) 
     )
     refused = await refusal(tmp_path)
     assert refused.code == "operation_in_progress"
+
+
+def track_record(config_dir: Path) -> dict[str, Any]:
+    try:
+        data: dict[str, Any] = json.loads((config_dir / "g" / "track-record.json").read_text())
+    except FileNotFoundError:
+        return {}
+    entry: dict[str, Any] = data["profiles"].get("", {})
+    return entry
+
+
+def running_game() -> dict[str, Any]:
+    """Claim fields naming this (running) process as the game."""
+    return {
+        "gamePid": OWN_PID,
+        "pidStartTime": procs.process_start_time(OWN_PID),
+        "pidRole": "workload",
+        "historyContextHash": "sha256:pinned",
+    }
+
+
+def lifecycle_for(tmp_path: Path) -> Lifecycle:
+    config = config_for(tmp_path)
+    return Lifecycle(config.config_dir, config.settings, cli=True)
+
+
+@pytest.mark.anyio
+async def test_a_status_that_promotes_an_unobserved_start_credits_it_once(
+    tmp_path: Path,
+) -> None:
+    """``passive promotion``: Go credits ``workloadStarts`` from the claim's pinned identity
+    when a status sees the game of a ``starting`` claim without a step, once per launch id
+    (the second status finds nothing to credit). Before: never counted."""
+    write_claim(tmp_path, **running_game())
+    lc = lifecycle_for(tmp_path)
+    assert (await observe(lc, "g")).status == "running"
+    assert (await observe(lc, "g")).status == "running"
+    entry = track_record(tmp_path)
+    assert (entry["contextHash"], entry["workloadStarts"]) == ("sha256:pinned", 1)
+    assert entry["creditedLaunchIds"] == ["cd" * 16]
+    assert entry["consecutiveFailures"] == 0
+
+
+@pytest.mark.anyio
+async def test_a_launch_is_counted_once_whatever_promotes_it(tmp_path: Path) -> None:
+    """``creditedLaunchIds``: a launch already credited (by another bridge's promotion) is not
+    counted again; the list keeps the last 16 launches."""
+    folder = tmp_path / "g"
+    folder.mkdir()
+    earlier = [f"{i:032x}" for i in range(16)]
+    (folder / "track-record.json").write_text(
+        json.dumps(
+            {
+                "profiles": {
+                    "": {
+                        "contextHash": "sha256:pinned",
+                        "workloadStarts": 16,
+                        "creditedLaunchIds": [*earlier[:-1], "cd" * 16],
+                    }
+                }
+            }
+        )
+    )
+    write_claim(tmp_path, **running_game())
+    assert (await observe(lifecycle_for(tmp_path), "g")).status == "running"
+    assert track_record(tmp_path)["workloadStarts"] == 16
+    write_claim(tmp_path, **{**running_game(), "launchId": "ef" * 16})
+    assert (await observe(lifecycle_for(tmp_path), "g")).status == "running"
+    entry = track_record(tmp_path)
+    assert entry["workloadStarts"] == 17
+    assert len(entry["creditedLaunchIds"]) == 16
+    assert entry["creditedLaunchIds"][-2:] == ["cd" * 16, "ef" * 16]
+
+
+@pytest.mark.anyio
+async def test_recovery_credits_a_dead_start_but_not_a_dead_stop(tmp_path: Path) -> None:
+    """``TestRecoveryCreditsStartPromotionNotStop``: the recovery of an interrupted start whose
+    game runs counts the start; that of an interrupted stop does not."""
+    dead = {
+        "executorInstanceId": "dead-instance",
+        "executorPid": dead_pid(),
+        "executorPidStartTime": 1,
+    }
+    write_claim(tmp_path, **running_game(), operation=start_step(**dead))
+    lc = lifecycle_for(tmp_path)
+    assert (await observe(lc, "g")).status == "running"
+    assert track_record(tmp_path)["workloadStarts"] == 1
+    (tmp_path / "g" / "track-record.json").unlink()
+    stop = {**start_step(**dead), "action": "stop"}
+    write_claim(tmp_path, **running_game(), phase="stopping", operation=stop)
+    assert (await observe(lc, "g")).status == "running"
+    assert track_record(tmp_path).get("workloadStarts", 0) == 0
+
+
+@pytest.mark.anyio
+async def test_a_start_records_its_launch_id(tmp_path: Path) -> None:
+    await start(tmp_path)
+    entry = track_record(tmp_path)
+    assert entry["workloadStarts"] == 1
+    assert len(entry["creditedLaunchIds"]) == 1

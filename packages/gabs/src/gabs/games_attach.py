@@ -74,6 +74,8 @@ class AttachMixin(OwnerMixin):
         except (Superseded, ClaimError, OSError) as exc:
             logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
             return None
+        if claim.phase == "starting" and updated.phase == "active":  # promoted: a verified start
+            TrackRecord(self.lc.game_dir(runtime.game_id)).promoted(updated)
         runtime.attachment = (claim.launch_id, connection_id)
         # bridgeConnects++ for each attachment bound to a launch's credentials (as Go); a
         # claim without a pinned context (an external game) has no track record to credit

@@ -21,10 +21,13 @@ from typing import Any, Final
 from gabp.handoff import write_secret_file
 from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
+from gabs.runtime import RuntimeState
 
 __all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
 
 RECORD_FILE: Final = "track-record.json"
+#: How many recent launch ids an entry keeps so a launch's start counts once (Go's cap).
+CREDITED_LAUNCH_CAP: Final = 16
 
 
 def context_hash(game: GameConfig, profile: str) -> str:
@@ -138,15 +141,33 @@ class TrackRecord:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
 
-    def started(self, game: GameConfig, profile: str, digest: str) -> None:
+    def started(
+        self, game: GameConfig | None, profile: str, digest: str, launch_id: str = ""
+    ) -> None:
+        """A verified start of launch ``launch_id``: counted once per launch (as Go's
+        ``creditedLaunchIds``), however many promotions see it. Without ``game`` (a start
+        promoted later, from its claim) the last good context is left as it is."""
+
         def change(entry: dict[str, Any]) -> None:
+            if launch_id:
+                credited = [i for i in entry.get("creditedLaunchIds", []) if isinstance(i, str)]
+                if launch_id in credited:
+                    return
+                entry["creditedLaunchIds"] = [*credited, launch_id][-CREDITED_LAUNCH_CAP:]
             entry["workloadStarts"] = entry.get("workloadStarts", 0) + 1
             entry["lastSuccessAt"] = datetime.now(UTC).isoformat()
             entry["consecutiveFailures"] = 0
-            with contextlib.suppress(Exception):
-                entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
+            if game is not None:
+                with contextlib.suppress(Exception):
+                    entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
 
         self._update(profile, digest, change)
+
+    def promoted(self, claim: RuntimeState) -> None:
+        """Credit the start of the launch ``claim`` pins when a later observation (status,
+        an attachment, the recovery of a dead step) promotes it from ``starting``."""
+        if claim.source != "external":
+            self.started(None, claim.effective_profile, claim.history_context_hash, claim.launch_id)
 
     def count(self, profile: str, digest: str, counter: str) -> None:
         self._update(

@@ -17,6 +17,7 @@ from gabs.runtime import ActionResult, ClaimError, Evidence, RuntimeState, evalu
 from gabs.runtime.claim import format_seconds
 
 from .core import Lifecycle, Superseded, now
+from .history import TrackRecord
 
 __all__ = ["Observation", "observe"]
 
@@ -66,6 +67,7 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
                 state.phase, state.status = "active", "running"
 
             claim = await lc.update(game_id, claim.launch_id, promote)
+            TrackRecord(lc.game_dir(game_id)).promoted(claim)  # the start is verified now
             return Observation("running", evidence, claim)
         if claim.phase == "starting":
             return Observation("starting", evidence, claim)
@@ -133,7 +135,12 @@ async def _recover(
         if evidence.verdict == "running":
             state.status = "running"
 
+    started = claim.phase == "starting" and operation.action == "start"
     claim = await lc.update(
         game_id, claim.launch_id, normalize, operation_id=operation.operation_id
     )
+    if started and evidence.verdict == "running":
+        # a dead start whose game runs is that launch's verified start; a dead stop or kill
+        # is not (its game started earlier and was counted then)
+        TrackRecord(lc.game_dir(game_id)).promoted(claim)
     return Observation("running" if evidence.verdict == "running" else "unknown", evidence, claim)
