@@ -15,6 +15,12 @@ is not needed).
   that sees the game, the recovery of a dead start step, an attachment) counts its start in
   the context the claim pinned, once per launch id; the recovery of a dead stop or kill does
   not count a start.
+* Pending credits in a claim the Go bridge wrote (``pendingCleanStops``,
+  ``pendingDeliveries``, ``reconcile.go``, ``delivery_reconcile_test.go``): each is counted
+  once (``cleanStops``, ``deliveriesVerified``) in the entry its own ``profile`` and
+  ``contextHash`` name, when a status finds the game running (the entries are then dropped
+  from the claim) and before any removal of the claim (a status that finds it stale, a stop,
+  ``games repair --forget-runtime``), never twice (``creditedPendingEvents``).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any
 
 import pytest
 
+from gabs.cli import main
 from gabs.config import GabsConfig
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, start_game, stop_game
@@ -298,3 +305,86 @@ async def test_a_start_records_its_launch_id(tmp_path: Path) -> None:
     entry = track_record(tmp_path)
     assert entry["workloadStarts"] == 1
     assert len(entry["creditedLaunchIds"]) == 1
+
+
+def pending(at: str = "") -> dict[str, Any]:
+    """A clean stop and two verified deliveries whose credit the Go bridge left pending."""
+    event = {"profile": "", "contextHash": "sha256:pinned", **({"at": at} if at else {})}
+    return {
+        "pendingCleanStops": [{"id": "op1", **event}],
+        "pendingDeliveries": [{"id": "conn1", **event}, {"id": "conn2", **event}],
+    }
+
+
+def counted(config_dir: Path) -> tuple[int, int, Any]:
+    entry = track_record(config_dir)
+    return (
+        entry.get("cleanStops", 0),
+        entry.get("deliveriesVerified", 0),
+        entry.get("creditedPendingEvents"),
+    )
+
+
+@pytest.mark.anyio
+async def test_a_status_counts_a_live_claim_s_pending_credits_once(tmp_path: Path) -> None:
+    """Go's status reconcile on a running claim: counted, then dropped from the claim (so the
+    next status counts nothing); the markers go once the claim no longer holds the events.
+    Before: kept in the claim, never counted."""
+    write_claim(tmp_path, **running_game(), phase="active", status="running", **pending(stamp()))
+    lc = lifecycle_for(tmp_path)
+    assert (await observe(lc, "g")).status == "running"
+    assert (await observe(lc, "g")).status == "running"
+    assert counted(tmp_path) == (1, 2, None)
+    claim = read_claim(tmp_path)
+    assert claim is not None
+    assert "pendingCleanStops" not in claim and "pendingDeliveries" not in claim
+
+
+@pytest.mark.anyio
+async def test_a_stale_claim_s_pending_credits_are_counted_before_it_goes(
+    tmp_path: Path,
+) -> None:
+    """``TestPendingDeliveryCreditedByStatusFunnelRemoval``: a dead claim removed by a status
+    counts its pending events first (Go: ``cleanStops`` 1, ``deliveriesVerified`` 2). Before:
+    lost with the claim."""
+    write_claim(
+        tmp_path, phase="active", status="running", gamePid=dead_pid(), pidStartTime=1, **pending()
+    )
+    assert (await observe(lifecycle_for(tmp_path), "g")).status == "stale-runtime-cleaned"
+    assert read_claim(tmp_path) is None
+    assert counted(tmp_path) == (1, 2, None)
+
+
+@pytest.mark.anyio
+async def test_an_event_already_counted_is_not_counted_again(tmp_path: Path) -> None:
+    """The replay after a crash between the two writes: the track record already has the
+    event's marker, so the claim's still-pending entry counts nothing more."""
+    folder = tmp_path / "g"
+    folder.mkdir()
+    entry = {
+        "contextHash": "sha256:pinned",
+        "cleanStops": 1,
+        "creditedPendingEvents": ["stop:op1", "delivery:other"],
+    }
+    (folder / "track-record.json").write_text(json.dumps({"profiles": {"": entry}}))
+    write_claim(
+        tmp_path, phase="active", status="running", gamePid=dead_pid(), pidStartTime=1, **pending()
+    )
+    assert (await observe(lifecycle_for(tmp_path), "g")).status == "stale-runtime-cleaned"
+    assert counted(tmp_path) == (1, 2, ["delivery:other"])
+
+
+def test_forget_runtime_counts_a_readable_claim_s_pending_credits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ForceForgetRuntimeClaim``: a readable claim's pending events are counted, then the
+    claim is removed."""
+    (tmp_path / "config.json").write_text(json.dumps({"version": "1.0", "games": {}}))
+    write_claim(tmp_path, phase="active", status="running", gamePid=dead_pid(), **pending())
+    argv = ["games", "repair", "g", "--forget-runtime", "--yes", "--configDir", str(tmp_path)]
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out = capsys.readouterr().out
+    assert exited.value.code == 0, out
+    assert "Removed the runtime claim for 'g'." in out
+    assert counted(tmp_path) == (1, 2, None)

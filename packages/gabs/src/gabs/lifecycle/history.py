@@ -137,6 +137,9 @@ class TrackRecord:
             }
         change(entry)
         data["profiles"][profile] = entry
+        self._write(data)
+
+    def _write(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
@@ -173,6 +176,35 @@ class TrackRecord:
         self._update(
             profile, digest, lambda entry: entry.__setitem__(counter, entry.get(counter, 0) + 1)
         )
+
+    def count_once(self, profile: str, digest: str, counter: str, marker: str) -> None:
+        """``counter`` + 1 unless the event ``marker`` names was counted already (Go's
+        ``creditedPendingEvents``)."""
+
+        def change(entry: dict[str, Any]) -> None:
+            markers = [m for m in entry.get("creditedPendingEvents", []) if isinstance(m, str)]
+            if marker not in markers:
+                entry[counter] = entry.get(counter, 0) + 1
+                entry["creditedPendingEvents"] = [*markers, marker]
+
+        self._update(profile, digest, change)
+
+    def forget_markers(self, markers: set[str]) -> None:
+        """Drop the markers of events no claim holds any more."""
+        data = self.load()
+        changed = False
+        for entry in data["profiles"].values():
+            if not isinstance(entry, dict) or "creditedPendingEvents" not in entry:
+                continue
+            found = entry["creditedPendingEvents"]
+            kept = [m for m in found if m not in markers] if isinstance(found, list) else []
+            if kept:
+                entry["creditedPendingEvents"] = kept
+            else:
+                del entry["creditedPendingEvents"]
+            changed = True
+        if changed:
+            self._write(data)
 
     def failed(self, profile: str, digest: str, outcome: str, cause: str | None) -> None:
         def change(entry: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from gabs.runtime.claim import format_seconds
 
 from .core import Lifecycle, Superseded, now
 from .history import TrackRecord
+from .pending import has_pending
 
 __all__ = ["Observation", "observe"]
 
@@ -59,6 +60,8 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
         claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
     )
     if evidence.verdict == "running":
+        if has_pending(claim):  # a live claim's pending credits (Go's status reconcile)
+            claim = await lc.update(game_id, claim.launch_id, lambda state: None, settle=True)
         if claim.phase == "starting" and not in_flight:
 
             def promote(state: RuntimeState) -> None:
