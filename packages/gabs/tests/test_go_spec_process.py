@@ -21,6 +21,9 @@ is not needed).
   ``contextHash`` name, when a status finds the game running (the entries are then dropped
   from the claim) and before any removal of the claim (a status that finds it stale, a stop,
   ``games repair --forget-runtime``), never twice (``creditedPendingEvents``).
+* ``fingerprint_test.go`` (``TestVerifyPIDFingerprint``): a pid whose start time differs from
+  the recorded one is stopped, and the evidence says both times, as Go's
+  (``pid N was reused (start time S, recorded R); the tracked process is gone``).
 """
 
 from __future__ import annotations
@@ -388,3 +391,13 @@ def test_forget_runtime_counts_a_readable_claim_s_pending_credits(
     assert exited.value.code == 0, out
     assert "Removed the runtime claim for 'g'." in out
     assert counted(tmp_path) == (1, 2, None)
+
+
+def test_a_reused_pid_s_evidence_names_both_start_times() -> None:
+    start = procs.process_start_time(OWN_PID)
+    assert procs.verify_pid(OWN_PID, start + 1) == (
+        "stopped",
+        f"pid {OWN_PID} was reused (start time {start}, recorded {start + 1}); the tracked "
+        "process is gone",
+    )
+    assert procs.verify_pid(OWN_PID, start)[0] == "running"
