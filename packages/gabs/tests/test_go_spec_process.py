@@ -21,6 +21,10 @@ is not needed).
   ``contextHash`` name, when a status finds the game running (the entries are then dropped
   from the claim) and before any removal of the claim (a status that finds it stale, a stop,
   ``games repair --forget-runtime``), never twice (``creditedPendingEvents``).
+* ``runtime_state_m2_test.go`` (``TestExternalSnapshotInputsStateRoundTrip``, and the claim
+  Go writes for an instance found running outside GABS): ``appliedLaunchInputsState``
+  ``unavailable``, the config revision of the start that found it, no ``spawnState`` (nothing
+  was spawned) and ``generation`` 2 (Go's snapshot is a transition of the fresh claim).
 * ``fingerprint_test.go`` (``TestVerifyPIDFingerprint``): a pid whose start time differs from
   the recorded one is stopped, and the evidence says both times, as Go's
   (``pid N was reused (start time S, recorded R); the tracked process is gone``).
@@ -401,3 +405,39 @@ def test_a_reused_pid_s_evidence_names_both_start_times() -> None:
         "process is gone",
     )
     assert procs.verify_pid(OWN_PID, start)[0] == "running"
+
+
+@pytest.mark.anyio
+async def test_an_external_snapshot_is_written_as_go_writes_it(tmp_path: Path) -> None:
+    name = "gabs-ext-probe"
+    program = tmp_path / name
+    program.symlink_to("/bin/sleep")
+    outside = subprocess.Popen([str(program), "30"])  # noqa: ASYNC220
+    try:
+        games = {
+            "g": {
+                "id": "g",
+                "name": "G",
+                "launchMode": "CustomCommand",
+                "target": "/bin/sleep",
+                "args": ["30"],
+                "stopProcessName": name,
+            }
+        }
+        config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+        lc = Lifecycle(config.config_dir, config.settings, cli=True)
+        game = config.game("g")
+        resolved = resolve(game, revision=config.revision)
+        with pytest.raises(LifecycleError) as caught:
+            await start_game(lc, game, resolved, gabp_timeout=5)
+        assert caught.value.code == "external_instance_detected"
+        claim = read_claim(tmp_path)
+        assert claim is not None
+        assert claim["source"] == "external"
+        assert claim["appliedLaunchInputsState"] == "unavailable"
+        assert claim["configRevision"] == config.revision
+        assert "spawnState" not in claim
+        assert claim["generation"] == 2
+    finally:
+        outside.kill()
+        outside.wait()

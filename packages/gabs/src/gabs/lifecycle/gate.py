@@ -208,7 +208,7 @@ def _executor_gate(game_id: str, claim: RuntimeState) -> str:
 
 
 async def _probe_external(
-    game: GameConfig, warnings: list[str], requested: str = ""
+    game: GameConfig, warnings: list[str], requested: str = "", revision: str = ""
 ) -> tuple[LifecycleError, RuntimeState | None] | None:
     """``external_instance_detected`` (and the external claim to record) when the game runs
     without a claim."""
@@ -243,9 +243,11 @@ async def _probe_external(
             status="running",
             stop_process_name=game.stop_process_name,
             launch_id=new_id(),
+            generation=2,  # as Go's: its snapshot is a transition of the fresh preflight claim
             phase="active",
-            spawn_state="spawned",
+            spawn_state="",  # nothing was spawned: Go's snapshot has no spawnState
             source="external",
+            config_revision=revision,
             launch_mode=game.launch_mode,
             pid_role="workload",
             profile=running[0] if running else "",
@@ -347,7 +349,7 @@ async def claim_for_start(
                 refusal.warnings = warnings
                 raise
             continue
-        found = await _probe_external(game, warnings, resolved.profile)
+        found = await _probe_external(game, warnings, resolved.profile, resolved.config_revision)
         if found is not None:
             external, snapshot = found
             if snapshot is not None:
