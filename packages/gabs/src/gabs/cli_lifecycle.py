@@ -27,7 +27,8 @@ from gabs.launch import (
     resolve,
 )
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
-from gabs.runtime import ClaimError, list_claims, load_claim, remove_claim, transition_lock
+from gabs.lifecycle.pending import remove_with_credits
+from gabs.runtime import ClaimError, list_claims, load_claim, transition_lock
 from gabs.runtime.legacy import LegacyContext
 
 __all__ = [
@@ -355,7 +356,7 @@ def repair_forget(args: argparse.Namespace) -> int:
                     return False
             except FileNotFoundError:
                 return True
-            remove_claim(folder)
+            remove_with_credits(folder, claim)  # a readable claim's pending credits count
             return True
 
     if not anyio.run(forget):

@@ -53,7 +53,6 @@ class AttachMixin(OwnerMixin):
         """Record this bridge's attachment in ``claim``; the updated claim (None if not)."""
         connection_id = new_id()
         lease = self.lc.owner_lease
-        promoted: list[bool] = []
 
         def record(state: RuntimeState) -> None:
             moment = _utc()
@@ -76,20 +75,20 @@ class AttachMixin(OwnerMixin):
                 and state.spawn_state == "spawned"
             ):
                 state.phase, state.status = "active", "running"
-                promoted.append(True)
 
         try:
             updated = await self.lc.update(runtime.game_id, claim.launch_id, record)
         except (Superseded, ClaimError, OSError) as exc:
             logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
             return None
+        if claim.phase == "starting" and updated.phase == "active":  # promoted: a verified start
+            TrackRecord(self.lc.game_dir(runtime.game_id)).promoted(updated)
         runtime.attachment = (claim.launch_id, connection_id)
         # bridgeConnects++ for each attachment bound to a launch's credentials (as Go); a
         # claim without a pinned context (an external game) has no track record to credit
-        track = TrackRecord(self.lc.game_dir(runtime.game_id))
-        if promoted:  # the attachment also verified an unobserved start (as Go credits it)
-            track.started(None, claim.effective_profile, claim.history_context_hash)
-        track.count(claim.effective_profile, claim.history_context_hash, "bridgeConnects")
+        TrackRecord(self.lc.game_dir(runtime.game_id)).count(
+            claim.effective_profile, claim.history_context_hash, "bridgeConnects"
+        )
         assert self._tg is not None
         self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
         return updated

@@ -20,11 +20,13 @@ from gabs.runtime import (
     ClaimError,
     RuntimeState,
     load_claim,
-    remove_claim,
     save_claim,
     transition_lock,
 )
 from gabs.runtime.procs import fingerprint, verify_pid
+
+from .history import TrackRecord
+from .pending import credit_pending, drop_pending, remove_with_credits
 
 __all__ = ["Lifecycle", "Superseded", "now"]
 
@@ -76,8 +78,10 @@ class Lifecycle:
         change: Callable[[RuntimeState], None],
         *,
         operation_id: str | None = None,
+        settle: bool = False,
     ) -> RuntimeState:
-        """Apply ``change`` to the claim of ``launch_id`` under the lock; :class:`Superseded`."""
+        """Apply ``change`` to the claim of ``launch_id`` under the lock; :class:`Superseded`.
+        ``settle``: count the claim's pending track-record credits and drop them from it."""
         folder = self.game_dir(game_id)
         async with transition_lock(folder):
             claim = load_claim(folder)
@@ -88,8 +92,13 @@ class Lifecycle:
             ):
                 raise Superseded(f"another operation took over the claim of {game_id}")
             change(claim)
+            markers = credit_pending(folder, claim) if settle else set()
+            if settle:
+                drop_pending(claim)
             claim.generation += 1
             save_claim(folder, claim)
+            if markers:
+                TrackRecord(folder).forget_markers(markers)
             return claim
 
     async def remove_if(
@@ -108,7 +117,7 @@ class Lifecycle:
                 claim.operation is None or claim.operation.operation_id != operation_id
             ):
                 return False
-            remove_claim(folder)
+            remove_with_credits(folder, claim)  # pending track-record credits first (as Go)
             return True
 
     def refresh_owner(self, claim: RuntimeState, lease: timedelta | None = None) -> None:

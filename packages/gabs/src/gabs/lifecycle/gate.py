@@ -32,7 +32,7 @@ from gabs.runtime import (
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
-from gabs.runtime.procs import find_by_name
+from gabs.runtime.procs import find_by_name, verify_pid
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
@@ -109,9 +109,10 @@ async def _judge_existing(
 ) -> None:
     """Raise unless the existing claim is provably stale (then remove it); ``requested`` is the
     profile this start resolved to."""
-    moment = now()
-    if claim.operation is not None and claim.operation.in_flight(moment):
-        raise operation_refusal(game.id, claim, warnings_key="startWarnings")
+    if _executor_gate(game.id, claim) == "clear":
+        if not await lc.remove_if(game.id, claim.launch_id):
+            raise _Retry()
+        return
     evidence = await evaluate(
         claim, game_id=game.id, gabp_live=bool(live and live(claim)), instance_id=lc.instance_id
     )
@@ -172,8 +173,42 @@ class _Retry(Exception):
     pass
 
 
+def _executor_gate(game_id: str, claim: RuntimeState) -> str:
+    """The start gate's look at the step a claim carries, as Go's: a step within its deadline
+    refuses the start while its executor runs (``operation_in_progress``) and blocks it while
+    the executor cannot be inspected (``blocked_unknown_state``: unknown is not gone); a step
+    without an executor pid is no refusal (the claim is judged by its evidence). A start that
+    never spawned (``preflight``) whose executor is provably gone is ``clear``: nothing was
+    launched, so the claim is removed without asking for evidence."""
+    operation = claim.operation
+    if operation is None or operation.executor_pid <= 0:
+        return "judge"
+    verdict, detail = verify_pid(operation.executor_pid, operation.executor_pid_start_time)
+    if operation.deadline is not None and now() < operation.deadline:
+        if verdict == "running":
+            raise operation_refusal(game_id, claim, warnings_key="startWarnings")
+        if verdict == "unknown":
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"The {operation.action} operation on '{game_id}' is within its deadline and "
+                f"its executor cannot be inspected ({detail}); it may still be running, so the "
+                "start is refused.",
+                data={"phase": claim.phase},
+                next_actions=[
+                    next_action(
+                        "games_status",
+                        {"gameId": game_id},
+                        "Re-check once the operation's deadline has passed.",
+                    )
+                ],
+            )
+    if claim.source == "gabs" and claim.spawn_state == "preflight" and verdict == "stopped":
+        return "clear"
+    return "judge"
+
+
 async def _probe_external(
-    game: GameConfig, warnings: list[str], requested: str = ""
+    game: GameConfig, warnings: list[str], requested: str = "", revision: str = ""
 ) -> tuple[LifecycleError, RuntimeState | None] | None:
     """``external_instance_detected`` (and the external claim to record) when the game runs
     without a claim."""
@@ -208,9 +243,11 @@ async def _probe_external(
             status="running",
             stop_process_name=game.stop_process_name,
             launch_id=new_id(),
+            generation=2,  # as Go's: its snapshot is a transition of the fresh preflight claim
             phase="active",
-            spawn_state="spawned",
+            spawn_state="",  # nothing was spawned: Go's snapshot has no spawnState
             source="external",
+            config_revision=revision,
             launch_mode=game.launch_mode,
             pid_role="workload",
             profile=running[0] if running else "",
@@ -312,7 +349,7 @@ async def claim_for_start(
                 refusal.warnings = warnings
                 raise
             continue
-        found = await _probe_external(game, warnings, resolved.profile)
+        found = await _probe_external(game, warnings, resolved.profile, resolved.config_revision)
         if found is not None:
             external, snapshot = found
             if snapshot is not None:

@@ -21,10 +21,13 @@ from typing import Any, Final
 from gabp.handoff import write_secret_file
 from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
+from gabs.runtime import RuntimeState
 
 __all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
 
 RECORD_FILE: Final = "track-record.json"
+#: How many recent launch ids an entry keeps so a launch's start counts once (Go's cap).
+CREDITED_LAUNCH_CAP: Final = 16
 
 
 def context_hash(game: GameConfig, profile: str) -> str:
@@ -134,15 +137,26 @@ class TrackRecord:
             }
         change(entry)
         data["profiles"][profile] = entry
+        self._write(data)
+
+    def _write(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
 
-    def started(self, game: GameConfig | None, profile: str, digest: str) -> None:
-        """A verified start of the context ``digest``; without ``game`` (a start verified later,
-        by a status observation or an attachment) the last good context stays as it was."""
+    def started(
+        self, game: GameConfig | None, profile: str, digest: str, launch_id: str = ""
+    ) -> None:
+        """A verified start of launch ``launch_id``: counted once per launch (as Go's
+        ``creditedLaunchIds``), however many promotions see it. Without ``game`` (a start
+        promoted later, from its claim) the last good context is left as it is."""
 
         def change(entry: dict[str, Any]) -> None:
+            if launch_id:
+                credited = [i for i in entry.get("creditedLaunchIds", []) if isinstance(i, str)]
+                if launch_id in credited:
+                    return
+                entry["creditedLaunchIds"] = [*credited, launch_id][-CREDITED_LAUNCH_CAP:]
             entry["workloadStarts"] = entry.get("workloadStarts", 0) + 1
             entry["lastSuccessAt"] = datetime.now(UTC).isoformat()
             entry["consecutiveFailures"] = 0
@@ -152,10 +166,45 @@ class TrackRecord:
 
         self._update(profile, digest, change)
 
+    def promoted(self, claim: RuntimeState) -> None:
+        """Credit the start of the launch ``claim`` pins when a later observation (status,
+        an attachment, the recovery of a dead step) promotes it from ``starting``."""
+        if claim.source != "external":
+            self.started(None, claim.effective_profile, claim.history_context_hash, claim.launch_id)
+
     def count(self, profile: str, digest: str, counter: str) -> None:
         self._update(
             profile, digest, lambda entry: entry.__setitem__(counter, entry.get(counter, 0) + 1)
         )
+
+    def count_once(self, profile: str, digest: str, counter: str, marker: str) -> None:
+        """``counter`` + 1 unless the event ``marker`` names was counted already (Go's
+        ``creditedPendingEvents``)."""
+
+        def change(entry: dict[str, Any]) -> None:
+            markers = [m for m in entry.get("creditedPendingEvents", []) if isinstance(m, str)]
+            if marker not in markers:
+                entry[counter] = entry.get(counter, 0) + 1
+                entry["creditedPendingEvents"] = [*markers, marker]
+
+        self._update(profile, digest, change)
+
+    def forget_markers(self, markers: set[str]) -> None:
+        """Drop the markers of events no claim holds any more."""
+        data = self.load()
+        changed = False
+        for entry in data["profiles"].values():
+            if not isinstance(entry, dict) or "creditedPendingEvents" not in entry:
+                continue
+            found = entry["creditedPendingEvents"]
+            kept = [m for m in found if m not in markers] if isinstance(found, list) else []
+            if kept:
+                entry["creditedPendingEvents"] = kept
+            else:
+                del entry["creditedPendingEvents"]
+            changed = True
+        if changed:
+            self._write(data)
 
     def failed(self, profile: str, digest: str, outcome: str, cause: str | None) -> None:
         def change(entry: dict[str, Any]) -> None:

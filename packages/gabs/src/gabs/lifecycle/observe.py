@@ -19,6 +19,7 @@ from gabs.runtime.claim import format_seconds
 
 from .core import Lifecycle, Superseded, now
 from .history import TrackRecord
+from .pending import has_pending
 
 __all__ = ["Observation", "observe"]
 
@@ -60,6 +61,8 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
         claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
     )
     if evidence.verdict == "running":
+        if has_pending(claim):  # a live claim's pending credits (Go's status reconcile)
+            claim = await lc.update(game_id, claim.launch_id, lambda state: None, settle=True)
         if claim.phase == "starting" and not in_flight:
 
             def promote(state: RuntimeState) -> None:
@@ -67,10 +70,8 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
                     raise Superseded("the claim changed")
                 state.phase, state.status = "active", "running"
 
-            profile, digest = claim.effective_profile, claim.history_context_hash
             claim = await lc.update(game_id, claim.launch_id, promote)
-            # The start is verified now: credited once, as the Go bridge credits it.
-            TrackRecord(lc.game_dir(game_id)).started(None, profile, digest)
+            TrackRecord(lc.game_dir(game_id)).promoted(claim)  # the start is verified now
             return Observation("running", evidence, claim)
         if claim.phase == "starting":
             return Observation("starting", evidence, claim)
@@ -138,7 +139,12 @@ async def _recover(
         if evidence.verdict == "running":
             state.status = "running"
 
+    started = claim.phase == "starting" and operation.action == "start"
     claim = await lc.update(
         game_id, claim.launch_id, normalize, operation_id=operation.operation_id
     )
+    if started and evidence.verdict == "running":
+        # a dead start whose game runs is that launch's verified start; a dead stop or kill
+        # is not (its game started earlier and was counted then)
+        TrackRecord(lc.game_dir(game_id)).promoted(claim)
     return Observation("running" if evidence.verdict == "running" else "unknown", evidence, claim)

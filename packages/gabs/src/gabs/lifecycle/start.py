@@ -365,7 +365,7 @@ async def _launch(
         lc.refresh_owner(state, lease)
 
     claim = await lc.update(game.id, launch_id, promote, operation_id=operation_id)
-    record.started(game, resolved.profile, digest)
+    record.started(game, resolved.profile, digest, launch_id)
     return Started(
         claim=claim,
         spawned=spawned,

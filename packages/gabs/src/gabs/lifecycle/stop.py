@@ -28,7 +28,6 @@ from gabs.runtime import (
     Operation,
     RuntimeState,
     load_claim,
-    remove_claim,
     save_claim,
     transition_lock,
 )
@@ -39,6 +38,7 @@ from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, now
 from .gate import operation_refusal
 from .history import TrackRecord
+from .pending import remove_with_credits
 from .stop_signals import StopEvidence, gather_evidence, signal_game
 
 __all__ = ["StopOutcome", "stop_game"]
@@ -339,7 +339,7 @@ async def _complete(
                 )
                 return
             if outcome.code == "terminated":
-                remove_claim(folder)
+                remove_with_credits(folder, claim)
                 outcome.claim_removed = True
                 # a verified stop of this launch: cleanStops++ in its pinned context (as Go)
                 TrackRecord(folder).count(

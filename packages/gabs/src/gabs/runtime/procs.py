@@ -107,7 +107,11 @@ def verify_pid(pid: int, recorded: int) -> tuple[Verdict, str]:
     if recorded == 0:
         return "running", f"pid {pid} alive (no start-time fingerprint recorded)"
     if start != recorded:
-        return "stopped", f"pid {pid} was reused; the tracked process is gone"
+        return (
+            "stopped",
+            f"pid {pid} was reused (start time {start}, recorded {recorded}); the tracked "
+            "process is gone",
+        )
     return "running", f"pid {pid} alive, start-time fingerprint matches"
 
 
