@@ -1,0 +1,104 @@
+"""Behaviours the Go bridge's own MCP lifecycle tests pin (GABS 1.1.0,
+``internal/mcp/inprocess_already_active_test.go``, ``game_commands_test.go``,
+``game_stop_fix_test.go``), checked against ``gabs``. The expected values are the Go bridge's,
+observed side by side and pinned here (the Go binary is not needed).
+
+* A start of a game this bridge runs and is connected to, after its ``runtime.json`` was lost:
+  ``already_running`` (informational, with ``causeClass``), and the claim is published again as
+  an unattributed ``external`` snapshot of the running process, so a later kill reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from gabs.config import GabsConfig
+from gabs.games import GameManager
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.runtime.procs import process_start_time
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def client_for(tmp_path: Path, games: dict[str, dict[str, Any]]) -> AsyncIterator[Client]:
+    entries = {gid: {"id": gid, "name": gid.title(), **entry} for gid, entry in games.items()}
+    config = GabsConfig.from_json({"version": "1.0", "games": entries}, config_dir=tmp_path)
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        yield client
+
+
+def data(result: Any) -> dict[str, Any]:
+    assert isinstance(result.structured_content, dict), result
+    return result.structured_content
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process fingerprints")
+async def test_a_start_after_the_claim_was_lost_publishes_it_again(tmp_path: Path) -> None:
+    game = {
+        "launchMode": "CustomCommand",
+        "target": sys.executable,
+        "args": ["-m", "lib_gab.example"],
+        "defaultProfile": "a",
+        "profiles": {"a": {}, "b": {}},
+        "timeouts": {"startSeconds": 30},
+    }
+    claim_file = tmp_path / "g" / "runtime.json"
+    async with client_for(tmp_path, {"g": game}) as client:
+        with anyio.fail_after(60):
+            first = await client.call_tool("games_start", {"gameId": "g"})
+            assert data(first)["code"] == "started_connected", first
+            pid = json.loads(claim_file.read_text())["gamePid"]
+            claim_file.unlink()
+
+            second = await client.call_tool("games_start", {"gameId": "g", "profile": "b"})
+            assert not second.is_error
+            assert data(second)["code"] == "already_running"
+            assert data(second)["causeClass"] == "state"
+            claim = json.loads(claim_file.read_text())
+            # Go's PublishTrackedControllerSnapshot: only what the running process tells.
+            assert claim["phase"] == "active" and claim["status"] == "running"
+            assert claim["source"] == "external"
+            assert claim["gamePid"] == pid
+            assert claim["pidStartTime"] == process_start_time(pid)
+            assert claim["observedProfile"] == "unknown"
+            assert claim["appliedLaunchInputsState"] == "unavailable"
+            assert claim["contextDelivery"] == {
+                "overall": "unknown",
+                "reasons": {
+                    "overall": "in-process controller with a lost claim: the original launch "
+                    "context is unattributable"
+                },
+            }
+            for absent in ("profile", "historyContextHash", "configRevision", "lifecycle"):
+                assert absent not in claim
+
+            killed = await client.call_tool("games_kill", {"gameId": "g"})
+            assert data(killed)["code"] == "terminated"
+            assert data(killed)["claimRemoved"] is True
+            assert not alive(pid)
