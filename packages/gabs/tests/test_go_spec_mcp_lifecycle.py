@@ -6,6 +6,11 @@ observed side by side and pinned here (the Go binary is not needed).
 * A start of a game this bridge runs and is connected to, after its ``runtime.json`` was lost:
   ``already_running`` (informational, with ``causeClass``), and the claim is published again as
   an unattributed ``external`` snapshot of the running process, so a later kill reaches it.
+* ``games_list`` is the short list (``TestCurrentGameCommandBehavior``,
+  ``TestGameStopFix/GamesListIsSimplified``): no launch mode, target or status in it; those
+  are ``games_show``'s and ``games_status``'s.
+* A store URL launch with ``args`` warns that the args are not passed, naming
+  ``-savedatafolder`` (``TestGameValidationWarningsForLauncherArgs``); a direct launch does not.
 """
 
 from __future__ import annotations
@@ -102,3 +107,55 @@ async def test_a_start_after_the_claim_was_lost_publishes_it_again(tmp_path: Pat
             assert data(killed)["code"] == "terminated"
             assert data(killed)["claimRemoved"] is True
             assert not alive(pid)
+
+
+STEAM = {"launchMode": "SteamAppId", "target": "123456"}
+
+
+async def test_games_list_has_no_launch_details_or_status(tmp_path: Path) -> None:
+    games = {
+        "adventure": {**STEAM, "description": "An adventure."},
+        "direct": {"launchMode": "DirectPath", "target": "/opt/factory/start.sh"},
+    }
+    async with client_for(tmp_path, games) as client:
+        listed = await client.call_tool("games_list", {})
+    assert not listed.is_error
+    assert data(listed)["games"] == [
+        {"gameId": "adventure", "name": "Adventure", "description": "An adventure."},
+        {"gameId": "direct", "name": "Direct"},
+    ]
+    everything = json.dumps(data(listed)) + "".join(getattr(c, "text", "") for c in listed.content)
+    for detail in ("123456", "SteamAppId", "DirectPath", "start.sh"):
+        assert detail not in everything
+
+
+@pytest.mark.parametrize(
+    ("mode", "hint"),
+    [("SteamAppId", "gabs games repair adventure"), ("EpicAppId", "DirectPath")],
+)
+async def test_launcher_args_are_warned_about_with_the_example_argument(
+    tmp_path: Path, mode: str, hint: str
+) -> None:
+    args = ["-savedatafolder=/tmp/adventure-test"]
+    games = {
+        "adventure": {
+            "launchMode": mode,
+            "target": "123456",
+            "args": args,
+            "stopProcessName": "GameName.exe",
+        },
+        "direct": {
+            "launchMode": "DirectPath",
+            "target": "/games/GameName.exe",
+            "args": args,
+            "stopProcessName": "GameName.exe",
+        },
+    }
+    async with client_for(tmp_path, games) as client:
+        shown = await client.call_tool("games_show", {"gameId": "adventure"})
+        direct = await client.call_tool("games_show", {"gameId": "direct"})
+    warnings = data(shown)["validationWarnings"]
+    assert len(warnings) == 1
+    assert "does not pass configured args" in warnings[0]
+    assert "-savedatafolder" in warnings[0] and hint in warnings[0]
+    assert data(direct)["validationWarnings"] == []
