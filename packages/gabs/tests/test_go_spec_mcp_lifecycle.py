@@ -6,6 +6,9 @@ observed side by side and pinned here (the Go binary is not needed).
 * A start of a game this bridge runs and is connected to, after its ``runtime.json`` was lost:
   ``already_running`` (informational, with ``causeClass``), and the claim is published again as
   an unattributed ``external`` snapshot of the running process, so a later kill reaches it.
+* A game that exits while the bridge waits for its GABP server (``TestGameStopFix``, a
+  ``sleep 5`` game): ``exited_during_start`` names the config revision it ran with and counts
+  as a failure in the track record (``...; 1 consecutive failures``), as an exit seen earlier.
 * ``games_list`` is the short list (``TestCurrentGameCommandBehavior``,
   ``TestGameStopFix/GamesListIsSimplified``): no launch mode, target or status in it; those
   are ``games_show``'s and ``games_status``'s.
@@ -159,3 +162,24 @@ async def test_launcher_args_are_warned_about_with_the_example_argument(
     assert "does not pass configured args" in warnings[0]
     assert "-savedatafolder" in warnings[0] and hint in warnings[0]
     assert data(direct)["validationWarnings"] == []
+
+
+async def test_an_exit_while_connecting_counts_as_a_failed_start(tmp_path: Path) -> None:
+    game = {
+        "launchMode": "DirectPath",
+        "target": sys.executable,
+        "args": ["-c", "import time; time.sleep(1.5)"],
+    }
+    async with client_for(tmp_path, {"g": game}) as client:
+        with anyio.fail_after(60):
+            for starts in (1, 2):
+                result = await client.call_tool("games_start", {"gameId": "g"})
+                assert result.is_error
+                found = data(result)
+                assert found["code"] == "exited_during_start"
+                assert found["configRevision"].startswith("sha256:")
+                assert found["trackRecord"] == (
+                    f"started {starts}\u00d7, last moments ago; bridge connected 0\u00d7 \u2014 "
+                    "the workload starts but the bridge has never connected (points game-side, "
+                    "not at launch config); 1 consecutive failures"
+                )

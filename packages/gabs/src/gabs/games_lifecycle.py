@@ -9,6 +9,7 @@ bridge keeps connecting in the background for the rest of the timeout.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from collections.abc import Callable
@@ -24,6 +25,9 @@ from gabs.launch import ResolveError, check_resolvable, mode_incompatible_head, 
 from gabs.lifecycle import (
     LifecycleError,
     Started,
+    TrackRecord,
+    cause_class,
+    context_hash,
     exited_during_start,
     next_action,
     observe,
@@ -139,6 +143,14 @@ class LifecycleMixin(StopMixin):
                 gabp_timeout=total,
                 live=lambda claim: self._bound(runtime, claim),
             )
+            runtime.spawned = started.spawned
+            runtime.launch_id = started.claim.launch_id
+            if progress:
+                progress(
+                    f"started {game_id} (pid {started.spawned.pid}); waiting for its "
+                    f"GABP server on port {started.port}"
+                )
+            return await self._connect_after_start(runtime, game, started, total, progress)
         except LifecycleError as exc:
             if exc.code in ("exited_during_start", "unobserved", "store_client_not_ready"):
                 # Go names the launch context these launches ran with.
@@ -148,14 +160,6 @@ class LifecycleMixin(StopMixin):
                     exc.data.setdefault("appliedLaunchInputs", list(resolved.applied_inputs))
                 exc.data.setdefault("configRevision", resolved.config_revision)
             raise
-        runtime.spawned = started.spawned
-        runtime.launch_id = started.claim.launch_id
-        if progress:
-            progress(
-                f"started {game_id} (pid {started.spawned.pid}); waiting for its "
-                f"GABP server on port {started.port}"
-            )
-        return await self._connect_after_start(runtime, game, started, total, progress)
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
         """Refuse a start of a game this session is connected to: ``already_running`` with the
@@ -315,6 +319,12 @@ class LifecycleMixin(StopMixin):
             }
         if error == "exited":
             failure = exited_during_start(game, spawned.poll(), spawned.tail())
+            # An exit while connecting is a failed start too (as Go): it counts in the record.
+            profile = started.resolved.profile
+            with contextlib.suppress(OSError, ClaimError):
+                TrackRecord(self.lc.game_dir(game.id)).failed(
+                    profile, context_hash(game, profile), failure.code, cause_class(failure.code)
+                )
             evidence = await observe(self.lc, game.id)
             if evidence.status not in ("stale-runtime-cleaned", "stopped"):
                 failure.warnings.append("the exited launch's claim was held and was left in place")
