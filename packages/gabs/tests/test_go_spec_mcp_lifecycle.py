@@ -9,6 +9,10 @@ observed side by side and pinned here (the Go binary is not needed).
 * A game that exits while the bridge waits for its GABP server (``TestGameStopFix``, a
   ``sleep 5`` game): ``exited_during_start`` names the config revision it ran with and counts
   as a failure in the track record (``...; 1 consecutive failures``), as an exit seen earlier.
+* A store launch with nothing observable in its budget (``unobserved``,
+  ``TestGameStopFix/SteamGameStopShowsProperWarning``): the configuration class's next action
+  (``games_show``) and the entry's ``validationWarnings`` (missing ``stopProcessName``), as in
+  Go's other start results.
 * ``games_list`` is the short list (``TestCurrentGameCommandBehavior``,
   ``TestGameStopFix/GamesListIsSimplified``): no launch mode, target or status in it; those
   are ``games_show``'s and ``games_status``'s.
@@ -183,3 +187,33 @@ async def test_an_exit_while_connecting_counts_as_a_failed_start(tmp_path: Path)
                     "the workload starts but the bridge has never connected (points game-side, "
                     "not at launch config); 1 consecutive failures"
                 )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xdg-open opens the URL")
+async def test_an_unobserved_store_launch_points_at_the_config_and_its_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    opener = fake / "xdg-open"
+    opener.write_text("#!/bin/sh\nexit 0\n")
+    opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ.get('PATH', '')}")
+    async with client_for(tmp_path / "cfg", {"steam-game": STEAM}) as client:
+        with anyio.fail_after(60):
+            result = await client.call_tool("games_start", {"gameId": "steam-game", "timeout": 1})
+    assert not result.is_error
+    found = data(result)
+    assert found["code"] == "unobserved" and found["causeClass"] == "config"
+    assert found["nextActions"] == [
+        {
+            "tool": "games_show",
+            "arguments": {"gameId": "steam-game"},
+            "reason": "Review and correct the launch configuration; the result names the "
+            "offending field.",
+        }
+    ]
+    assert found["validationWarnings"] == [
+        "SteamAppId games need stopProcessName \u2014 or a game-level status hook plus a stop "
+        "or kill hook \u2014 for reliable games_stop and games_kill."
+    ]

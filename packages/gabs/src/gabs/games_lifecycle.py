@@ -159,6 +159,9 @@ class LifecycleMixin(StopMixin):
                 if resolved.applied_inputs:
                     exc.data.setdefault("appliedLaunchInputs", list(resolved.applied_inputs))
                 exc.data.setdefault("configRevision", resolved.config_revision)
+                warnings = validation_warnings(game)
+                if warnings:
+                    exc.data.setdefault("validationWarnings", warnings)
             raise
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
