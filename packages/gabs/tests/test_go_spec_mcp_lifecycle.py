@@ -13,6 +13,8 @@ observed side by side and pinned here (the Go binary is not needed).
   ``TestGameStopFix/SteamGameStopShowsProperWarning``): the configuration class's next action
   (``games_show``) and the entry's ``validationWarnings`` (missing ``stopProcessName``), as in
   Go's other start results.
+* ``public_surface_genericity_test.go``: what a client reads about the bridge (the
+  ``initialize`` instructions, the tool descriptions and schemas) names no particular game.
 * ``games_list`` is the short list (``TestCurrentGameCommandBehavior``,
   ``TestGameStopFix/GamesListIsSimplified``): no launch mode, target or status in it; those
   are ``games_show``'s and ``games_status``'s.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -217,3 +220,21 @@ async def test_an_unobserved_store_launch_points_at_the_config_and_its_warnings(
         "SteamAppId games need stopProcessName \u2014 or a game-level status hook plus a stop "
         "or kill hook \u2014 for reliable games_stop and games_kill."
     ]
+
+
+#: Go's list (``TestPublicSurfacesStayGeneric``), spelled out.
+SETUP_SPECIFIC = re.compile(
+    r"(?i)\bmods?\b|\bmodifications?\b|rimworld|rimbridge|294100|ludeon|minecraft"
+)
+
+
+async def test_the_public_surface_names_no_particular_game(tmp_path: Path) -> None:
+    async with client_for(tmp_path, {}) as client:
+        listed = await client.list_tools()
+        instructions = client.instructions or ""
+    assert instructions
+    surface = [instructions] + [
+        json.dumps(tool.model_dump(mode="json", by_alias=True)) for tool in listed.tools
+    ]
+    for text in surface:
+        assert SETUP_SPECIFIC.search(text) is None, SETUP_SPECIFIC.search(text)
