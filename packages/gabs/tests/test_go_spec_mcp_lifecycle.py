@@ -6,6 +6,8 @@ observed side by side and pinned here (the Go binary is not needed).
 * A start of a game this bridge runs and is connected to, after its ``runtime.json`` was lost:
   ``already_running`` (informational, with ``causeClass``), and the claim is published again as
   an unattributed ``external`` snapshot of the running process, so a later kill reaches it.
+  When that claim cannot be written, the start is ``blocked_unknown_state``, never an
+  unqualified ``already_running`` (``TestInProcessRepublishFailureBlocks``).
 * A game that exits while the bridge waits for its GABP server (``TestGameStopFix``, a
   ``sleep 5`` game): ``exited_during_start`` names the config revision it ran with and counts
   as a failure in the track record (``...; 1 consecutive failures``), as an exit seen earlier.
@@ -39,6 +41,7 @@ from mcp import Client
 
 from gabs.config import GabsConfig
 from gabs.games import GameManager
+from gabs.lifecycle import Lifecycle
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.procs import process_start_time
 
@@ -73,16 +76,19 @@ def alive(pid: int) -> bool:
     return True
 
 
+EXAMPLE_GAME: dict[str, Any] = {
+    "launchMode": "CustomCommand",
+    "target": sys.executable,
+    "args": ["-m", "lib_gab.example"],
+    "defaultProfile": "a",
+    "profiles": {"a": {}, "b": {}},
+    "timeouts": {"startSeconds": 30},
+}
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX process fingerprints")
 async def test_a_start_after_the_claim_was_lost_publishes_it_again(tmp_path: Path) -> None:
-    game = {
-        "launchMode": "CustomCommand",
-        "target": sys.executable,
-        "args": ["-m", "lib_gab.example"],
-        "defaultProfile": "a",
-        "profiles": {"a": {}, "b": {}},
-        "timeouts": {"startSeconds": 30},
-    }
+    game = EXAMPLE_GAME
     claim_file = tmp_path / "g" / "runtime.json"
     async with client_for(tmp_path, {"g": game}) as client:
         with anyio.fail_after(60):
@@ -238,3 +244,25 @@ async def test_the_public_surface_names_no_particular_game(tmp_path: Path) -> No
     ]
     for text in surface:
         assert SETUP_SPECIFIC.search(text) is None, SETUP_SPECIFIC.search(text)
+
+
+async def test_a_lost_claim_that_cannot_be_written_again_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def outage(self: Lifecycle, game_id: str, state: Any) -> bool:
+        raise OSError("simulated republish outage")
+
+    claim_file = tmp_path / "g" / "runtime.json"
+    async with client_for(tmp_path, {"g": EXAMPLE_GAME}) as client:
+        with anyio.fail_after(60):
+            first = await client.call_tool("games_start", {"gameId": "g"})
+            assert data(first)["code"] == "started_connected", first
+            claim_file.unlink()
+            with monkeypatch.context() as patch:
+                patch.setattr(Lifecycle, "publish_absent", outage)
+                second = await client.call_tool("games_start", {"gameId": "g"})
+            assert second.is_error
+            assert data(second)["code"] == "blocked_unknown_state"
+            await client.call_tool("games_start", {"gameId": "g"})  # written again now
+            killed = await client.call_tool("games_kill", {"gameId": "g"})
+            assert data(killed)["code"] == "terminated"
