@@ -64,6 +64,22 @@ async def test_games_list_lists_the_configured_games(
     assert "compat" in text and "second" in text
 
 
+async def test_games_list_is_the_short_list(open_bridge: OpenBridge, config_dir: ConfigDir) -> None:
+    """Launch details are games_show's and the status games_status's (Go's own tests pin it)."""
+    config_dir.game("compat", name="Compat game")
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            result = await client.call_tool("games_list", {})
+    assert structured(result)["games"] == [
+        {
+            "gameId": "compat",
+            "name": "Compat game",
+            "description": "A small GABP game of the compatibility suite.",
+        }
+    ]
+    assert text_of(result).strip() == "compat"
+
+
 async def test_a_game_is_started_called_and_stopped(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:

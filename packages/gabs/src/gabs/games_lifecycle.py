@@ -9,6 +9,8 @@ bridge keeps connecting in the background for the rest of the timeout.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -24,16 +26,20 @@ from gabs.lifecycle import (
     LifecycleError,
     Started,
     TrackRecord,
+    cause_class,
     context_hash,
     exited_during_start,
     next_action,
     observe,
     start_game,
 )
-from gabs.lifecycle.delivery import delivery_json
-from gabs.runtime import ClaimError
+from gabs.lifecycle.core import now
+from gabs.lifecycle.delivery import LOST_CLAIM_DELIVERY, delivery_json
+from gabs.runtime import ClaimError, RuntimeState
+from gabs.runtime.claim import new_id
 from gabs.runtime.liveness import Evidence
 from gabs.runtime.procenv import stale_credentials
+from gabs.runtime.procs import fingerprint
 
 __all__ = ["LifecycleMixin", "Progress"]
 
@@ -144,6 +150,14 @@ class LifecycleMixin(StopMixin):
                 gabp_timeout=total,
                 live=lambda claim: self._bound(runtime, claim),
             )
+            runtime.spawned = started.spawned
+            runtime.launch_id = started.claim.launch_id
+            if progress:
+                progress(
+                    f"started {game_id} (pid {started.spawned.pid}); waiting for its "
+                    f"GABP server on port {started.port}"
+                )
+            return await self._connect_after_start(runtime, game, started, total, progress)
         except LifecycleError as exc:
             if exc.code in ("exited_during_start", "unobserved", "store_client_not_ready"):
                 # Go names the launch context these launches ran with.
@@ -152,15 +166,10 @@ class LifecycleMixin(StopMixin):
                 if resolved.applied_inputs:
                     exc.data.setdefault("appliedLaunchInputs", list(resolved.applied_inputs))
                 exc.data.setdefault("configRevision", resolved.config_revision)
+                warnings = validation_warnings(game)
+                if warnings:
+                    exc.data.setdefault("validationWarnings", warnings)
             raise
-        runtime.spawned = started.spawned
-        runtime.launch_id = started.claim.launch_id
-        if progress:
-            progress(
-                f"started {game_id} (pid {started.spawned.pid}); waiting for its "
-                f"GABP server on port {started.port}"
-            )
-        return await self._connect_after_start(runtime, game, started, total, progress)
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
         """Refuse a start of a game this session is connected to: ``already_running`` with the
@@ -190,6 +199,8 @@ class LifecycleMixin(StopMixin):
                 ),
             ]
         else:  # connected without a claim of its own: what can be said is the session's
+            if claim is None and runtime.spawned is not None:
+                await self._republish(runtime)
             data["activeProfile"] = ""
             if asked:
                 data["requestedProfile"] = asked
@@ -203,6 +214,50 @@ class LifecycleMixin(StopMixin):
             next_actions=actions,
             is_error=False,
         )
+
+    async def _republish(self, runtime: GameRuntime) -> None:
+        """Publish a claim again for the process this bridge started when its claim was lost
+        (as Go): an unattributed ``external`` snapshot with only what the process itself
+        tells (its pid while it runs, the entry's ``stopProcessName``), so other bridges see
+        it and stop and kill reach it. Refused as ``blocked_unknown_state`` when it cannot be
+        written."""
+        spawned = runtime.spawned
+        assert spawned is not None
+        # The child is not reaped while it runs, so its pid cannot have been reused.
+        pid = 0 if spawned.exited else spawned.pid
+        started = fingerprint(pid) if pid else 0
+        config = runtime.config
+        state = RuntimeState(
+            game_id=runtime.game_id,
+            status="running",
+            owner_pid=self.lc.pid,
+            owner_instance_id=self.lc.instance_id,
+            owner_last_active=now(),
+            game_pid=pid if started else 0,
+            pid_start_time=started,
+            stop_process_name=config.stop_process_name if config is not None else "",
+            launch_id=new_id(),
+            phase="active",
+            spawn_state="",
+            source="external",
+            launch_mode=config.launch_mode if config is not None else "",
+            observed_profile="unknown",
+            extra={"appliedLaunchInputsState": "unavailable"},
+            context_delivery=copy.deepcopy(LOST_CLAIM_DELIVERY),
+        )
+        try:
+            await self.lc.publish_absent(runtime.game_id, state)
+        except OSError as exc:
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"'{runtime.game_id}' still runs in this bridge but its runtime claim was lost "
+                f"and could not be written again ({exc}); refusing to report it as running "
+                "while other bridges cannot see it.",
+                data={"phase": "active"},
+                next_actions=[
+                    next_action("games_status", {"gameId": runtime.game_id}, "Inspect the claim.")
+                ],
+            ) from None
 
     async def _connect_after_start(
         self,
@@ -274,6 +329,12 @@ class LifecycleMixin(StopMixin):
             }
         if error == "exited":
             failure = exited_during_start(game, spawned.poll(), spawned.tail())
+            # An exit while connecting is a failed start too (as Go): it counts in the record.
+            profile = started.resolved.profile
+            with contextlib.suppress(OSError, ClaimError):
+                TrackRecord(self.lc.game_dir(game.id)).failed(
+                    profile, context_hash(game, profile), failure.code, cause_class(failure.code)
+                )
             evidence = await observe(self.lc, game.id)
             if evidence.status not in ("stale-runtime-cleaned", "stopped"):
                 failure.warnings.append("the exited launch's claim was held and was left in place")

@@ -306,13 +306,13 @@ class StatusMixin(ConnectMixin):
         return data
 
     def list_games(self) -> dict[str, Any]:
-        """``games_list``: every configured game id, with profiles and warning counts."""
+        """``games_list``: every configured game id, with profiles and warning counts (as Go:
+        no launch details, and no status, which is ``games_status``'s)."""
         snapshot = self.store.snapshot()
         config = snapshot.config
         games = []
         for game_id in config.game_ids:
             game = config.games.get(game_id)
-            runtime = self._runtimes.get(game_id)
             item: dict[str, Any] = {"gameId": game_id, "name": game.name if game else game_id}
             if game is not None:
                 if game.description:
@@ -320,13 +320,11 @@ class StatusMixin(ConnectMixin):
                 if game.profiles:
                     item["profiles"] = sorted(game.profiles)
                     item["defaultProfile"] = game.default_profile
-                item["launchMode"] = game.shown_launch_mode
             else:
                 item["configError"] = [str(issue) for issue in config.broken.get(game_id, ())]
             warnings = config.game_warnings(game_id)
             if warnings:
                 item["warningCount"] = len(warnings)
-            item["status"] = runtime.status if runtime is not None else "stopped"
             games.append(item)
         data: dict[str, Any] = {
             "count": len(games),

@@ -101,10 +101,20 @@ def validation_warnings(game: GameConfig) -> list[str]:
             "stop or kill hook — for reliable games_stop and games_kill."
         )
     if game.url_mode and game.args:
-        warnings.append(
-            f"{game.launch_mode} launch mode does not pass configured args to the game; use "
-            "SteamManaged, DirectPath or CustomCommand for arguments."
+        # Go pins the phrase and the example argument (TestGameValidationWarningsForLauncherArgs).
+        head = (
+            f"{game.launch_mode} launch mode does not pass configured args to the game "
+            "(-savedatafolder=... and the like); "
         )
+        if game.launch_mode == "SteamAppId":
+            warnings.append(
+                head + f"'gabs games repair {game.id}' moves it to a managed Steam launch, or "
+                "use DirectPath or CustomCommand."
+            )
+        else:
+            warnings.append(
+                head + "use DirectPath, CustomCommand or the launcher's own launch options."
+            )
     return warnings
 
 

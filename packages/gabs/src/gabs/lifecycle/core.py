@@ -101,6 +101,16 @@ class Lifecycle:
                 TrackRecord(folder).forget_markers(markers)
             return claim
 
+    async def publish_absent(self, game_id: str, state: RuntimeState) -> bool:
+        """Save ``state`` as the claim of a game that has none (under the lock); False when a
+        claim appeared meanwhile (it is left as it is)."""
+        folder = self.game_dir(game_id)
+        async with transition_lock(folder):
+            if load_claim(folder) is not None:
+                return False
+            save_claim(folder, state)
+            return True
+
     async def remove_if(
         self, game_id: str, launch_id: str, *, operation_id: str | None = None
     ) -> bool:

@@ -17,7 +17,13 @@ from typing import Any, Final
 from gabs.launch.resolve import Resolved
 from gabs.runtime import RuntimeState
 
-__all__ = ["EXTERNAL_DELIVERY", "connection_delivery", "delivery_json", "launch_channels"]
+__all__ = [
+    "EXTERNAL_DELIVERY",
+    "LOST_CLAIM_DELIVERY",
+    "connection_delivery",
+    "delivery_json",
+    "launch_channels",
+]
 
 #: The reasons are the Go bridge's words where the situation is the same.
 NOT_REPORTED: Final = "the bridge reported no observed context (pre-report bridge)"
@@ -29,6 +35,15 @@ NOT_PINNED: Final = "no expected-context digests were pinned at spawn"
 EXTERNAL_DELIVERY: Final[dict[str, Any]] = {
     "overall": "unknown",
     "reasons": {"overall": "externally started instance: GABS delivered no launch context"},
+}
+
+#: A process this bridge still runs after its claim was lost (Go's reason, a fixed message).
+LOST_CLAIM_DELIVERY: Final[dict[str, Any]] = {
+    "overall": "unknown",
+    "reasons": {
+        "overall": "in-process controller with a lost claim: the original launch context is "
+        "unattributable"
+    },
 }
 
 

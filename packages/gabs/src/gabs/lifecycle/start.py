@@ -460,11 +460,7 @@ def _unobserved(game: GameConfig) -> LifecycleError:
         f"Nothing observable for '{game.id}' within the start budget — the store launcher may be "
         "updating the game or showing a dialog (login, EULA); check the desktop and re-check "
         "games_status. The claim is kept while the launch may still appear.",
-        next_actions=[
-            next_action(
-                "games_status", {"gameId": game.id}, "Re-check after the store launcher settles."
-            )
-        ],
+        # no next action of its own: the config class's (games_show), as Go's attribution does
         is_error=False,
     )
 

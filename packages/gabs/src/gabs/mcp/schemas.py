@@ -195,8 +195,8 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
             "Describe a game tool",
             "One game tool in full: its names, input and output schemas, tags and result "
             "description. The tool may be named by any name games_tool_names shows (the MCP "
-            "name such as rimworld_rimworld_get_game_info, rimworld.rimworld.get_game_info, "
-            "rimworld/get_game_info). Read this before calling a tool you have not used yet.",
+            "name such as example_core_ping, example.core.ping, "
+            "core/ping). Read this before calling a tool you have not used yet.",
             _schema(
                 {
                     "gameId": _GAME_ID_OPTIONAL,
@@ -269,7 +269,7 @@ BRIDGE_TOOLS: Final[dict[str, BridgeTool]] = {
                         "type": "string",
                         "minLength": 1,
                         "description": "The game tool's name as games_tool_names returns it "
-                        "(e.g. rimworld_rimworld_get_game_info or rimworld/get_game_info).",
+                        "(e.g. example_core_ping or core/ping).",
                     },
                     "arguments": {
                         "type": "object",
