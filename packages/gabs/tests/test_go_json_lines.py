@@ -7,7 +7,7 @@ import mcp_types as types
 import pytest
 
 from gabs.call_outcome import CallOutcome
-from gabs.go_format import go_json
+from gabs.go_format import go_duration, go_json
 from gabs.mcp.call_results import game_call_result
 from gabs.mcp.discovery import parameter_lines, returns_lines, schema_type
 
@@ -111,3 +111,24 @@ def test_returns_lines_mark_a_nullable_member_optional() -> None:
     ]
     assert returns_lines({"description": "Only a description."}) == []
     assert returns_lines({}) == []
+
+
+@pytest.mark.parametrize(
+    ("seconds", "unit", "printed"),
+    [
+        (2.0, 0.001, "2s"),
+        (2.0041, 0.001, "2.004s"),
+        (2.0045, 0.001, "2.005s"),
+        (90.0, 1, "1m30s"),
+        (95.4, 1, "1m35s"),
+        (3600.5, 0.001, "1h0m0.5s"),
+        (0.15, 0.001, "150ms"),
+        (0.0004, 0.001, "0s"),
+        (0.4, 1, "0s"),
+        (59.9996, 0.001, "1m0s"),
+    ],
+)
+def test_a_duration_is_printed_as_go_prints_a_rounded_time_duration(
+    seconds: float, unit: float, printed: str
+) -> None:
+    assert go_duration(seconds, unit=unit) == printed

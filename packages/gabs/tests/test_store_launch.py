@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import sys
 from collections.abc import AsyncIterator
@@ -91,6 +92,8 @@ async def test_a_store_start_is_adopted_running_and_quoted_as_go_does(
             assert data["code"] == "started_bridge_pending", text(started)
             assert data["adopted"] is True
             assert "Note: the launch was adopted" in text(started)
+            # the wait as Go prints a time.Duration rounded to the millisecond (1.002s, 1s)
+            assert re.search(r"not ready after (\d+ms|\d+(\.\d*[1-9])?s): ", text(started))
             claim = load_claim(tmp_path / "cfg" / "s")
             assert claim is not None and claim.pid_role == "helper"
             assert [claim.game_pid] == find_by_name(name)  # the game's pid, not the opener's

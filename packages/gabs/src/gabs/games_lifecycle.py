@@ -21,6 +21,7 @@ from gabs.config import MODE_INCOMPATIBLE, GameConfig
 from gabs.games_runtime import GameRuntime
 from gabs.games_stopping import StopMixin
 from gabs.games_views import status_next_actions, validation_warnings
+from gabs.go_format import go_duration
 from gabs.launch import ResolveError, check_resolvable, mode_incompatible_head, resolve
 from gabs.lifecycle import (
     LifecycleError,
@@ -344,9 +345,10 @@ class LifecycleMixin(StopMixin):
             self._tg.start_soon(self._background_connect, runtime, started, remaining, alive)
         message = (
             f"Game '{game.id}' ({game.display_name}) started, but GABP was not ready after "
-            f"{waited:.1f}s: {error}."
+            f"{go_duration(waited)}: {error}."
             + (
-                f" GABS will keep trying in the background for up to {remaining:.0f}s."
+                " GABS will keep trying in the background for up to "
+                f"{go_duration(remaining, unit=1)}."
                 if remaining > 0
                 else ""
             )

@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
-__all__ = ["go_html_escape", "go_json", "go_numbers", "go_quote"]
+__all__ = ["go_duration", "go_html_escape", "go_json", "go_numbers", "go_quote"]
 
 _ESCAPES: Final = {
     "\a": "\\a",
@@ -147,3 +147,32 @@ def _whole(number: float) -> float | int:
     if number.is_integer() and abs(number) < _GO_FIXED_LIMIT:
         return int(number)
     return number
+
+
+def go_duration(seconds: float, *, unit: float = 0.001) -> str:
+    """``seconds`` as Go prints a ``time.Duration`` rounded to ``unit`` seconds
+    (``d.Round(unit)``): ``2s``, ``2.004s``, ``1m30s``, ``150ms``, ``0s``."""
+    step = round(unit * 1e9)
+    ns = int(Decimal(repr(seconds * 1e9)).to_integral_value(rounding="ROUND_HALF_UP"))
+    ns = (abs(ns) + step // 2) // step * step * (1 if ns >= 0 else -1)
+    if ns == 0:
+        return "0s"
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+    if ns < 1_000_000_000:
+        for size, name in ((1_000_000, "ms"), (1_000, "\u00b5s"), (1, "ns")):
+            if ns >= size:
+                return sign + _with_fraction(ns, size) + name
+    hours, rest = divmod(ns, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    text = f"{hours}h" if hours else ""
+    if hours or minutes:
+        text += f"{minutes}m"
+    return sign + text + _with_fraction(rest, 1_000_000_000) + "s"
+
+
+def _with_fraction(value: int, size: int) -> str:
+    whole, fraction = divmod(value, size)
+    if not fraction:
+        return str(whole)
+    digits = len(str(size)) - 1
+    return f"{whole}." + f"{fraction:0{digits}d}".rstrip("0")
