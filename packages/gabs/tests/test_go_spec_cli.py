@@ -145,9 +145,10 @@ def test_status_and_stop_refuse_a_folder_outside_the_config_folder(
     for action in ("stop", "kill"):
         code, out, err = run(["games", action, game_id, "--configDir", str(base)], capsys)
         assert (code, out) == (1, "")
-        assert err.startswith(
-            f"blocked_unknown_state: The runtime claim for '{game_id}' is unreadable: "
-            f"failed to read runtime state: {problem}. "
+        assert err == (
+            f"blocked_unknown_state: the runtime claim for '{game_id}' is unreadable: "
+            f"failed to read runtime state: {problem}. Use 'gabs games repair {game_id} "
+            "--forget-runtime' if the game is provably gone.\n"
         )
     assert sorted(p.name for p in outside.iterdir()) == ["runtime.json"]  # no lock file either
 
@@ -260,8 +261,8 @@ def test_start_refuses_a_game_folder_that_leads_out(
     write(base, {"ghost": {"launchMode": "DirectPath", "target": "/bin/true"}})
     code, out, err = run(["games", "start", "ghost", "--configDir", str(base)], capsys)
     assert (code, out) == (1, "")
-    assert err.startswith(
-        f"blocked_unknown_state: The runtime claim for 'ghost' is unreadable: failed to read "
-        f"runtime state: {_GHOST}. "
+    assert err == (
+        "blocked_unknown_state: runtime claim for ghost is unreadable: failed to read "
+        f"runtime state: {_GHOST}; inspect it or run repair --forget-runtime\n"
     )
     assert sorted(p.name for p in outside.iterdir()) == ["runtime.json"]

@@ -104,6 +104,11 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
     elif error.code == "spec_too_large" and game_id:
         # The Go CLI prints the size check's own sentence, without the tool's lead-in.
         message = message.removeprefix(f"Refusing to start {game_id}: ")
+    elif error.code == "blocked_unknown_state" and error.data.get("action") in ("stop", "kill"):
+        # The Go CLI words an unreadable claim's stop refusal in its own short line.
+        message = message.replace("The runtime claim for", "the runtime claim for", 1).replace(
+            ". Inspect it, or use 'gabs games repair", ". Use 'gabs games repair", 1
+        )
     elif error.code == "endpoint_unavailable" and game_id:
         # The Go CLI prints the endpoint error without the tool's lead-in, and names a taken
         # cached port by its status word.

@@ -308,8 +308,9 @@ async def _probe_external(
 def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
     return LifecycleError(
         "blocked_unknown_state",
-        f"The runtime claim for '{game_id}' is unreadable: {exc}. Use 'gabs games repair "
-        f"{game_id} --forget-runtime' if the game is provably gone.",
+        # the start gate's short refusal, as the Go bridge words it
+        f"runtime claim for {game_id} is unreadable: {exc}; inspect it or run repair "
+        "--forget-runtime",
     )
 
 
