@@ -43,6 +43,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.lifecycle import Lifecycle
 from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.envelope import core_result
 from gabs.runtime.procs import process_start_time
 
 pytestmark = pytest.mark.anyio
@@ -266,3 +267,14 @@ async def test_a_lost_claim_that_cannot_be_written_again_blocks(
             await client.call_tool("games_start", {"gameId": "g"})  # written again now
             killed = await client.call_tool("games_kill", {"gameId": "g"})
             assert data(killed)["code"] == "terminated"
+
+
+def test_a_result_with_nothing_to_do_next_has_no_next_actions_key() -> None:
+    # Go 1.1.0's games_stop of a game it stopped: {action, claimRemoved, code: terminated,
+    # evidence, gameId, trackRecord}; no nextActions key
+    result = core_result("Stopped.", code="terminated", game_id="g", next_actions=[])
+    assert result.structured_content is not None
+    assert "nextActions" not in result.structured_content
+    refused = core_result("No.", code="game_not_found", game_id=None)
+    assert refused.structured_content is not None
+    assert refused.structured_content["nextActions"]  # a failure still says what to do next

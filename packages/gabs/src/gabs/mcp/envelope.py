@@ -252,7 +252,8 @@ def core_result(
         data["gameId"] = game_id
     for key, value in (extra or {}).items():
         data.setdefault(key, value)
-    data["nextActions"] = [action.to_json() for action in next_actions]
+    if next_actions:  # as the Go bridge, no key when there is nothing to do next
+        data["nextActions"] = [action.to_json() for action in next_actions]
     if cause is not None:
         data["causeClass"] = cause
         data["trackRecord"] = track_record or track_record_line()
