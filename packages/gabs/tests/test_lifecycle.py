@@ -157,6 +157,10 @@ async def test_a_process_the_system_refuses_is_spawn_failed(tmp_path: Path) -> N
         "spawn_failed",
         "environment",
     )
+    # the game, its launch mode and its target, as the Go bridge names them
+    assert caught.value.message.startswith(
+        f"Failed to start g: failed to start game 'g' (mode: CustomCommand, target: {script}): "
+    )
     assert load_claim(tmp_path / "g") is None
 
 

@@ -109,6 +109,11 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
         message = message.replace("The runtime claim for", "the runtime claim for", 1).replace(
             ". Inspect it, or use 'gabs games repair", ". Use 'gabs games repair", 1
         )
+    elif error.code == "spawn_failed" and game_id:
+        # The Go CLI leads with its own short clause instead of the tool's.
+        message = f"failed to start '{game_id}': " + message.removeprefix(
+            f"Failed to start {game_id}: "
+        )
     elif error.code == "endpoint_unavailable" and game_id:
         # The Go CLI prints the endpoint error without the tool's lead-in, and names a taken
         # cached port by its status word.

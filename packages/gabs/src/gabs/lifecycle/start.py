@@ -390,7 +390,9 @@ def _store_game_pid(game: GameConfig) -> tuple[int, int]:
 def _spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
     return LifecycleError(
         "spawn_failed",
-        f"Failed to start {game.id}: {exc.strerror or exc}",
+        # the game, its mode and its target, as the Go bridge names them
+        f"Failed to start {game.id}: failed to start game '{game.id}' (mode: {game.launch_mode}, "
+        f"target: {game.target}): {exc.strerror or exc}",
         data={"osError": str(exc.strerror or exc)},
     )
 
