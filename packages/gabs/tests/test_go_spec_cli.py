@@ -266,3 +266,56 @@ def test_start_refuses_a_game_folder_that_leads_out(
         f"runtime state: {_GHOST}; inspect it or run repair --forget-runtime\n"
     )
     assert sorted(p.name for p in outside.iterdir()) == ["runtime.json"]
+
+
+# cliStartFailureText: `games start` prints its own short line for a game that exits during
+# start (then the output tail as it is) and for a start with nothing observable.
+def test_games_start_prints_gos_short_line_for_a_game_that_exits_during_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        tmp_path,
+        {
+            "g": {
+                "name": "G",
+                "launchMode": "DirectPath",
+                "target": "/bin/sh",
+                "args": ["-c", "echo boom; exit 3"],
+            }
+        },
+    )
+    assert run(["games", "start", "g", "--configDir", str(tmp_path)], capsys) == (
+        1,
+        "",
+        "exited_during_start: 'g' exited during start (exit code 3); this is attributed to "
+        "the workload\nboom\n\n",
+    )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the store opener is xdg-open")
+def test_games_start_prints_gos_short_line_for_an_unobserved_store_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opener = tmp_path / "bin" / "xdg-open"
+    opener.parent.mkdir()
+    opener.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{opener.parent}{os.pathsep}{os.environ['PATH']}")
+    config = tmp_path / "cfg"
+    config.mkdir()
+    (config / "config.json").write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "games": {"g": {"name": "G", "launchMode": "SteamAppId", "target": "294100"}},
+                "timeouts": {"startup": {"processStartSeconds": 1}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = run(["games", "start", "g", "--configDir", str(config)], capsys)
+    assert (code, out) == (1, "")
+    assert err.endswith(
+        "unobserved: nothing observable for 'g' within the start budget; the store launcher may "
+        "still be working \u2014 re-check 'gabs games status g'\n"
+    )

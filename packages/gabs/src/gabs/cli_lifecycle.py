@@ -109,6 +109,20 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
         message = message.replace("The runtime claim for", "the runtime claim for", 1).replace(
             ". Inspect it, or use 'gabs games repair", ". Use 'gabs games repair", 1
         )
+    elif error.code == "exited_during_start" and game_id:
+        # The Go CLI's own short line, then the output tail as it is.
+        message = (
+            f"'{game_id}' exited during start (exit code {error.data.get('exitCode', -1)}); "
+            "this is attributed to the workload"
+        )
+        tail = error.data.get("outputTail")
+        if isinstance(tail, str) and tail:
+            message += "\n" + tail
+    elif error.code == "unobserved" and game_id:
+        message = (
+            f"nothing observable for '{game_id}' within the start budget; the store launcher "
+            f"may still be working \u2014 re-check 'gabs games status {game_id}'"
+        )
     elif error.code == "spawn_failed" and game_id:
         # The Go CLI leads with its own short clause instead of the tool's.
         message = f"failed to start '{game_id}': " + message.removeprefix(
