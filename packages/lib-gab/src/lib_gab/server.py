@@ -28,6 +28,7 @@ from gabp import (
 from gabp.handoff import HandoffError
 from gabp.messages import AppInfo, Attention, ServerInfo, new_id
 from lib_gab._attention_relay import AttentionRelay
+from lib_gab._json_values import json_value
 from lib_gab._method_handlers import ATTENTION_CHANNELS, Channel, Session
 from lib_gab._server_config import (
     LOOPBACK_HOSTS,
@@ -345,7 +346,7 @@ class GabpServer(Serving):
 
     # -- channels, resources, state -------------------------------------------------------------
 
-    def channel(self, name: str, *, description: str | None = None) -> None:
+    def channel(self, name: str, description: str | None = None) -> None:
         """Offer the event channel ``name`` (bridges subscribe to it with events/subscribe)."""
         if not name:
             raise ValueError("a channel name must not be empty")
@@ -470,6 +471,7 @@ class GabpServer(Serving):
         ):
             raise ValueError(f"unknown event channel {channel!r}: register it with channel()")
         targets = [s for s in self._sessions if channel in s.subscriptions and s.established]
+        payload = json_value(payload) if targets else payload  # a datetime as ISO 8601, ...
         delivered = 0
 
         async def send(session: Session) -> None:

@@ -27,6 +27,7 @@ from gabp.messages import ToolDescriptor
 from gabp.wirejson import EncodedJson
 from lib_gab._argument_conversion import ArgumentValues
 from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments, known_names
+from lib_gab._json_values import ANY_VALUE
 from lib_gab._nested_members import ObjectShape, arguments_shape
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
@@ -232,19 +233,17 @@ class Tool:
         return {name: getattr(model, name) for name in names}
 
     def encode_result(self, result: Any) -> Any:
-        """The JSON form of a result, as the output schema describes it."""
-        if self.output_adapter is None:
-            return result
-        return self.output_adapter.dump_python(result, mode="json", by_alias=True)
+        """The JSON form of a result: by its declared type, else by the value's own."""
+        adapter = self.output_adapter or ANY_VALUE
+        return adapter.dump_python(result, mode="json", by_alias=True)
 
     def encode_result_json(self, result: Any) -> Any:
         """:meth:`encode_result` for the wire: the result as JSON bytes
-        (:class:`~gabp.wirejson.EncodedJson`) when the tool has an output schema, else as it
-        is. One pass of the schema's serializer, where the JSON form would be encoded and
-        checked again. Raises what the serializer raises for a value it cannot write."""
-        if self.output_adapter is None:
-            return result
-        return EncodedJson(self.output_adapter.dump_json(result, by_alias=True))
+        (:class:`~gabp.wirejson.EncodedJson`), in one pass of the serializer, where the JSON
+        form would be encoded and checked again. Raises what the serializer raises for a value
+        it cannot write."""
+        adapter = self.output_adapter or ANY_VALUE
+        return EncodedJson(adapter.dump_json(result, by_alias=True))
 
 
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:
