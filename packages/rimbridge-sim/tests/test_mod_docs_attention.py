@@ -1,17 +1,22 @@
-"""The mod's attention documentation (docs/attention-policy.md) read as a specification, with
-the mod's aggregator (``AttentionAggregator``) deciding what an item's samples carry.
+"""The mod's attention and architecture documentation (docs/attention-policy.md,
+docs/architecture.md) read as a specification, with the mod's source deciding where the pages
+leave a detail open: its attention aggregator for what an item's samples carry, its capability
+registry for what a script step may name.
 
-The rules the page states (errors and fatal lines, failed, cancelled and timed-out operations
-block; info, warnings and successful operations do not) are covered by ``test_policy.py`` and
-``test_feed.py``; this file holds the cases where the sim did not yet behave as the mod."""
+The rules the attention page states (errors and fatal lines, failed, cancelled and timed-out
+operations block; info, warnings and successful operations do not) are covered by
+``test_policy.py`` and ``test_feed.py``; this file holds the cases where the sim did not yet
+behave as the mod."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from gabp import RemoteError
 from lib_gab.attention import AttentionManager
 from rimbridge_sim.clock import ManualClock
 from rimbridge_sim.diagnostics import LogRing, OperationJournal, log_with_operation
@@ -89,3 +94,75 @@ def test_the_same_text_as_error_and_as_fatal_keeps_one_sample_per_level(feed: Fe
         ("error", 1),
         ("fatal", 1),
     ]
+
+
+# --- script steps name capabilities (architecture.md: "every step can target any registered
+# capability"; the mod's registry resolves an id or an alias, ignoring case) ------------------
+
+
+_REQUEST = "aaaaaaaa-1111-4222-8333-444444444444"
+
+
+def _script(*steps: dict[str, Any]) -> str:
+    return json.dumps({"name": "doc", "steps": list(steps)})
+
+
+@pytest.mark.anyio
+async def test_a_script_step_may_name_a_capability_by_its_id_or_in_another_case(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        answer = await sim.call(
+            "rimbridge/run_script",
+            scriptJson=_script(
+                {"id": "by-id", "call": "rimbridge.core/diagnostics/ping"},
+                {"id": "upper", "call": "RIMWORLD/Pause_Game", "arguments": {"pause": True}},
+            ),
+        )
+
+        assert answer["success"] is True
+        steps = answer["script"]["steps"]
+        assert [(s["call"], s["capabilityId"], s["success"]) for s in steps] == [
+            ("rimbridge.core/diagnostics/ping", "rimbridge.core/diagnostics/ping", True),
+            ("RIMWORLD/Pause_Game", "rimbridge.core/lifecycle/pause-game", True),
+        ]
+        assert steps[1]["result"]["success"] is True
+
+
+@pytest.mark.anyio
+async def test_a_script_step_naming_no_registered_capability_fails_the_whole_call(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, policy="faithful") as sim:
+        with pytest.raises(RemoteError) as caught:
+            await sim.call(
+                "rimbridge/run_script",
+                request_id=_REQUEST,
+                scriptJson=_script(
+                    {"call": "rimworld/pause_game"},
+                    {"call": "rimworld.load_game", "arguments": {"saveName": "fixture_a"}},
+                ),
+            )
+
+        message = "Capability 'rimworld.load_game' is not registered."
+        assert (caught.value.code, caught.value.message) == (
+            -32000,
+            f"rimbridge/run_script failed: {message}",
+        )
+        operation = await sim.call("rimbridge/get_operation", operationId=_REQUEST)
+        assert operation["trackedOperation"]["Status"] == 3  # failed
+        attention = await sim.attention()
+        assert attention is not None and attention["blocking"] is True
+
+
+@pytest.mark.anyio
+async def test_a_lua_call_of_no_registered_capability_fails_the_whole_call(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        with pytest.raises(RemoteError) as caught:
+            await sim.call("rimbridge/run_lua", luaSource='rb.call("rimworld/no_such_tool")')
+
+        assert caught.value.message == (
+            "rimbridge/run_lua failed: Capability 'rimworld/no_such_tool' is not registered."
+        )
