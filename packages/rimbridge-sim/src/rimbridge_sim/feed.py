@@ -11,19 +11,22 @@ What each report carries:
 
 * **Log lines.** Every line counts, repeats included: a line collapsed into the previous entry
   is still one urgent entry (500 identical errors: ``totalUrgentEntries`` 500, one sample with
-  ``repeatCount`` 500). ``level`` and ``message`` are the line's; the signature is
-  ``"<source>:<message>"``; ``sequence`` is the line's own sequence (the entry's
-  ``latest_sequence``); ``diagnostics_cursor`` is that sequence minus one, so
-  ``list_logs {afterSequence: cursor}`` starts exactly at the entry holding the line (for line 0
-  there is no cursor: a ``list_logs`` without one starts there). The manager keeps the latest
-  cursor given, so an item's cursor points at its most recent trigger.
+  ``repeatCount`` 500). ``level`` is the line's and ``message`` its text as the mod's
+  aggregator samples it (:func:`sample_text`: one line, trimmed, at most 220 characters); the
+  signature is the level and that text, so the same text from two sources is one sample and an
+  error and a fatal line with the same text are two, as in the mod; ``sequence`` is the line's
+  own sequence (the entry's ``latest_sequence``); ``diagnostics_cursor`` is that sequence minus
+  one, so ``list_logs {afterSequence: cursor}`` starts exactly at the entry holding the line
+  (for line 0 there is no cursor: a ``list_logs`` without one starts there). The manager keeps
+  the latest cursor given, so an item's cursor points at its most recent trigger.
 * **Operation events** the policy classifies (by default the outcomes ``failed``,
-  ``cancelled``, ``timed_out``): level ``error`` when blocking (``fatal`` for ``timed_out``,
-  as the mod ranks it), ``warning`` when advisory; message ``"<method> failed: <error>"``
+  ``cancelled``, ``timed_out``): level ``error`` when blocking (``fatal`` for ``timed_out``, as
+  the mod ranks it), ``warning`` when advisory; message ``"<method> failed: <error>"``
   (``cancelled``, ``timed out``, ...; the method is the operation's own, e.g. the failing
-  script step); ``sequence`` the ring's latest sequence at the time (operation events are not
-  log lines) and, as the mod sets it, that sequence minus one as the cursor (none while the
-  ring is empty), so ``list_logs`` from it shows the latest line.
+  script step; the error as :func:`sample_text` gives it); ``sequence`` the ring's latest
+  sequence at the time (operation events are not log lines) and, as the mod sets it, that
+  sequence minus one as the cursor (none while the ring is empty), so ``list_logs`` from it
+  shows the latest line.
 * **Cause.** ``causal_operation_id`` is the root of the entry's operation (the ``tools/call``
   request id the bridge knows, also for script steps and follow-up work) and
   ``causal_method`` that root's method, from the journal. ``attribute_to="operation"``
@@ -52,9 +55,28 @@ from rimbridge_sim.diagnostics import (
 )
 from rimbridge_sim.policy import Policy
 
-__all__ = ["AttentionFeed", "FeedStats"]
+__all__ = ["AttentionFeed", "FeedStats", "sample_text"]
 
 _VERBS = {"failed": "failed", "cancelled": "cancelled", "timed_out": "timed out"}
+
+SAMPLE_TEXT_LIMIT = 220
+"""The longest text the mod's aggregator keeps of a message (longer ones end in ``...``)."""
+
+NO_DETAIL = "No detail provided."
+
+
+def sample_text(message: str) -> str:
+    """A message as the mod's attention aggregator keeps it in samples and summaries: line
+    breaks become spaces, the ends are trimmed, a blank message is :data:`NO_DETAIL`, and a
+    longer one is cut to its first 217 characters and ``...``."""
+    if "\r" in message or "\n" in message:
+        message = message.replace("\r", " ").replace("\n", " ")
+    message = message.strip()
+    if not message:
+        return NO_DETAIL
+    if len(message) > SAMPLE_TEXT_LIMIT:
+        return message[: SAMPLE_TEXT_LIMIT - 3] + "..."
+    return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,11 +191,12 @@ class AttentionFeed:
         else:
             cause, method = self._cause(entry.operation_id or entry.root_operation_id)
         sequence = entry.latest_sequence
+        text = sample_text(entry.message)
         self._manager.report(
             UrgentEntry(
                 entry.level,
-                entry.message,
-                f"{entry.source}:{entry.message}",
+                text,
+                f"{entry.level}\n{text}",
                 sequence,
                 decision.blocking,
                 decision.state_invalidated,
@@ -204,7 +227,10 @@ class AttentionFeed:
             return
         verb = _VERBS.get(kind, kind)
         detail = record.error if kind in _VERBS else record.result_summary
-        message = f"{record.method} {verb}: {detail}" if detail else f"{record.method} {verb}"
+        if detail and not detail.isspace():
+            message = f"{record.method} {verb}: {sample_text(detail)}"
+        else:
+            message = f"{record.method} {verb}"
         level: Level = "warning"
         if decision.blocking:  # the mod ranks a timed-out operation fatal, any other error
             level = "fatal" if kind == "timed_out" else "error"
@@ -214,7 +240,7 @@ class AttentionFeed:
             UrgentEntry(
                 level,
                 message,
-                f"operation:{message}",
+                f"{level}\n{message}",
                 latest if latest is not None else 0,
                 decision.blocking,
                 decision.state_invalidated,

@@ -41,11 +41,18 @@ _STATEMENTS: Final = (
     (
         "call",
         "Call a tool (the type when 'call' is given). The step fails only when the call "
-        "fails (the tool is unknown, throws or times out, or its arguments are refused); a "
-        "tool that answers success: false completes the step, with that answer under result.",
+        "fails (the tool throws or times out, or its arguments are refused); a tool that "
+        "answers success: false completes the step, with that answer under result. A name "
+        "that is neither a tool nor a capability id fails the whole script call.",
         [
             field("id", "string", False, None, "Step id; $ref uses it. Repeats report id#2, id#3."),
-            field("call", "string", True, None, "The tool, e.g. rimworld/list_colonists."),
+            field(
+                "call",
+                "string",
+                True,
+                None,
+                "The tool or its capability id, in any case, e.g. rimworld/list_colonists.",
+            ),
             field("arguments", "object", False, {}, "The tool's arguments; may hold expressions."),
             field(
                 "continueUntil",

@@ -27,6 +27,8 @@ class CallOutcome:
     status: str
     result: Any
     error: dict[str, Any] | None
+    tool: str | None = None
+    """The tool the step's name resolved to (the name may be a capability id, in any case)."""
 
 
 @dataclass
@@ -105,7 +107,7 @@ def call_row(
         "index": index,
         "id": step_id,
         "call": alias,
-        "capabilityId": "" if unknown else capability_id(alias),
+        "capabilityId": "" if unknown else capability_id(outcome.tool or alias),
         "operationId": outcome.operation_id,
         # the reference root has the enum's name (the mod's Status.ToString())
         "status": STATUS_NAMES[outcome.status],

@@ -12,6 +12,7 @@ from typing import Any, Final
 from gabp import ProtocolError
 from lib_gab import ToolError, current_operation
 from rimbridge_annotations import parameter, tool
+from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
@@ -24,6 +25,7 @@ from rimbridge_sim.scripting.runner import (
     normalize_definition,
 )
 from rimbridge_sim.scripting.wire import definition_wire
+from rimbridge_sim.world.errors import InvalidArgumentError
 
 __all__ = ["ScriptingTools"]
 
@@ -54,19 +56,29 @@ class ScriptingTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
 
-    async def _call(self, name: str, arguments: Any) -> CallOutcome:
+    def _resolve(self, wanted: str) -> str:
+        """The tool a step names, as the mod's registry resolves it: a tool name (its alias)
+        or a capability id, ignoring case. A name nothing answers to throws, as the registry
+        does, out of the whole script call."""
+        if self.host.find_tool(wanted) is not None:
+            return wanted
+        key = wanted.lower()
+        for candidate in self.host.tool_list():
+            if key in (candidate.name.lower(), capability_id(candidate.name).lower()):
+                return candidate.name
+        raise InvalidArgumentError(f"Capability '{wanted}' is not registered.")
+
+    async def _call(self, alias: str, arguments: Any) -> CallOutcome:
         operation = current_operation()
         assert operation is not None  # tools always run under an operation
-        if self.host.find_tool(name) is None:
-            error = operation_error("capability.not_found", f"{name}: no such tool")
-            return CallOutcome(False, None, "failed", None, error)
+        name = self._resolve(alias)
         if name in _LUA_TOOLS and _DEPTH.get() >= NESTING_LIMIT:
             message = f"Scripts nest at most {NESTING_LIMIT} deep."
             error = operation_error("script.nesting_limit", message)
-            return CallOutcome(False, None, "failed", None, error)
+            return CallOutcome(False, None, "failed", None, error, name)
         if not isinstance(arguments, dict):
             error = operation_error("tool.invalid_arguments", "arguments must be an object")
-            return CallOutcome(False, None, "failed", None, error)
+            return CallOutcome(False, None, "failed", None, error, name)
         try:
             child, result = await self.host.run_step(name, arguments, operation.id)
         except ToolError as error:
@@ -83,6 +95,7 @@ class ScriptingTools:
                     error.message,
                     exception_type=data.get("exception"),
                 ),
+                name,
             )
         except ProtocolError as error:
             return CallOutcome(
@@ -91,10 +104,11 @@ class ScriptingTools:
                 "failed",
                 None,
                 operation_error("tool.invalid_arguments", error.message),
+                name,
             )
         # the tool answered, so its operation completed: the step succeeds whatever the
         # payload says (a {success: false} answer is the step's result, as in the mod)
-        return CallOutcome(True, child, "completed", result, None)
+        return CallOutcome(True, child, "completed", result, None, name)
 
     async def _execute(
         self, definition: dict[str, Any], include: bool, noun: str
