@@ -64,11 +64,15 @@ def _game() -> GabpServer:
     return server
 
 
+def _entry(game_id: str, target: str) -> dict[str, str]:
+    return {"id": game_id, "name": game_id, "launchMode": "SteamAppId", "target": target}
+
+
 @asynccontextmanager
-async def _bridge(tmp_path: Path) -> AsyncIterator[Client]:
+async def _bridge(tmp_path: Path, **others: str) -> AsyncIterator[Client]:
     game = _game()
-    entry = {"id": "a", "name": "A", "launchMode": "CustomCommand", "target": "unused-here"}
-    config = GabsConfig.from_json({"version": "1.0", "games": {"a": entry}}, config_dir=tmp_path)
+    games = {"a": _entry("a", "294100")} | {gid: _entry(gid, t) for gid, t in others.items()}
+    config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
     async with game.running() as address, GameManager(config, liveness_interval=60) as manager:
         assert address.port is not None
         await manager.connect("a", port=address.port, token=TOKEN)
@@ -107,3 +111,38 @@ async def test_a_tool_not_found_lists_candidates_as_the_go_bridge_does(tmp_path:
     assert [c["name"] for c in _data(in_game)["candidates"]] == ["a_inv_get", "a_inventory_get"]
     assert _data(in_game)["candidates"][1]["tags"] == ["read-only"]
     assert _data(in_game)["candidates"][1]["summary"] == "Get the inventory."
+
+
+async def test_the_game_tools_take_a_launch_target_for_the_game_id(tmp_path: Path) -> None:
+    # INTEGRATION.md: "You can use either the game ID or the launch target ... in any tool."
+    # Go 1.1.0 resolves the gameId of the discovery, call and attention tools so, and answers
+    # with the game's id.
+    async with _bridge(tmp_path, b="440") as client:
+        with anyio.fail_after(10):
+            names = await client.call_tool("games_tool_names", {"gameId": "294100"})
+            detail = await client.call_tool(
+                "games_tool_detail", {"gameId": "294100", "tool": "inv/get"}
+            )
+            tools = await client.call_tool("games_tools", {"gameId": "294100"})
+            called = await client.call_tool(
+                "games_call_tool", {"gameId": "294100", "tool": "inv/get"}
+            )
+            attention = await client.call_tool("games_get_attention", {"gameId": "294100"})
+            other = await client.call_tool("games_tool_names", {"gameId": "440"})
+    for result in (names, detail, tools, attention):
+        assert not result.is_error, result
+        assert _data(result)["gameId"] == "a"
+    assert [tool["name"] for tool in _data(names)["tools"]] == ["a_inv_get", "a_inventory_get"]
+    assert not called.is_error and _data(called) == {"ok": True}
+    # the target of a game that is not connected: that game's (empty) list, not game "a"'s
+    assert not other.is_error and _data(other)["gameId"] == "b"
+    assert _data(other)["tools"] == []
+
+
+async def test_a_launch_target_two_games_share_names_no_game(tmp_path: Path) -> None:
+    # Go 1.1.0: an ambiguous target resolves to no game ("Game '294100' not found").
+    async with _bridge(tmp_path, b="294100") as client:
+        with anyio.fail_after(10):
+            names = await client.call_tool("games_tool_names", {"gameId": "294100"})
+    assert names.is_error
+    assert _data(names)["code"] == "game_not_found"
