@@ -131,6 +131,18 @@ class GameManager(LifecycleMixin):
 
     # -- lookup ---------------------------------------------------------------------------------
 
+    def game_by_target(self, ref: str) -> str:
+        """The game a ``gameId`` of the discovery, call and attention tools names, as the Go
+        bridge reads it: a configured id (or a game still known) as it is, else the one
+        configured game whose launch target is ``ref`` (a Steam app id, an executable). Several
+        such games or none: ``ref`` itself, which the lookup then refuses (``game_not_found``)."""
+        config = self.store.snapshot().config
+        runtime = self._runtimes.get(ref)
+        if ref in config.games or (runtime is not None and self._still_known(runtime, config)):
+            return ref
+        matches = [game_id for game_id, game in config.games.items() if game.target == ref]
+        return matches[0] if len(matches) == 1 else ref
+
     def runtime(self, game_id: str) -> GameRuntime:
         runtime = self._runtimes.get(game_id)
         config = self.store.snapshot().config

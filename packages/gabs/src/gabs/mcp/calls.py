@@ -24,6 +24,7 @@ from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.games import GameError, GameManager, GameRuntime
 from gabs.mcp.call_results import game_call_result
 from gabs.mcp.schemas import BRIDGE_TOOLS, ToolHandler
+from gabs.mcp.tool_items import query_filter, tool_item
 from gabs.mcp.tool_names import NamedTool, ToolIndex, exposed_output_schema, tool_index
 
 __all__ = ["MAX_CALL_TIMEOUT", "CallTools", "call_timeout"]
@@ -139,8 +140,8 @@ class CallTools:
                 candidates=names,
             )
         scope = index.of_game(game_id) if game_id else index.entries
-        word = requested.replace(".", "/").rsplit("/", 1)[-1].lower()
-        close = [entry for entry in scope if word and word in entry.gabp_name.lower()][:10]
+        # as the Go bridge: the first ten tools the name matches as a games_tool_names query
+        close = query_filter(scope, requested)[:10]
         raise GameError(
             "tool_not_found",
             f"tool {requested!r} was not found"
@@ -149,9 +150,7 @@ class CallTools:
             + (f"; similar: {', '.join(e.exposed for e in close)}" if close else ""),
             requested=requested,
             availableTotal=len(scope),
-            candidates=[
-                {"name": e.exposed, "gameId": e.game_id, "gabpName": e.gabp_name} for e in close
-            ],
+            candidates=[tool_item(entry, detail=False, brief=True) for entry in close],
         )
 
     def exposed(self) -> dict[str, tuple[str, str, types.Tool]]:

@@ -31,48 +31,12 @@ from gabs.mcp.calls import CallTools
 from gabs.mcp.envelope import NextAction
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import ToolHandler
-from gabs.mcp.tool_names import NamedTool, name_words
+from gabs.mcp.tool_items import brief_description, described, matches_query, query_filter, tool_item
+from gabs.mcp.tool_names import NamedTool
 
 __all__ = ["DiscoveryTools", "brief_description", "matches_query"]
 
-_SEPARATORS: Final = frozenset("./_- ")
 DEFAULT_NAMES_LIMIT: Final = 50
-
-
-def matches_query(value: str, query: str) -> bool:
-    """The Go bridge's tool-name match: a substring when ``query`` holds a separator, else a
-    prefix of one of ``value``'s words (both lower case)."""
-    return _matches((name_words(value),), query, _is_substring_query(query))
-
-
-def _is_substring_query(query: str) -> bool:
-    return any(char in _SEPARATORS for char in query)
-
-
-def _matches(
-    searchable: tuple[tuple[str, tuple[str, ...]], ...], query: str, substring: bool
-) -> bool:
-    """:func:`matches_query` for names already split (``NamedTool.searchable``)."""
-    if substring:
-        return any(query in lowered for lowered, _ in searchable)
-    return any(word.startswith(query) for _, words in searchable for word in words)
-
-
-def brief_description(description: str) -> str:
-    """The first line's first sentence, at most 140 characters (as the Go bridge cuts it)."""
-    text = description.strip()
-    if not text:
-        return ""
-    text = text.split("\n", 1)[0].strip()
-    end = text.find(". ")
-    if end >= 0:
-        text = text[: end + 1].strip()
-    return text if len(text) <= 140 else text[:137].strip() + "..."
-
-
-def described(entry: NamedTool) -> str:
-    """A game tool's description as the Go bridge gives it: the game's, then its game id."""
-    return f"{entry.tool.description} (Game: {entry.game_id})"
 
 
 def schema_type(prop: dict[str, Any]) -> tuple[str, bool]:
@@ -124,32 +88,6 @@ def returns_lines(schema: Any) -> list[str]:
     return _property_lines(schema, "  Returns:", output=True)
 
 
-def _item(entry: NamedTool, *, detail: bool, brief: bool = False) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "name": entry.exposed,
-        "gameId": entry.game_id,
-        "localName": entry.gabp_name,
-        "originalName": entry.legacy_name,
-        "gabpName": entry.gabp_name,
-    }
-    tool = entry.tool
-    if tool.tags:
-        item["tags"] = list(tool.tags)
-    if detail:
-        item["title"] = tool.title
-        item["description"] = described(entry)
-        item["inputSchema"] = tool.input_schema
-        # as the Go bridge: null for a tool whose game sent no output schema
-        item["outputSchema"] = tool.output_schema if tool.output_schema_sent else None
-        if tool.result_description:
-            item["resultDescription"] = tool.result_description
-    elif brief:
-        summary = brief_description(described(entry))
-        if summary:
-            item["summary"] = summary
-    return item
-
-
 class DiscoveryTools:
     """The discovery tools' handlers, bound to one manager."""
 
@@ -176,8 +114,7 @@ class DiscoveryTools:
         query = str(args.get("query", "")).lower()
         prefix = str(args.get("prefix", "")).lower()
         if query:
-            substring = _is_substring_query(query)
-            entries = [e for e in entries if _matches(e.searchable, query, substring)]
+            entries = query_filter(entries, query)
         if prefix:
             entries = [
                 e for e in entries if any(name.startswith(prefix) for name, _ in e.searchable)
@@ -271,7 +208,7 @@ class DiscoveryTools:
         data = self._page(args, DEFAULT_NAMES_LIMIT)
         page: list[NamedTool] = data.pop("page")
         brief = bool(args.get("brief", False))
-        data["tools"] = [_item(entry, detail=False, brief=brief) for entry in page]
+        data["tools"] = [tool_item(entry, detail=False, brief=brief) for entry in page]
         if not page:
             return self._empty_page(data, "tool names")
         if brief:
@@ -298,7 +235,7 @@ class DiscoveryTools:
         if (unsynced := await self._unsynced(args.get("gameId"))) is not None:
             return unsynced
         runtime, entry = self.calls.resolve(args["tool"], args.get("gameId"))
-        data = _item(entry, detail=True)
+        data = tool_item(entry, detail=True)
         data["mcpName"] = entry.exposed
         tool = entry.tool
         lines = [f"Tool detail for '{entry.exposed}' in game '{runtime.id}'"]
@@ -323,7 +260,7 @@ class DiscoveryTools:
             return unsynced
         data = self._page(args, None)
         page: list[NamedTool] = data.pop("page")
-        data["tools"] = [_item(entry, detail=True) for entry in page]
+        data["tools"] = [tool_item(entry, detail=True) for entry in page]
         if not page:
             return self._empty_page(data, "tools")
         shown = f"({len(page)} shown of {data['total']} matching):"

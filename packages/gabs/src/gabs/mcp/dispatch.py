@@ -55,6 +55,18 @@ _LOOKED_UP_AS_GIVEN = frozenset(
 #: Tools whose non-blank ``gameId`` is looked up untrimmed, as the Go bridge does (``" x"`` is
 #: not ``x``: ``game_not_found``).
 _ID_UNTRIMMED = _LOOKED_UP_AS_GIVEN | {"games_connect"}
+#: Tools whose ``gameId`` may be a game's launch target, as in Go (the lifecycle tools resolve
+#: it themselves, with a runtime claim's id first).
+_BY_TARGET = frozenset(
+    {
+        "games_tool_names",
+        "games_tool_detail",
+        "games_tools",
+        "games_call_tool",
+        "games_get_attention",
+        "games_ack_attention",
+    }
+)
 
 
 def _as_given(name: str, raw: dict[str, Any], lenient: dict[str, Any]) -> dict[str, Any]:
@@ -160,6 +172,9 @@ class ToolDispatcher:
                 problems = schema_problems(bridge_tool, arguments)
                 if problems:
                     return invalid_arguments(name, problems, call=call)
+                if name in _BY_TARGET and isinstance(arguments.get("gameId"), str):
+                    game_id = self.manager.game_by_target(arguments["gameId"])
+                    arguments = {**arguments, "gameId": game_id}
                 return await self.handlers[name](ctx, arguments)
             return await self._game_tool(tool, arguments)
         except GameError as exc:

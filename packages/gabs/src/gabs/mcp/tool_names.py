@@ -1,11 +1,12 @@
 """Game tool names: the names a mirrored tool is exposed and found under, as the Go bridge has them.
 
 Every tool of a connected game has one **exposed name** (:func:`~gabs.game_tools.mcp_tool_name`:
-``rimworld_rimworld_get_game_info``; a name another game's tool already took gets the hash
-suffix) and is found by each of its **aliases**: the exposed name, its GABP name
-(``rimworld/get_game_info``), that name dotted (``rimworld.get_game_info``), qualified with
-the game id dotted (``rimworld.rimworld.get_game_info``) or slashed
-(``rimworld/rimworld/get_game_info``), and the name as the game spelled it. With a game id
+``rimworld_rimworld_get_game_info``; a name a core tool has, or another game's tool took
+first in game-id order, gets the hash suffix) and is found by each of its **aliases**: the
+exposed name, its GABP name (``rimworld/get_game_info``), that name dotted
+(``rimworld.get_game_info``), qualified with the game id dotted
+(``rimworld.rimworld.get_game_info``) or slashed (``rimworld/rimworld/get_game_info``), and the
+name as the game spelled it. With a game id
 given, the aliases with that game's prefix removed count too. On top of Go's aliases, a
 unique last part (``get_game_info``) is accepted.
 
@@ -131,7 +132,8 @@ class ToolIndex:
         # per game: alias -> that game's tools, so a lookup within one game does not go
         # through the tools of every other game that shares the alias (several copies of a game)
         self._game_aliases: dict[str, dict[str, list[NamedTool]]] = {}
-        taken: set[str] = set()
+        # a core tool's name is never a game tool's: such a tool gets the hash suffix, as in Go
+        taken: set[str] = set(_CORE)
         for game_id, tools in sorted(games, key=lambda pair: pair[0]):
             for tool in sorted(tools, key=lambda t: gabp_canonical(t.name)):
                 exposed = mcp_tool_name(game_id, gabp_canonical(tool.name))
