@@ -1,0 +1,124 @@
+"""The Go bridge 1.1.0's own configuration guide (``docs/CONFIGURATION.md``) followed with
+``gabs``: the example configs and commands of the page, with the Go bridge's answers taken from
+runs of both bridges side by side (the Go binary is not needed here)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gabs.cli import main
+from gabs.lifecycle.history import TrackRecord
+
+GAME = "g"
+
+#: A CustomCommand game whose target is a bare name found on ``PATH`` (the guide's
+#: "the target looked up on PATH"), printing the ``argv[0]`` it was given, and the guide's
+#: kinds of launch input (a boolean bound to ``env``, an integer bound to ``args``).
+SHOUT_ARGV0 = "echo argv0=$0; exit 3"
+
+
+def _config(tmp_path: Path, script: str = SHOUT_ARGV0) -> None:
+    game: dict[str, Any] = {
+        "id": GAME,
+        "name": "G",
+        "launchMode": "CustomCommand",
+        "target": "sh",
+        "args": ["-c", script],
+        "launchInputs": {
+            "quickStart": {
+                "description": "Quick",
+                "type": "boolean",
+                "env": {"QUICK_START": "1"},
+            },
+            "seed": {"description": "Seed", "type": "integer", "args": ["${value}"]},
+        },
+    }
+    (tmp_path / "config.json").write_text(
+        json.dumps({"version": "1.0", "games": {GAME: game}}), encoding="utf-8"
+    )
+    (tmp_path / "config.json").chmod(0o600)
+
+
+def _run(args: list[str], tmp_path: Path) -> int:
+    try:
+        code = main([*args, "--configDir", str(tmp_path)])
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return int(code or 0)
+
+
+# "CustomCommand: your complete command ... GABS delivers argv": the Go bridge starts
+# exec.Command(target, args...), so a bare target found on PATH is still the game's argv[0]
+# as configured (`sh`), not the path it was found at (`/usr/bin/sh`). The command line's
+# failure is the Go CLI's short line, then the output tail (which ends in its newline).
+def test_a_game_that_ends_while_starting_has_the_go_clis_line_and_its_own_argv0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(tmp_path)
+    assert _run(["games", "start", GAME, "--input", "quickStart=true"], tmp_path) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"exited_during_start: '{GAME}' exited during start (exit code 3); this is attributed "
+        "to the workload\nargv0=sh\n\n"
+    )
+
+
+# "gabs games doctor <id> ... track record": the last failure names the launch inputs that
+# start applied (names only), as the Go bridge's `[inputs: ...]`; a boolean given as false is
+# not applied and names nothing.
+def test_doctor_names_the_inputs_of_the_last_failed_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(tmp_path)
+    _run(["games", "start", GAME, "--input", "quickStart=true", "--input", "seed=7"], tmp_path)
+    capsys.readouterr()
+    assert _run(["games", "doctor", GAME], tmp_path) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Track record:\n"
+        '  profile "" (default): no successful starts recorded for this context '
+        "(1 consecutive failures)\n"
+        "      last failure: exited_during_start / game, moments ago [inputs: quickStart, seed]\n"
+    ) in out
+    _run(["games", "start", GAME, "--input", "quickStart=false"], tmp_path)
+    capsys.readouterr()
+    _run(["games", "doctor", GAME], tmp_path)
+    out = capsys.readouterr().out
+    assert (
+        "(2 consecutive failures)\n      last failure: exited_during_start / game, moments ago\n"
+        in out
+    )
+
+
+# The inputs of a failed stop or kill come from the launch's claim (`appliedInputNames`).
+def test_a_recorded_failure_keeps_only_input_names(tmp_path: Path) -> None:
+    record = TrackRecord(tmp_path)
+    record.failed("", "sha256:x", "action_failed", "environment", ("mode", "seed"))
+    failure = record.load()["profiles"][""]["lastFailure"]
+    assert failure["inputNames"] == ["mode", "seed"]
+    record.failed("", "sha256:x", "action_failed", "environment")
+    assert "inputNames" not in record.load()["profiles"][""]["lastFailure"]
+
+
+# A started game: the running process's argv[0] is the configured name too.
+def test_a_running_game_sees_its_configured_argv0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(tmp_path, "echo argv0=$0; exec sleep 30")
+    assert _run(["games", "start", GAME], tmp_path) == 0
+    try:
+        assert re.match(r"started_attachment_deferred: 'g' verified", capsys.readouterr().out)
+        log = tmp_path / GAME / "launch.log"
+        deadline = time.monotonic() + 5
+        while "argv0=" not in log.read_text(encoding="utf-8") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert log.read_text(encoding="utf-8") == "argv0=sh\n"
+    finally:
+        assert _run(["games", "kill", GAME], tmp_path) == 0
