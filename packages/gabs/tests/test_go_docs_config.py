@@ -122,3 +122,92 @@ def test_a_running_game_sees_its_configured_argv0(
         assert log.read_text(encoding="utf-8") == "argv0=sh\n"
     finally:
         assert _run(["games", "kill", GAME], tmp_path) == 0
+
+
+# "Launch Inputs": `pattern` is "RE2 syntax (Go regexp) matched against the entire value". Each
+# row is what the Go bridge answers for the pattern and the value (True: accepted).
+RE2_MATCHES = [
+    ("[a-z]{2}-[a-z]+-[0-9]", "us-west-1", True),  # the guide's example
+    ("[a-z]{2}-[a-z]+-[0-9]", "us-west-12", False),
+    (r"\d+", "٣", False),  # \d, \w, \s are ASCII in RE2
+    (r"[\d]+", "٣", False),
+    (r"\w+", "é", False),
+    (r"\s", "\v", False),
+    (r"\bab\b", "ab", True),
+    ("(?i)k", "K", True),  # a flag group where RE2 allows it, not only at the start
+    ("a(?i)b", "aB", True),
+    ("a(?i)b", "AB", False),
+    ("(a(?i)b)c", "aBC", False),
+    ("(?i)é", "É", True),
+    (r"\p{L}+", "é", True),  # Unicode classes
+    (r"\p{Lu}", "é", False),
+    (r"\PN", "a", True),
+    (r"a\z", "a", True),
+    ("a$", "a\n", False),  # `$` is the end of the text without (?m)
+    (r"\Qa.b\E", "a.b", True),
+    (r"\Qa.b\E", "axb", False),
+    (r"\x{41}", "A", True),
+    ("[[:alpha:]]+", "ab", True),
+    ("[[:^digit:]]", "5", False),
+    ("x{,3}", "x{,3}", True),  # not a repeat in RE2: a literal brace
+    ("x{,3}", "xx", False),
+    ("(?U)(a+)(a*)", "aaa", True),
+    ("(?<n>a)", "a", True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "value", "accepted"), RE2_MATCHES)
+def test_a_pattern_means_what_it_means_in_re2(pattern: str, value: str, accepted: bool) -> None:
+    from gabs.config import full_match
+
+    assert full_match(pattern, value) is accepted
+
+
+#: Patterns RE2 refuses, with the Go bridge's line for them; `(?i)k` is accepted.
+RE2_REFUSALS = [
+    ("(?=a)a", "invalid or unsupported Perl syntax: `(?=`"),
+    ("x*+", "invalid nested repetition operator: `*+`"),
+    ("a**", "invalid nested repetition operator: `**`"),
+    ("a{2}+", "invalid nested repetition operator: `{2}+`"),
+    (r"(a)\1", r"invalid escape sequence: `\1`"),
+    (r"a\Z", r"invalid escape sequence: `\Z`"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "detail"), RE2_REFUSALS)
+def test_a_pattern_re2_refuses_is_refused_with_the_go_bridges_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pattern: str, detail: str
+) -> None:
+    _config(tmp_path)
+    data = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    data["games"][GAME]["launchInputs"]["seed"] = {
+        "description": "Seed",
+        "type": "string",
+        "pattern": pattern,
+        "args": ["${value}"],
+    }
+    (tmp_path / "config.json").write_text(json.dumps(data), encoding="utf-8")
+    assert _run(["games", "start", GAME], tmp_path) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"  /games/{GAME}/launchInputs/seed/pattern: invalid pattern (RE2, matched against the "
+        f"entire value): error parsing regexp: {detail}\n"
+    ) in err
+
+
+def test_a_flag_group_inside_a_pattern_leaves_the_entry_usable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(tmp_path)
+    data = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    data["games"][GAME]["launchInputs"]["seed"] = {
+        "description": "Seed",
+        "type": "string",
+        "pattern": "(?i)[a-z]+",
+        "args": ["${value}"],
+    }
+    (tmp_path / "config.json").write_text(json.dumps(data), encoding="utf-8")
+    assert _run(["games", "show", GAME], tmp_path) == 0
+    assert "Warning" not in capsys.readouterr().out
+    assert _run(["games", "start", GAME, "--input", "seed=ABC"], tmp_path) == 1
+    assert capsys.readouterr().err.startswith("exited_during_start: ")
