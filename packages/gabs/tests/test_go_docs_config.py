@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from gabs.cli import main
@@ -211,3 +212,41 @@ def test_a_flag_group_inside_a_pattern_leaves_the_entry_usable(
     assert "Warning" not in capsys.readouterr().out
     assert _run(["games", "start", GAME, "--input", "seed=ABC"], tmp_path) == 1
     assert capsys.readouterr().err.startswith("exited_during_start: ")
+
+
+# "SteamAppId ... launcher-only fields (args, workingDir) still load": `games_show` of such an
+# entry answers the status word's next action only, as the Go bridge's (the repair advice is
+# `games_status`'s, after its diagnosis).
+def test_games_show_of_a_launcher_url_entry_has_the_go_bridges_next_actions(
+    tmp_path: Path,
+) -> None:
+    from gabs.config import GabsConfig
+    from gabs.games import GameManager
+
+    entry = {
+        "id": "s",
+        "name": "S",
+        "launchMode": "SteamAppId",
+        "target": "123456",
+        "stopProcessName": "GameName.exe",
+        "args": ["-x"],
+        "workingDir": "/tmp",
+    }
+    (tmp_path / "config.json").write_text(
+        json.dumps({"version": "1.0", "games": {"s": entry}}), encoding="utf-8"
+    )
+
+    async def show() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with GameManager(GabsConfig.load(tmp_path), liveness_interval=60) as manager:
+            _, shown = await manager.show("s")
+            return shown, await manager.status("s")
+
+    shown, status = anyio.run(show)
+    assert shown["nextActions"] == [
+        {
+            "tool": "games_start",
+            "arguments": {"gameId": "s"},
+            "reason": "Start the game before connecting to GABP tools.",
+        }
+    ]
+    assert [action["tool"] for action in status["nextActions"]] == ["games_show", "games_start"]
