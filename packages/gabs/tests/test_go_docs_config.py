@@ -250,3 +250,23 @@ def test_games_show_of_a_launcher_url_entry_has_the_go_bridges_next_actions(
         }
     ]
     assert [action["tool"] for action in status["nextActions"]] == ["games_show", "games_start"]
+
+
+# "Game won't start ... Try running the launch command manually first": a target that exists
+# but cannot be executed is `spawn_failed`, with the Go CLI's lead-in (the OS error after it is
+# the runtime's own words).
+def test_a_target_that_cannot_run_is_spawn_failed_with_the_go_clis_lead_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "bad.bin"
+    target.write_bytes(b"\x7fELFgarbage")
+    target.chmod(0o755)
+    entry = {"id": GAME, "name": "G", "launchMode": "DirectPath", "target": str(target)}
+    (tmp_path / "config.json").write_text(
+        json.dumps({"version": "1.0", "games": {GAME: entry}}), encoding="utf-8"
+    )
+    assert _run(["games", "start", GAME], tmp_path) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"spawn_failed: failed to start '{GAME}': ")
+    assert err.count("\n") == 1

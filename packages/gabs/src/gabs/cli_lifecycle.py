@@ -103,6 +103,9 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
         message = f"{game_id} is already running ({evidence.get('detail', '')})"
     elif error.code == "exited_during_start" and game_id:
         message = _exited_line(game_id, error.data)
+    elif error.code == "spawn_failed" and game_id:
+        # The Go CLI's lead-in names the game quoted, in lower case.
+        message = f"failed to start '{game_id}': {error.data.get('osError', '')}"
     elif error.code == "spec_too_large" and game_id:
         # The Go CLI prints the size check's own sentence, without the tool's lead-in.
         message = message.removeprefix(f"Refusing to start {game_id}: ")

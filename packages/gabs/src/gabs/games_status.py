@@ -365,7 +365,9 @@ class StatusMixin(ConnectMixin):
             "status": status["status"],
             "statusDescription": status["statusDescription"],
             # as Go: the status word's actions, without the diagnosis's (games_status has them)
-            "nextActions": status_next_actions(game_id, status["status"], status.get("toolCount", 0)),
+            "nextActions": status_next_actions(
+                game_id, status["status"], status.get("toolCount", 0)
+            ),
             "currentConfigRevision": config.revision,
             "runtime": status,
         }
