@@ -194,9 +194,13 @@ def _track_record(profiles: dict[str, Any]) -> None:
         print(f"  {_profile_label(profile)}: {summary_line(entry)}")
         failure = entry.get("lastFailure")
         if isinstance(failure, dict):
+            names = failure.get("inputNames")
+            inputs = ""
+            if isinstance(names, list) and names:
+                inputs = f" [inputs: {', '.join(map(str, names))}]"
             print(
                 f"      last failure: {failure.get('outcome')} / "
-                f"{failure.get('class') or 'unclassified'}, {_ago(failure.get('at'))} ago"
+                f"{failure.get('class') or 'unclassified'}, {_ago(failure.get('at'))} ago{inputs}"
             )
 
 

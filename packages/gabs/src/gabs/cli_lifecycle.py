@@ -101,6 +101,8 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
     if error.code == "already_running" and game_id and isinstance(evidence, dict):
         # The Go CLI prints the start gate's short refusal, not the tool's advice.
         message = f"{game_id} is already running ({evidence.get('detail', '')})"
+    elif error.code == "exited_during_start" and game_id:
+        message = _exited_line(game_id, error.data)
     elif error.code == "spec_too_large" and game_id:
         # The Go CLI prints the size check's own sentence, without the tool's lead-in.
         message = message.removeprefix(f"Refusing to start {game_id}: ")
@@ -109,15 +111,6 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
         message = message.replace("The runtime claim for", "the runtime claim for", 1).replace(
             ". Inspect it, or use 'gabs games repair", ". Use 'gabs games repair", 1
         )
-    elif error.code == "exited_during_start" and game_id:
-        # The Go CLI's own short line, then the output tail as it is.
-        message = (
-            f"'{game_id}' exited during start (exit code {error.data.get('exitCode', -1)}); "
-            "this is attributed to the workload"
-        )
-        tail = error.data.get("outputTail")
-        if isinstance(tail, str) and tail:
-            message += "\n" + tail
     elif error.code == "unobserved" and game_id:
         message = (
             f"nothing observable for '{game_id}' within the start budget; the store launcher "
@@ -138,6 +131,19 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
             )
     print(f"{error.code}: {message}", file=sys.stderr)
     return 1
+
+
+def _exited_line(game_id: str, data: dict[str, Any]) -> str:
+    """The Go CLI's short line for a game that ended while starting, then its output tail (the
+    tool's longer advice is left out); a signal is named, as in the tool's text."""
+    signal_name = data.get("signal")
+    if signal_name:
+        how = f"was killed by signal {signal_name} during start"
+    else:
+        how = f"exited during start (exit code {data.get('exitCode', -1)})"
+    line = f"'{game_id}' {how}; this is attributed to the workload"
+    tail = data.get("outputTail")
+    return f"{line}\n{tail}" if isinstance(tail, str) and tail else line
 
 
 def _lifecycle(config: GabsConfig) -> Lifecycle:

@@ -362,7 +362,10 @@ class StatusMixin(ConnectMixin):
         data: dict[str, Any] = {
             "status": status["status"],
             "statusDescription": status["statusDescription"],
-            "nextActions": status["nextActions"],
+            # as Go: the status word's actions, without the diagnosis's (games_status has them)
+            "nextActions": status_next_actions(
+                game_id, status["status"], status.get("toolCount", 0)
+            ),
             "currentConfigRevision": config.revision,
             "runtime": status,
         }

@@ -16,6 +16,7 @@ from typing import Final
 from ..go_format import go_quote
 from ._issues import MODE_INCOMPATIBLE, ConfigIssue, escape_pointer, game_pointer
 from ._model import GameConfig, HookConfig, LaunchInputConfig, LifecycleConfig, ProfileConfig
+from ._re2 import Re2Error, compile_re2
 
 __all__ = [
     "INPUT_MAX_LENGTH",
@@ -82,7 +83,7 @@ def directory_key(game_id: str) -> str:
 
 def full_match(pattern: str, value: str) -> bool:
     """``pattern`` matched against the whole of ``value`` (the Go bridge anchors it)."""
-    return re.fullmatch(f"(?:{pattern})", value) is not None
+    return compile_re2(pattern).fullmatch(value) is not None
 
 
 class _Check:
@@ -278,12 +279,12 @@ class _Check:
         pattern_ok = True
         if spec.pattern and spec.type == "string":
             try:
-                re.compile(f"(?:{spec.pattern})")
-            except re.error as exc:
+                compile_re2(spec.pattern)
+            except (re.error, Re2Error) as exc:
                 pattern_ok = False
                 self.add(
                     f"{path}/pattern",
-                    f"invalid pattern (matched against the entire value): {exc}",
+                    f"invalid pattern (RE2, matched against the entire value): {exc}",
                 )
         if spec.type == "string":
             limit = spec.max_length or INPUT_MAX_LENGTH_DEFAULT

@@ -135,9 +135,17 @@ def read_tail(path: Path, limit: int = TAIL_BYTES) -> str:
 
 
 def spawn(
-    argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], log_path: Path
+    argv: Sequence[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str],
+    log_path: Path,
+    program: str | None = None,
 ) -> SpawnedGame:
-    """Start ``argv`` in its own session with its output in ``log_path``; :class:`SpawnError`."""
+    """Start ``argv`` in its own session with its output in ``log_path``; :class:`SpawnError`.
+
+    ``program`` is the file to run when it is not ``argv[0]`` (a name found on ``PATH``, which
+    the process still sees as its ``argv[0]``)."""
     log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
     try:
@@ -151,6 +159,7 @@ def spawn(
     try:
         popen = subprocess.Popen(
             list(argv),
+            executable=program,
             stdin=subprocess.DEVNULL,
             stdout=log_fd,
             stderr=subprocess.STDOUT,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -206,13 +207,24 @@ class TrackRecord:
         if changed:
             self._write(data)
 
-    def failed(self, profile: str, digest: str, outcome: str, cause: str | None) -> None:
+    def failed(
+        self,
+        profile: str,
+        digest: str,
+        outcome: str,
+        cause: str | None,
+        input_names: Sequence[str] = (),
+    ) -> None:
+        """Record a failure; ``input_names`` are the launch inputs it applied (names only)."""
+
         def change(entry: dict[str, Any]) -> None:
             entry["lastFailure"] = {
                 "outcome": outcome,
                 "class": cause,
                 "at": datetime.now(UTC).isoformat(),
             }
+            if input_names:
+                entry["lastFailure"]["inputNames"] = list(input_names)
             entry["consecutiveFailures"] = entry.get("consecutiveFailures", 0) + 1
 
         self._update(profile, digest, change)

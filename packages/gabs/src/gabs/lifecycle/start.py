@@ -87,21 +87,25 @@ class Started:
     warnings: list[str] = field(default_factory=list)
 
 
-def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str, list[str]]:
-    """argv, working directory and warnings for the launch mode."""
+def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str | None, str]:
+    """argv, the program to run (``None``: argv's first item) and the working directory.
+
+    A bare target name is looked up on the bridge's ``PATH`` but stays the game's ``argv[0]``
+    as configured, as the Go bridge starts it."""
     if game.url_mode:
-        return opener_command(store_uri(game.launch_mode, game.target)), working_dir, []
+        return opener_command(store_uri(game.launch_mode, game.target)), None, working_dir
     if game.launch_mode == "SteamManaged":
         try:
             app = resolve_app(game.target)
             ensure_appid_file(app)
         except (SteamError, OSError) as exc:
             raise SpawnError(0, f"cannot prepare Steam app {game.target}: {exc}") from None
-        return [str(app.executable)], working_dir or str(app.working_dir), []
+        return [str(app.executable)], None, working_dir or str(app.working_dir)
     target = os.path.expanduser(game.target)
+    program = None
     if "/" not in target and os.sep not in target:
-        target = shutil.which(target) or target
-    return [target], working_dir, []
+        program = shutil.which(target)
+    return [target], program, working_dir
 
 
 async def _steam_client(game: GameConfig, claim: RuntimeState, warnings: list[str]) -> None:
@@ -179,7 +183,11 @@ async def start_game(
             if proven:
                 failure.data["proven"] = True
             record.failed(
-                resolved.profile, digest, failure.code, cause_class(failure.code, proven=proven)
+                resolved.profile,
+                digest,
+                failure.code,
+                cause_class(failure.code, proven=proven),
+                resolved.applied_inputs,
             )
         raise
     except Superseded:
@@ -294,10 +302,9 @@ async def _launch(
             data={"detail": str(exc)},
         ) from None
     try:
-        argv, working_dir, more = _executable(game, resolved.working_dir)
+        argv, program, working_dir = _executable(game, resolved.working_dir)
     except SpawnError as exc:
         raise _spawn_failed(game, exc) from None
-    warnings += more
     env = game_environment(
         resolved,
         launch_mode=game.launch_mode,
@@ -326,7 +333,13 @@ async def _launch(
 
     await lc.update(game.id, launch_id, spawning, operation_id=operation_id)
     try:
-        spawned = spawn(argv, cwd=working_dir or None, env=env, log_path=folder / LAUNCH_LOG)
+        spawned = spawn(
+            argv,
+            cwd=working_dir or None,
+            env=env,
+            log_path=folder / LAUNCH_LOG,
+            program=program,
+        )
     except SpawnError as exc:
         await lc.update(
             game.id,

@@ -353,6 +353,7 @@ async def _complete(
                     claim.history_context_hash,
                     outcome.code,
                     cause_class(outcome.code),
+                    claim.applied_input_names,
                 )
             claim.operation = None
             claim.phase = "active" if outcome.code == "action_succeeded_running" else prior
