@@ -1,11 +1,14 @@
 """A small Lua subset, compiled (lowered) into the JSON script model the runner executes.
 
-Supported: ``local`` declarations and assignments to locals; ``if``/``elseif``/``else``;
-``while``; numeric ``for`` with a literal step; ``for i, v in ipairs(list)``; ``do ... end``;
-``return``; the host functions ``rb.call``, ``rb.poll``, ``rb.print``, ``rb.assert``,
+Supported, as in the mod: ``local`` declarations and assignments to locals;
+``if``/``elseif``/``else``; ``while`` (at most 100 rounds); numeric ``for`` (any step, at most
+1000 rounds); ``for i, v in ipairs(list)`` and ``for i in ipairs(list)``; ``return`` of one value
+or several (a list); the host functions ``rb.call``, ``rb.poll``, ``rb.print``, ``rb.assert``,
 ``rb.fail``, ``print`` and ``ipairs``; literals, table constructors (array or object form),
 static field access and static one-based indexes (``snapshot.result.colonists[1].name``),
-arithmetic, comparisons, ``and``/``or``/``not``, ``..`` and ``#``. The read-only table
+arithmetic, comparisons, ``and``/``or``/``not`` and unary minus. No ``do ... end``, ``..``,
+``#`` or ``^``, and no string indexes (``t["name"]``), as the mod's lowering has none. The
+read-only table
 ``params`` holds the call's parameters. Host calls stand alone or are the whole right-hand
 side of an assignment or ``return``. Anything else is refused with a compile error naming the
 line and column: this is a parser and a lowering, not string matching.
@@ -13,6 +16,7 @@ line and column: this is a parser and a lowering, not string matching.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from rimbridge_sim.scripting.lua_lexer import LuaCompileError, Token, tokenize
@@ -21,7 +25,9 @@ from rimbridge_sim.scripting.lua_parser import ExpressionParser
 __all__ = ["LuaCompileError", "compile_lua"]
 
 LOOP_LIMIT: Final = 1000
-"""``maxIterations`` of lowered ``while`` and numeric ``for`` loops."""
+"""``maxIterations`` of a lowered numeric ``for`` (the mod's ``DefaultLoopMaxIterations``)."""
+WHILE_LIMIT: Final = 100
+"""``maxIterations`` of a lowered ``while`` (the mod's ``DefaultWhileMaxIterations``)."""
 
 
 def compile_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -88,7 +94,6 @@ class _Compiler(ExpressionParser):
                 "while": self._while,
                 "for": self._for,
                 "return": self._return,
-                "do": self._do,
             }.get(keyword)
             if handler is None:
                 self._fail(
@@ -162,14 +167,8 @@ class _Compiler(ExpressionParser):
         body = self._scoped(("end",))
         self._expect("end")
         return [
-            {"type": "while", "condition": condition, "maxIterations": LOOP_LIMIT, "body": body}
+            {"type": "while", "condition": condition, "maxIterations": WHILE_LIMIT, "body": body}
         ]
-
-    def _do(self) -> list[dict[str, Any]]:
-        self._take()
-        body = self._scoped(("end",))
-        self._expect("end")
-        return [{"type": "block", "body": body}]
 
     def _for(self) -> list[dict[str, Any]]:
         start = self._take()
@@ -178,9 +177,10 @@ class _Compiler(ExpressionParser):
         if self._is("="):
             return self._numeric_for(first, first_token)
         index = first
-        self._expect(",")
-        item_token = self._token
-        item = self._name()
+        names: tuple[str, ...] = (index,)
+        if self._is(","):
+            self._take()
+            names += (self._name(),)
         self._expect("in")
         if self._token.value != "ipairs":
             self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
@@ -189,10 +189,11 @@ class _Compiler(ExpressionParser):
         collection = self._expression()
         self._expect(")")
         self._expect("do")
-        del start, item_token
+        del start
         self._hidden += 1
         counter = f"__index{self._hidden}"
-        body = self._scoped(("end",), (index, item))
+        item = names[1] if len(names) > 1 else f"__item{self._hidden}"
+        body = self._scoped(("end",), names)
         self._expect("end")
         prelude = [{"type": "let", "name": index, "value": {"$add": [{"$var": counter}, 1]}}]
         return [
@@ -214,33 +215,43 @@ class _Compiler(ExpressionParser):
         if self._is(","):
             self._take()
             step = self._expression()
-            if not isinstance(step, int | float) or isinstance(step, bool) or step == 0:
-                self._fail(
-                    "lua.unsupported_statement",
-                    "a numeric for needs a literal, non-zero step",
-                    token,
-                )
         self._expect("do")
         self._hidden += 1
-        counter = f"__for{self._hidden}"
+        counter, end, by = (f"__for{self._hidden}{part}" for part in ("", "_end", "_step"))
         body = self._scoped(("end",), (name,))
         self._expect("end")
-        compare = "$lessThanOrEqual" if step > 0 else "$greaterThanOrEqual"
-        loop_body = [
-            {"type": "let", "name": name, "value": {"$var": counter}},
-            *body,
-            {"type": "set", "name": counter, "value": {"$add": [{"$var": counter}, step]}},
-        ]
+        del token
+
+        def loop(compare: str) -> dict[str, Any]:
+            # the limit and the step are evaluated once, before the first round, as in Lua
+            return {
+                "type": "while",
+                "maxIterations": LOOP_LIMIT,
+                "condition": {"value": {compare: [{"$var": counter}, {"$var": end}]}},
+                "body": [
+                    {"type": "let", "name": name, "value": {"$var": counter}},
+                    *body,
+                    {
+                        "type": "set",
+                        "name": counter,
+                        "value": {"$add": [{"$var": counter}, {"$var": by}]},
+                    },
+                ],
+            }
+
+        # a step of 0 or more counts up (a 0 step runs into the round limit, as in the mod)
         return [
             {
                 "type": "block",
                 "body": [
                     {"type": "let", "name": counter, "value": low},
+                    {"type": "let", "name": end, "value": high},
+                    {"type": "let", "name": by, "value": step},
                     {
-                        "type": "while",
-                        "maxIterations": LOOP_LIMIT,
-                        "condition": {"value": {compare: [{"$var": counter}, high]}},
-                        "body": loop_body,
+                        "type": "if",
+                        "condition": {"value": {"$greaterThanOrEqual": [{"$var": by}, 0]}},
+                        "body": [loop("$lessThanOrEqual")],
+                        "elseBody": [copy.deepcopy(loop("$greaterThanOrEqual"))],
                     },
                 ],
             }
@@ -253,7 +264,11 @@ class _Compiler(ExpressionParser):
         host = self._host_name()
         if host is not None:
             return self._host_call(host, target=("__return", "return"))
-        return [{"type": "return", "value": self._expression()}]
+        values = [self._expression()]
+        while self._is(","):
+            self._take()
+            values.append(self._expression())
+        return [{"type": "return", "value": values[0] if len(values) == 1 else values}]
 
     # -- host calls --------------------------------------------------------------------------
 
