@@ -130,3 +130,44 @@ end
         selected = await sim.call("rimworld/get_selection_semantics")
         listed = await sim.call("rimworld/list_colonists", currentMapOnly=True)
         assert len(selected["selectedObjects"]) == listed["count"] > 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'rb.call("rimbridge/ping", {}, {})',
+        'rb.call("rimbridge/ping", "now")',
+        'rb.call("rimbridge/ping", { 1, 2 })',
+        "rb.call()",
+        'rb.poll("rimbridge/ping", {}, { timeoutMs = 100 })',
+        'rb.poll("rimbridge/ping", {})',
+        "rb.fail()",
+        'rb.fail("stop", 1, 2)',
+        'rb.assert(true, "fine", 3)',
+        "rb.assert()",
+    ],
+)
+def test_host_calls_outside_the_mods_argument_rules_are_refused_as_expressions(
+    source: str,
+) -> None:
+    assert refusal(source) == "lua.unsupported_expression"
+
+
+def test_a_poll_interval_that_is_not_a_number_is_a_compile_error() -> None:
+    source = (
+        'local every = 10\nrb.poll("rimbridge/ping", nil, { pollIntervalMs = every, '
+        'condition = { path = "success", equals = true } })'
+    )
+    assert refusal(source) == "lua.compile_error"
+
+
+async def test_an_assert_without_a_message_fails_naming_its_statement() -> None:
+    report = await run_lua("rb.assert(false)")
+    assert report["error"]["Code"] == "script.assertion_failed"
+    assert report["error"]["Message"].startswith("Assertion '")
+    assert report["error"]["Message"].endswith("' failed.")
+
+
+async def test_an_empty_table_constructor_is_an_empty_array() -> None:
+    report = await run_lua("local t = {}\nreturn t")
+    assert (report["success"], report["result"]) == (True, [])

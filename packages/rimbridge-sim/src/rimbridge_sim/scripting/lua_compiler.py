@@ -292,6 +292,24 @@ class _Compiler(ExpressionParser):
             self._fail("lua.unsupported_expression", f"{what} must be a literal string", token)
         return str(value)
 
+    def _poll_policy(self, policy: Any, token: Token) -> dict[str, Any]:
+        """``rb.poll``'s third argument as the mod reads it: a table with a non-empty
+        ``condition`` table; ``timeoutMs`` and ``pollIntervalMs``, when given, numbers."""
+        if not isinstance(policy, dict) or "$var" in policy:
+            self._fail("lua.unsupported_expression", "the rb.poll policy must be a table", token)
+        condition = policy.get("condition")
+        if not isinstance(condition, dict) or not condition:
+            self._fail(
+                "lua.unsupported_expression",
+                "the rb.poll policy needs a non-empty condition table",
+                token,
+            )
+        for key in ("timeoutMs", "pollIntervalMs"):
+            value = policy.get(key)
+            if value is not None and not isinstance(value, int | float):
+                self._fail("lua.compile_error", f"the rb.poll {key} must be a number", token)
+        return policy
+
     def _host_call(self, host: str, target: tuple[str, str] | None) -> list[dict[str, Any]]:
         token = self._token
         self._take()
@@ -301,19 +319,28 @@ class _Compiler(ExpressionParser):
         arguments = self._arguments()
         if host in ("rb.call", "rb.poll"):
             if not arguments:
-                self._fail("lua.syntax_error", f"{host} needs a capability alias", token)
+                self._fail("lua.unsupported_expression", f"{host} needs a capability alias", token)
             alias = self._literal_string(arguments[0], "the capability alias", token)
+            call_arguments = arguments[1] if len(arguments) > 1 else None
+            if call_arguments == []:
+                # {} reads as an empty array; the mod refuses it here, the sim takes it as no
+                # arguments (README: the mod's own examples pass {})
+                call_arguments = None
+            if not isinstance(call_arguments, dict | None):
+                self._fail("lua.unsupported_expression", f"{host} arguments must be a table", token)
             step: dict[str, Any] = {
                 "type": "call",
                 "call": alias,
-                "arguments": arguments[1] if len(arguments) > 1 else {},
+                "arguments": call_arguments or {},
             }
-            if step["arguments"] is None:
-                step["arguments"] = {}
             if host == "rb.poll":
-                if len(arguments) < 3 or not isinstance(arguments[2], dict):
-                    self._fail("lua.syntax_error", "rb.poll needs a policy table", token)
-                step["continueUntil"] = arguments[2]
+                if len(arguments) < 3:
+                    self._fail("lua.unsupported_expression", "rb.poll needs a policy table", token)
+                step["continueUntil"] = self._poll_policy(arguments[2], token)
+            elif len(arguments) > 2:
+                self._fail(
+                    "lua.unsupported_expression", "rb.call takes at most two arguments", token
+                )
             base = (
                 target[0]
                 if target is not None and target[0] != "__return"
@@ -331,20 +358,27 @@ class _Compiler(ExpressionParser):
         if target is not None:
             self._fail("lua.unsupported_statement", f"{host} returns nothing to assign", token)
         if host == "rb.assert":
-            if not arguments:
-                self._fail("lua.syntax_error", "rb.assert needs a condition", token)
+            if not 1 <= len(arguments) <= 2:
+                self._fail(
+                    "lua.unsupported_expression",
+                    "rb.assert takes a condition and an optional literal message",
+                    token,
+                )
+            # without a message the runner names the statement ("Assertion '<id>' failed.")
             message = (
                 self._literal_string(arguments[1], "the rb.assert message", token)
                 if len(arguments) > 1
-                else "Assertion failed."
+                else ""
             )
             return [{"type": "assert", "condition": {"value": arguments[0]}, "message": message}]
         if host == "rb.fail":
-            message = (
-                self._literal_string(arguments[0], "the rb.fail message", token)
-                if arguments
-                else "The script failed."
-            )
+            if not 1 <= len(arguments) <= 2:
+                self._fail(
+                    "lua.unsupported_expression",
+                    "rb.fail takes a literal message and an optional value",
+                    token,
+                )
+            message = self._literal_string(arguments[0], "the rb.fail message", token)
             return [
                 {
                     "type": "fail",

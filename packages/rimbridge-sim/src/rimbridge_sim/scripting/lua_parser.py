@@ -228,7 +228,8 @@ class ExpressionParser:
             self._fail(
                 "lua.unsupported_expression", "a table is either an array or an object, not both"
             )
-        return items if items else fields
+        # an empty constructor is an empty array, as the mod lowers it
+        return fields if fields else items
 
     def _table_key(self, key: Any, token: Token) -> str:
         """A ``[key] = value`` key as the object's field name: a literal string as it is, a

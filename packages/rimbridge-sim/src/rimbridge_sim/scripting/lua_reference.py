@@ -267,7 +267,7 @@ def lua_reference() -> dict[str, Any]:
                 "rb.poll(alias, args, policy)",
                 "rb.print(message?, value?)",
                 "rb.assert(condition, message?)",
-                "rb.fail(message?, value?)",
+                "rb.fail(message, value?)",
                 "print(message?, value?)",
                 "ipairs(list)",
             ],
