@@ -171,3 +171,15 @@ async def test_an_assert_without_a_message_fails_naming_its_statement() -> None:
 async def test_an_empty_table_constructor_is_an_empty_array() -> None:
     report = await run_lua("local t = {}\nreturn t")
     assert (report["success"], report["result"]) == (True, [])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "for params = 1, 2 do\nend",
+        "for i, params in ipairs({ 1 }) do\nend",
+        "for params in ipairs({ 1 }) do\nend",
+    ],
+)
+def test_params_cannot_be_a_loop_variable(source: str) -> None:
+    assert refusal(source) == "lua.unsupported_statement"

@@ -175,6 +175,8 @@ class _Compiler(ExpressionParser):
         first_token = self._token
         first = self._name()
         if self._is("="):
+            if first == "params":
+                self._fail("lua.unsupported_statement", "params is read-only", start)
             return self._numeric_for(first, first_token)
         index = first
         names: tuple[str, ...] = (index,)
@@ -182,6 +184,8 @@ class _Compiler(ExpressionParser):
             self._take()
             names += (self._name(),)
         self._expect("in")
+        if "params" in names:
+            self._fail("lua.unsupported_statement", "params is read-only", start)
         if self._token.value != "ipairs":
             self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
         self._take()
