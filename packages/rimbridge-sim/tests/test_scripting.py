@@ -219,7 +219,7 @@ def test_lua_lowers_locals_calls_loops_and_params_into_the_script_model() -> Non
         "for i, c in ipairs(snap.result.colonists) do\n"
         '  rb.call("rimworld/select_pawn", { pawnName = c.name, append = i > 1 })\n'
         "end\n"
-        "return params.limit or #snap.result.colonists\n",
+        "return params.limit or snap.result.count\n",
         {"limit": 2},
     )
     steps = script["steps"]
@@ -235,7 +235,7 @@ def test_lua_lowers_locals_calls_loops_and_params_into_the_script_model() -> Non
     assert steps[4]["value"] == {
         "$or": [
             {"$var": "params", "path": "limit", "required": False},
-            {"$length": {"$var": "snap", "path": "result.colonists", "required": False}},
+            {"$var": "snap", "path": "result.count", "required": False},
         ]
     }
 
@@ -346,11 +346,11 @@ async def test_run_lua_reads_params_and_reports_compile_errors(open_sim: Any) ->
     async with open_sim(tick_rate=0) as sim:
         result = await sim.call(
             "rimbridge/run_lua",
-            luaSource='rb.print("limit", params.retry or 6)\nreturn params.name .. "!"',
+            luaSource='rb.print("limit", params.retry or 6)\nreturn params.name',
             parameters={"name": "Kolonie"},
         )
         assert (result["result"], result["output"][0]["value"], result["parameterCount"]) == (
-            "Kolonie!",
+            "Kolonie",
             6,
             1,
         )

@@ -1,11 +1,14 @@
 """A small Lua subset, compiled (lowered) into the JSON script model the runner executes.
 
-Supported: ``local`` declarations and assignments to locals; ``if``/``elseif``/``else``;
-``while``; numeric ``for`` with a literal step; ``for i, v in ipairs(list)``; ``do ... end``;
-``return``; the host functions ``rb.call``, ``rb.poll``, ``rb.print``, ``rb.assert``,
+Supported, as in the mod: ``local`` declarations and assignments to locals;
+``if``/``elseif``/``else``; ``while`` (at most 100 rounds); numeric ``for`` (any step, at most
+1000 rounds); ``for i, v in ipairs(list)`` and ``for i in ipairs(list)``; ``return`` of one value
+or several (a list); the host functions ``rb.call``, ``rb.poll``, ``rb.print``, ``rb.assert``,
 ``rb.fail``, ``print`` and ``ipairs``; literals, table constructors (array or object form),
 static field access and static one-based indexes (``snapshot.result.colonists[1].name``),
-arithmetic, comparisons, ``and``/``or``/``not``, ``..`` and ``#``. The read-only table
+arithmetic, comparisons, ``and``/``or``/``not`` and unary minus. No ``do ... end``, ``..``,
+``#`` or ``^``, and no string indexes (``t["name"]``), as the mod's lowering has none. The
+read-only table
 ``params`` holds the call's parameters. Host calls stand alone or are the whole right-hand
 side of an assignment or ``return``. Anything else is refused with a compile error naming the
 line and column: this is a parser and a lowering, not string matching.
@@ -13,6 +16,7 @@ line and column: this is a parser and a lowering, not string matching.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from rimbridge_sim.scripting.lua_lexer import LuaCompileError, Token, tokenize
@@ -21,7 +25,9 @@ from rimbridge_sim.scripting.lua_parser import ExpressionParser
 __all__ = ["LuaCompileError", "compile_lua"]
 
 LOOP_LIMIT: Final = 1000
-"""``maxIterations`` of lowered ``while`` and numeric ``for`` loops."""
+"""``maxIterations`` of a lowered numeric ``for`` (the mod's ``DefaultLoopMaxIterations``)."""
+WHILE_LIMIT: Final = 100
+"""``maxIterations`` of a lowered ``while`` (the mod's ``DefaultWhileMaxIterations``)."""
 
 
 def compile_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -88,7 +94,6 @@ class _Compiler(ExpressionParser):
                 "while": self._while,
                 "for": self._for,
                 "return": self._return,
-                "do": self._do,
             }.get(keyword)
             if handler is None:
                 self._fail(
@@ -162,26 +167,25 @@ class _Compiler(ExpressionParser):
         body = self._scoped(("end",))
         self._expect("end")
         return [
-            {"type": "while", "condition": condition, "maxIterations": LOOP_LIMIT, "body": body}
+            {"type": "while", "condition": condition, "maxIterations": WHILE_LIMIT, "body": body}
         ]
-
-    def _do(self) -> list[dict[str, Any]]:
-        self._take()
-        body = self._scoped(("end",))
-        self._expect("end")
-        return [{"type": "block", "body": body}]
 
     def _for(self) -> list[dict[str, Any]]:
         start = self._take()
         first_token = self._token
         first = self._name()
         if self._is("="):
+            if first == "params":
+                self._fail("lua.unsupported_statement", "params is read-only", start)
             return self._numeric_for(first, first_token)
         index = first
-        self._expect(",")
-        item_token = self._token
-        item = self._name()
+        names: tuple[str, ...] = (index,)
+        if self._is(","):
+            self._take()
+            names += (self._name(),)
         self._expect("in")
+        if "params" in names:
+            self._fail("lua.unsupported_statement", "params is read-only", start)
         if self._token.value != "ipairs":
             self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
         self._take()
@@ -189,10 +193,11 @@ class _Compiler(ExpressionParser):
         collection = self._expression()
         self._expect(")")
         self._expect("do")
-        del start, item_token
+        del start
         self._hidden += 1
         counter = f"__index{self._hidden}"
-        body = self._scoped(("end",), (index, item))
+        item = names[1] if len(names) > 1 else f"__item{self._hidden}"
+        body = self._scoped(("end",), names)
         self._expect("end")
         prelude = [{"type": "let", "name": index, "value": {"$add": [{"$var": counter}, 1]}}]
         return [
@@ -214,33 +219,43 @@ class _Compiler(ExpressionParser):
         if self._is(","):
             self._take()
             step = self._expression()
-            if not isinstance(step, int | float) or isinstance(step, bool) or step == 0:
-                self._fail(
-                    "lua.unsupported_statement",
-                    "a numeric for needs a literal, non-zero step",
-                    token,
-                )
         self._expect("do")
         self._hidden += 1
-        counter = f"__for{self._hidden}"
+        counter, end, by = (f"__for{self._hidden}{part}" for part in ("", "_end", "_step"))
         body = self._scoped(("end",), (name,))
         self._expect("end")
-        compare = "$lessThanOrEqual" if step > 0 else "$greaterThanOrEqual"
-        loop_body = [
-            {"type": "let", "name": name, "value": {"$var": counter}},
-            *body,
-            {"type": "set", "name": counter, "value": {"$add": [{"$var": counter}, step]}},
-        ]
+        del token
+
+        def loop(compare: str) -> dict[str, Any]:
+            # the limit and the step are evaluated once, before the first round, as in Lua
+            return {
+                "type": "while",
+                "maxIterations": LOOP_LIMIT,
+                "condition": {"value": {compare: [{"$var": counter}, {"$var": end}]}},
+                "body": [
+                    {"type": "let", "name": name, "value": {"$var": counter}},
+                    *body,
+                    {
+                        "type": "set",
+                        "name": counter,
+                        "value": {"$add": [{"$var": counter}, {"$var": by}]},
+                    },
+                ],
+            }
+
+        # a step of 0 or more counts up (a 0 step runs into the round limit, as in the mod)
         return [
             {
                 "type": "block",
                 "body": [
                     {"type": "let", "name": counter, "value": low},
+                    {"type": "let", "name": end, "value": high},
+                    {"type": "let", "name": by, "value": step},
                     {
-                        "type": "while",
-                        "maxIterations": LOOP_LIMIT,
-                        "condition": {"value": {compare: [{"$var": counter}, high]}},
-                        "body": loop_body,
+                        "type": "if",
+                        "condition": {"value": {"$greaterThanOrEqual": [{"$var": by}, 0]}},
+                        "body": [loop("$lessThanOrEqual")],
+                        "elseBody": [copy.deepcopy(loop("$greaterThanOrEqual"))],
                     },
                 ],
             }
@@ -253,7 +268,11 @@ class _Compiler(ExpressionParser):
         host = self._host_name()
         if host is not None:
             return self._host_call(host, target=("__return", "return"))
-        return [{"type": "return", "value": self._expression()}]
+        values = [self._expression()]
+        while self._is(","):
+            self._take()
+            values.append(self._expression())
+        return [{"type": "return", "value": values[0] if len(values) == 1 else values}]
 
     # -- host calls --------------------------------------------------------------------------
 
@@ -277,6 +296,24 @@ class _Compiler(ExpressionParser):
             self._fail("lua.unsupported_expression", f"{what} must be a literal string", token)
         return str(value)
 
+    def _poll_policy(self, policy: Any, token: Token) -> dict[str, Any]:
+        """``rb.poll``'s third argument as the mod reads it: a table with a non-empty
+        ``condition`` table; ``timeoutMs`` and ``pollIntervalMs``, when given, numbers."""
+        if not isinstance(policy, dict) or "$var" in policy:
+            self._fail("lua.unsupported_expression", "the rb.poll policy must be a table", token)
+        condition = policy.get("condition")
+        if not isinstance(condition, dict) or not condition:
+            self._fail(
+                "lua.unsupported_expression",
+                "the rb.poll policy needs a non-empty condition table",
+                token,
+            )
+        for key in ("timeoutMs", "pollIntervalMs"):
+            value = policy.get(key)
+            if value is not None and not isinstance(value, int | float):
+                self._fail("lua.compile_error", f"the rb.poll {key} must be a number", token)
+        return policy
+
     def _host_call(self, host: str, target: tuple[str, str] | None) -> list[dict[str, Any]]:
         token = self._token
         self._take()
@@ -286,19 +323,28 @@ class _Compiler(ExpressionParser):
         arguments = self._arguments()
         if host in ("rb.call", "rb.poll"):
             if not arguments:
-                self._fail("lua.syntax_error", f"{host} needs a capability alias", token)
+                self._fail("lua.unsupported_expression", f"{host} needs a capability alias", token)
             alias = self._literal_string(arguments[0], "the capability alias", token)
+            call_arguments = arguments[1] if len(arguments) > 1 else None
+            if call_arguments == []:
+                # {} reads as an empty array; the mod refuses it here, the sim takes it as no
+                # arguments (README: the mod's own examples pass {})
+                call_arguments = None
+            if not isinstance(call_arguments, dict | None):
+                self._fail("lua.unsupported_expression", f"{host} arguments must be a table", token)
             step: dict[str, Any] = {
                 "type": "call",
                 "call": alias,
-                "arguments": arguments[1] if len(arguments) > 1 else {},
+                "arguments": call_arguments or {},
             }
-            if step["arguments"] is None:
-                step["arguments"] = {}
             if host == "rb.poll":
-                if len(arguments) < 3 or not isinstance(arguments[2], dict):
-                    self._fail("lua.syntax_error", "rb.poll needs a policy table", token)
-                step["continueUntil"] = arguments[2]
+                if len(arguments) < 3:
+                    self._fail("lua.unsupported_expression", "rb.poll needs a policy table", token)
+                step["continueUntil"] = self._poll_policy(arguments[2], token)
+            elif len(arguments) > 2:
+                self._fail(
+                    "lua.unsupported_expression", "rb.call takes at most two arguments", token
+                )
             base = (
                 target[0]
                 if target is not None and target[0] != "__return"
@@ -316,20 +362,27 @@ class _Compiler(ExpressionParser):
         if target is not None:
             self._fail("lua.unsupported_statement", f"{host} returns nothing to assign", token)
         if host == "rb.assert":
-            if not arguments:
-                self._fail("lua.syntax_error", "rb.assert needs a condition", token)
+            if not 1 <= len(arguments) <= 2:
+                self._fail(
+                    "lua.unsupported_expression",
+                    "rb.assert takes a condition and an optional literal message",
+                    token,
+                )
+            # without a message the runner names the statement ("Assertion '<id>' failed.")
             message = (
                 self._literal_string(arguments[1], "the rb.assert message", token)
                 if len(arguments) > 1
-                else "Assertion failed."
+                else ""
             )
             return [{"type": "assert", "condition": {"value": arguments[0]}, "message": message}]
         if host == "rb.fail":
-            message = (
-                self._literal_string(arguments[0], "the rb.fail message", token)
-                if arguments
-                else "The script failed."
-            )
+            if not 1 <= len(arguments) <= 2:
+                self._fail(
+                    "lua.unsupported_expression",
+                    "rb.fail takes a literal message and an optional value",
+                    token,
+                )
+            message = self._literal_string(arguments[0], "the rb.fail message", token)
             return [
                 {
                     "type": "fail",

@@ -75,7 +75,7 @@ _FOREACH: Final = (
     "for i, colonist in ipairs(snapshot.result.colonists) do\n"
     '  rb.call("rimworld/select_pawn", { pawnName = colonist.name, append = i > 1 })\n'
     "end\n"
-    "return #snapshot.result.colonists\n"
+    "return snapshot.result.count\n"
 )
 _PARAMS: Final = (
     'rb.assert(params.screenshotFileName ~= nil, "params.screenshotFileName is required.")\n'

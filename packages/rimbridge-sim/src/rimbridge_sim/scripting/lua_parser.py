@@ -22,7 +22,6 @@ _BINARY: Final = {
     ">=": (3, "$greaterThanOrEqual"),
     "~=": (3, "$notEquals"),
     "==": (3, "$equals"),
-    "..": (4, "$concat"),
     "+": (5, "$add"),
     "-": (5, "$subtract"),
     "*": (6, "$multiply"),
@@ -30,6 +29,7 @@ _BINARY: Final = {
     "%": (6, "$mod"),
 }
 _UNARY_PRIORITY: Final = 7
+_REFUSED_BINARY: Final = {"..": "string concatenation", "^": "exponentiation"}
 HOST_FUNCTIONS: Final = {"rb.call", "rb.poll", "rb.print", "rb.assert", "rb.fail", "print"}
 
 
@@ -119,22 +119,26 @@ class ExpressionParser:
                 else {"$negate": operand}
             )
         elif self._is("#"):
-            self._take()
-            left = {"$length": self._expression(_UNARY_PRIORITY)}
+            self._fail(
+                "lua.unsupported_expression", "'#' is not supported: the subset has no length"
+            )
         else:
             left = self._primary()
         while True:
             op = self._token
             if op.kind not in ("symbol", "keyword") or op.value not in _BINARY:
-                if op.kind == "symbol" and op.value == "^":
-                    self._fail("lua.unsupported_expression", "'^' is not supported")
+                if op.kind == "symbol" and op.value in _REFUSED_BINARY:
+                    self._fail(
+                        "lua.unsupported_expression",
+                        f"'{op.value}' is not supported: the subset has no "
+                        f"{_REFUSED_BINARY[str(op.value)]}",
+                    )
                 return left
             priority, operator = _BINARY[str(op.value)]
             if priority <= limit:
                 return left
             self._take()
-            right_limit = priority - 1 if op.value == ".." else priority
-            right = self._expression(right_limit)
+            right = self._expression(priority)
             left = {operator: [left, right]}
 
     def _primary(self) -> Any:
@@ -181,9 +185,6 @@ class ExpressionParser:
                 index = self._expression()
                 self._expect("]")
                 if isinstance(index, bool) or not isinstance(index, int):
-                    if isinstance(index, str):
-                        path += ("." if path else "") + index
-                        continue
                     self._fail(
                         "lua.unsupported_expression",
                         "only static one-based indexes such as names[1] are supported",
@@ -215,13 +216,7 @@ class ExpressionParser:
                 key = self._expression()
                 self._expect("]")
                 self._expect("=")
-                if not isinstance(key, str):
-                    self._fail(
-                        "lua.unsupported_expression",
-                        "table keys must be names or literal strings",
-                        token,
-                    )
-                fields[key] = self._expression()
+                fields[self._table_key(key, token)] = self._expression()
             else:
                 items.append(self._expression())
             if self._is(",") or self._is(";"):
@@ -233,4 +228,22 @@ class ExpressionParser:
             self._fail(
                 "lua.unsupported_expression", "a table is either an array or an object, not both"
             )
-        return items if items else fields
+        # an empty constructor is an empty array, as the mod lowers it
+        return fields if fields else items
+
+    def _table_key(self, key: Any, token: Token) -> str:
+        """A ``[key] = value`` key as the object's field name: a literal string as it is, a
+        literal number or boolean as its text (``[1]`` is field ``"1"``), as the mod lowers it."""
+        if isinstance(key, str):
+            return key
+        if isinstance(key, bool):
+            return "true" if key else "false"
+        if isinstance(key, int):
+            return str(key)
+        if isinstance(key, float):
+            return str(int(key)) if key.is_integer() else repr(key)
+        self._fail(
+            "lua.unsupported_expression",
+            "table keys must be literal strings, numbers or booleans",
+            token,
+        )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from rimbridge_sim.scripting.lua_compiler import LOOP_LIMIT
+from rimbridge_sim.scripting.lua_compiler import LOOP_LIMIT, WHILE_LIMIT
 from rimbridge_sim.scripting.lua_examples import EXAMPLES, STARTER, polling_patterns
 from rimbridge_sim.scripting.references import field
 
@@ -247,11 +247,10 @@ def lua_reference() -> dict[str, Any]:
                 "local name = expr",
                 "name = expr (declared locals only)",
                 "if / elseif / else",
-                f"while (at most {LOOP_LIMIT} iterations)",
-                "numeric for with a literal step",
-                "for i, v in ipairs(list)",
-                "do ... end",
-                "return",
+                f"while (at most {WHILE_LIMIT} iterations)",
+                f"numeric for with any step (at most {LOOP_LIMIT} iterations)",
+                "for i, v in ipairs(list) and for i in ipairs(list)",
+                "return, of one value or several (a list)",
                 "host calls",
             ],
             "expressions": [
@@ -259,18 +258,16 @@ def lua_reference() -> dict[str, Any]:
                 "locals and params",
                 "tables: array or object form",
                 "static field access and one-based static indexes",
-                "arithmetic + - * / %",
+                "arithmetic + - * / % and unary minus",
                 "comparisons",
                 "and / or / not",
-                "concatenation ..",
-                "length #",
             ],
             "hostFunctions": [
                 "rb.call(alias, args?)",
                 "rb.poll(alias, args, policy)",
                 "rb.print(message?, value?)",
                 "rb.assert(condition, message?)",
-                "rb.fail(message?, value?)",
+                "rb.fail(message, value?)",
                 "print(message?, value?)",
                 "ipairs(list)",
             ],
