@@ -50,11 +50,16 @@ async def test_lines_logged_by_script_steps_carry_the_step_and_other_lines_do_no
             "call": "sim/inject_log",
             "arguments": {
                 "level": "warning",
-                "message": {"$concat": ["from the step ", {"$var": "n"}]},
+                "message": {"$var": "n"},
             },
         }
         steps: list[dict[str, Any]] = [
-            {"type": "foreach", "itemName": "n", "collection": [1, 2], "body": [shout]}
+            {
+                "type": "foreach",
+                "itemName": "n",
+                "collection": ["from the step 1", "from the step 2"],
+                "body": [shout],
+            }
         ]
         steps.append(
             {"call": "sim/inject_log", "arguments": {"level": "info", "message": "unnamed step"}}

@@ -309,3 +309,32 @@ async def test_two_call_statements_with_the_same_id_make_the_second_an_invalid_s
     assert tools.calls == ["rimbridge/ping"]
     assert ids(report) == ["same", "same#2"]
     assert report["steps"][1]["error"]["Code"] == "script.invalid_step"
+
+
+async def test_an_object_is_an_operator_only_with_that_one_key_and_unknown_names_are_values() -> (
+    None
+):
+    # the mod's runner evaluates {"$add": [...]} alone; with another key, or under a name it
+    # does not know ("$concat", "$length"), the object is a value whose members are resolved
+    report, tools = await run(
+        {
+            "steps": [
+                {"type": "let", "name": "n", "value": 2},
+                {"id": "echo", "call": "test/echo", "arguments": {
+                    "sum": {"$add": [{"$var": "n"}, 1]},
+                    "mixed": {"$add": [1, 1], "note": "kept"},
+                    "concat": {"$concat": ["a", {"$var": "n"}]},
+                    "length": {"$length": [1, 2]},
+                }},
+            ]
+        }
+    )  # fmt: skip
+    assert report["success"] is True, report
+    (step,) = [s for s in report["steps"] if s["id"] == "echo"]
+    assert step["result"] == {
+        "sum": 3,
+        "mixed": {"$add": [1, 1], "note": "kept"},
+        "concat": {"$concat": ["a", 2]},
+        "length": {"$length": [1, 2]},
+    }
+    assert tools.calls == ["test/echo"]

@@ -186,8 +186,6 @@ OPERATORS: Final = (
     "$greaterThanOrEqual",
     "$lessThan",
     "$lessThanOrEqual",
-    "$concat",
-    "$length",
 )
 
 
@@ -206,7 +204,11 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
         if value is MISSING:
             raise ScriptError("script.invalid_variable", f"unknown variable '{name}'")
         return _select(value, expression, "", f"$var {name}")
-    operator = next((k for k in expression if k in OPERATORS), None)
+    # as the mod: an operator is an object with that one key; any other object (an unknown
+    # "$name" included) is a value whose members are resolved
+    operator = next(iter(expression)) if len(expression) == 1 else None
+    if operator not in OPERATORS:
+        operator = None
     if operator is None:
         return {k: evaluate(v, scope, refs) for k, v in expression.items()}
     raw = expression[operator]
@@ -222,27 +224,13 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
         return -_number(operator, value)
     if operator == "$not":
         return not truthy(value)
-    if operator == "$length":
-        if isinstance(value, list | str | Mapping):
-            return len(value)
-        raise ScriptError("script.invalid_expression", f"$length of {value!r}")
     if not isinstance(value, list):
         raise ScriptError("script.invalid_expression", f"{operator} takes a list of operands")
-    if operator == "$concat":
-        return "".join(_text(v) for v in value)
     if operator in ("$add", "$subtract", "$multiply", "$divide", "$mod"):
         return _arith(operator, value)
     if len(value) != 2:
         raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
     return _compare(operator, value[0], value[1])
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return "nil" if value is None else str(value)
 
 
 def _select(root: Any, expression: Mapping[str, Any], default: str, what: str) -> Any:

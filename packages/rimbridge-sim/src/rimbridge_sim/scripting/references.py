@@ -172,7 +172,7 @@ _CONDITIONS: Final = (
 )
 
 
-_OPERATOR_DEFAULT: Final = "Operator; operands in a list (one for $not, $negate, $length)."
+_OPERATOR_DEFAULT: Final = "Operator; operands in a list (one for $not, $negate)."
 _OPERATOR_TEXT: Final = {
     "$and": "Operands in a list, read in order: the value is the first falsey operand, or the "
     "last one when all are truthy; the operands after a falsey one are not evaluated.",
