@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -112,8 +113,46 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
             message = message.replace(
                 "already listening.", "already listening (endpoint_cache_in_use).", 1
             )
+    elif game_id and error.code in _CLI_START_LINES:
+        message = _CLI_START_LINES[error.code](game_id, error)
     print(f"{error.code}: {message}", file=sys.stderr)
     return 1
+
+
+def _exited_line(game_id: str, error: LifecycleError) -> str:
+    """The Go CLI's short line for a game that ended while starting, then its output tail."""
+    data = error.data
+    signal_name = data.get("signal")
+    if signal_name:  # ours: a signal is named, where Go says exit code -1
+        how = f"was killed by signal {signal_name} during start"
+    else:
+        how = f"exited during start (exit code {data.get('exitCode', -1)})"
+    line = f"'{game_id}' {how}; this is attributed to the workload"
+    tail = data.get("outputTail") or ""
+    return f"{line}\n{tail}" if tail else line
+
+
+def _unobserved_line(game_id: str, error: LifecycleError) -> str:
+    """The Go CLI's one line: what to re-check is the CLI's own status command."""
+    return (
+        f"nothing observable for '{game_id}' within the start budget; the store launcher may "
+        f"still be updating the game or showing a dialog — re-check with "
+        f"'gabs games status {game_id}'"
+    )
+
+
+def _spawn_failed_line(game_id: str, error: LifecycleError) -> str:
+    """The Go CLI's lead-in (the game id quoted), then the operating system's error."""
+    why = error.data.get("osError") or error.message.removeprefix(f"Failed to start {game_id}: ")
+    return f"failed to start '{game_id}': {why}"
+
+
+# The Go CLI prints its own short lines for these start failures, not the tool's text.
+_CLI_START_LINES: dict[str, Callable[[str, LifecycleError], str]] = {
+    "exited_during_start": _exited_line,
+    "unobserved": _unobserved_line,
+    "spawn_failed": _spawn_failed_line,
+}
 
 
 def _lifecycle(config: GabsConfig) -> Lifecycle:
