@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -134,6 +135,14 @@ def read_tail(path: Path, limit: int = TAIL_BYTES) -> str:
         return ""
 
 
+def _on_bridge_path(command: str) -> str | None:
+    """A bare command name looked up on the bridge's own ``PATH`` (not the game's), as Go's
+    ``exec.Command`` does; argv[0] stays the name as written. ``None``: use argv[0] itself."""
+    if os.name != "posix" or "/" in command:
+        return None
+    return shutil.which(command) or command
+
+
 def spawn(
     argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], log_path: Path
 ) -> SpawnedGame:
@@ -151,6 +160,7 @@ def spawn(
     try:
         popen = subprocess.Popen(
             list(argv),
+            executable=_on_bridge_path(argv[0]),
             stdin=subprocess.DEVNULL,
             stdout=log_fd,
             stderr=subprocess.STDOUT,

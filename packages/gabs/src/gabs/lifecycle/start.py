@@ -98,8 +98,10 @@ def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str, lis
         except (SteamError, OSError) as exc:
             raise SpawnError(0, f"cannot prepare Steam app {game.target}: {exc}") from None
         return [str(app.executable)], working_dir or str(app.working_dir), []
+    # A bare command name stays argv[0] as written (the game sees what the Go bridge gives it);
+    # the spawn looks it up on the bridge's PATH. Windows gets the path found (PATHEXT).
     target = os.path.expanduser(game.target)
-    if "/" not in target and os.sep not in target:
+    if os.name != "posix" and "/" not in target and os.sep not in target:
         target = shutil.which(target) or target
     return [target], working_dir, []
 
