@@ -8,13 +8,21 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client
 
 from gabs.cli import main
+from gabs.config import GabsConfig
+from gabs.games import GameManager
+from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp.call_results import call_view
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xdg-open, /proc")
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
@@ -205,3 +213,44 @@ def test_a_bare_command_name_stays_argv0_as_written(
     code, _, err = run(["games", "start", "g", "--configDir", str(home)], capsys)
     assert code == 1
     assert err.splitlines()[1] == exe.name
+
+
+# -- 07-runtime-state, external snapshots: what status offers, what the refusal carries ----------
+
+
+@asynccontextmanager
+async def served(tmp_path: Path, entry: dict[str, Any]) -> AsyncIterator[Client]:
+    config = GabsConfig.from_json({"version": "1.0", "games": {"u": entry}}, config_dir=tmp_path)
+    notifier = ToolListNotifier()
+    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
+    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        yield client
+
+
+@posix_only
+async def test_an_external_snapshot_offers_only_the_actions_its_lifecycle_can_do(
+    tmp_path: Path,
+) -> None:
+    # A kill-only configuration (status and kill hooks, no stop hook, no stopProcessName): Go's
+    # games_status and games_show of the external instance offer games_status and games_kill,
+    # never a games_stop that would answer stop_unsupported.
+    running = {"command": sys.executable, "args": ["-c", "raise SystemExit(0)"]}
+    entry = {
+        "name": "U",
+        "launchMode": "SteamAppId",
+        "target": "123",
+        "lifecycle": {"status": running, "kill": {"command": "/bin/true"}},
+    }
+    async with served(tmp_path, entry) as client:
+        with anyio.fail_after(30):
+            refused = await client.call_tool("games_start", {"gameId": "u"})
+            status = await client.call_tool("games_status", {"gameId": "u"})
+            shown = await client.call_tool("games_show", {"gameId": "u"})
+    data = call_view(refused)
+    assert data["code"] == "external_instance_detected"
+    # One profile found running: the snapshot is the answer, so Go lists no candidates.
+    assert "candidates" not in data
+    assert [a["tool"] for a in data["nextActions"]] == ["games_status", "games_stop"]
+    for result in (call_view(status), call_view(shown)):
+        assert result["source"] == "external"
+        assert [a["tool"] for a in result["nextActions"]] == ["games_status", "games_kill"]

@@ -370,6 +370,8 @@ class StatusMixin(ConnectMixin):
         }
         if "activeConfigRevision" in status:
             data["activeConfigRevision"] = status["activeConfigRevision"]
+        if "source" in status:  # an external instance, named at the top as in Go
+            data["source"] = status["source"]
         warnings = [str(issue) for issue in config.game_warnings(game_id)]
         if game is None:
             data["game"] = {"gameId": game_id}

@@ -299,7 +299,13 @@ async def _probe_external(
     # The Go bridge's words: a status hook's profiles, else the processes of the name.
     name = go_quote(game.stop_process_name)
     pids = ", ".join(f"pid {pid}" for pid in names)
-    candidates = running or ([f"pid {pid}" for pid in names] if len(names) > 1 else [])
+    # Candidates only where the start found several and chose none, as in Go.
+    if len(running) > 1:
+        candidates = running
+    elif not running and len(names) > 1:
+        candidates = [f"pid {pid}" for pid in names]
+    else:
+        candidates = []
     if len(running) > 1:
         message = (
             f"multiple profiles of {game.id} report running ({', '.join(running)}); resolve "
