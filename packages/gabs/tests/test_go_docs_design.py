@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
 from mcp import Client
 
@@ -246,6 +247,14 @@ async def test_an_external_snapshot_offers_only_the_actions_its_lifecycle_can_do
             refused = await client.call_tool("games_start", {"gameId": "u"})
             status = await client.call_tool("games_status", {"gameId": "u"})
             shown = await client.call_tool("games_show", {"gameId": "u"})
+            connect = await client.call_tool("games_connect", {"gameId": "u"})
+    # Go: `Failed to resolve live GABP endpoint for 'u': attachment unavailable: ...`
+    assert connect.is_error and call_view(connect)["code"] == "endpoint_unavailable"
+    first = connect.content[0]
+    assert isinstance(first, types.TextContent)
+    assert first.text.startswith(
+        "Failed to resolve live GABP endpoint for 'u': attachment unavailable: "
+    )
     data = call_view(refused)
     assert data["code"] == "external_instance_detected"
     # One profile found running: the snapshot is the answer, so Go lists no candidates.
