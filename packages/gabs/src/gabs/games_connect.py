@@ -419,9 +419,10 @@ class ConnectMixin(AttachMixin):
         if claim is not None and claim.source == "external":
             raise LifecycleError(
                 "endpoint_unavailable",
+                # Go's lead-in and status word; the reason in our words
+                f"Failed to resolve live GABP endpoint for '{game_id}': attachment unavailable: "
                 f"'{game_id}' was started outside GABS and never received this bridge's "
-                "environment, so there is no GABP endpoint to attach to (status, stop and kill "
-                "work by id).",
+                "environment (status, stop and kill work by id).",
                 warnings_key="warnings",
             )
         if claim is None:  # as Go: without a claim nothing is attachable (no bridge.json)

@@ -371,6 +371,9 @@ class StatusMixin(ConnectMixin):
         }
         if "activeConfigRevision" in status:
             data["activeConfigRevision"] = status["activeConfigRevision"]
+        if "source" in status:  # an external instance, named at the top as in Go, with the
+            data["source"] = status["source"]  # actions its pinned lifecycle can carry out
+            data["nextActions"] = status["nextActions"]
         warnings = [str(issue) for issue in config.game_warnings(game_id)]
         if game is None:
             data["game"] = {"gameId": game_id}

@@ -12,6 +12,7 @@ from typing import Any
 from gabs.config import INPUT_MAX_LENGTH_DEFAULT, ConfigError, GabsConfig, GameConfig
 from gabs.lifecycle import next_action
 from gabs.lifecycle.delivery import delivery_json
+from gabs.lifecycle.stop import action_supported
 from gabs.runtime import Evidence, RuntimeState
 from gabs.runtime.claim import format_seconds
 
@@ -272,8 +273,14 @@ def runtime_lifecycle(item: dict[str, Any], claim: RuntimeState | None) -> None:
                 "is unavailable)"
             )
         arg = {"gameId": claim.game_id}
-        item["nextActions"] = [
-            next_action("games_status", arg, "Re-check the externally observed instance."),
-            next_action("games_stop", arg, "Stop the external instance to free the game."),
-            next_action("games_kill", arg, "Force-terminate it if a graceful stop fails."),
-        ]
+        # Only what the pinned lifecycle can carry out is offered, as in Go.
+        actions = [next_action("games_status", arg, "Re-check the externally observed instance.")]
+        if action_supported(claim, "stop"):
+            actions.append(
+                next_action("games_stop", arg, "Stop the external instance to free the game.")
+            )
+        if action_supported(claim, "kill"):
+            actions.append(
+                next_action("games_kill", arg, "Force-terminate it if a graceful stop fails.")
+            )
+        item["nextActions"] = actions

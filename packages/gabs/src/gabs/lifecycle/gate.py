@@ -22,6 +22,7 @@ from gabs.launch.hooks import run_status_hook
 from gabs.launch.resolve import Resolved, profile_lifecycles
 from gabs.runtime import (
     ClaimError,
+    Evidence,
     LockBusy,
     Operation,
     RuntimeState,
@@ -87,15 +88,55 @@ def operation_refusal(game_id: str, claim: RuntimeState, *, warnings_key: str) -
     )
 
 
+_SUPERSEDED = (
+    "an earlier start of this game was never observed and its budget has passed; it is "
+    "superseded, but an abandoned store launch could still appear"
+)
+
+
+def _unobserved_claim(claim: RuntimeState) -> bool:
+    """A start that spawned and then saw nothing (``unobserved``): its step is over, the claim
+    still ``starting``."""
+    return claim.phase == "starting" and claim.operation is None and claim.spawn_state == "spawned"
+
+
 def _reclaimable(claim: RuntimeState) -> bool:
     """A start that saw nothing (``unobserved``) and whose budget has passed."""
     deadline = claim.process_start_deadline
-    return (
-        claim.phase == "starting"
-        and claim.operation is None
-        and claim.spawn_state == "spawned"
-        and deadline is not None
-        and now() > deadline
+    return _unobserved_claim(claim) and deadline is not None and now() > deadline
+
+
+def _positive_stop(claim: RuntimeState, evidence: Evidence) -> bool:
+    """Stopped evidence that is more than absence: a status hook's verdict, or the recorded
+    workload process proven gone (a name not found is only absence, as in Go)."""
+    return evidence.source == "status_hook" or (
+        evidence.source == "pid_fingerprint" and claim.pid_role == "workload"
+    )
+
+
+def _judge_unobserved(game: GameConfig, claim: RuntimeState, evidence: Evidence) -> str:
+    """Go's rule for a claim an ``unobserved`` start left: absence of evidence is not stopped
+    within its budget (``blocked_unknown_state``); past it the claim is superseded with a
+    warning. Returns the warning, or "" when the verdict stands as it is."""
+    if not _unobserved_claim(claim):
+        return ""
+    if evidence.verdict == "unknown" and evidence.source != "none":
+        return ""  # a source that cannot tell blocks, whatever the budget
+    if evidence.verdict == "stopped" and _positive_stop(claim, evidence):
+        return ""
+    if evidence.verdict == "running":
+        return ""
+    if _reclaimable(claim):
+        return _SUPERSEDED
+    raise LifecycleError(
+        "blocked_unknown_state",
+        f"The last start of '{game.id}' saw nothing yet and its start budget has not passed; "
+        "the store launcher may still bring the game up, so finding nothing does not mean it "
+        "stopped. Re-check games_status, or start again once the budget is over.",
+        data={"phase": claim.phase, "evidence": evidence.to_json()},
+        next_actions=[
+            next_action("games_status", {"gameId": game.id}, "Re-check whether the game came up.")
+        ],
     )
 
 
@@ -144,26 +185,24 @@ async def _judge_existing(
             ],
             is_error=False,
         )
-    if evidence.verdict == "unknown":
-        if not _reclaimable(claim):
-            raise LifecycleError(
-                "blocked_unknown_state",
-                f"A runtime claim exists for '{game.id}' but whether the game still runs cannot "
-                f"be determined ({evidence.detail}); refusing to start a duplicate. Use "
-                f"'gabs games repair {game.id} --forget-runtime' only if it is provably gone.",
-                data={"phase": claim.phase, "evidence": evidence.to_json()},
-                next_actions=[
-                    next_action(
-                        "games_status",
-                        {"gameId": game.id},
-                        "Gather evidence; use repair --forget-runtime only if the instance is "
-                        "provably gone.",
-                    )
-                ],
-            )
-        warnings.append(
-            "an earlier start of this game was never observed and its budget has passed; it is "
-            "superseded, but an abandoned store launch could still appear"
+    superseded = _judge_unobserved(game, claim, evidence)
+    if superseded:
+        warnings.append(superseded)
+    elif evidence.verdict == "unknown":
+        raise LifecycleError(
+            "blocked_unknown_state",
+            f"A runtime claim exists for '{game.id}' but whether the game still runs cannot "
+            f"be determined ({evidence.detail}); refusing to start a duplicate. Use "
+            f"'gabs games repair {game.id} --forget-runtime' only if it is provably gone.",
+            data={"phase": claim.phase, "evidence": evidence.to_json()},
+            next_actions=[
+                next_action(
+                    "games_status",
+                    {"gameId": game.id},
+                    "Gather evidence; use repair --forget-runtime only if the instance is "
+                    "provably gone.",
+                )
+            ],
         )
     if not await lc.remove_if(game.id, claim.launch_id):
         raise _Retry()
@@ -260,7 +299,13 @@ async def _probe_external(
     # The Go bridge's words: a status hook's profiles, else the processes of the name.
     name = go_quote(game.stop_process_name)
     pids = ", ".join(f"pid {pid}" for pid in names)
-    candidates = running or ([f"pid {pid}" for pid in names] if len(names) > 1 else [])
+    # Candidates only where the start found several and chose none, as in Go.
+    if len(running) > 1:
+        candidates = running
+    elif not running and len(names) > 1:
+        candidates = [f"pid {pid}" for pid in names]
+    else:
+        candidates = []
     if len(running) > 1:
         message = (
             f"multiple profiles of {game.id} report running ({', '.join(running)}); resolve "

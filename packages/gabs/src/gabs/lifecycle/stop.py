@@ -41,7 +41,7 @@ from .history import TrackRecord
 from .pending import remove_with_credits
 from .stop_signals import StopEvidence, gather_evidence, signal_game
 
-__all__ = ["StopOutcome", "stop_game"]
+__all__ = ["StopOutcome", "action_supported", "stop_game"]
 
 BUILTIN_BUDGET = 10.0
 VERIFY_DEFAULT = 15.0
@@ -92,6 +92,13 @@ def _capability(claim: RuntimeState, action: str) -> tuple[ResolvedHook | None, 
         hook = lifecycle.kill if action == "kill" else lifecycle.stop
     builtin = (claim.pid_role == "workload" and claim.game_pid > 0) or bool(claim.stop_process_name)
     return hook, builtin
+
+
+def action_supported(claim: RuntimeState, action: str) -> bool:
+    """Whether the claim's pinned lifecycle can carry out ``action`` (``stop`` or ``kill``): a
+    pinned hook, or a workload pid or process name for the built-in fallback."""
+    hook, builtin = _capability(claim, action)
+    return hook is not None or builtin
 
 
 def _unsupported(game_id: str, claim: RuntimeState, action: str) -> LifecycleError:
