@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-from contextlib import AsyncExitStack
+import stat
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from gabp import Connection, ConnectionClosed, encode_frame, new_id
+from gabp import encode_frame, new_id
 from gabp.framing import FrameDecoder
-from lib_gab import GabpServer, ServerLimits
+from lib_gab import GabpServer
 from lib_gab.testing import bridge_session, hello_params
 
 TOKEN = "5c" * 32
@@ -25,26 +26,6 @@ def make_server() -> GabpServer:
         return {"text": "running"}
 
     return server
-
-
-def test_a_server_takes_gabp_s_recommended_ten_bridge_connections_by_default() -> None:
-    assert ServerLimits().max_connections == 10
-
-
-async def test_ten_bridges_are_served_at_once_and_an_eleventh_is_closed_by_default() -> None:
-    async with make_server().running() as address, AsyncExitStack() as stack:
-        bridges = [
-            await stack.enter_async_context(bridge_session(address, TOKEN)) for _ in range(10)
-        ]
-        with anyio.fail_after(10):
-            for bridge in bridges:
-                result = await bridge.request("tools/call", {"name": "game/status"})
-                assert result == {"text": "running"}
-            assert address.port is not None
-            stream = await anyio.connect_tcp("127.0.0.1", address.port)
-            async with Connection(stream, name="eleventh") as eleventh:
-                with pytest.raises(ConnectionClosed):
-                    await eleventh.request("session/hello", hello_params(TOKEN))
 
 
 @pytest.mark.parametrize("member", ["result", "error", "channel", "seq", "payload"])
@@ -76,3 +57,23 @@ async def test_a_request_carrying_a_member_of_another_message_type_is_not_run(
     assert refused["error"]["code"] == -32600
     assert f"requests carry no {member} member" in refused["error"]["message"]
     assert served["result"] == {"text": "running"}
+
+
+async def test_a_unix_socket_server_removes_its_socket_on_exit_so_it_can_start_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "gabp-1.sock"
+    server = GabpServer(
+        app_name="Spec",
+        app_version="1",
+        agent_id="spec",
+        token=TOKEN,
+        transport="unix",
+        unix_path=path,
+    )
+    for _ in range(2):
+        async with server.running() as address:
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600
+            async with bridge_session(address, TOKEN) as bridge:
+                assert await bridge.request("tools/list", {}) == {"tools": []}
+        assert not path.exists()

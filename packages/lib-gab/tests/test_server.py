@@ -554,7 +554,7 @@ async def test_a_thousand_concurrent_calls_are_all_answered() -> None:
 
 
 async def test_ten_bridges_connect_at_once_each_authenticated_on_its_own() -> None:
-    async with echo_server(limits=ServerLimits(max_connections=11)).running() as address:
+    async with echo_server().running() as address:
         async with anyio.create_task_group() as tg:
             answers: list[Any] = []
 

@@ -38,9 +38,8 @@ class ServerConfigError(ValueError):
 class ServerLimits:
     """Bounds the server keeps and advertises in ``capabilities.limits``."""
 
-    max_connections: int = 10
-    """Bridge connections at once (GABP's recommended limit); further ones are closed as soon
-    as they are accepted."""
+    max_connections: int = 16
+    """Bridge connections at once; further ones are closed as soon as they are accepted."""
     max_message_bytes: int = 4 * 1024 * 1024
     max_concurrent_requests: int = 64
     """Requests served at once per connection (also declared as the ``concurrency``
