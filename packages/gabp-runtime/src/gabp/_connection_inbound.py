@@ -32,7 +32,7 @@ from gabp._connection_base import (
     logger,
 )
 from gabp._connection_serving import ConnectionServing, Suspended
-from gabp._envelope_names import case_hint, fold_request, plain_names
+from gabp._envelope_names import case_hint, fold_request, foreign_member, plain_names
 from gabp.errors import ErrorCode, MessageError
 from gabp.framing import FramingError
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, recover_id
@@ -146,6 +146,8 @@ class ConnectionInbound(ConnectionServing):
                 return False
             if not _well_formed(message) or message.get("type") != "response":
                 return False
+            if len(message) > 4 and foreign_member(message, "response") is not None:
+                return False
             answers.append(message)
         for message in answers:
             self._accept_response(message)
@@ -155,6 +157,8 @@ class ConnectionInbound(ConnectionServing):
         """Handle a well-formed response (True), or say how to serve a well-formed request
         that has a free slot; None when ``message`` needs :meth:`_process_message`."""
         if not _well_formed(message) or (self._any_case_names and not plain_names(message)):
+            return None
+        if len(message) > 4 and foreign_member(message, message.get("type")) is not None:
             return None
         message_id: str = message["id"]
         kind = message.get("type")
@@ -228,6 +232,8 @@ class ConnectionInbound(ConnectionServing):
         elif not id_ok:
             problem = "id must be a UUID string" + _absent_hint(message, "id")
             await self._reject(message, kind, False, problem)
+        elif (foreign := foreign_member(message, kind)) is not None:
+            await self._reject(message, kind, True, f"{kind}s carry no {foreign} member")
         elif kind == "response":
             self._accept_response(message)
         elif kind == "request":

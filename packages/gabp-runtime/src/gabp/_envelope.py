@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
+from gabp._envelope_names import foreign_member
 from gabp._wire import (
     DATE_TIME_PATTERN,
     PROTOCOL_VERSION,
@@ -35,6 +36,16 @@ class ErrorObject(WireModel):
     data: Json = None
 
 
+def _refuse_foreign_members(data: Any, info: ValidationInfo, kind: str) -> Any:
+    """Refuse a peer's message that carries a member GABP forbids for its type (in strict
+    parsing every unknown member is refused anyway)."""
+    if isinstance(data, dict) and peer_mode(info):
+        foreign = foreign_member(data, kind)
+        if foreign is not None:
+            raise ValueError(f"{kind}s carry no {foreign} member")
+    return data
+
+
 class Request(WireModel):
     _required_on_wire = frozenset({"v", "id", "type"})
     v: Literal["gabp/1"] = PROTOCOL_VERSION
@@ -50,6 +61,11 @@ class Request(WireModel):
 
     def model_post_init(self, context: Any, /) -> None:
         self.model_fields_set.update({"v", "id", "type"})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_foreign_members(cls, data: Any, info: ValidationInfo) -> Any:
+        return _refuse_foreign_members(data, info, "request")
 
 
 class Response(WireModel):
@@ -71,6 +87,7 @@ class Response(WireModel):
     def _exactly_one_of_result_and_error(cls, data: Any, info: ValidationInfo) -> Any:
         if not isinstance(data, dict):
             return data
+        _refuse_foreign_members(data, info, "response")
         has_result, has_error = "result" in data, "error" in data
         if has_result and has_error and peer_mode(info):
             # a known peer sends both, one of them null
@@ -118,6 +135,11 @@ class Event(WireModel):
 
     def model_post_init(self, context: Any, /) -> None:
         self.model_fields_set.update({"v", "id", "type", "payload"})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_foreign_members(cls, data: Any, info: ValidationInfo) -> Any:
+        return _refuse_foreign_members(data, info, "event")
 
     @field_validator("timestamp", mode="before")
     @classmethod

@@ -1,4 +1,11 @@
-"""A request's envelope members named in another letter case: pointed out, or taken.
+"""Envelope member names: those of another message type, and those in another letter case.
+
+GABP names, for each type of message, the members it must not carry (a request has no
+``result``, ``error``, ``channel``, ``seq`` or ``payload``; a response no ``method``,
+``params``, ``channel``, ``seq`` or ``payload``; an event no ``method``, ``params``,
+``result`` or ``error``). A message that carries one is refused, whatever the mode: its type
+and its members disagree, and no known peer sends such a message. Other unknown members are
+ignored.
 
 GABP's member names are case-sensitive, and by default a ``"Method"`` is not a ``method``: the
 refusal then names the member found, so the peer sees what went wrong. A connection made with
@@ -12,13 +19,35 @@ from typing import Any
 
 from gabp._wire import PROTOCOL_VERSION
 
-__all__ = ["REQUEST_MEMBERS", "case_hint", "fold_request", "plain_names"]
+__all__ = [
+    "FOREIGN_MEMBERS",
+    "REQUEST_MEMBERS",
+    "case_hint",
+    "fold_request",
+    "foreign_member",
+    "plain_names",
+]
 
 REQUEST_MEMBERS = ("v", "id", "method", "params")
 """The members of a request taken in another letter case (``type`` is not: Lib.GAB reads it
 exactly and drops a message whose ``type`` is named otherwise)."""
 
 _KNOWN = frozenset((*REQUEST_MEMBERS, "type"))
+
+FOREIGN_MEMBERS: dict[str, tuple[str, ...]] = {
+    "request": ("result", "error", "channel", "seq", "payload"),
+    "response": ("method", "params", "channel", "seq", "payload"),
+    "event": ("method", "params", "result", "error"),
+}
+"""For each message type, the members GABP says it must not carry."""
+
+
+def foreign_member(message: dict[str, Any], kind: Any) -> str | None:
+    """The first member ``message`` carries that GABP forbids for its type ``kind``."""
+    for name in FOREIGN_MEMBERS.get(kind, ()) if isinstance(kind, str) else ():
+        if name in message:
+            return name
+    return None
 
 
 def case_hint(message: dict[str, Any], name: str) -> str:

@@ -6,7 +6,9 @@
   reads it: what both accept gives the same value (integers of any size stay exact, a
   repeated key keeps its last value), and what ``msgspec`` refuses (``NaN``, a byte order
   mark, a lone surrogate escape, nesting past its limit) gets the standard library's answer
-  and its exceptions (``ValueError``, ``UnicodeDecodeError``, ``RecursionError``).
+  and its exceptions (``ValueError``, ``UnicodeDecodeError``, ``RecursionError``). One
+  exception: bytes are read as UTF-8 only (a UTF-8 byte order mark skipped), never as the
+  UTF-16 or UTF-32 that ``json.loads`` would guess, since GABP bodies are UTF-8.
 * :func:`encode` writes compact UTF-8 JSON (non-ASCII kept) of exactly what the standard
   library's encoder accepts, and refuses the rest as it does (``TypeError``, ``ValueError``).
   ``msgspec`` encodes first, and its output is kept only when it reads back as a value equal
@@ -36,13 +38,17 @@ _slow_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow
 
 
 def decode(data: bytes | bytearray | memoryview | str) -> Any:
-    """Parse one JSON document exactly as ``json.loads`` would, faster."""
+    """Parse one JSON document as ``json.loads`` would, faster; bytes are UTF-8 only.
+
+    GABP bodies are UTF-8: where ``json.loads`` would take bytes in UTF-16 or UTF-32 (it
+    guesses the encoding), this raises ``UnicodeDecodeError`` or ``ValueError`` instead. A
+    UTF-8 byte order mark is still skipped."""
     try:
         return _fast_decode(data)
     except (msgspec.MsgspecError, ValueError, RecursionError):
         pass
-    if isinstance(data, memoryview):
-        data = bytes(data)
+    if not isinstance(data, str):
+        data = bytes(data).decode("utf-8-sig")
     return _slow_decode(data)
 
 

@@ -119,11 +119,21 @@ class Serving(MethodHandlers):
                 await self._serve_connection(stdio_stream())
                 tg.cancel_scope.cancel()
                 return
-            async with listener:
-                task_status.started(self._address)  # type: ignore[arg-type]
-                # a failed accept() (EMFILE, ENOBUFS, a connection aborted before it was taken) is
-                # logged and accepting goes on: it never ends the server and its connections
-                await serve_listener(listener, self._accept)
+            try:
+                async with listener:
+                    task_status.started(self._address)  # type: ignore[arg-type]
+                    # a failed accept() (EMFILE, ENOBUFS, a connection aborted before it was
+                    # taken) is logged and accepting goes on: it never ends the server
+                    await serve_listener(listener, self._accept)
+            finally:
+                self._remove_socket_file()
+
+    def _remove_socket_file(self) -> None:
+        """Remove the Unix socket this server listened on (GABP: remove it on exit)."""
+        if self.transport == "unix" and self.unix_path is not None:
+            with contextlib.suppress(OSError):
+                if self.unix_path.is_socket():
+                    self.unix_path.unlink()
 
     async def _listen(self) -> TcpListener | anyio.abc.SocketListener:
         if self.transport == "unix":
