@@ -71,7 +71,7 @@ def resolve_token(config: GabsConfig, token: str | None = None) -> tuple[str, bo
     if from_env:
         return from_env.strip(), True, None
     configured = config.bridge.token_file
-    path = Path(configured).expanduser() if configured else config.config_dir / TOKEN_FILE_NAME
+    path = Path(configured).expanduser() if configured else Path(TOKEN_FILE_NAME)
     if not path.is_absolute():
         path = config.config_dir / path
     try:
