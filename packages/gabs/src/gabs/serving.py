@@ -96,5 +96,5 @@ def _serve(
         )
     except HttpServeError as exc:
         print(f"gabs server: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     return 0

@@ -60,7 +60,16 @@ TOKEN_FILE_NAME: Final = "http-token"
 
 
 class HttpServeError(Exception):
-    """The HTTP server cannot be started as asked (a refused bind, an unreadable token)."""
+    """The HTTP server cannot be started as asked (a refused bind, an unreadable token).
+
+    ``exit_code`` is the command's exit status: 1 for a failure (an address in use, an
+    unreadable token file), as the Go bridge exits when it cannot listen; 2 for a command line
+    that is refused as given (a non-loopback address without ``--allow-remote``).
+    """
+
+    def __init__(self, message: str, *, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def resolve_token(config: GabsConfig, token: str | None = None) -> tuple[str, bool, Path | None]:
@@ -71,7 +80,7 @@ def resolve_token(config: GabsConfig, token: str | None = None) -> tuple[str, bo
     if from_env:
         return from_env.strip(), True, None
     configured = config.bridge.token_file
-    path = Path(configured).expanduser() if configured else config.config_dir / TOKEN_FILE_NAME
+    path = Path(configured).expanduser() if configured else Path(TOKEN_FILE_NAME)
     if not path.is_absolute():
         path = config.config_dir / path
     try:
@@ -231,12 +240,14 @@ async def serve_http(
         if not allow_remote:
             raise HttpServeError(
                 f"refusing to listen on the non-loopback address {host}: pass --allow-remote "
-                "(with a configured token) to expose the bridge beyond this machine"
+                "(with a configured token) to expose the bridge beyond this machine",
+                exit_code=2,
             )
         if not configured:
             raise HttpServeError(
                 f"refusing to listen on {host} with a token generated just now: configure one "
-                f"(write it to {path}, or set ${TOKEN_ENV}) and pass --allow-remote again"
+                f"(write it to {path}, or set ${TOKEN_ENV}) and pass --allow-remote again",
+                exit_code=2,
             )
     if show_token:
         print(f"gabs: HTTP bearer token: {secret}", file=sys.stderr)
