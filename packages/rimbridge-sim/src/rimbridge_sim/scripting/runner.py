@@ -146,8 +146,9 @@ class ScriptRunner:
                 maxExecutedStatements=self._max_statements,
             )  # fmt: skip
 
-    async def _control(self, statement_id: str, what: str, steps: list[dict[str, Any]]) -> None:
-        """Run a body one control level deeper, in a scope of its own."""
+    def _deeper(self, statement_id: str, what: str) -> None:
+        """Enter a body one control level deeper, or fail the statement past the limits (the
+        caller leaves the level again)."""
         self._check_duration(statement_id, what)
         if self._depth + 1 > self._max_depth:
             raise self._limit(
@@ -155,6 +156,10 @@ class ScriptRunner:
                 maxControlDepth=self._max_depth, attemptedControlDepth=self._depth + 1,
             )  # fmt: skip
         self._depth += 1
+
+    async def _control(self, statement_id: str, what: str, steps: list[dict[str, Any]]) -> None:
+        """Run a body one control level deeper, in a scope of its own."""
+        self._deeper(statement_id, what)
         try:
             await self._scoped(steps)
         finally:
@@ -268,10 +273,7 @@ class ScriptRunner:
             message = f"Step '{statement_id}' did not resolve its foreach collection to a list."
             raise _failure("script.invalid_step", message)
         what = f"foreach body '{statement_id}'"
-        self._check_duration(statement_id, what)
-        if self._depth + 1 > self._max_depth:
-            await self._control(statement_id, what, [])  # raises the depth failure
-        self._depth += 1
+        self._deeper(statement_id, what)
         try:
             for index, item in enumerate(list(items)):
                 if self._stopped:
@@ -291,10 +293,7 @@ class ScriptRunner:
             message = f"Step '{statement_id}' must declare a positive maxIterations for 'while'."
             raise _failure("script.invalid_step", message)
         what = f"while body '{statement_id}'"
-        self._check_duration(statement_id, what)
-        if self._depth + 1 > self._max_depth:
-            await self._control(statement_id, what, [])  # raises the depth failure
-        self._depth += 1
+        self._deeper(statement_id, what)
         try:
             iteration = 0
             while self._vars_holds(condition):
