@@ -83,7 +83,9 @@ async def test_start_discover_call_attention_ack_stop(tmp_path: Path, mode: str)
             assert {"games_list", "games_call_tool", "games_ack_attention"} <= names
 
             listed = await call(client, "games_list")
-            assert data(listed)["games"][0]["status"] == "stopped"
+            assert data(listed)["games"][0]["gameId"] == "example"  # the short list, as in Go
+            before = await call(client, "games_status", gameId="example")
+            assert data(before)["status"] == "stopped"
 
             started = await call(client, "games_start", gameId="example")
             assert not started.is_error, text(started)
