@@ -71,3 +71,19 @@ async def test_wait_for_operation_probes_once_more_after_its_timeout_has_passed(
     assert (waited["success"], waited["attempts"]) == (False, 2)
     assert waited["message"] == "Timed out waiting for operation 'nope'."
     assert waited["elapsedMs"] >= 300
+
+
+async def test_play_for_plays_until_its_first_probe_at_or_after_the_duration(
+    open_sim: Any,
+) -> None:
+    # "pollIntervalMs: How often to poll playback state while waiting to repause": the mod
+    # probes at 0 ms, pauses the interval, and repauses at the first probe past durationMs
+    async with open_sim(tick_rate=240.0) as sim:
+        played = await sim.call("rimworld/play_for", durationMs=50, pollIntervalMs=400)
+        assert (played["success"], played["attempts"]) == (True, 2)
+        assert played["elapsedMs"] >= 400
+        assert played["message"] == "Game played for 50ms and is now paused."
+        assert played["paused"] is True
+        played = await sim.call("rimworld/play_for", durationMs=200, pollIntervalMs=100)
+        assert played["success"] is True
+        assert 3 <= played["attempts"] <= 4  # probes at 0, 100, 200 ms (a late one: 3)
