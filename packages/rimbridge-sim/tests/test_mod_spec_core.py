@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import anyio
@@ -78,6 +79,7 @@ class _BusyAfterFirstProbe:
 
     def __init__(self) -> None:
         self.probes = 0
+        self.config = SimpleNamespace(tick_rate=60.0)
 
     async def on_main_thread(self, function: Callable[[], T], *, timeout: float | None = None) -> T:
         self.probes += 1

@@ -18,6 +18,7 @@ __all__ = [
     "READINESS",
     "Probe",
     "WaitOutcome",
+    "poll_pause",
     "resolve_readiness",
     "wait_for_readiness",
     "wait_response",
@@ -65,6 +66,18 @@ def _frames(poll_ms: int) -> int:
     return max(1, round(max(0, poll_ms) * 60 / 1000))
 
 
+async def poll_pause(host: ToolHost, poll_ms: int) -> None:
+    """The pause between two probes, as the mod's ``ConditionWaiter`` sleeps it: ``poll_ms``
+    of real time while the tick loop runs the frames, whatever its frame rate. Without a tick
+    loop (``--tick-rate 0``) the wait runs the frames 60 frames a second would run in that
+    time itself, at once, so that the game can get where the wait looks for it. An interval
+    of 0 pauses 1 ms (the mod probes without pausing at all)."""
+    if host.config.tick_rate > 0:
+        await anyio.sleep(max(1, poll_ms) / 1000)
+    else:
+        await host.let_frames_pass(_frames(poll_ms))
+
+
 async def wait_until(
     host: ToolHost,
     probe: Callable[[], Probe],
@@ -110,7 +123,7 @@ async def wait_until(
             break
         if time.monotonic() >= deadline:
             break
-        await host.let_frames_pass(_frames(poll_ms))
+        await poll_pause(host, poll_ms)
     elapsed = round((time.monotonic() - started) * 1000)
     return WaitOutcome(
         last.satisfied,

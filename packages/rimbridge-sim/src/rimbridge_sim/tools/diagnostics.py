@@ -8,8 +8,6 @@ from __future__ import annotations
 import time
 from typing import Any, Final
 
-import anyio
-
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
 from rimbridge_sim.clock import iso_utc
@@ -18,6 +16,7 @@ from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
+from rimbridge_sim.tools._waits import poll_pause
 from rimbridge_sim.world import InvalidArgumentError, TimeSpeed, game_date
 
 __all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
@@ -468,17 +467,14 @@ class DiagnosticsTools:
         host = self.host
         started = time.monotonic()
         attempts = 0
-        record = None
-        with anyio.move_on_after(timeout_ms / 1000):
-            while True:
-                attempts += 1
-                record = host.journal.get(operation_id)
-                if record is not None and not record.running:
-                    break
-                if host.config.tick_rate > 0:
-                    await anyio.sleep(max(10, poll_interval_ms) / 1000)
-                else:
-                    await host.let_frames_pass(max(1, poll_interval_ms * 60 // 1000))
+        while True:  # the mod's waiter: a last probe after the interval that outlasts the timeout
+            attempts += 1
+            record = host.journal.get(operation_id)
+            if record is not None and not record.running:
+                break
+            if (time.monotonic() - started) * 1000 >= timeout_ms:
+                break
+            await poll_pause(host, poll_interval_ms)
         done = False
         if record is not None and not record.running:
             done = True

@@ -17,6 +17,7 @@ from rimbridge_sim.calls import (
 )
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
+from rimbridge_sim.tools._waits import poll_pause
 from rimbridge_sim.world import MAX_STEP_TICKS, ProgramState, TimeSpeed, World
 
 __all__ = ["TimeTools"]
@@ -251,13 +252,17 @@ class TimeTools:
         stopped_after: int | None = None
         try:
             if host.config.tick_rate > 0:
-                with anyio.move_on_after(duration_ms / 1000):
-                    while True:
-                        attempts += 1
-                        await anyio.sleep(max(5, poll_interval_ms) / 1000)
-                        if interrupted():
-                            stopped_after = round((time.monotonic() - started) * 1000)
-                            break
+                # the mod's waiter: probe, then pause pollIntervalMs; the run ends at the first
+                # probe that finds the duration over (so it may play up to one interval longer)
+                while True:
+                    attempts += 1
+                    played_ms = (time.monotonic() - started) * 1000
+                    if interrupted() and (world.game is None or played_ms < duration_ms):
+                        stopped_after = round(played_ms)
+                        break
+                    if played_ms >= duration_ms:
+                        break
+                    await poll_pause(host, poll_interval_ms)
             else:
                 attempts = 1
                 await host.let_frames_pass(max(1, duration_ms * 60 // 1000))
