@@ -190,7 +190,7 @@ def test_what_the_go_bridge_accepts_loads_here_too(tmp_path: Path) -> None:
     )
     assert config.broken == {}
     assert config.game("nameless").launch_mode == "DirectPath"
-    assert config.game("nameless").display_name == "nameless"
+    assert config.game("nameless").name == ""  # shown empty, as the Go bridge shows it
     assert config.game("minecraft.paper").launch_mode == "CustomCommand"
     assert config.game_dir("team/alpha") == tmp_path / "team" / "alpha"
 

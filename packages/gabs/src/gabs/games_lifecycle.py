@@ -33,6 +33,7 @@ from gabs.lifecycle import (
     next_action,
     observe,
     start_game,
+    summary_line,
 )
 from gabs.lifecycle.core import now
 from gabs.lifecycle.delivery import LOST_CLAIM_DELIVERY, delivery_json
@@ -138,7 +139,11 @@ class LifecycleMixin(StopMixin):
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
         if runtime.connected:
-            await self._already_running(runtime, profile or "", resolved.profile)
+            try:
+                await self._already_running(runtime, profile or "", resolved.profile)
+            except LifecycleError as exc:
+                self._requested_record(exc, game, resolved.profile)
+                raise
         if progress:
             progress(f"starting {game_id}")
         await self._close_session(runtime)
@@ -170,7 +175,20 @@ class LifecycleMixin(StopMixin):
                 warnings = validation_warnings(game)
                 if warnings:
                     exc.data.setdefault("validationWarnings", warnings)
+            self._requested_record(exc, game, resolved.profile)
             raise
+
+    def _requested_record(self, error: LifecycleError, game: GameConfig, profile: str) -> None:
+        """Give a start's failure the track record of the launch context it asked for (as Go
+        renders every start refusal from the requested context), not that of the profile
+        found running."""
+        if "trackRecord" in error.data:
+            return
+        with contextlib.suppress(Exception):
+            record = TrackRecord(self.lc.game_dir(game.id))
+            error.data["trackRecord"] = summary_line(
+                record.entry(profile, context_hash(game, profile))
+            )
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
         """Refuse a start of a game this session is connected to: ``already_running`` with the
@@ -318,7 +336,7 @@ class LifecycleMixin(StopMixin):
                 "gabpConnected": True,
                 "gameStillRunning": True,
                 "toolCount": tools,
-                "message": f"Game '{game.id}' ({game.display_name}) started successfully and "
+                "message": f"Game '{game.id}' ({game.name}) started successfully and "
                 "connected via GABP." + _adoption_note(started),
                 "nextActions": [
                     next_action(
@@ -344,7 +362,7 @@ class LifecycleMixin(StopMixin):
         if remaining > 0 and self._tg is not None:
             self._tg.start_soon(self._background_connect, runtime, started, remaining, alive)
         message = (
-            f"Game '{game.id}' ({game.display_name}) started, but GABP was not ready after "
+            f"Game '{game.id}' ({game.name}) started, but GABP was not ready after "
             f"{go_duration(waited)}: {error}."
             + (
                 " GABS will keep trying in the background for up to "

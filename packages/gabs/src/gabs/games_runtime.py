@@ -65,7 +65,7 @@ class GameRuntime:
 
     @property
     def name(self) -> str:
-        return self.config.display_name if self.config is not None else self.game_id
+        return self.config.name if self.config is not None else self.game_id
 
     @property
     def connected(self) -> bool:

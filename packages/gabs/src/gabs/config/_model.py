@@ -205,10 +205,6 @@ class GameConfig(_Json):
     it); None otherwise."""
 
     @property
-    def display_name(self) -> str:
-        return self.name or self.id
-
-    @property
     def shown_launch_mode(self) -> str:
         """The launch mode as the file writes it (empty when it is left out)."""
         return self.launch_mode if self.written_launch_mode is None else self.written_launch_mode
