@@ -289,8 +289,7 @@ async def _probe_external(
             config_revision=revision,
             launch_mode=game.launch_mode,
             pid_role="workload",
-            profile=running[0] if running else "",
-            observed_profile=profile,
+            observed_profile=profile,  # Go leaves ``profile`` empty: nothing was launched
             lifecycle=lifecycles.get(running[0]) if running else lifecycles.get(""),
             owner_last_active=moment,
             extra={"appliedLaunchInputsState": "unavailable"},
@@ -399,6 +398,8 @@ async def claim_for_start(
         if found is not None:
             external, snapshot = found
             if snapshot is not None:
+                # Go's snapshot is this bridge's preflight claim rewritten: its owner stays.
+                snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
                 async with transition_lock(folder):
                     if load_claim(folder) is None:
                         save_claim(folder, snapshot)

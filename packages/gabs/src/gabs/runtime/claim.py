@@ -285,10 +285,12 @@ class RuntimeState:
                 "ownerPid": self.owner_pid,
             }
         )
+        if self.owner_instance_id:
+            data["ownerInstanceId"] = self.owner_instance_id
+        # Always written, the zero time when unset, as Go writes its time fields.
+        data["ownerLeaseUntil"] = format_time(self.owner_lease_until)
+        data["ownerLastActive"] = format_time(self.owner_last_active)
         optional: dict[str, Any] = {
-            "ownerInstanceId": self.owner_instance_id,
-            "ownerLeaseUntil": self.owner_lease_until and format_time(self.owner_lease_until),
-            "ownerLastActive": self.owner_last_active and format_time(self.owner_last_active),
             "gamePid": self.game_pid,
             "stopProcessName": self.stop_process_name,
         }

@@ -1,10 +1,15 @@
-"""Names and track records in the lifecycle results, as the Go bridge shows them: a game
-entry without ``name`` is shown with an empty name (no id filled in), and a refused start
-reports the track record of the launch context it asked for."""
+"""Details of the lifecycle as the Go bridge has them: a game entry without ``name`` is shown
+with an empty name (no id filled in), a refused start reports the track record of the launch
+context it asked for, and the claim of an external instance names the bridge that found it."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import anyio
 import pytest
@@ -53,3 +58,37 @@ async def test_a_refused_start_reports_the_track_record_of_the_profile_it_asked_
             # the record of "slow", which never started, not that of the running "fast"
             assert "started" not in data(other)["trackRecord"], data(other)
             await client.call_tool("games_stop", {"gameId": "compat"})
+
+
+def _run_outside(program: Path) -> subprocess.Popen[bytes]:
+    """Run ``program`` as a game started by hand, reaped as soon as it ends (so a stop does
+    not find it as a zombie by its name)."""
+    outside = subprocess.Popen([str(program), "60"])
+    threading.Thread(target=outside.wait, daemon=True).start()
+    return outside
+
+
+async def test_the_claim_of_an_external_instance_names_the_bridge_that_found_it(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    program = tmp_path / "extgame"
+    shutil.copy(shutil.which("sleep") or "/bin/sleep", program)
+    config_dir.game("compat", stopProcessName="extgame")
+    outside = _run_outside(program)
+    try:
+        with anyio.fail_after(60):
+            async with open_bridge(config_dir) as client:
+                found = await client.call_tool("games_start", {"gameId": "compat"})
+                assert data(found)["code"] == "external_instance_detected", text_of(found)
+                claim = json.loads((config_dir.path / "compat" / "runtime.json").read_text())
+                stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+                assert not stopped.is_error, text_of(stopped)
+    finally:
+        outside.kill()
+        outside.wait(10)
+    assert (claim["source"], claim["observedProfile"]) == ("external", "unknown"), claim
+    assert "profile" not in claim, claim
+    # the starting bridge's preflight claim, rewritten: its owner stays, with no lease
+    assert claim["ownerPid"] > 0, claim
+    assert claim["ownerInstanceId"].startswith(f"{claim['ownerPid']}-"), claim
+    assert claim["ownerLeaseUntil"] == "0001-01-01T00:00:00Z", claim
