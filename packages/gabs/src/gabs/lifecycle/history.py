@@ -24,6 +24,14 @@ from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
 from gabs.runtime import RuntimeState
 
+from .buckets import (
+    drop_changed_declarations,
+    has_bucket,
+    new_bucket_key,
+    record_bucket,
+    success_bucket,
+)
+
 __all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
 
 RECORD_FILE: Final = "track-record.json"
@@ -124,10 +132,37 @@ class TrackRecord:
         entry = self.entry(profile, digest)
         return bool(entry and entry.get("workloadStarts"))
 
+    def combo_proven(self, profile: str, digest: str, bucket: dict[str, Any]) -> bool:
+        """Whether a start with ``bucket``'s input combination was verified on this context."""
+        return has_bucket(self.entry(profile, digest), bucket)
+
+    def bucket(self, game: GameConfig, resolved: Resolved) -> dict[str, Any]:
+        """The bucket identity of ``resolved`` without writing anything (its value digest is
+        empty while the game has no bucket key)."""
+        key = self.load().get("bucketKey")
+        return success_bucket(game, resolved, key if isinstance(key, str) else "")
+
+    def accept(self, game: GameConfig, resolved: Resolved) -> dict[str, Any]:
+        """An accepted start's bucket identity: drops the profile's buckets whose input
+        declarations changed, mints the game's bucket key when inputs need one. Nothing is
+        written when nothing changed (Go rewrites its file here on every start)."""
+        data = self.load()
+        entry = data["profiles"].get(resolved.profile)
+        changed = isinstance(entry, dict) and drop_changed_declarations(entry, game)
+        key = data.get("bucketKey")
+        if (not isinstance(key, str) or not key) and resolved.applied_inputs:
+            key = data["bucketKey"] = new_bucket_key()
+            changed = True
+        if changed:
+            self._write(data)
+        return success_bucket(game, resolved, key if isinstance(key, str) else "")
+
     def _update(self, profile: str, digest: str, change: Any) -> None:
         if not digest:
             return
         data = self.load()
+        if not isinstance(data.get("bucketKey"), str) or not data["bucketKey"]:
+            data["bucketKey"] = new_bucket_key()
         entry = data["profiles"].get(profile)
         if not isinstance(entry, dict) or entry.get("contextHash") != digest:
             entry = {
@@ -146,11 +181,17 @@ class TrackRecord:
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
 
     def started(
-        self, game: GameConfig | None, profile: str, digest: str, launch_id: str = ""
+        self,
+        game: GameConfig | None,
+        profile: str,
+        digest: str,
+        launch_id: str = "",
+        bucket: dict[str, Any] | None = None,
     ) -> None:
         """A verified start of launch ``launch_id``: counted once per launch (as Go's
-        ``creditedLaunchIds``), however many promotions see it. Without ``game`` (a start
-        promoted later, from its claim) the last good context is left as it is."""
+        ``creditedLaunchIds``), however many promotions see it, and in ``bucket`` (its input
+        combination, :meth:`accept`) when given. Without ``game`` (a start promoted later, from
+        its claim) the last good context is left as it is."""
 
         def change(entry: dict[str, Any]) -> None:
             if launch_id:
@@ -161,6 +202,8 @@ class TrackRecord:
             entry["workloadStarts"] = entry.get("workloadStarts", 0) + 1
             entry["lastSuccessAt"] = datetime.now(UTC).isoformat()
             entry["consecutiveFailures"] = 0
+            if bucket is not None:
+                record_bucket(entry, bucket, entry["lastSuccessAt"])
             if game is not None:
                 with contextlib.suppress(Exception):
                     entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
@@ -171,7 +214,15 @@ class TrackRecord:
         """Credit the start of the launch ``claim`` pins when a later observation (status,
         an attachment, the recovery of a dead step) promotes it from ``starting``."""
         if claim.source != "external":
-            self.started(None, claim.effective_profile, claim.history_context_hash, claim.launch_id)
+            pinned = claim.extra.get("historySuccess")
+            bucket = pinned.get("bucket") if isinstance(pinned, dict) else None
+            self.started(
+                None,
+                claim.effective_profile,
+                claim.history_context_hash,
+                claim.launch_id,
+                bucket if isinstance(bucket, dict) else None,
+            )
 
     def count(self, profile: str, digest: str, counter: str) -> None:
         self._update(
