@@ -11,6 +11,8 @@
   ``candidateInputNote``; a proven combination and a bare start carry none.
 * Editing one input's declaration drops only the buckets that used it; a set of input names
   keeps at most 16 value buckets, the least recently used leaving first.
+* Counts from several recorders at once are all kept (the T-TRACK stress cell: 40 updates
+  from each of two recorders).
 * A refused start shows the track record of the profile it asked for, also when the refusal
   names another, running profile; a call refused before resolution shows the neutral line.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -201,3 +204,21 @@ async def test_a_call_refused_before_resolution_shows_the_neutral_line(tmp_path:
     async with client_for(config) as client:
         result = await client.call_tool("games_start", {"gameId": "g", "profile": "nope"})
     assert (body(result)["code"], body(result)["trackRecord"]) == ("profile_not_found", NEUTRAL)
+
+
+def test_counts_from_two_recorders_at_once_are_all_kept(tmp_path: Path) -> None:
+    def count(counter: str) -> None:
+        record = TrackRecord(tmp_path)
+        for _ in range(40):
+            record.count("", "sha256:c", counter)
+
+    workers = [threading.Thread(target=count, args=(c,)) for c in ("bridgeConnects", "cleanStops")]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    entry = json.loads((tmp_path / "track-record.json").read_text(encoding="utf-8"))
+    assert (entry["profiles"][""]["bridgeConnects"], entry["profiles"][""]["cleanStops"]) == (
+        40,
+        40,
+    )
