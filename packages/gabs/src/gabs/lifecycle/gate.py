@@ -437,10 +437,19 @@ async def claim_for_start(
         )
         claim.extra["historySuccess"] = {"bucket": bucket}
         lc.refresh_owner(claim, lease)
-        async with transition_lock(folder):
-            if load_claim(folder) is not None:
-                continue
-            save_claim(folder, claim)
+        try:
+            async with transition_lock(folder):
+                if load_claim(folder) is not None:
+                    continue
+                save_claim(folder, claim)
+        except LockBusy:
+            # Go's unexpected-error branch of a start: the state is unresolved
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"Failed to start {game.id}: transition lock for {game.id}: transition lock "
+                "held by another operation",
+                warnings=warnings,
+            ) from None
         return claim, warnings
     raise LifecycleError(
         "operation_in_progress",
