@@ -11,6 +11,8 @@
   ``candidateInputNote``; a proven combination and a bare start carry none.
 * Editing one input's declaration drops only the buckets that used it; a set of input names
   keeps at most 16 value buckets, the least recently used leaving first.
+* The edit notice: a start of a proven context edited after a failure that was not the
+  config's says so once (``editNotice``); not after a config-class failure.
 * Counts from several recorders at once are all kept (the T-TRACK stress cell: 40 updates
   from each of two recorders).
 * A refused start shows the track record of the profile it asked for, also when the refusal
@@ -222,3 +224,31 @@ def test_counts_from_two_recorders_at_once_are_all_kept(tmp_path: Path) -> None:
         40,
         40,
     )
+
+
+@pytest.mark.parametrize(
+    ("cause", "notice"),
+    [
+        (
+            "environment",
+            "configuration changed after a environment-class failure; the previous context "
+            "had 1 successful starts \u2014 verify this edit was intended",
+        ),
+        ("config", None),
+    ],
+)
+async def test_an_edit_after_a_failure_is_noticed_once(
+    tmp_path: Path, cause: str, notice: str | None
+) -> None:
+    # design/08 "Edit visibility"; history.go EditNotice, entryForContext.
+    before = load(tmp_path, args=["-c", "raise SystemExit(3)"])
+    prove(before)
+    game = before.game("g")
+    TrackRecord(before.game_dir("g")).failed("", context_hash(game, ""), "spawn_failed", cause)
+    edited = load(tmp_path, args=["-c", "raise SystemExit(3)", "--edited"])
+    async with client_for(edited) as client:
+        first = await client.call_tool("games_start", {"gameId": "g"})
+        second = await client.call_tool("games_start", {"gameId": "g"})
+    assert body(first)["code"] == body(second)["code"] == "exited_during_start"
+    assert body(first).get("editNotice") == notice
+    assert "editNotice" not in body(second)

@@ -189,7 +189,8 @@ class LifecycleMixin(StopMixin):
         (also when a refusal names another, running profile), and a failure of a proven
         context's outcome class (``exited_during_start``; ``unobserved`` or
         ``launch_spec_unresolvable`` once proven) that ran with an input combination never
-        verified there names its inputs as the candidate cause (``candidateInputNote``)."""
+        verified there names its inputs as the candidate cause (``candidateInputNote``); the
+        first one after an edit of a proven context says so (``editNotice``)."""
         try:
             record = TrackRecord(self.lc.game_dir(game.id))
         except ClaimError:  # a folder that leads out: there is no record to read
@@ -198,6 +199,9 @@ class LifecycleMixin(StopMixin):
         digest = context_hash(game, resolved.profile)
         entry = record.entry(resolved.profile, digest)
         error.data.setdefault("trackRecord", summary_line(entry))
+        notice = record.edit_notice(resolved.profile, digest)
+        if notice:
+            error.data["editNotice"] = notice
         noted = error.code == "exited_during_start" or (
             error.code in ("unobserved", "launch_spec_unresolvable") and error.data.get("proven")
         )

@@ -37,6 +37,7 @@ from .buckets import (
     record_bucket,
     success_bucket,
 )
+from .edit_notice import arm_notice, take_notice
 
 __all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
 
@@ -213,6 +214,7 @@ class TrackRecord:
             data["bucketKey"] = new_bucket_key()
         entry = data["profiles"].get(profile)
         if not isinstance(entry, dict) or entry.get("contextHash") != digest:
+            arm_notice(data, profile, entry, digest)
             entry = {
                 "contextHash": digest,
                 "workloadStarts": 0,
@@ -222,6 +224,19 @@ class TrackRecord:
         change(entry)
         data["profiles"][profile] = entry
         self._write(data)
+
+    def edit_notice(self, profile: str, digest: str) -> str:
+        """The once-per-edit notice for a start of ``profile`` in context ``digest``
+        (:mod:`.edit_notice`); ``""`` when there is none."""
+        if not digest or not take_notice(self.load(), profile, digest):
+            return ""
+        notice = ""
+        with contextlib.suppress(_Skipped), self._locked():
+            data = self.load()
+            notice = take_notice(data, profile, digest)
+            if notice:
+                self._write(data)
+        return notice
 
     def _write(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
