@@ -22,7 +22,13 @@ from gabs.games_runtime import GameRuntime
 from gabs.games_stopping import StopMixin
 from gabs.games_views import status_next_actions, validation_warnings
 from gabs.go_format import go_duration
-from gabs.launch import ResolveError, check_resolvable, mode_incompatible_head, resolve
+from gabs.launch import (
+    Resolved,
+    ResolveError,
+    check_resolvable,
+    mode_incompatible_head,
+    resolve,
+)
 from gabs.lifecycle import (
     LifecycleError,
     Started,
@@ -35,6 +41,7 @@ from gabs.lifecycle import (
     start_game,
     summary_line,
 )
+from gabs.lifecycle.buckets import candidate_input_note
 from gabs.lifecycle.core import now
 from gabs.lifecycle.delivery import LOST_CLAIM_DELIVERY, delivery_json
 from gabs.runtime import ClaimError, RuntimeState
@@ -110,7 +117,8 @@ class LifecycleMixin(StopMixin):
         try:
             resolved = resolve(game, profile=profile or "", inputs=launch_inputs, revision=revision)
         except ResolveError as exc:
-            data: dict[str, Any] = {}
+            # No launch context was resolved, so no record is read (Go's neutral line).
+            data: dict[str, Any] = {"trackRecord": summary_line(None)}
             if exc.candidates:
                 data["candidates"] = exc.candidates
             if exc.code == "profiles_not_configured":
@@ -130,24 +138,22 @@ class LifecycleMixin(StopMixin):
             record = TrackRecord(self.lc.game_dir(game_id))
             if record.proven(resolved.profile, context_hash(game, resolved.profile)):
                 data["proven"] = True
-            raise LifecycleError(
+            unresolvable = LifecycleError(
                 "launch_spec_unresolvable",
                 "Launch spec is unresolvable:\n" + "\n".join(map(str, issues)),
                 data=data,
             )
+            self._attribute(unresolvable, game, resolved)
+            raise unresolvable
         total = float(
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
-        if runtime.connected:
-            try:
-                await self._already_running(runtime, profile or "", resolved.profile)
-            except LifecycleError as exc:
-                self._requested_record(exc, game, resolved.profile)
-                raise
-        if progress:
-            progress(f"starting {game_id}")
-        await self._close_session(runtime)
         try:
+            if runtime.connected:
+                await self._already_running(runtime, profile or "", resolved.profile)
+            if progress:
+                progress(f"starting {game_id}")
+            await self._close_session(runtime)
             started = await start_game(
                 self.lc,
                 game,
@@ -175,20 +181,36 @@ class LifecycleMixin(StopMixin):
                 warnings = validation_warnings(game)
                 if warnings:
                     exc.data.setdefault("validationWarnings", warnings)
-            self._requested_record(exc, game, resolved.profile)
+            self._attribute(exc, game, resolved)
             raise
 
-    def _requested_record(self, error: LifecycleError, game: GameConfig, profile: str) -> None:
-        """Give a start's failure the track record of the launch context it asked for (as Go
-        renders every start refusal from the requested context), not that of the profile
-        found running."""
-        if "trackRecord" in error.data:
-            return
-        with contextlib.suppress(Exception):
+    def _attribute(self, error: LifecycleError, game: GameConfig, resolved: Resolved) -> None:
+        """As Go, a failed start shows the track record of the launch context it asked for
+        (also when a refusal names another, running profile), and a failure of a proven
+        context's outcome class (``exited_during_start``; ``unobserved`` or
+        ``launch_spec_unresolvable`` once proven) that ran with an input combination never
+        verified there names its inputs as the candidate cause (``candidateInputNote``); the
+        first one after an edit of a proven context says so (``editNotice``)."""
+        try:
             record = TrackRecord(self.lc.game_dir(game.id))
-            error.data["trackRecord"] = summary_line(
-                record.entry(profile, context_hash(game, profile))
-            )
+        except ClaimError:  # a folder that leads out: there is no record to read
+            error.data.setdefault("trackRecord", summary_line(None))
+            return
+        digest = context_hash(game, resolved.profile)
+        entry = record.entry(resolved.profile, digest)
+        error.data.setdefault("trackRecord", summary_line(entry))
+        notice = record.edit_notice(resolved.profile, digest)
+        if notice:
+            error.data["editNotice"] = notice
+        noted = error.code == "exited_during_start" or (
+            error.code in ("unobserved", "launch_spec_unresolvable") and error.data.get("proven")
+        )
+        if (
+            noted
+            and resolved.applied_inputs
+            and not record.combo_proven(resolved.profile, digest, record.bucket(game, resolved))
+        ):
+            error.data["candidateInputNote"] = candidate_input_note(resolved.applied_inputs)
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
         """Refuse a start of a game this session is connected to: ``already_running`` with the

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+
 from gabs.games_status import StatusMixin
 from gabs.lifecycle import (
     LifecycleError,
@@ -35,17 +37,22 @@ class StopMixin(StatusMixin):
         runtime = self._runtime_for(game_id)
         config = runtime.config
         window = config.timeouts.stop_grace_seconds if config is not None else None
-        outcome = await stop_game(
-            self.lc,
-            game_id,
-            action,
-            verify_window=window,
-            gabp_live=lambda: runtime.connected,
-            legacy=self._legacy_context(runtime),
-        )
+        # As Go, a stop the caller gave up on still runs to its end here (bounded by its own
+        # hook timeouts, verification window and pinned deadline): its result is written to
+        # the claim (removed, or ``lastActionResult``), never left as an interrupted step.
+        with anyio.CancelScope(shield=True):
+            outcome = await stop_game(
+                self.lc,
+                game_id,
+                action,
+                verify_window=window,
+                gabp_live=lambda: runtime.connected,
+                legacy=self._legacy_context(runtime),
+            )
         name = config.stop_process_name if config is not None else ""
         if outcome is None and name:
-            outcome = await stop_untracked(self.lc, game_id, name, action, verify_window=window)
+            with anyio.CancelScope(shield=True):
+                outcome = await stop_untracked(self.lc, game_id, name, action, verify_window=window)
             if outcome is not None:
                 if outcome.code == "terminated":
                     await self._close_session(runtime)

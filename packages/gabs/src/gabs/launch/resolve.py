@@ -145,6 +145,9 @@ class Resolved:
     working_dir: str
     lifecycle: ResolvedLifecycle | None
     config_revision: str
+    input_values: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Each applied input's value as text (only for the track record's keyed digest; never
+    written or shown)."""
 
 
 def strip_reserved(environ: Mapping[str, str]) -> dict[str, str]:
@@ -259,6 +262,7 @@ def resolve(
     selected = game.profiles.get(selected_name)
 
     applied: list[tuple[str, list[str], dict[str, str]]] = []
+    shown: dict[str, str] = {}
     for name in sorted(inputs):
         spec = game.launch_inputs.get(name)
         if spec is None:
@@ -277,6 +281,7 @@ def resolve(
                 f"{go_quote(selected_name)}",
                 list(spec.profiles),
             )
+        shown[name] = "true" if inputs[name] is True else text
         applied.append(
             (
                 name,
@@ -323,6 +328,7 @@ def resolve(
         working_dir=working_dir,
         lifecycle=_lifecycle(game, selected_name, selected.lifecycle if selected else None),
         config_revision=revision,
+        input_values=shown,
     )
 
 

@@ -38,7 +38,7 @@ from gabs.runtime.procs import find_by_name, verify_pid
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
 from .delivery import EXTERNAL_DELIVERY, launch_channels
-from .history import context_hash
+from .history import TrackRecord, context_hash
 
 __all__ = ["claim_for_start", "operation_refusal"]
 
@@ -367,11 +367,15 @@ async def claim_for_start(
     lease: timedelta,
     live: LiveCheck | None = None,
 ) -> tuple[RuntimeState, list[str]]:
-    """Write a new claim for this launch (phase ``starting``); raise a refusal otherwise."""
+    """Write a new claim for this launch (phase ``starting``); raise a refusal otherwise.
+
+    The start's input combination (its track-record bucket) is pinned as Go's
+    ``historySuccess.bucket``, so whichever step later verifies the start counts it there."""
     try:
         folder = lc.game_dir(game.id)  # refused when it would lead out of the config folder
     except ClaimError as exc:
         raise _unreadable(game.id, exc) from None
+    bucket = TrackRecord(folder).accept(game, resolved)
     warnings: list[str] = []
     for _ in range(4):
         try:
@@ -431,11 +435,21 @@ async def claim_for_start(
             history_context_hash=context_hash(game, resolved.profile),
             context_channels=launch_channels(resolved),
         )
+        claim.extra["historySuccess"] = {"bucket": bucket}
         lc.refresh_owner(claim, lease)
-        async with transition_lock(folder):
-            if load_claim(folder) is not None:
-                continue
-            save_claim(folder, claim)
+        try:
+            async with transition_lock(folder):
+                if load_claim(folder) is not None:
+                    continue
+                save_claim(folder, claim)
+        except LockBusy:
+            # Go's unexpected-error branch of a start: the state is unresolved
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"Failed to start {game.id}: transition lock for {game.id}: transition lock "
+                "held by another operation",
+                warnings=warnings,
+            ) from None
         return claim, warnings
     raise LifecycleError(
         "operation_in_progress",

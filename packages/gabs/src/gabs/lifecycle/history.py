@@ -6,7 +6,10 @@ launch inputs or the bridge's own variables), the verified starts, bridge connec
 clean stops, the last success and failure, and the consecutive failures; it keeps the last
 context that started. A failure result carries its one-line summary (``trackRecord``), so an
 agent can tell a proven setup that failed once (look at the game or the machine) from one that
-never worked (look at the config). Editing a context starts its record anew.
+never worked (look at the config). Editing a context starts its record anew. Each verified
+start also counts in the bucket of the launch inputs it applied (:mod:`.buckets`). Each change
+reads, changes and writes the file under ``track-record.lock``, so counts from two processes at
+once are all kept.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Sequence
+import os
+import time
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -23,10 +28,22 @@ from gabp.handoff import write_secret_file
 from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
 from gabs.runtime import RuntimeState
+from gabs.runtime.lock import LOCK_TIMEOUT, release_flock, try_flock
+
+from .buckets import (
+    drop_changed_declarations,
+    has_bucket,
+    new_bucket_key,
+    record_bucket,
+    success_bucket,
+)
+from .edit_notice import arm_notice, take_notice
 
 __all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
 
 RECORD_FILE: Final = "track-record.json"
+#: The lock one change of the record holds (beside it, never deleted).
+LOCK_FILE: Final = "track-record.lock"
 #: How many recent launch ids an entry keeps so a launch's start counts once (Go's cap).
 CREDITED_LAUNCH_CAP: Final = 16
 
@@ -99,6 +116,10 @@ def summary_line(entry: dict[str, Any] | None) -> str:
     return parts
 
 
+class _Skipped(Exception):
+    """The record could not be locked in time: the change is dropped."""
+
+
 class TrackRecord:
     """One game's record (read and written in its runtime folder)."""
 
@@ -124,12 +145,76 @@ class TrackRecord:
         entry = self.entry(profile, digest)
         return bool(entry and entry.get("workloadStarts"))
 
+    def combo_proven(self, profile: str, digest: str, bucket: dict[str, Any]) -> bool:
+        """Whether a start with ``bucket``'s input combination was verified on this context."""
+        return has_bucket(self.entry(profile, digest), bucket)
+
+    def bucket(self, game: GameConfig, resolved: Resolved) -> dict[str, Any]:
+        """The bucket identity of ``resolved`` without writing anything (its value digest is
+        empty while the game has no bucket key)."""
+        key = self.load().get("bucketKey")
+        return success_bucket(game, resolved, key if isinstance(key, str) else "")
+
+    def accept(self, game: GameConfig, resolved: Resolved) -> dict[str, Any]:
+        """An accepted start's bucket identity: drops the profile's buckets whose input
+        declarations changed, mints the game's bucket key when inputs need one. Nothing is
+        written when nothing changed (Go rewrites its file here on every start)."""
+
+        def change(data: dict[str, Any]) -> bool:
+            entry = data["profiles"].get(resolved.profile)
+            changed = isinstance(entry, dict) and drop_changed_declarations(entry, game)
+            key = data.get("bucketKey")
+            if (not isinstance(key, str) or not key) and resolved.applied_inputs:
+                data["bucketKey"] = new_bucket_key()
+                changed = True
+            return changed
+
+        if change(self.load()):  # the lock (and the file) only when something is to change
+            with contextlib.suppress(_Skipped), self._locked():
+                data = self.load()
+                if change(data):
+                    self._write(data)
+        key = self.load().get("bucketKey")
+        return success_bucket(game, resolved, key if isinstance(key, str) else "")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold ``track-record.lock`` for one read-change-write, so two processes (or tasks)
+        that count at once lose no count (Go's history writes hold the transition lock).
+        After :data:`LOCK_TIMEOUT` seconds the change is dropped, as a history write that
+        fails never fails the lifecycle step."""
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            fd = os.open(self.path.with_name(LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            raise _Skipped from None
+        try:
+            deadline = time.monotonic() + LOCK_TIMEOUT
+            while not try_flock(fd):
+                if time.monotonic() >= deadline:
+                    raise _Skipped
+                time.sleep(0.002)
+            try:
+                yield
+            finally:
+                release_flock(fd)
+        finally:
+            os.close(fd)
+
     def _update(self, profile: str, digest: str, change: Any) -> None:
         if not digest:
             return
+        with contextlib.suppress(_Skipped), self._locked():
+            self._change(profile, digest, change)
+
+    def _change(self, profile: str, digest: str, change: Any) -> None:
         data = self.load()
+        if not isinstance(data.get("bucketKey"), str) or not data["bucketKey"]:
+            data["bucketKey"] = new_bucket_key()
         entry = data["profiles"].get(profile)
         if not isinstance(entry, dict) or entry.get("contextHash") != digest:
+            arm_notice(data, profile, entry, digest)
             entry = {
                 "contextHash": digest,
                 "workloadStarts": 0,
@@ -140,17 +225,36 @@ class TrackRecord:
         data["profiles"][profile] = entry
         self._write(data)
 
+    def edit_notice(self, profile: str, digest: str) -> str:
+        """The once-per-edit notice for a start of ``profile`` in context ``digest``
+        (:mod:`.edit_notice`); ``""`` when there is none."""
+        if not digest or not take_notice(self.load(), profile, digest):
+            return ""
+        notice = ""
+        with contextlib.suppress(_Skipped), self._locked():
+            data = self.load()
+            notice = take_notice(data, profile, digest)
+            if notice:
+                self._write(data)
+        return notice
+
     def _write(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
 
     def started(
-        self, game: GameConfig | None, profile: str, digest: str, launch_id: str = ""
+        self,
+        game: GameConfig | None,
+        profile: str,
+        digest: str,
+        launch_id: str = "",
+        bucket: dict[str, Any] | None = None,
     ) -> None:
         """A verified start of launch ``launch_id``: counted once per launch (as Go's
-        ``creditedLaunchIds``), however many promotions see it. Without ``game`` (a start
-        promoted later, from its claim) the last good context is left as it is."""
+        ``creditedLaunchIds``), however many promotions see it, and in ``bucket`` (its input
+        combination, :meth:`accept`) when given. Without ``game`` (a start promoted later, from
+        its claim) the last good context is left as it is."""
 
         def change(entry: dict[str, Any]) -> None:
             if launch_id:
@@ -161,6 +265,8 @@ class TrackRecord:
             entry["workloadStarts"] = entry.get("workloadStarts", 0) + 1
             entry["lastSuccessAt"] = datetime.now(UTC).isoformat()
             entry["consecutiveFailures"] = 0
+            if bucket is not None:
+                record_bucket(entry, bucket, entry["lastSuccessAt"])
             if game is not None:
                 with contextlib.suppress(Exception):
                     entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
@@ -171,7 +277,15 @@ class TrackRecord:
         """Credit the start of the launch ``claim`` pins when a later observation (status,
         an attachment, the recovery of a dead step) promotes it from ``starting``."""
         if claim.source != "external":
-            self.started(None, claim.effective_profile, claim.history_context_hash, claim.launch_id)
+            pinned = claim.extra.get("historySuccess")
+            bucket = pinned.get("bucket") if isinstance(pinned, dict) else None
+            self.started(
+                None,
+                claim.effective_profile,
+                claim.history_context_hash,
+                claim.launch_id,
+                bucket if isinstance(bucket, dict) else None,
+            )
 
     def count(self, profile: str, digest: str, counter: str) -> None:
         self._update(
@@ -192,6 +306,10 @@ class TrackRecord:
 
     def forget_markers(self, markers: set[str]) -> None:
         """Drop the markers of events no claim holds any more."""
+        with contextlib.suppress(_Skipped), self._locked():
+            self._forget(markers)
+
+    def _forget(self, markers: set[str]) -> None:
         data = self.load()
         changed = False
         for entry in data["profiles"].values():

@@ -378,7 +378,14 @@ async def _launch(
         lc.refresh_owner(state, lease)
 
     claim = await lc.update(game.id, launch_id, promote, operation_id=operation_id)
-    record.started(game, resolved.profile, digest, launch_id)
+    pinned = claim.extra.get("historySuccess")
+    record.started(
+        game,
+        resolved.profile,
+        digest,
+        launch_id,
+        pinned.get("bucket") if isinstance(pinned, dict) else None,
+    )
     return Started(
         claim=claim,
         spawned=spawned,
