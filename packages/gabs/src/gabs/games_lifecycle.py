@@ -130,11 +130,13 @@ class LifecycleMixin(StopMixin):
             record = TrackRecord(self.lc.game_dir(game_id))
             if record.proven(resolved.profile, context_hash(game, resolved.profile)):
                 data["proven"] = True
-            raise LifecycleError(
+            unresolvable = LifecycleError(
                 "launch_spec_unresolvable",
                 "Launch spec is unresolvable:\n" + "\n".join(map(str, issues)),
                 data=data,
             )
+            self._requested_record(unresolvable, game, resolved.profile)
+            raise unresolvable
         total = float(
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
@@ -181,14 +183,14 @@ class LifecycleMixin(StopMixin):
     def _requested_record(self, error: LifecycleError, game: GameConfig, profile: str) -> None:
         """Give a start's failure the track record of the launch context it asked for (as Go
         renders every start refusal from the requested context), not that of the profile
-        found running."""
-        if "trackRecord" in error.data:
-            return
+        found running, and the context's ``editNotice`` when it has one."""
         with contextlib.suppress(Exception):
             record = TrackRecord(self.lc.game_dir(game.id))
-            error.data["trackRecord"] = summary_line(
-                record.entry(profile, context_hash(game, profile))
-            )
+            digest = context_hash(game, profile)
+            error.data.setdefault("trackRecord", summary_line(record.entry(profile, digest)))
+            notice = record.edit_notice(profile, digest)
+            if notice:
+                error.data["editNotice"] = notice
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
         """Refuse a start of a game this session is connected to: ``already_running`` with the

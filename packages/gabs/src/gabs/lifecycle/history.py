@@ -24,7 +24,14 @@ from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
 from gabs.runtime import RuntimeState
 
-__all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
+__all__ = [
+    "TrackRecord",
+    "age_text",
+    "context_hash",
+    "edit_notice_text",
+    "summary_line",
+    "track_record_summary",
+]
 
 RECORD_FILE: Final = "track-record.json"
 #: How many recent launch ids an entry keeps so a launch's start counts once (Go's cap).
@@ -72,6 +79,23 @@ def _ago(moment: str) -> str:
     except ValueError:
         return "a while"
     return age_text(seconds)
+
+
+def edit_notice_text(cause: str, starts: int) -> str:
+    """The one-line ``editNotice`` (the Go bridge's words, its article included)."""
+    return (
+        f"configuration changed after a {cause}-class failure; the previous context had "
+        f"{starts} successful starts \u2014 verify this edit was intended"
+    )
+
+
+def _noticeable(entry: Any) -> bool:
+    """Whether replacing ``entry`` is an edit worth a notice: its context had started and its
+    last failure was not the config's."""
+    if not isinstance(entry, dict) or not entry.get("workloadStarts"):
+        return False
+    failure = entry.get("lastFailure")
+    return isinstance(failure, dict) and failure.get("class") != "config"
 
 
 def summary_line(entry: dict[str, Any] | None) -> str:
@@ -130,6 +154,15 @@ class TrackRecord:
         data = self.load()
         entry = data["profiles"].get(profile)
         if not isinstance(entry, dict) or entry.get("contextHash") != digest:
+            shown = data.get("noticeShownForHash")
+            if _noticeable(entry) and (shown or {}).get(profile) != digest:
+                # The proven context is replaced now: keep what the notice says about it.
+                assert isinstance(entry, dict)
+                data.setdefault("pendingEditNotice", {})[profile] = {
+                    "newHash": digest,
+                    "oldStarts": entry["workloadStarts"],
+                    "oldClass": entry["lastFailure"].get("class") or "",
+                }
             entry = {
                 "contextHash": digest,
                 "workloadStarts": 0,
@@ -139,6 +172,41 @@ class TrackRecord:
         change(entry)
         data["profiles"][profile] = entry
         self._write(data)
+
+    def edit_notice(self, profile: str, digest: str) -> str:
+        """The ``editNotice`` of a failure or refusal in ``profile``'s context ``digest``, or
+        "": once per edit, when the context that had started and last failed other than by
+        its config was replaced by this one (as the Go bridge's ``EditNotice``). Marks it
+        shown, so it never repeats for ``digest``."""
+        if not digest:
+            return ""
+        data = self.load()
+        shown = data.get("noticeShownForHash")
+        shown = shown if isinstance(shown, dict) else {}
+        already = shown.get(profile) == digest
+        pending = data.get("pendingEditNotice")
+        armed = pending.get(profile) if isinstance(pending, dict) else None
+        notice = ""
+        if isinstance(armed, dict) and armed.get("newHash") == digest:
+            # armed when a record of the new context replaced the proven entry
+            assert isinstance(pending, dict)
+            del pending[profile]
+            if not pending:
+                del data["pendingEditNotice"]
+            if not already:
+                notice = edit_notice_text(str(armed.get("oldClass", "")), armed.get("oldStarts", 0))
+        else:
+            # nothing replaced the entry yet: it still holds the edited context's record
+            entry = data["profiles"].get(profile)
+            if not _noticeable(entry) or entry.get("contextHash") == digest or already:
+                return ""
+            notice = edit_notice_text(
+                entry["lastFailure"].get("class") or "", entry["workloadStarts"]
+            )
+        if notice:
+            data["noticeShownForHash"] = {**shown, profile: digest}
+        self._write(data)
+        return notice
 
     def _write(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
