@@ -89,6 +89,11 @@ class AttachMixin(OwnerMixin):
         TrackRecord(self.lc.game_dir(runtime.game_id)).count(
             claim.effective_profile, claim.history_context_hash, "bridgeConnects"
         )
+        if (updated.context_delivery or {}).get("overall") == "verified":
+            # deliveriesVerified++ for each connection whose report matched every channel
+            TrackRecord(self.lc.game_dir(runtime.game_id)).count(
+                claim.effective_profile, claim.history_context_hash, "deliveriesVerified"
+            )
         assert self._tg is not None
         self._tg.start_soon(self._renew_attachment, runtime, claim.launch_id, connection_id, lease)
         return updated

@@ -56,6 +56,7 @@ from gabs.runtime.procs import find_by_name, fingerprint
 
 from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, Superseded, now
+from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash
 from .store_ready import needs_store_readiness, prove_store_ready
@@ -327,8 +328,12 @@ async def _launch(
     elif game.launch_mode in ("SteamManaged", "SteamAppId"):
         await _steam_client(game, claim, warnings)
 
+    # the digests of what is handed over, pinned with the endpoint (as Go)
+    digests = spawn_digests(argv[0], resolved.args, working_dir, env, resolved.context_env_keys)
+
     def spawning(state: RuntimeState) -> None:
         state.endpoint_port, state.endpoint_token = endpoint.port, endpoint.token
+        state.context_digests = digests
         state.spawn_state = "spawning"
 
     await lc.update(game.id, launch_id, spawning, operation_id=operation_id)
