@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from gabs.config import GameConfig
+from gabs.launch.bundle import bundle_target
 from gabs.launch.environment import game_environment
 from gabs.launch.resolve import Resolved
 from gabs.launch.size import check_process_size
@@ -102,7 +103,7 @@ def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str | No
         except (SteamError, OSError) as exc:
             raise SpawnError(0, f"cannot prepare Steam app {game.target}: {exc}") from None
         return [str(app.executable)], None, working_dir or str(app.working_dir)
-    target = os.path.expanduser(game.target)
+    target = bundle_target(os.path.expanduser(game.target))  # an .app runs its executable
     program = None
     if "/" not in target and os.sep not in target:
         program = shutil.which(target)
