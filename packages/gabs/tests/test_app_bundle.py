@@ -1,12 +1,14 @@
-"""A macOS ``.app`` target of a path mode runs its inner executable, found as the Go bridge
-finds it (GABS 1.1.0 ``launch.EffectiveBundleTarget``; design/03, "Platform rules"; the
-T-DELIV ``.app`` cell). The lookups are checked here with ``platform="darwin"``."""
+"""Two platform rules of the Go bridge (GABS 1.1.0; design/03, "Platform rules"; the T-DELIV
+``.app`` and Windows cells): a macOS ``.app`` target of a path mode runs its inner executable,
+found as ``launch.EffectiveBundleTarget`` finds it (checked here with ``platform="darwin"``),
+and a Windows target that requires elevation fails its spawn with ``startErrorHintFor``'s hint."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from gabs.launch.bundle import bundle_target
+from gabs.launch.spawn import start_error_hint
 
 PLIST = b"""<?xml version="1.0" encoding="UTF-8"?>
 <plist version="1.0"><dict>
@@ -53,3 +55,19 @@ def test_other_targets_and_other_systems_are_used_as_they_are(tmp_path: Path) ->
     assert bundle_target(str(app), "linux") == str(app)
     assert bundle_target(str(tmp_path / "Missing.app"), "darwin") == str(tmp_path / "Missing.app")
     assert bundle_target("/usr/bin/true", "darwin") == "/usr/bin/true"
+
+
+class ElevationRefused(OSError):
+    winerror = 740
+
+
+def test_a_windows_target_that_requires_elevation_gets_go_s_hint() -> None:
+    # design/03, "Platform rules": a target that requires elevation fails spawn with a precise
+    # hint (Go's startErrorHintFor); other errors and other systems get none.
+    refused = ElevationRefused(13, "The requested operation requires elevation")
+    assert start_error_hint(refused, "win32") == (
+        "the target requires elevation; GABS does not elevate \u2014 remove the elevation "
+        "requirement or launch it outside GABS"
+    )
+    assert start_error_hint(refused, "linux") == ""
+    assert start_error_hint(OSError(13, "denied"), "win32") == ""
