@@ -383,3 +383,6 @@ async def test_a_connect_records_the_verdict_and_credits_a_verified_delivery(
     entry = TrackRecord(folder).entry("", digest)
     assert entry is not None
     assert entry.get("deliveriesVerified", 0) == (1 if overall == "verified" else 0)
+    assert "creditedPendingEvents" not in entry  # the settled event's marker is dropped
+    saved = json.loads((folder / "runtime.json").read_text(encoding="utf-8"))
+    assert "pendingDeliveries" not in saved
