@@ -10,13 +10,10 @@ from pathlib import Path
 
 from gabs.config import GameConfig
 from gabs.games_diagnostics import diagnostics_next_actions, runtime_structured, state_diagnostics
-from gabs.launch import resolve
 from gabs.lifecycle.delivery import (
     EXTERNAL_DELIVERY,
-    NOT_COMPARED,
     connection_delivery,
     delivery_json,
-    launch_channels,
 )
 from gabs.runtime import RuntimeState
 from gabs.runtime.claim import load_claim, save_claim
@@ -31,24 +28,18 @@ def game(env: dict[str, str] | None = None) -> GameConfig:
     )
 
 
-def test_a_launch_hands_over_the_config_env_channel_only_when_the_config_sets_env() -> None:
-    assert launch_channels(resolve(game(), inherited={})) == ["argv", "cwd", "managedEnv"]
-    with_env = resolve(game(env={"MOD": "1"}), inherited={})
-    assert launch_channels(with_env) == ["argv", "contextEnv", "cwd", "managedEnv"]
-
-
-def test_a_connection_records_unknown_channels_with_the_reason_why() -> None:
-    claim = RuntimeState(game_id="g", status="running", context_channels=["cwd", "argv"])
+def test_a_connection_without_a_report_records_unknown_channels_with_go_s_reason() -> None:
+    claim = RuntimeState(
+        game_id="g", status="running", context_digests={"salt": "s", "argvSha256": "a"}
+    )
     assert connection_delivery(claim, {"agentId": "g"}) == {
         "overall": "unknown",
         "channels": {"argv": "unknown", "cwd": "unknown"},
         "reasons": {"argv": GO_NOT_REPORTED, "cwd": GO_NOT_REPORTED},
     }
-    reported = connection_delivery(claim, {"observed": {"argv": ["x"], "cwd": "/"}})
-    assert reported["reasons"] == {"argv": NOT_COMPARED, "cwd": NOT_COMPARED}
 
 
-def test_a_go_launch_gets_its_channels_from_the_pinned_digests_and_a_legacy_one_none() -> None:
+def test_a_go_launch_is_compared_with_its_pinned_digests_and_a_legacy_one_not() -> None:
     go_claim = RuntimeState.from_json(
         {
             "gameId": "g",
@@ -70,12 +61,13 @@ def test_a_go_launch_gets_its_channels_from_the_pinned_digests_and_a_legacy_one_
 
 
 def test_the_verdict_is_kept_in_runtime_json_and_shown_in_go_shape(tmp_path: Path) -> None:
-    claim = RuntimeState(game_id="g", status="running", context_channels=["argv", "cwd"])
+    pinned = {"salt": "s", "argvSha256": "a"}
+    claim = RuntimeState(game_id="g", status="running", context_digests=pinned)
     assert delivery_json(claim) is None  # no connection yet
     claim.context_delivery = connection_delivery(claim, None)
     save_claim(tmp_path, claim)
     loaded = load_claim(tmp_path)
-    assert loaded is not None and loaded.context_channels == ["argv", "cwd"]
+    assert loaded is not None and loaded.context_digests == pinned
     assert delivery_json(loaded) == claim.context_delivery
     external = RuntimeState(game_id="g", status="running", context_delivery=EXTERNAL_DELIVERY)
     assert delivery_json(external) == {

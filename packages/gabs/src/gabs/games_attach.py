@@ -25,7 +25,7 @@ from gabs.lifecycle import (
 from gabs.lifecycle.core import now as _utc
 from gabs.lifecycle.delivery import connection_delivery
 from gabs.runtime import Attachment, ClaimError, RuntimeState
-from gabs.runtime.claim import new_id
+from gabs.runtime.claim import format_time, new_id
 
 __all__ = ["AttachMixin"]
 
@@ -69,6 +69,19 @@ class AttachMixin(OwnerMixin):
                 state.context_delivery = connection_delivery(
                     state, session.hello if session is not None else None
                 )
+                if state.context_delivery["overall"] == "verified" and state.history_context_hash:
+                    # deliveriesVerified++ once for this connection: a pending credit, counted
+                    # as the claim is saved (Go's AppendPendingDelivery and its reconcile)
+                    pending = state.extra.get("pendingDeliveries")
+                    state.extra["pendingDeliveries"] = [
+                        *(pending if isinstance(pending, list) else []),
+                        {
+                            "id": connection_id,
+                            "profile": state.effective_profile,
+                            "contextHash": state.history_context_hash,
+                            "at": format_time(moment),
+                        },
+                    ]
             if (
                 state.phase == "starting"
                 and state.operation is None
@@ -77,7 +90,7 @@ class AttachMixin(OwnerMixin):
                 state.phase, state.status = "active", "running"
 
         try:
-            updated = await self.lc.update(runtime.game_id, claim.launch_id, record)
+            updated = await self.lc.update(runtime.game_id, claim.launch_id, record, settle=True)
         except (Superseded, ClaimError, OSError) as exc:
             logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
             return None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gabs.config import GameConfig, escape_pointer, game_pointer
 
+from .bundle import bundle_target
 from .resolve import Resolved, ResolvedHook
 from .steam import SteamError, resolve_app
 
@@ -74,7 +75,8 @@ def check_resolvable(
                 SpecIssue(f"{base}/target", "", "target is empty; set it before starting")
             )
         else:
-            problem = _check_executable(game.target, resolved.working_dir, env)
+            target = bundle_target(os.path.expanduser(game.target))  # an .app: its executable
+            problem = _check_executable(target, resolved.working_dir, env)
             if problem is not None:
                 checked, message = problem
                 if mode == "CustomCommand" and " " in game.target and "does not exist" in message:

@@ -34,6 +34,7 @@ __all__ = [
     "read_tail",
     "reap_finished",
     "spawn",
+    "start_error_hint",
     "store_uri",
 ]
 
@@ -55,6 +56,21 @@ def reap_finished() -> None:
 
 class SpawnError(OSError):
     """The operating system refused to create the process (``spawn_failed``)."""
+
+
+#: Windows' ERROR_ELEVATION_REQUIRED: the target asks for elevation, which the bridge never gives.
+ELEVATION_REQUIRED: Final = 740
+
+
+def start_error_hint(exc: OSError, platform: str = sys.platform) -> str:
+    """What to do about a refused start, when the error says more than its text (the Go
+    bridge's hint for a target that requires elevation on Windows), else ""."""
+    if platform == "win32" and getattr(exc, "winerror", None) == ELEVATION_REQUIRED:
+        return (
+            "the target requires elevation; GABS does not elevate \u2014 remove the elevation "
+            "requirement or launch it outside GABS"
+        )
+    return ""
 
 
 def store_uri(launch_mode: str, target: str) -> str:
@@ -176,6 +192,9 @@ def spawn(
         )
     except OSError as exc:
         message = f"cannot start {argv[0]!r}: {exc.strerror or exc}"
+        hint = start_error_hint(exc)
+        if hint:
+            message += f"; {hint}"
         os.write(log_fd, f"--- {message}\n".encode("utf-8", "replace"))
         raise SpawnError(exc.errno, message) from None
     finally:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["arm_notice", "take_notice"]
+__all__ = ["arm_notice", "notice_text", "take_notice"]
 
 
 def _proven_after_other_failure(entry: Any) -> tuple[int, str] | None:
@@ -59,10 +59,13 @@ def take_notice(data: dict[str, Any], profile: str, digest: str) -> str:
     if isinstance(armed, dict) and armed.get("newHash") == digest:
         assert isinstance(pending, dict)
         del pending[profile]
-        if _shown(data).get(profile) == digest:
+        if not pending:  # an empty map is left out, as Go's ``omitempty`` leaves it
+            del data["pendingEditNotice"]
+        shown = data.get("noticeShownForHash")
+        if isinstance(shown, dict) and shown.get(profile) == digest:
             return ""
         _shown(data)[profile] = digest
-        return _text(str(armed.get("oldClass") or ""), int(armed.get("oldStarts") or 0))
+        return notice_text(str(armed.get("oldClass") or ""), int(armed.get("oldStarts") or 0))
     previous = data["profiles"].get(profile)
     if not isinstance(previous, dict) or previous.get("contextHash") == digest:
         return ""
@@ -71,10 +74,11 @@ def take_notice(data: dict[str, Any], profile: str, digest: str) -> str:
     if facts is None or (isinstance(shown, dict) and shown.get(profile) == digest):
         return ""
     _shown(data)[profile] = digest
-    return _text(facts[1], facts[0])
+    return notice_text(facts[1], facts[0])
 
 
-def _text(cause: str, starts: int) -> str:
+def notice_text(cause: str, starts: int) -> str:
+    """The one-line ``editNotice`` (the Go bridge's words, its article included)."""
     return (
         f"configuration changed after a {cause}-class failure; the previous context had "
         f"{starts} successful starts — verify this edit was intended"

@@ -37,7 +37,7 @@ from gabs.runtime.procs import find_by_name, verify_pid
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
-from .delivery import EXTERNAL_DELIVERY, launch_channels
+from .delivery import EXTERNAL_DELIVERY
 from .history import TrackRecord, context_hash
 
 __all__ = ["claim_for_start", "operation_refusal"]
@@ -433,7 +433,6 @@ async def claim_for_start(
             ),
             process_start_deadline=moment + timedelta(seconds=budget),
             history_context_hash=context_hash(game, resolved.profile),
-            context_channels=launch_channels(resolved),
         )
         claim.extra["historySuccess"] = {"bucket": bucket}
         lc.refresh_owner(claim, lease)

@@ -39,7 +39,13 @@ from .buckets import (
 )
 from .edit_notice import arm_notice, take_notice
 
-__all__ = ["TrackRecord", "age_text", "context_hash", "summary_line", "track_record_summary"]
+__all__ = [
+    "TrackRecord",
+    "age_text",
+    "context_hash",
+    "summary_line",
+    "track_record_summary",
+]
 
 RECORD_FILE: Final = "track-record.json"
 #: The lock one change of the record holds (beside it, never deleted).

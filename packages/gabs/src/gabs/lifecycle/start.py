@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from gabs.config import GameConfig
+from gabs.launch.bundle import bundle_target
 from gabs.launch.environment import game_environment
 from gabs.launch.resolve import Resolved
 from gabs.launch.size import check_process_size
@@ -56,6 +57,7 @@ from gabs.runtime.procs import find_by_name, fingerprint
 
 from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, Superseded, now
+from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash
 from .store_ready import needs_store_readiness, prove_store_ready
@@ -101,7 +103,7 @@ def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str | No
         except (SteamError, OSError) as exc:
             raise SpawnError(0, f"cannot prepare Steam app {game.target}: {exc}") from None
         return [str(app.executable)], None, working_dir or str(app.working_dir)
-    target = os.path.expanduser(game.target)
+    target = bundle_target(os.path.expanduser(game.target))  # an .app runs its executable
     program = None
     if "/" not in target and os.sep not in target:
         program = shutil.which(target)
@@ -327,8 +329,12 @@ async def _launch(
     elif game.launch_mode in ("SteamManaged", "SteamAppId"):
         await _steam_client(game, claim, warnings)
 
+    # the digests of what is handed over, pinned with the endpoint (as Go)
+    digests = spawn_digests(argv[0], resolved.args, working_dir, env, resolved.context_env_keys)
+
     def spawning(state: RuntimeState) -> None:
         state.endpoint_port, state.endpoint_token = endpoint.port, endpoint.token
+        state.context_digests = digests
         state.spawn_state = "spawning"
 
     await lc.update(game.id, launch_id, spawning, operation_id=operation_id)

@@ -266,8 +266,9 @@ class RuntimeState:
     history_context_hash: str = ""
     """The track record's context hash of this launch, pinned at its start (Go's
     ``historyContextHash``): a connect and a clean stop are credited to it."""
-    context_channels: list[str] = field(default_factory=list)
-    """The launch-context channels this launch handed over (pinned at its start)."""
+    context_digests: dict[str, Any] | None = field(default=None, repr=False)
+    """The salted digests of the launch context handed over, pinned at spawn (Go's
+    ``contextDigests``, :mod:`gabs.lifecycle.digests`)."""
     context_delivery: dict[str, Any] | None = None
     """The latest connection's delivery verdict (Go's ``contextDelivery``)."""
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -326,7 +327,7 @@ class RuntimeState:
             "observedProfile": self.observed_profile,
             "normalizedFromLegacy": self.normalized_from_legacy,
             "historyContextHash": self.history_context_hash,
-            "contextChannels": self.context_channels,
+            "contextDigests": self.context_digests,
             "contextDelivery": self.context_delivery,
         }
         data.update({key: value for key, value in rest.items() if value})
@@ -344,10 +345,10 @@ class RuntimeState:
             "pidStartTime", "adopted", "profile", "appliedInputNames", "configRevision",
             "lifecycle", "builtinFallback", "endpoint", "operation", "attachment",
             "lastActionResult", "processStartDeadline", "observedProfile",
-            "normalizedFromLegacy", "historyContextHash", "contextChannels", "contextDelivery",
+            "normalizedFromLegacy", "historyContextHash", "contextDigests", "contextDelivery",
         }  # fmt: skip
         names = data.get("appliedInputNames")
-        channels, delivery = data.get("contextChannels"), data.get("contextDelivery")
+        digests, delivery = data.get("contextDigests"), data.get("contextDelivery")
         return cls(
             game_id=_str(data.get("gameId")),
             status=_str(data.get("status")),
@@ -385,9 +386,7 @@ class RuntimeState:
             observed_profile=_str(data.get("observedProfile")),
             normalized_from_legacy=data.get("normalizedFromLegacy") is True,
             history_context_hash=_str(data.get("historyContextHash")),
-            context_channels=[c for c in channels if isinstance(c, str)]
-            if isinstance(channels, list)
-            else [],
+            context_digests=digests if isinstance(digests, dict) and digests else None,
             context_delivery=delivery if isinstance(delivery, dict) and delivery else None,
             extra={key: value for key, value in data.items() if key not in known},
         )
