@@ -203,7 +203,7 @@ class TimeTools:
                 **failed,
             }
 
-        def begin() -> dict[str, Any] | tuple[bool, int]:
+        def begin() -> dict[str, Any] | tuple[bool, int, object]:
             nonlocal previous_never_force
             if (unavailable := _playback_state_message(world)) is not None:
                 game = world.game
