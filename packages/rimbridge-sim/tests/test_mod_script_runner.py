@@ -287,6 +287,23 @@ def test_the_script_reference_names_each_limits_default_and_failure_code() -> No
     assert examples["test_style"]["name"] == "test-style"
 
 
+def test_the_script_reference_names_its_tool_statements_operators_and_attempts() -> None:
+    document = script_reference()
+    tool = document["tool"]
+    assert (tool["name"], tool["companionTool"]) == (
+        "rimbridge/run_script",
+        "rimbridge/get_script_reference",
+    )
+    assert [argument["name"] for argument in tool["arguments"]][:1] == ["scriptJson"]
+    assert len(tool["arguments"]) == 2
+    assert {"call", "while", "assert"} <= {s["type"] for s in document["statementTypes"]}
+    operators = {o["name"] for o in document["conditionModel"]["operators"]}
+    assert {"allItems", "greaterThanOrEqual"} <= operators
+    forms = {form["name"] for form in document["expressionForms"]}
+    assert {"$var", "$and", "$greaterThanOrEqual", "$not"} <= forms
+    assert "attempts" in document["references"]["stepReferenceRootFields"]
+
+
 def test_the_lua_reference_lists_the_mods_unsupported_names_and_params_binding() -> None:
     document = lua_reference()
     assert {"break", "dynamic indexing", "arbitrary global assignment"} <= set(

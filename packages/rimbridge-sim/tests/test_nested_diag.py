@@ -278,10 +278,10 @@ async def test_compiled_lua_is_written_as_the_mods_script_definition(open_sim: A
             "MaxControlDepth",
             "Steps",
         ]
-        call = next(step for step in script["Steps"] if step["Type"] == "call")
+        call = next(step for step in script["Steps"] if step["Call"])
         assert call == {
-            "Type": "call",
-            "Id": call["Id"],
+            "Type": "",
+            "Id": "call_1",
             "Message": "",
             "Call": "rimworld/pause_game",
             "Arguments": {"pause": True},

@@ -225,12 +225,11 @@ def test_lua_lowers_locals_calls_loops_and_params_into_the_script_model() -> Non
     steps = script["steps"]
     assert steps[0] == {"type": "let", "name": "params", "value": {"limit": 2}}
     assert steps[1] == {
-        "type": "call",
+        "id": "snap_1",
         "call": "rimworld/list_colonists",
         "arguments": {"currentMapOnly": True},
-        "id": "snap",
     }
-    assert steps[2] == {"type": "let", "name": "snap", "value": {"$ref": "snap", "path": ""}}
+    assert steps[2] == {"type": "let", "name": "snap", "value": {"$ref": "snap_1", "path": ""}}
     assert steps[3]["type"] == "foreach"
     assert steps[4]["value"] == {
         "$or": [

@@ -39,8 +39,8 @@ class _Compiler(ExpressionParser):
     def __init__(self, tokens: list[Token], parameters: dict[str, Any]) -> None:
         super().__init__(tokens)
         self._params = parameters
-        self._ids: dict[str, int] = {}
-        self._hidden = 0
+        self._generated = 0
+        self._temps = 0
 
     # -- scopes ------------------------------------------------------------------------------
 
@@ -51,17 +51,27 @@ class _Compiler(ExpressionParser):
             )
         self._scopes[-1].add(name)
 
-    def _step_id(self, base: str) -> str:
-        count = self._ids.get(base, 0) + 1
-        self._ids[base] = count
-        return base if count == 1 else f"{base}_{count}"
+    def _generated_id(self, prefix: str) -> str:
+        """The id of a call, ``if`` or loop, as the mod numbers them: the prefix (a variable's
+        name, ``call``, ``poll``, ``return``, ``if``, ...) in lower case, then one counter for
+        the whole script."""
+        self._generated += 1
+        return f"{_identifier(prefix)}_{self._generated}"
+
+    def _temp(self, prefix: str, *, declare: bool = True) -> str:
+        """A hidden variable of the lowering (``__lua_if_condition_1``), on its own counter."""
+        self._temps += 1
+        name = f"__lua_{_identifier(prefix)}_{self._temps}"
+        if declare:
+            self._scopes[-1].add(name)
+        return name
 
     # -- statements --------------------------------------------------------------------------
 
     def program(self) -> dict[str, Any]:
         steps = [{"type": "let", "name": "params", "value": self._params}]
         steps += self._block(("eof",))
-        return {"name": "lua", "continueOnError": False, "steps": steps}
+        return {"name": "lua-script", "steps": steps}
 
     def _block(self, ends: tuple[str, ...]) -> list[dict[str, Any]]:
         statements: list[dict[str, Any]] = []
@@ -146,28 +156,51 @@ class _Compiler(ExpressionParser):
         return [{"type": kind, "name": name, "value": self._expression()}]
 
     def _if(self) -> list[dict[str, Any]]:
+        # each branch: its condition in a hidden variable, then an if on that variable; an
+        # elseif is a nested if in the else branch; ids are taken after the branches
         self._take()
-        condition = {"value": self._expression()}
+        value = self._expression()
         self._expect("then")
+        variable = self._temp("if_condition")
         body = self._scoped(("elseif", "else", "end"))
         else_body: list[dict[str, Any]] = []
         if self._is("elseif"):
             else_body = self._if()
-            return [{"type": "if", "condition": condition, "body": body, "elseBody": else_body}]
-        if self._is("else"):
-            self._take()
-            else_body = self._scoped(("end",))
-        self._expect("end")
-        return [{"type": "if", "condition": condition, "body": body, "elseBody": else_body}]
+        else:
+            if self._is("else"):
+                self._take()
+                else_body = self._scoped(("end",))
+            self._expect("end")
+        return [
+            {"type": "let", "name": variable, "value": value},
+            {
+                "id": self._generated_id("if"),
+                "type": "if",
+                "condition": _truthy(variable),
+                "body": body,
+                "elseBody": else_body,
+            },
+        ]
 
     def _while(self) -> list[dict[str, Any]]:
+        # the condition goes into a hidden variable before the loop and again at the end of
+        # every round
         self._take()
-        condition = {"value": self._expression()}
+        value = self._expression()
         self._expect("do")
+        variable = self._temp("while_condition")
         body = self._scoped(("end",))
         self._expect("end")
+        body.append({"type": "set", "name": variable, "value": copy.deepcopy(value)})
         return [
-            {"type": "while", "condition": condition, "maxIterations": WHILE_LIMIT, "body": body}
+            {"type": "let", "name": variable, "value": value},
+            {
+                "id": self._generated_id("while"),
+                "type": "while",
+                "maxIterations": WHILE_LIMIT,
+                "condition": _truthy(variable),
+                "body": body,
+            },
         ]
 
     def _for(self) -> list[dict[str, Any]]:
@@ -193,21 +226,36 @@ class _Compiler(ExpressionParser):
         collection = self._expression()
         self._expect(")")
         self._expect("do")
-        del start
-        self._hidden += 1
-        counter = f"__index{self._hidden}"
-        item = names[1] if len(names) > 1 else f"__item{self._hidden}"
+        item = self._temp("foreach_item", declare=False)
+        counter = self._temp("foreach_index", declare=False)
+        prelude = [{"type": "let", "name": index, "value": {"$add": [{"$var": counter}, 1]}}]
+        if len(names) > 1:
+            prelude.append({"type": "let", "name": names[1], "value": {"$var": item}})
         body = self._scoped(("end",), names)
         self._expect("end")
-        prelude = [{"type": "let", "name": index, "value": {"$add": [{"$var": counter}, 1]}}]
         return [
             {
+                "id": self._generated_id("foreach"),
                 "type": "foreach",
-                "collection": collection,
                 "itemName": item,
                 "indexName": counter,
+                "collection": collection,
                 "body": prelude + body,
             }
+        ]
+
+    def _for_round(self, name: str, current: str, step: str) -> list[dict[str, Any]]:
+        """One lowering of a numeric for's body: the loop variable from the counter, the
+        body, then the counter moved on by the step."""
+        body = self._scoped(("end",), (name,))
+        return [
+            {"type": "let", "name": name, "value": {"$var": current}},
+            *body,
+            {
+                "type": "set",
+                "name": current,
+                "value": {"$add": [{"$var": current}, {"$var": step}]},
+            },
         ]
 
     def _numeric_for(self, name: str, token: Token) -> list[dict[str, Any]]:
@@ -215,50 +263,44 @@ class _Compiler(ExpressionParser):
         low = self._expression()
         self._expect(",")
         high = self._expression()
-        step: Any = 1
+        by: Any = 1
         if self._is(","):
             self._take()
-            step = self._expression()
+            by = self._expression()
         self._expect("do")
-        self._hidden += 1
-        counter, end, by = (f"__for{self._hidden}{part}" for part in ("", "_end", "_step"))
-        body = self._scoped(("end",), (name,))
-        self._expect("end")
         del token
+        start, end, step, current = (
+            self._temp(part) for part in ("for_start", "for_end", "for_step", "for_current")
+        )
+        # the body is lowered twice, once per direction, as the mod lowers it: the second copy
+        # takes its own ids
+        at = self._at
+        upwards = self._for_round(name, current, step)
+        self._at = at
+        downwards = self._for_round(name, current, step)
+        self._expect("end")
 
-        def loop(compare: str) -> dict[str, Any]:
-            # the limit and the step are evaluated once, before the first round, as in Lua
+        def loop(kind: str, compare: str, body: list[dict[str, Any]]) -> dict[str, Any]:
             return {
+                "id": self._generated_id(kind),
                 "type": "while",
                 "maxIterations": LOOP_LIMIT,
-                "condition": {"value": {compare: [{"$var": counter}, {"$var": end}]}},
-                "body": [
-                    {"type": "let", "name": name, "value": {"$var": counter}},
-                    *body,
-                    {
-                        "type": "set",
-                        "name": counter,
-                        "value": {"$add": [{"$var": counter}, {"$var": by}]},
-                    },
-                ],
+                "condition": {"path": f"vars.{current}", compare: {"$var": end}},
+                "body": body,
             }
 
-        # a step of 0 or more counts up (a 0 step runs into the round limit, as in the mod)
+        # the limit and the step are evaluated once, before the first round, as in Lua; a
+        # step of 0 or more counts up (a 0 step runs into the round limit, as in the mod)
+        choice: dict[str, Any] = {"id": self._generated_id("for"), "type": "if"}
+        choice["condition"] = {"path": f"vars.{step}", "greaterThanOrEqual": 0}
+        choice["body"] = [loop("for_positive", "lessThanOrEqual", upwards)]
+        choice["elseBody"] = [loop("for_negative", "greaterThanOrEqual", downwards)]
         return [
-            {
-                "type": "block",
-                "body": [
-                    {"type": "let", "name": counter, "value": low},
-                    {"type": "let", "name": end, "value": high},
-                    {"type": "let", "name": by, "value": step},
-                    {
-                        "type": "if",
-                        "condition": {"value": {"$greaterThanOrEqual": [{"$var": by}, 0]}},
-                        "body": [loop("$lessThanOrEqual")],
-                        "elseBody": [copy.deepcopy(loop("$greaterThanOrEqual"))],
-                    },
-                ],
-            }
+            {"type": "let", "name": start, "value": low},
+            {"type": "let", "name": end, "value": high},
+            {"type": "let", "name": step, "value": by},
+            {"type": "let", "name": current, "value": {"$var": start}},
+            choice,
         ]
 
     def _return(self) -> list[dict[str, Any]]:
@@ -267,7 +309,7 @@ class _Compiler(ExpressionParser):
             return [{"type": "return", "value": None}]
         host = self._host_name()
         if host is not None:
-            return self._host_call(host, target=("__return", "return"))
+            return self._host_call(host, target=("return", "return"))
         values = [self._expression()]
         while self._is(","):
             self._take()
@@ -332,11 +374,7 @@ class _Compiler(ExpressionParser):
                 call_arguments = None
             if not isinstance(call_arguments, dict | None):
                 self._fail("lua.unsupported_expression", f"{host} arguments must be a table", token)
-            step: dict[str, Any] = {
-                "type": "call",
-                "call": alias,
-                "arguments": call_arguments or {},
-            }
+            step: dict[str, Any] = {"call": alias, "arguments": call_arguments or {}}
             if host == "rb.poll":
                 if len(arguments) < 3:
                     self._fail("lua.unsupported_expression", "rb.poll needs a policy table", token)
@@ -345,12 +383,8 @@ class _Compiler(ExpressionParser):
                 self._fail(
                     "lua.unsupported_expression", "rb.call takes at most two arguments", token
                 )
-            base = (
-                target[0]
-                if target is not None and target[0] != "__return"
-                else (f"call_{token.line}")
-            )
-            step["id"] = self._step_id(base.lstrip("_") or "call")
+            # the id: the variable's name, or return, call or poll, then the script's counter
+            step = {"id": self._generated_id(target[0] if target else host[3:]), **step}
             result = [step]
             if target is not None:
                 reference = {"$ref": step["id"], "path": ""}
@@ -374,7 +408,11 @@ class _Compiler(ExpressionParser):
                 if len(arguments) > 1
                 else ""
             )
-            return [{"type": "assert", "condition": {"value": arguments[0]}, "message": message}]
+            variable = self._temp("assert_condition")
+            return [
+                {"type": "let", "name": variable, "value": arguments[0]},
+                {"type": "assert", "message": message, "condition": _truthy(variable)},
+            ]
         if host == "rb.fail":
             if not 1 <= len(arguments) <= 2:
                 self._fail(
@@ -401,3 +439,16 @@ class _Compiler(ExpressionParser):
         if isinstance(first, str):
             return [{"type": "print", "message": first, "value": None}]
         return [{"type": "print", "message": "", "value": first}]
+
+
+def _identifier(prefix: str) -> str:
+    """A name as the mod puts it into an id: letters and digits in lower case, anything else
+    an underscore, no underscores at either end (``step`` for a blank one)."""
+    if not prefix.strip():
+        return "step"
+    return "".join(c.lower() if c.isalnum() else "_" for c in prefix.strip()).strip("_")
+
+
+def _truthy(variable: str) -> dict[str, Any]:
+    """The condition "this variable is neither false nor nil", in the script model's form."""
+    return {"path": f"vars.{variable}", "notIn": [False, None]}

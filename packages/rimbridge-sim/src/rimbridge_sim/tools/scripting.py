@@ -210,12 +210,15 @@ class ScriptingTools:
     def _compile(
         self, source: str, parameters: dict[str, Any] | None
     ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The lowered definition as the compiler writes it (before the runner's defaults),
+        checked by the runner's reader; or the refusal."""
         if not source.strip():
             message = "A non-empty luaSource payload is required."
             error = {"code": "lua.invalid_source", "message": message, "details": None}
             return None, {"success": False, "message": message, "error": error}
         try:
-            definition = normalize_definition(compile_lua(source, parameters))
+            definition = compile_lua(source, parameters)
+            normalize_definition(definition)
         except LuaCompileError as error:
             return None, {"success": False, "message": error.message, "error": error.to_wire()}
         except ScriptError as error:
@@ -274,7 +277,8 @@ class ScriptingTools:
         if definition is None:
             assert failure is not None
             return failure
-        result = await self._execute(definition, include_step_results, "Lua script")
+        normalized = normalize_definition(definition)
+        result = await self._execute(normalized, include_step_results, "Lua script")
         output, script = result.pop("output"), result.pop("script")
         count = len(parameters or {})
         return {**result, "parameterCount": count, "output": output, "script": script}

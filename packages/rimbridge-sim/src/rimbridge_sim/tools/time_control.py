@@ -203,7 +203,7 @@ class TimeTools:
                 **failed,
             }
 
-        def begin() -> dict[str, Any] | tuple[bool, int]:
+        def begin() -> dict[str, Any] | tuple[bool, int, object]:
             nonlocal previous_never_force
             if (unavailable := _playback_state_message(world)) is not None:
                 game = world.game
@@ -231,25 +231,33 @@ class TimeTools:
                 previous_never_force = settings.get(_NEVER_FORCE_NORMAL_SPEED, False)
                 settings[_NEVER_FORCE_NORMAL_SPEED] = True
             world.set_time_speed(TimeSpeed.parse(speed))
-            return initially, game.tick
+            return initially, game.tick, game
 
         def restore() -> None:
             if previous_never_force is not None:
                 settings[_NEVER_FORCE_NORMAL_SPEED] = previous_never_force
 
-        def interrupted() -> bool:
-            """The run ends early, as the mod's probe ends it: the game went away or was
-            paused by someone else."""
+        def interrupted(session: object, played_ms: float) -> str | None:
+            """Why the run ends early, as the mod's playback probe decides it, in its order:
+            the game cannot play (gone, or a long event), a different game runs now, or the
+            game was paused by someone else before the duration was over."""
+            if (unavailable := _playback_state_message(world)) is not None:
+                return unavailable
             game = world.game
-            return game is None or game.time_speed is TimeSpeed.PAUSED
+            early = f"after {round(played_ms)}ms, before the requested {duration_ms}ms elapsed."
+            if game is not session:
+                return f"Game session changed {early}"
+            if game is not None and game.time_speed is TimeSpeed.PAUSED and played_ms < duration_ms:
+                return f"Game was paused externally {early}"
+            return None
 
         begun = await host.on_main_thread(begin)
         if isinstance(begun, dict):
             return begun
-        initially_paused, start_tick = begun
+        initially_paused, start_tick, session = begun
         started = time.monotonic()
         attempts = 0
-        stopped_after: int | None = None
+        stopped: str | None = None
         try:
             if host.config.tick_rate > 0:
                 # the mod's waiter: probe, then pause pollIntervalMs; the run ends at the first
@@ -257,8 +265,7 @@ class TimeTools:
                 while True:
                     attempts += 1
                     played_ms = (time.monotonic() - started) * 1000
-                    if interrupted() and (world.game is None or played_ms < duration_ms):
-                        stopped_after = round(played_ms)
+                    if (stopped := interrupted(session, played_ms)) is not None:
                         break
                     if played_ms >= duration_ms:
                         break
@@ -274,26 +281,26 @@ class TimeTools:
             raise
 
         def end() -> tuple[dict[str, Any], str | None]:
-            if world.game is not None:
-                world.pause(True)
+            game = world.game
+            if game is not None and game.time_speed is not TimeSpeed.PAUSED:
+                # RimWorld's pause toggle, which the mod uses even while a long event runs
+                game.paused_speed = game.time_speed
+                game.time_speed = TimeSpeed.PAUSED
             restore()
             return world.state_snapshot(), _playback_state_message(world)
 
         state, gone = await host.on_main_thread(end)
         game = world.game
         elapsed = round((time.monotonic() - started) * 1000)
-        if gone is not None:
+        if stopped is not None:
+            message = stopped
+        elif gone is not None:
             message = gone
-        elif stopped_after is not None:
-            message = (
-                f"Game was paused externally after {stopped_after}ms, before the requested "
-                f"{duration_ms}ms elapsed."
-            )
         else:
             message = f"Game played for {duration_ms}ms and is now paused."
         return answer(
             {
-                "success": gone is None and stopped_after is None,
+                "success": gone is None and stopped is None,
                 "elapsedMs": elapsed,
                 "state": state,
                 "paused": state["paused"],
