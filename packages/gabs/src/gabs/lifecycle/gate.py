@@ -38,7 +38,7 @@ from gabs.runtime.procs import find_by_name, verify_pid
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
 from .delivery import EXTERNAL_DELIVERY, launch_channels
-from .history import TrackRecord, context_hash
+from .history import TrackRecord, context_hash, last_good_snapshot
 
 __all__ = ["claim_for_start", "operation_refusal"]
 
@@ -435,7 +435,10 @@ async def claim_for_start(
             history_context_hash=context_hash(game, resolved.profile),
             context_channels=launch_channels(resolved),
         )
-        claim.extra["historySuccess"] = {"bucket": bucket}
+        claim.extra["historySuccess"] = {
+            "bucket": bucket,
+            "snapshot": last_good_snapshot(game, resolved.profile),
+        }
         lc.refresh_owner(claim, lease)
         try:
             async with transition_lock(folder):

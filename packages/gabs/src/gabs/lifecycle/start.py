@@ -57,7 +57,7 @@ from gabs.runtime.procs import find_by_name, fingerprint
 from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, Superseded, now
 from .gate import claim_for_start
-from .history import TrackRecord, context_hash
+from .history import TrackRecord, context_hash, last_good_snapshot
 from .store_ready import needs_store_readiness, prove_store_ready
 
 __all__ = ["Started", "start_game"]
@@ -379,8 +379,9 @@ async def _launch(
 
     claim = await lc.update(game.id, launch_id, promote, operation_id=operation_id)
     pinned = claim.extra.get("historySuccess")
+    snapshot = pinned.get("snapshot") if isinstance(pinned, dict) else None
     record.started(
-        game,
+        snapshot if isinstance(snapshot, dict) else last_good_snapshot(game, resolved.profile),
         resolved.profile,
         digest,
         launch_id,
