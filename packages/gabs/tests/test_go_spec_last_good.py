@@ -2,10 +2,11 @@
 ``internal/process/history.go``: ``GameHistory.LastGood``, ``HistoryLastGood``,
 ``ContextSnapshot``; ``cmd/gabs/games_doctor.go``: ``doctorLastGood``).
 
-* A verified start refreshes the profile's ``lastGood`` pointer, kept beside the profiles (not
-  in the profile's entry): ``contextHash``, ``entrySnapshot`` (``target``, ``mode``, ``args``,
-  ``configEnv``, ``absentEnvNames``, ``workingDir``, ``lifecycle``, empty ones left out) and
-  ``at``. A start promoted later records it from the snapshot pinned in its claim.
+* The file carries Go's ``version`` (1). A verified start refreshes the profile's
+  ``lastGood`` pointer, kept beside the profiles (not in the profile's entry):
+  ``contextHash``, ``entrySnapshot`` (``target``, ``mode``, ``args``, ``configEnv``,
+  ``absentEnvNames``, ``workingDir``, ``lifecycle``, empty ones left out) and ``at``. A start
+  promoted later records it from the snapshot pinned in its claim.
 * An edit of the context resets the profile's counts at its next record, but the pointer stays,
   so ``gabs games doctor ID --show-last-good`` still prints the proven context after a failed
   start of the edited one, with Go's note that the current context differs.
@@ -78,6 +79,7 @@ async def test_a_proven_context_stays_the_last_good_after_an_edit(
         await stop_game(lc, "g", "kill")
     assert pinned["snapshot"]["args"] == ["-c", SLEEPER]
     data = stored(config)
+    assert data["version"] == 1
     assert "lastGood" not in data["profiles"][""]
     good = data["lastGood"][""]
     assert set(good) == {"contextHash", "entrySnapshot", "at"}

@@ -261,6 +261,7 @@ class TrackRecord:
         return notice
 
     def _write(self, data: dict[str, Any]) -> None:
+        data = {"version": 1, **data}  # Go's GameHistory.Version; the key comes first
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
