@@ -1,11 +1,13 @@
 """The track record's attribution in a start's result, as the Go bridge 1.1.0 renders it
 (``design/08-track-record.md``): the candidate-input note of a failure that ran with an input
 combination never verified on its context, and the once-per-edit notice after a proven
-context was edited following a failure that was not the config's."""
+context was edited following a failure that was not the config's; and the last good context
+that ``games doctor --show-last-good`` prints after such an edit."""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import anyio
 import pytest
@@ -68,3 +70,29 @@ async def test_an_edit_after_an_environment_failure_is_noticed_once(
         "successful starts \u2014 verify this edit was intended"
     )
     assert "editNotice" not in data(second)
+
+
+async def test_the_last_good_context_outlives_an_edit_of_it(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    entry = config_dir.game("g", args=["-c", "import time; time.sleep(60)"])
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            killed = await client.call_tool("games_kill", {"gameId": "g"})
+            assert data(killed)["code"] == "terminated", text_of(killed)
+            entry["args"] = ["-c", "raise SystemExit(3)"]
+            config_dir.write()
+            crashed = await client.call_tool("games_start", {"gameId": "g", "timeout": 2})
+            assert data(crashed)["code"] == "exited_during_start", text_of(crashed)
+    doctor = gabs_cli(config_dir, "games", "doctor", "g", "--show-last-good")
+    tail = doctor.stdout.split("Last known good:\n", 1)[1].splitlines()
+    assert tail[0] == '  profile "" (default) (recorded moments ago):'
+    assert tail[1].startswith("      context hash: ")
+    assert tail[2:] == [
+        f"      target: {sys.executable}  mode: CustomCommand",
+        "      args: -c import time; time.sleep(60)",
+        "      NOTE: the current context differs from this proven one \u2014 it was edited. "
+        "Compare or restore by hand; GABS never restores automatically.",
+    ]

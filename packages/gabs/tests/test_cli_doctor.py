@@ -155,9 +155,15 @@ def test_the_track_record_and_last_good_context_read_as_go_prints_them(
                 "lastSuccessAt": moment,
                 "lastFailure": {"outcome": "exited_during_start", "class": None, "at": moment},
                 "consecutiveFailures": 1,
-                "lastGood": {"target": "/bin/sh", "mode": "DirectPath", "args": ["a"]},
             }
-        }
+        },
+        "lastGood": {
+            "": {
+                "contextHash": "sha256:old",
+                "entrySnapshot": {"target": "/bin/sh", "mode": "DirectPath", "args": ["a"]},
+                "at": moment,
+            }
+        },
     }
     (tmp_path / "g").mkdir()
     (tmp_path / "g" / "track-record.json").write_text(json.dumps(record), encoding="utf-8")

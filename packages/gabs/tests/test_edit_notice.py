@@ -23,6 +23,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
 from gabs.lifecycle.edit_notice import notice_text
+from gabs.lifecycle.history import last_good_snapshot
 from gabs.mcp import ToolListNotifier, build_server
 
 MISSING = "/nonexistent/gabs-edit-notice/game"
@@ -65,7 +66,7 @@ def proven_then_failed(config: GabsConfig, game_id: str, profile: str, cause: st
     digest = context_hash(game, profile)
     record = TrackRecord(config.game_dir(game_id))
     for launch in range(4):
-        record.started(game, profile, digest, f"launch-{launch}")
+        record.started(last_good_snapshot(game, profile), profile, digest, f"launch-{launch}")
     record.failed(profile, digest, "spawn_failed", cause)
     return digest
 

@@ -19,6 +19,7 @@ from gabs.cli import main
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
+from gabs.lifecycle.history import last_good_snapshot
 from gabs.mcp import build_server
 from gabs.mcp.call_results import call_view
 
@@ -195,11 +196,11 @@ async def test_the_track_record_has_a_row_per_profile(tmp_path: Path) -> None:
     game = GabsConfig.load(tmp_path).games["rim"]
     record = TrackRecord(tmp_path / "rim")
     fast = context_hash(game, "fast")
-    record.started(game, "fast", fast)
+    record.started(last_good_snapshot(game, "fast"), "fast", fast)
     record.count("fast", fast, "bridgeConnects")
     record.count("fast", fast, "cleanStops")
     record.failed("fast", fast, "bridge_timeout", "game")
-    record.started(game, "normal", "sha256:an-earlier-context")
+    record.started(None, "normal", "sha256:an-earlier-context")
     _, data = await _show(tmp_path, "rim")
     assert data["trackRecord"] == [
         {

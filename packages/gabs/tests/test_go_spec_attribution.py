@@ -71,7 +71,7 @@ def data(result: types.CallToolResult) -> dict[str, Any]:
 def prove(config: GabsConfig, game_id: str) -> None:
     """Record one verified start of the game's default launch context (as a start would)."""
     game = config.games[game_id]
-    TrackRecord(config.game_dir(game_id)).started(game, "", context_hash(game, ""))
+    TrackRecord(config.game_dir(game_id)).started(None, "", context_hash(game, ""))
 
 
 def record(config: GabsConfig, game_id: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from gabs.games import GameManager
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, TrackRecord, context_hash, start_game, stop_game
 from gabs.lifecycle.buckets import BUCKET_VALUE_CAP, record_bucket
+from gabs.lifecycle.history import last_good_snapshot
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.procs import process_start_time
 
@@ -71,7 +72,8 @@ def prove(config: GabsConfig, profile: str = "", **inputs: Any) -> None:
     record = TrackRecord(config.game_dir("g"))
     resolved = resolve(game, profile=profile, inputs=inputs)
     bucket = record.accept(game, resolved)
-    record.started(game, resolved.profile, context_hash(game, resolved.profile), bucket=bucket)
+    snapshot = last_good_snapshot(game, resolved.profile)
+    record.started(snapshot, resolved.profile, context_hash(game, resolved.profile), bucket=bucket)
 
 
 @asynccontextmanager

@@ -204,27 +204,36 @@ def _track_record(profiles: dict[str, Any]) -> None:
             )
 
 
-def _last_good(profiles: dict[str, Any], game: GameConfig | None) -> None:
-    proven = {name: entry for name, entry in profiles.items() if entry.get("lastGood")}
+def _last_good(record: dict[str, Any], game: GameConfig | None) -> None:
+    """Go's ``doctorLastGood``: the last context each profile started with, kept beside the
+    profiles so an edit that reset the profile's counts leaves it readable."""
+    found = record.get("lastGood")
+    proven = {
+        name: good
+        for name, good in (found.items() if isinstance(found, dict) else ())
+        if isinstance(good, dict)
+    }
     if not proven:
         print("Last known good: none recorded")
         return
     print("Last known good:")
     for profile in sorted(proven):
-        entry = proven[profile]
-        good = entry["lastGood"]
-        print(f"  {_profile_label(profile)} (recorded {_ago(entry.get('lastSuccessAt'))} ago):")
-        print(f"      context hash: {entry.get('contextHash', '')}")
-        print(f"      target: {good.get('target', '')}  mode: {good.get('mode', '')}")
-        if good.get("args"):
-            print(f"      args: {' '.join(good['args'])}")
-        if good.get("workingDir"):
-            print(f"      workingDir: {good['workingDir']}")
+        good = proven[profile]
+        snapshot = good.get("entrySnapshot")
+        if not isinstance(snapshot, dict):
+            snapshot = {}
+        print(f"  {_profile_label(profile)} (recorded {_ago(good.get('at'))} ago):")
+        print(f"      context hash: {good.get('contextHash', '')}")
+        print(f"      target: {snapshot.get('target', '')}  mode: {snapshot.get('mode', '')}")
+        if snapshot.get("args"):
+            print(f"      args: {' '.join(map(str, snapshot['args']))}")
+        if snapshot.get("workingDir"):
+            print(f"      workingDir: {snapshot['workingDir']}")
         current = context_hash(game, profile) if game is not None else ""
-        if current and current != entry.get("contextHash"):
+        if current and current != good.get("contextHash"):
             print(
-                "      NOTE: this context has been edited since it last started; compare the "
-                "two or restore it by hand (gabs never restores it for you)."
+                "      NOTE: the current context differs from this proven one — it was edited. "
+                "Compare or restore by hand; GABS never restores automatically."
             )
 
 
@@ -258,14 +267,14 @@ def games_doctor(args: argparse.Namespace) -> int:
         _older_bridges(game)
     _permissions(config.config_dir, game_id)
     problem = game_dir_problem(config.config_dir, game_id)
-    profiles: dict[str, Any] = {}
+    record: dict[str, Any] = {}
     if problem is not None:  # never read a track record out of the config folder
         print(f"Track record: unreadable ({problem})")
     else:
-        profiles = TrackRecord(config.config_dir / game_id).load().get("profiles", {})
-        _track_record(profiles)
+        record = TrackRecord(config.config_dir / game_id).load()
+        _track_record(record.get("profiles", {}))
     if args.show_last_good:
-        _last_good(profiles, game)
+        _last_good(record, game)
     return 0 if report.healthy else 1
 
 

@@ -38,7 +38,7 @@ from gabs.runtime.procs import find_by_name, verify_pid
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
 from .delivery import EXTERNAL_DELIVERY
-from .history import TrackRecord, context_hash
+from .history import TrackRecord, context_hash, last_good_snapshot
 
 __all__ = ["claim_for_start", "operation_refusal"]
 
@@ -434,7 +434,10 @@ async def claim_for_start(
             process_start_deadline=moment + timedelta(seconds=budget),
             history_context_hash=context_hash(game, resolved.profile),
         )
-        claim.extra["historySuccess"] = {"bucket": bucket}
+        claim.extra["historySuccess"] = {
+            "bucket": bucket,
+            "snapshot": last_good_snapshot(game, resolved.profile),
+        }
         lc.refresh_owner(claim, lease)
         try:
             async with transition_lock(folder):

@@ -78,6 +78,38 @@ def _context(game: GameConfig, base: Resolved) -> dict[str, Any]:
     }
 
 
+def pinned_success(claim: RuntimeState) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The launch context snapshot and input bucket a claim pinned (``historySuccess``)."""
+    pinned = claim.extra.get("historySuccess")
+    if not isinstance(pinned, dict):
+        return None, None
+    snapshot, bucket = pinned.get("snapshot"), pinned.get("bucket")
+    return (
+        snapshot if isinstance(snapshot, dict) else None,
+        bucket if isinstance(bucket, dict) else None,
+    )
+
+
+def last_good_snapshot(game: GameConfig, profile: str) -> dict[str, Any]:
+    """The whole launch context of ``profile`` without launch inputs, as Go's
+    ``ContextSnapshot`` keeps it for ``doctor --show-last-good`` (empty parts left out). It may
+    hold env values, so it is kept only in the owner-only claim and track record files."""
+    try:
+        base = resolve(game, profile=profile, inherited={})
+    except Exception:
+        return {}
+    snapshot = {
+        "target": game.target,
+        "mode": game.launch_mode,
+        "args": list(base.args),
+        "configEnv": {key: base.env[key] for key in base.context_env_keys if key in base.env},
+        "absentEnvNames": list(base.absent_env_names),
+        "workingDir": base.working_dir,
+        "lifecycle": base.lifecycle.to_json() if base.lifecycle else None,
+    }
+    return {key: value for key, value in snapshot.items() if value}
+
+
 def age_text(seconds: float) -> str:
     """How long ago, as the track record words it: ``moments``, ``5m``, ``3h``, ``2d``."""
     if seconds < 60:
@@ -208,13 +240,13 @@ class TrackRecord:
         finally:
             os.close(fd)
 
-    def _update(self, profile: str, digest: str, change: Any) -> None:
+    def _update(self, profile: str, digest: str, change: Any, also: Any = None) -> None:
         if not digest:
             return
         with contextlib.suppress(_Skipped), self._locked():
-            self._change(profile, digest, change)
+            self._change(profile, digest, change, also)
 
-    def _change(self, profile: str, digest: str, change: Any) -> None:
+    def _change(self, profile: str, digest: str, change: Any, also: Any = None) -> None:
         data = self.load()
         if not isinstance(data.get("bucketKey"), str) or not data["bucketKey"]:
             data["bucketKey"] = new_bucket_key()
@@ -229,6 +261,8 @@ class TrackRecord:
             }
         change(entry)
         data["profiles"][profile] = entry
+        if also is not None:
+            also(data)
         self._write(data)
 
     def edit_notice(self, profile: str, digest: str) -> str:
@@ -245,13 +279,14 @@ class TrackRecord:
         return notice
 
     def _write(self, data: dict[str, Any]) -> None:
+        data = {"version": 1, **data}  # Go's GameHistory.Version; the key comes first
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_secret_file(self.path, (json.dumps(data, indent=2) + "\n").encode())
 
     def started(
         self,
-        game: GameConfig | None,
+        snapshot: dict[str, Any] | None,
         profile: str,
         digest: str,
         launch_id: str = "",
@@ -259,8 +294,10 @@ class TrackRecord:
     ) -> None:
         """A verified start of launch ``launch_id``: counted once per launch (as Go's
         ``creditedLaunchIds``), however many promotions see it, and in ``bucket`` (its input
-        combination, :meth:`accept`) when given. Without ``game`` (a start promoted later, from
-        its claim) the last good context is left as it is."""
+        combination, :meth:`accept`) when given. ``snapshot`` (:func:`last_good_snapshot`, the
+        one the claim pinned) becomes the profile's ``lastGood``, kept beside the profiles so
+        an edit that resets the profile's counts leaves it for ``doctor --show-last-good``."""
+        counted: list[str] = []
 
         def change(entry: dict[str, Any]) -> None:
             if launch_id:
@@ -273,24 +310,29 @@ class TrackRecord:
             entry["consecutiveFailures"] = 0
             if bucket is not None:
                 record_bucket(entry, bucket, entry["lastSuccessAt"])
-            if game is not None:
-                with contextlib.suppress(Exception):
-                    entry["lastGood"] = _context(game, resolve(game, profile=profile, inherited={}))
+            counted.append(entry["lastSuccessAt"])
 
-        self._update(profile, digest, change)
+        def also(data: dict[str, Any]) -> None:
+            if not counted or snapshot is None:
+                return
+            good = data.get("lastGood")
+            if not isinstance(good, dict):
+                good = data["lastGood"] = {}
+            good[profile] = {"contextHash": digest, "entrySnapshot": snapshot, "at": counted[0]}
+
+        self._update(profile, digest, change, also)
 
     def promoted(self, claim: RuntimeState) -> None:
         """Credit the start of the launch ``claim`` pins when a later observation (status,
         an attachment, the recovery of a dead step) promotes it from ``starting``."""
         if claim.source != "external":
-            pinned = claim.extra.get("historySuccess")
-            bucket = pinned.get("bucket") if isinstance(pinned, dict) else None
+            snapshot, bucket = pinned_success(claim)
             self.started(
-                None,
+                snapshot,
                 claim.effective_profile,
                 claim.history_context_hash,
                 claim.launch_id,
-                bucket if isinstance(bucket, dict) else None,
+                bucket,
             )
 
     def count(self, profile: str, digest: str, counter: str) -> None:

@@ -59,7 +59,7 @@ from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, Superseded, now
 from .digests import spawn_digests
 from .gate import claim_for_start
-from .history import TrackRecord, context_hash
+from .history import TrackRecord, context_hash, last_good_snapshot, pinned_success
 from .store_ready import needs_store_readiness, prove_store_ready
 
 __all__ = ["Started", "start_game"]
@@ -384,14 +384,9 @@ async def _launch(
         lc.refresh_owner(state, lease)
 
     claim = await lc.update(game.id, launch_id, promote, operation_id=operation_id)
-    pinned = claim.extra.get("historySuccess")
-    record.started(
-        game,
-        resolved.profile,
-        digest,
-        launch_id,
-        pinned.get("bucket") if isinstance(pinned, dict) else None,
-    )
+    snapshot, bucket = pinned_success(claim)
+    snapshot = snapshot or last_good_snapshot(game, resolved.profile)
+    record.started(snapshot, resolved.profile, digest, launch_id, bucket)
     return Started(
         claim=claim,
         spawned=spawned,
