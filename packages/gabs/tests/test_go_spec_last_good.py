@@ -33,6 +33,7 @@ from gabs.lifecycle import (
     start_game,
     stop_game,
 )
+from gabs.lifecycle.history import SNAPSHOT_MAX_BYTES, last_good_snapshot
 from gabs.runtime.claim import load_claim
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
@@ -129,3 +130,11 @@ async def test_a_start_promoted_from_its_claim_refreshes_the_last_good(tmp_path:
     finally:
         with anyio.fail_after(30):
             await stop_game(lc, "g", "kill")
+
+
+def test_a_context_too_large_to_pin_is_not_kept(tmp_path: Path) -> None:
+    small = write(tmp_path, ["-c", SLEEPER])
+    assert last_good_snapshot(small.games["g"], "") is not None
+    huge = write(tmp_path, ["-c", SLEEPER, "x" * SNAPSHOT_MAX_BYTES])
+    # pinned in the claim, which readers refuse past 4 MiB: a larger one is left out
+    assert last_good_snapshot(huge.games["g"], "") is None

@@ -52,6 +52,8 @@ RECORD_FILE: Final = "track-record.json"
 LOCK_FILE: Final = "track-record.lock"
 #: How many recent launch ids an entry keeps so a launch's start counts once (Go's cap).
 CREDITED_LAUNCH_CAP: Final = 16
+#: The largest launch context snapshot kept (JSON text); a larger one is not pinned or kept.
+SNAPSHOT_MAX_BYTES: Final = 1024 * 1024
 
 
 def context_hash(game: GameConfig, profile: str) -> str:
@@ -90,10 +92,12 @@ def pinned_success(claim: RuntimeState) -> tuple[dict[str, Any] | None, dict[str
     )
 
 
-def last_good_snapshot(game: GameConfig, profile: str) -> dict[str, Any]:
+def last_good_snapshot(game: GameConfig, profile: str) -> dict[str, Any] | None:
     """The whole launch context of ``profile`` without launch inputs, as Go's
     ``ContextSnapshot`` keeps it for ``doctor --show-last-good`` (empty parts left out). It may
-    hold env values, so it is kept only in the owner-only claim and track record files."""
+    hold env values, so it is kept only in the owner-only claim and track record files. None
+    when it is larger than :data:`SNAPSHOT_MAX_BYTES`: it is pinned in the claim, which a
+    reader refuses beyond 4 MiB, and a context that large cannot be launched anyway."""
     try:
         base = resolve(game, profile=profile, inherited={})
     except Exception:
@@ -107,7 +111,8 @@ def last_good_snapshot(game: GameConfig, profile: str) -> dict[str, Any]:
         "workingDir": base.working_dir,
         "lifecycle": base.lifecycle.to_json() if base.lifecycle else None,
     }
-    return {key: value for key, value in snapshot.items() if value}
+    kept = {key: value for key, value in snapshot.items() if value}
+    return kept if len(json.dumps(kept)) <= SNAPSHOT_MAX_BYTES else None
 
 
 def age_text(seconds: float) -> str:
