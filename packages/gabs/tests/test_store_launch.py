@@ -92,6 +92,9 @@ async def test_a_store_start_is_adopted_running_and_quoted_as_go_does(
             assert data["code"] == "started_bridge_pending", text(started)
             assert data["adopted"] is True
             assert "Note: the launch was adopted" in text(started)
+            # as Go's note: a connection proves the managed environment, a verified delivery
+            # report (contextDelivery) the whole context
+            assert "a verified delivery report (contextDelivery) proves" in text(started)
             # the wait as Go prints a time.Duration rounded to the millisecond (1.002s, 1s)
             assert re.search(r"not ready after (\d+ms|\d+(\.\d*[1-9])?s): ", text(started))
             claim = load_claim(tmp_path / "cfg" / "s")

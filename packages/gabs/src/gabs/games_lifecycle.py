@@ -460,5 +460,6 @@ def _adoption_note(started: Started) -> str:
     return (
         " Note: the launch was adopted — the direct child exited and the workload was found "
         "by name or hook, so the injected args and env (GABS_PROFILE too) may have been lost "
-        "in a launcher re-exec; a GABP connection shows the environment arrived."
+        "in a launcher re-exec. A GABP connection proves the managed environment survived; "
+        "a verified delivery report (contextDelivery) proves the whole context did."
     )
