@@ -1,6 +1,7 @@
 """Details of the lifecycle as the Go bridge has them: a game entry without ``name`` is shown
 with an empty name (no id filled in), a refused start reports the track record of the launch
-context it asked for, and the claim of an external instance names the bridge that found it."""
+context it asked for, the claim of an external instance names the bridge that found it, and a
+stop whose status hook contradicts the live bridge warns about the hook's exit-code contract."""
 
 from __future__ import annotations
 
@@ -39,6 +40,29 @@ async def test_a_game_without_a_name_is_shown_with_an_empty_name(
             assert text_of(status).startswith("**compat** (): running"), text_of(status)
             stopped = await client.call_tool("games_stop", {"gameId": "compat"})
             assert text_of(stopped).startswith("Game 'compat' () was stopped"), text_of(stopped)
+
+
+async def test_a_stop_the_status_hook_calls_done_while_the_bridge_lives_warns_about_the_hook(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    hooks = {}
+    for name, code in (("status", 1), ("stop", 0)):
+        hook = tmp_path / f"{name}.sh"
+        hook.write_text(f"#!/bin/sh\nexit {code}\n", encoding="utf-8")
+        hook.chmod(0o755)
+        hooks[name] = {"command": str(hook)}
+    config_dir.game("compat", lifecycle=hooks)
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as client:
+            await start_game(client)
+            stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "action_succeeded_running", text_of(stopped)
+            assert data(stopped)["warnings"] == [
+                "status hook reports stopped while the GABP bridge is live; the bridge wins "
+                "\N{EM DASH} check the hook's exit-code contract"
+            ], text_of(stopped)
+            killed = await client.call_tool("games_kill", {"gameId": "compat"})
+            assert data(killed)["code"] == "terminated", text_of(killed)
 
 
 async def test_a_refused_start_reports_the_track_record_of_the_profile_it_asked_for(

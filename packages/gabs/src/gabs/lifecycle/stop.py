@@ -33,6 +33,7 @@ from gabs.runtime import (
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
+from gabs.runtime.liveness import HOOK_CONTRADICTION
 
 from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, now
@@ -302,9 +303,7 @@ async def stop_game(
         await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
     detail = "; ".join(last.details)
     if last.own_bridge and last.hook_stopped:
-        outcome.warnings.append(
-            "status hook reports stopped while the GABP bridge is live; the bridge wins"
-        )
+        outcome.warnings.append(HOOK_CONTRADICTION)
         outcome.code = "action_succeeded_running"
     elif last.no_sources:
         outcome.code = "terminated"
