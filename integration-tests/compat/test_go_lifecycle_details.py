@@ -6,7 +6,9 @@ stop whose status hook contradicts the live bridge warns about the hook's exit-c
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -16,7 +18,7 @@ import anyio
 import pytest
 
 from .harness import ConfigDir, OpenBridge, start_game
-from .results import data, text_of
+from .results import data, process_alive, text_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -63,6 +65,33 @@ async def test_a_stop_the_status_hook_calls_done_while_the_bridge_lives_warns_ab
             ], text_of(stopped)
             killed = await client.call_tool("games_kill", {"gameId": "compat"})
             assert data(killed)["code"] == "terminated", text_of(killed)
+
+
+async def test_a_stop_whose_claim_vanishes_under_its_verification_says_so_as_go(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    claim = config_dir.path / "compat" / "runtime.json"
+    hook = tmp_path / "stop.sh"
+    hook.write_text(f"#!/bin/sh\nrm -f '{claim}'\n", encoding="utf-8")
+    hook.chmod(0o755)
+    config_dir.game("compat", lifecycle={"stop": {"command": str(hook)}})
+    with anyio.fail_after(180):
+        async with open_bridge(config_dir) as client:
+            await start_game(client)
+            pid = config_dir.game_pid("compat")
+            stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "termination_unverified", text_of(stopped)
+            assert data(stopped)["warnings"] == [
+                "the runtime claim was removed or replaced while the stop was verified; "
+                "the result applies to the finished launch only",
+                "the stop result was not persisted: the runtime claim was superseded while the "
+                "action ran",
+            ], text_of(stopped)
+            assert data(stopped)["evidence"] == (
+                "verification abandoned: the claim was superseded"
+            ), text_of(stopped)
+    if pid is not None and process_alive(pid):
+        os.kill(pid, signal.SIGKILL)
 
 
 async def test_a_refused_start_reports_the_track_record_of_the_profile_it_asked_for(

@@ -289,9 +289,14 @@ async def stop_game(
             current = claim
         if current is None or current.launch_id != launch_id:
             outcome.warnings.append(
-                f"the runtime claim was removed or replaced while the {action} was verified"
+                f"the runtime claim was removed or replaced while the {action} was verified; "
+                "the result applies to the finished launch only"
             )
-            outcome.code, outcome.detail = "termination_unverified", "verification abandoned"
+            outcome.code = "termination_unverified"
+            outcome.detail = (
+                "; ".join(last.details) or "verification abandoned: the claim was superseded"
+            )
+            await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
             return outcome
         claim = current
         current_round = await gather_evidence(lc, claim, gabp_live, remaining)
@@ -342,6 +347,9 @@ async def _complete(
                 outcome.warnings.append(
                     f"the {outcome.action} completion was superseded and left "
                     "the current claim untouched"
+                    if outcome.code == "terminated"
+                    else f"the {outcome.action} result was not persisted: the runtime claim "
+                    "was superseded while the action ran"
                 )
                 return
             if outcome.code == "terminated":
