@@ -1,7 +1,8 @@
 """Details of the lifecycle as the Go bridge has them: a game entry without ``name`` is shown
 with an empty name (no id filled in), a refused start reports the track record of the launch
 context it asked for, the claim of an external instance names the bridge that found it, and a
-stop whose status hook contradicts the live bridge warns about the hook's exit-code contract."""
+stop whose status hook contradicts the live bridge warns about the hook's exit-code contract,
+and a stop whose claim vanishes under its verification is reported as the Go bridge does."""
 
 from __future__ import annotations
 
