@@ -33,6 +33,7 @@ from gabs.runtime import (
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
+from gabs.runtime.liveness import HOOK_CONTRADICTION
 
 from .codes import LifecycleError, cause_class, next_action
 from .core import Lifecycle, now
@@ -288,9 +289,14 @@ async def stop_game(
             current = claim
         if current is None or current.launch_id != launch_id:
             outcome.warnings.append(
-                f"the runtime claim was removed or replaced while the {action} was verified"
+                f"the runtime claim was removed or replaced while the {action} was verified; "
+                "the result applies to the finished launch only"
             )
-            outcome.code, outcome.detail = "termination_unverified", "verification abandoned"
+            outcome.code = "termination_unverified"
+            outcome.detail = (
+                "; ".join(last.details) or "verification abandoned: the claim was superseded"
+            )
+            await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
             return outcome
         claim = current
         current_round = await gather_evidence(lc, claim, gabp_live, remaining)
@@ -302,9 +308,7 @@ async def stop_game(
         await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
     detail = "; ".join(last.details)
     if last.own_bridge and last.hook_stopped:
-        outcome.warnings.append(
-            "status hook reports stopped while the GABP bridge is live; the bridge wins"
-        )
+        outcome.warnings.append(HOOK_CONTRADICTION)
         outcome.code = "action_succeeded_running"
     elif last.no_sources:
         outcome.code = "terminated"
@@ -343,6 +347,9 @@ async def _complete(
                 outcome.warnings.append(
                     f"the {outcome.action} completion was superseded and left "
                     "the current claim untouched"
+                    if outcome.code == "terminated"
+                    else f"the {outcome.action} result was not persisted: the runtime claim "
+                    "was superseded while the action ran"
                 )
                 return
             if outcome.code == "terminated":

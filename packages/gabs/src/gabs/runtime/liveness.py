@@ -21,7 +21,7 @@ from gabs.launch.resolve import ResolvedHook
 from .claim import Attachment, RuntimeState
 from .procs import Verdict, find_by_name, verify_pid
 
-__all__ = ["Evidence", "attachment_is_live", "evaluate", "owned_by"]
+__all__ = ["HOOK_CONTRADICTION", "Evidence", "attachment_is_live", "evaluate", "owned_by"]
 
 HOOK_CONTRADICTION = (
     "status hook reports stopped while the GABP bridge is live; the bridge wins — check the "
