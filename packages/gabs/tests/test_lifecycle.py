@@ -380,3 +380,17 @@ async def test_the_status_hooks_of_all_profiles_probe_at_once_before_a_start(
     with anyio.fail_after(20):
         found = await probe_external(game, warnings)
     assert (found, warnings) == (None, [])
+
+
+async def test_a_failed_process_scan_before_a_start_is_a_warning_in_go_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_scan(name: str) -> list[int]:
+        raise OSError("no process table")
+
+    monkeypatch.setattr("gabs.lifecycle.gate.find_by_name", broken_scan)
+    _, game = setup(tmp_path, args=["-c", "pass"], stopProcessName="Game")
+    warnings: list[str] = []
+    with anyio.fail_after(10):
+        assert await probe_external(game, warnings) is None
+    assert warnings == ['process scan for "Game" failed before starting: no process table']

@@ -279,7 +279,9 @@ async def _probe_external(
         try:
             names = find_by_name(game.stop_process_name)
         except OSError as exc:
-            warnings.append(f"process scan for {go_quote(game.stop_process_name)} failed: {exc}")
+            warnings.append(
+                f"process scan for {go_quote(game.stop_process_name)} failed before starting: {exc}"
+            )
     if not running and not names:
         return None
     snapshot = None
