@@ -276,6 +276,21 @@ def test_an_id_that_differs_from_its_key_and_ids_that_collide_are_refused() -> N
     assert 'maps to the same runtime directory as "Alpha"' in found["alpha"][0]
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "collide"),
+    [
+        ("\u0130x", "ix", True),  # Go lowers the dotted capital I to a plain i
+        ("I\u0307x", "ix", True),  # the same letter decomposed
+        ("\u0391\u03a3", "\u03b1\u03c2", False),  # a capital sigma lowers to sigma, never final
+        ("\u0391\u03a3", "\u03b1\u03c3", True),
+    ],
+)
+def test_ids_collide_as_the_go_bridge_folds_them(first: str, second: str, collide: bool) -> None:
+    found = broken({"games": {first: {"target": "/x"}, second: {"target": "/y"}}})
+    clash = [why for whys in found.values() for why in whys if "same runtime directory" in why]
+    assert bool(clash) is collide, found
+
+
 def test_the_launch_context_rules_name_their_pointer() -> None:
     found = broken(
         one_game(

@@ -17,6 +17,7 @@ import pytest
 from gabs.config import GabsConfig, GameConfig
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
+from gabs.lifecycle.gate import _probe_external as probe_external
 from gabs.lifecycle.start import exited_during_start
 from gabs.runtime import load_claim, save_claim
 from gabs.runtime.procs import verify_pid
@@ -351,3 +352,45 @@ def test_a_start_that_exited_keeps_its_exit_code() -> None:
     assert error.data["exitCode"] == 3
     assert "signal" not in error.data
     assert error.message.startswith("'dead' exited during start (exit code 3).")
+
+
+async def test_the_status_hooks_of_all_profiles_probe_at_once_before_a_start(
+    tmp_path: Path,
+) -> None:
+    # As Go's: each profile's hook marks its own file and waits for the other one's. Run at
+    # once, both see the other and say stopped; one after another, the first would give up.
+    meet = (
+        "import os, pathlib, sys, time; here = pathlib.Path(sys.argv[1]); "
+        "(here / os.environ['GABS_PROFILE']).touch(); "
+        "other = here / ('b' if os.environ['GABS_PROFILE'] == 'a' else 'a'); "
+        "end = time.monotonic() + 3\n"
+        "while not other.exists():\n"
+        "    if time.monotonic() > end: sys.exit(2)\n"
+        "    time.sleep(0.02)\n"
+        "sys.exit(1)"
+    )
+    hook = {"command": sys.executable, "args": ["-c", meet, str(tmp_path)], "timeoutSeconds": 10}
+    _, game = setup(
+        tmp_path,
+        args=["-c", "pass"],
+        defaultProfile="a",
+        profiles={"a": {"lifecycle": {"status": hook}}, "b": {"lifecycle": {"status": hook}}},
+    )
+    warnings: list[str] = []
+    with anyio.fail_after(20):
+        found = await probe_external(game, warnings)
+    assert (found, warnings) == (None, [])
+
+
+async def test_a_failed_process_scan_before_a_start_is_a_warning_in_go_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_scan(name: str) -> list[int]:
+        raise OSError("no process table")
+
+    monkeypatch.setattr("gabs.lifecycle.gate.find_by_name", broken_scan)
+    _, game = setup(tmp_path, args=["-c", "pass"], stopProcessName="Game")
+    warnings: list[str] = []
+    with anyio.fail_after(10):
+        assert await probe_external(game, warnings) is None
+    assert warnings == ['process scan for "Game" failed before starting: no process table']

@@ -76,9 +76,15 @@ def check_game_id(game_id: str) -> str | None:
 def directory_key(game_id: str) -> str:
     """The folder key two ids collide on with a case- or normalization-insensitive disk."""
     return "/".join(
-        unicodedata.normalize("NFC", unicodedata.normalize("NFC", part).lower())
+        unicodedata.normalize("NFC", _simple_lower(unicodedata.normalize("NFC", part)))
         for part in game_id.split("/")
     )
+
+
+def _simple_lower(text: str) -> str:
+    """Lower case one character at a time, as the Go bridge does: no final sigma by position,
+    and the dotted capital I becomes a plain ``i`` (``str.lower`` keeps its dot)."""
+    return "".join("i" if char == "\u0130" else char.lower() for char in text)
 
 
 def full_match(pattern: str, value: str) -> bool:

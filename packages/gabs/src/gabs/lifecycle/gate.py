@@ -16,10 +16,12 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+import anyio
+
 from gabs.config import GameConfig
 from gabs.go_format import go_quote
-from gabs.launch.hooks import run_status_hook
-from gabs.launch.resolve import Resolved, profile_lifecycles
+from gabs.launch.hooks import HookResult, Verdict, run_status_hook
+from gabs.launch.resolve import Resolved, ResolvedHook, profile_lifecycles
 from gabs.runtime import (
     ClaimError,
     Evidence,
@@ -253,11 +255,18 @@ async def _probe_external(
     without a claim."""
     running: list[str] = []
     lifecycles = profile_lifecycles(game)
-    for profile in sorted(lifecycles):
-        hook = lifecycles[profile].status
-        if hook is None:
-            continue
-        verdict, result = await run_status_hook(hook, game_id=game.id, profile=profile)
+    hooks = {name: found.status for name, found in lifecycles.items() if found.status is not None}
+    verdicts: dict[str, tuple[Verdict, HookResult]] = {}
+
+    async def probe(profile: str, hook: ResolvedHook) -> None:
+        verdicts[profile] = await run_status_hook(hook, game_id=game.id, profile=profile)
+
+    # Every profile's hook at once, each within its own timeout, as Go probes them.
+    async with anyio.create_task_group() as group:
+        for profile, hook in hooks.items():
+            group.start_soon(probe, profile, hook)
+    for profile in sorted(verdicts):
+        verdict, result = verdicts[profile]
         if verdict == "running":
             running.append(profile)
         elif verdict == "unknown":
@@ -270,7 +279,9 @@ async def _probe_external(
         try:
             names = find_by_name(game.stop_process_name)
         except OSError as exc:
-            warnings.append(f"process scan for {go_quote(game.stop_process_name)} failed: {exc}")
+            warnings.append(
+                f"process scan for {go_quote(game.stop_process_name)} failed before starting: {exc}"
+            )
     if not running and not names:
         return None
     snapshot = None
