@@ -394,3 +394,28 @@ async def test_a_failed_process_scan_before_a_start_is_a_warning_in_go_words(
     with anyio.fail_after(10):
         assert await probe_external(game, warnings) is None
     assert warnings == ['process scan for "Game" failed before starting: no process table']
+
+
+async def test_a_profile_found_running_drops_the_others_unknown_answers(tmp_path: Path) -> None:
+    # As Go's: the "could not probe" warning is for a start that goes ahead; when one
+    # profile's hook says running, the refusal carries no word on the undecided one.
+    def hook(code: int) -> dict[str, Any]:
+        return {"command": sys.executable, "args": ["-c", f"raise SystemExit({code})"]}
+
+    _, game = setup(
+        tmp_path,
+        args=["-c", "pass"],
+        defaultProfile="a",
+        profiles={"a": {"lifecycle": {"status": hook(0)}}, "b": {"lifecycle": {"status": hook(9)}}},
+    )
+    warnings: list[str] = []
+    with anyio.fail_after(20):
+        found = await probe_external(game, warnings)
+    assert found is not None and found[0].code == "external_instance_detected"
+    assert warnings == []
+    # with nothing running, the undecided profile is a warning and the start goes ahead
+    alone = {"b": {"lifecycle": {"status": hook(9)}}, "a": {"lifecycle": {"status": hook(1)}}}
+    _, game = setup(tmp_path, args=["-c", "pass"], defaultProfile="a", profiles=alone)
+    with anyio.fail_after(20):
+        assert await probe_external(game, warnings) is None
+    assert len(warnings) == 1 and "profile 'b' could not tell" in warnings[0], warnings

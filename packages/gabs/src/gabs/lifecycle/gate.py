@@ -265,15 +265,18 @@ async def _probe_external(
     async with anyio.create_task_group() as group:
         for profile, hook in hooks.items():
             group.start_soon(probe, profile, hook)
+    undecided: list[str] = []
     for profile in sorted(verdicts):
         verdict, result = verdicts[profile]
         if verdict == "running":
             running.append(profile)
         elif verdict == "unknown":
-            warnings.append(
+            undecided.append(
                 f"status hook of profile {profile or '(default)'!r} could not tell whether the "
                 f"game runs ({result.describe()})"
             )
+    if not running:  # as Go: a profile found running makes the others' silence moot
+        warnings.extend(undecided)
     names: list[int] = []
     if game.stop_process_name and not running:
         try:
