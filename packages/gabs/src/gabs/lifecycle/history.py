@@ -17,8 +17,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +26,7 @@ from gabp.handoff import write_secret_file
 from gabs.config import GameConfig
 from gabs.launch.resolve import Resolved, resolve
 from gabs.runtime import RuntimeState
-from gabs.runtime.lock import LOCK_TIMEOUT, release_flock, try_flock
+from gabs.runtime.lock import LOCK_TIMEOUT, held_flock
 
 from .buckets import (
     drop_changed_declarations,
@@ -228,22 +226,14 @@ class TrackRecord:
         fails never fails the lifecycle step."""
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        try:
-            fd = os.open(self.path.with_name(LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            raise _Skipped from None
-        try:
-            deadline = time.monotonic() + LOCK_TIMEOUT
-            while not try_flock(fd):
-                if time.monotonic() >= deadline:
-                    raise _Skipped
-                time.sleep(0.002)
+        with contextlib.ExitStack() as held:
             try:
-                yield
-            finally:
-                release_flock(fd)
-        finally:
-            os.close(fd)
+                held.enter_context(
+                    held_flock(self.path.with_name(LOCK_FILE), LOCK_TIMEOUT, _Skipped)
+                )
+            except OSError:
+                raise _Skipped from None
+            yield
 
     def _update(self, profile: str, digest: str, change: Any, also: Any = None) -> None:
         if not digest:

@@ -22,7 +22,6 @@ import json
 import os
 import secrets
 import socket
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any, Final
 from gabp.handoff import generate_token, write_secret_file
 from gabs.config import PortRange
 from gabs.go_format import go_html_escape
-from gabs.runtime.lock import release_flock, try_flock
+from gabs.runtime.lock import held_flock
 
 __all__ = [
     "BRIDGE_FILE",
@@ -128,19 +127,9 @@ def read_bridge_file(game_dir: Path) -> dict[str, Any] | None:
 def _bridge_lock(game_dir: Path, game_id: str) -> Iterator[None]:
     """Hold the game's ``bridge.lock``; :class:`EndpointError` after the timeout."""
     game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(game_dir / BRIDGE_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + BRIDGE_LOCK_TIMEOUT
-        while not try_flock(fd):
-            if time.monotonic() >= deadline:
-                raise EndpointError(f"bridge lock for {game_id} held past 5s")
-            time.sleep(0.005)
-        try:
-            yield
-        finally:
-            release_flock(fd)
-    finally:
-        os.close(fd)
+    busy = EndpointError(f"bridge lock for {game_id} held past 5s")
+    with held_flock(game_dir / BRIDGE_LOCK_FILE, BRIDGE_LOCK_TIMEOUT, lambda: busy):
+        yield
 
 
 def _write(game_dir: Path, data: dict[str, Any]) -> Path:

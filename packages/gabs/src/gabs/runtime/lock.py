@@ -12,13 +12,21 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Final
 
 import anyio
 
-__all__ = ["LOCK_FILE", "LOCK_TIMEOUT", "LockBusy", "release_flock", "transition_lock", "try_flock"]
+__all__ = [
+    "LOCK_FILE",
+    "LOCK_TIMEOUT",
+    "LockBusy",
+    "held_flock",
+    "release_flock",
+    "transition_lock",
+    "try_flock",
+]
 
 LOCK_FILE: Final = "transition.lock"
 LOCK_TIMEOUT: Final = 5.0
@@ -58,6 +66,26 @@ def release_flock(fd: int) -> None:
             import fcntl
 
             fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def held_flock(path: Path, timeout: float, busy: Callable[[], Exception]) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created 0600, never deleted), blocking
+    the thread while it waits, at most ``timeout`` seconds; then raise ``busy()``. For the
+    short critical sections of synchronous code (``bridge.lock``, ``track-record.lock``)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while not try_flock(fd):
+            if time.monotonic() >= deadline:
+                raise busy()
+            time.sleep(0.005)
+        try:
+            yield
+        finally:
+            release_flock(fd)
+    finally:
+        os.close(fd)
 
 
 @contextlib.asynccontextmanager
