@@ -66,6 +66,10 @@ def context_hash(game: GameConfig, profile: str) -> str:
     )
 
 
+#: Where Go's ``ContextSnapshot`` names a fact of :func:`_context` otherwise.
+_SNAPSHOT_NAMES: Final = {"env": "configEnv", "absentEnv": "absentEnvNames"}
+
+
 def _context(game: GameConfig, base: Resolved) -> dict[str, Any]:
     return {
         "target": game.target,
@@ -100,15 +104,8 @@ def last_good_snapshot(game: GameConfig, profile: str) -> dict[str, Any] | None:
         base = resolve(game, profile=profile, inherited={})
     except Exception:
         return {}
-    snapshot = {
-        "target": game.target,
-        "mode": game.launch_mode,
-        "args": list(base.args),
-        "configEnv": {key: base.env[key] for key in base.context_env_keys if key in base.env},
-        "absentEnvNames": list(base.absent_env_names),
-        "workingDir": base.working_dir,
-        "lifecycle": base.lifecycle.to_json() if base.lifecycle else None,
-    }
+    # The facts the context hash covers, under the names Go's snapshot gives them.
+    snapshot = {_SNAPSHOT_NAMES.get(key, key): value for key, value in _context(game, base).items()}
     kept = {key: value for key, value in snapshot.items() if value}
     return kept if len(json.dumps(kept)) <= SNAPSHOT_MAX_BYTES else None
 
