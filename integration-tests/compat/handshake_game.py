@@ -20,7 +20,11 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
 * ``no-tools-list``, ``no-events``: capabilities without ``tools/list`` or without events;
 * ``tools-error``: ``tools/list`` answered ``-32603``; ``tools-empty``; ``tools-noname``,
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
-  ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
+  ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``;
+* ``observed``: the welcome carries the optional delivery report (``observed``) with what
+  this process really received: its ``argv``, its working directory, the value of each name
+  ``GABS_FORWARD_ENV`` lists that it has (``envValues``; a name ``GABS_ABSENT_ENV`` lists
+  that it has too) and the ``GABS_ABSENT_ENV`` names it does not have (``envAbsent``).
 
 Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``. Two more
 calls, answered like ``hs/echo``, act on the connection after the answer is written:
@@ -88,6 +92,23 @@ def tools(mode: set[str]) -> list[dict[str, Any]]:
     return listed
 
 
+def names(variable: str) -> list[str]:
+    return [name.strip() for name in os.environ.get(variable, "").split(",") if name.strip()]
+
+
+def observed() -> dict[str, Any]:
+    """The delivery report, raw: what a game-side runtime saw of its launch context."""
+    values = {name: os.environ[name] for name in names("GABS_FORWARD_ENV") if name in os.environ}
+    absent = names("GABS_ABSENT_ENV")
+    values.update({name: os.environ[name] for name in absent if name in os.environ})
+    return {
+        "argv": list(sys.argv),
+        "cwd": os.getcwd(),
+        "envValues": values,
+        "envAbsent": [name for name in absent if name not in os.environ],
+    }
+
+
 def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
     methods = ["session/hello", "tools/list", "tools/call", "events/subscribe"]
     if "no-tools-list" in mode:
@@ -109,6 +130,8 @@ def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
             result.pop("schemaVersion", None)
         elif word.startswith("schema-"):
             result["schemaVersion"] = word[7:]
+    if "observed" in mode:
+        result["observed"] = observed()
     if "extra" in mode:
         result["serverInfo"] = {"name": "hs", "version": "9"}
         result["unexpected"] = {"x": 1}

@@ -1,0 +1,156 @@
+"""The launch-context delivery verdict through real launch chains (the conformance cells of the
+Go bridge's test plan, T-DELIV), end to end.
+
+A game (``handshake_game.py`` in its ``observed`` mode) reports in its welcome what its process
+really received: its ``argv``, its working directory and the variables the bridge named. It is
+launched directly and through ``sh`` wrappers of the shapes a launch chain takes (one that
+forwards everything, a container-like boundary that forwards only ``GABS_FORWARD_ENV``'s names,
+one that forwards only the bridge's own names, a scrubbing re-exec that keeps just the GABP
+endpoint, one that brings back a name the config unsets), and ``games_status`` must show the
+verdict those channels earn: never more than the chain delivered. Checked side by side with
+the Go bridge (GABS 1.1.0): both give every verdict below.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from .harness import HANDSHAKE_GAME, ConfigDir, OpenBridge, start_game
+from .results import data, text_of
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sh wrappers and a symlink")
+
+GAME_TIMEOUT = 120
+ARGS = ["--data-root", "two words", "\u00e9t\u00e9"]
+
+#: ``GABS_FORWARD_ENV``'s names, each as the wrapper sees it, passed on through ``env -i``
+#: (only the bridge's own names when MANAGED is set).
+FILTER = """fwd=""
+IFS=','
+for name in $GABS_FORWARD_ENV; do
+{only}  eval "val=\\$$name"
+  fwd="$fwd $name=$val"
+done
+unset IFS
+exec env -i $fwd "{probe}" "$@"
+"""
+MANAGED = '  case "$name" in GABS_*|GABP_*) ;; *) continue;; esac\n'
+
+WRAPPERS = {
+    "forwarding": 'exec "{probe}" "$@"\n',
+    "filtering": FILTER.replace("{only}", ""),
+    "managed-only": FILTER.replace("{only}", MANAGED),
+    "scrubbing": 'exec env -i GABP_SERVER_PORT="$GABP_SERVER_PORT" GABP_TOKEN="$GABP_TOKEN" '
+    '"{probe}" "$@"\n',
+    "absent-reintroduced": 'exec env HOST_OVERRIDE=reintroduced "{probe}" "$@"\n',
+}
+
+
+def probe(folder: Path) -> Path:
+    """The game as an executable of its own (a direct launch's ``argv[0]``)."""
+    path = folder / "probe"
+    path.write_text(
+        f"#!{sys.executable}\n"
+        "import os, runpy, sys\n"
+        "os.environ['HANDSHAKE_MODE'] = 'observed'\n"
+        f"sys.path.insert(0, {str(HANDSHAKE_GAME.parent)!r})\n"
+        f"runpy.run_path({str(HANDSHAKE_GAME)!r}, run_name='__main__')\n",
+        encoding="utf-8",
+    )
+    path.chmod(0o755)
+    return path
+
+
+def launch_target(folder: Path, chain: str) -> Path:
+    game = probe(folder)
+    if chain == "direct":
+        return game
+    wrapper = folder / "wrapper.sh"
+    wrapper.write_text("#!/bin/sh\n" + WRAPPERS[chain].replace("{probe}", str(game)), "utf-8")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+async def delivery(open_bridge: OpenBridge, config_dir: ConfigDir, chain: str) -> dict[str, Any]:
+    folder = config_dir.path.parent / "chain"
+    (folder / "real-cwd").mkdir(parents=True)
+    (folder / "cwd").symlink_to(folder / "real-cwd")  # compared in canonical form
+    config_dir.game(
+        "hs",
+        launchMode="DirectPath",
+        target=str(launch_target(folder, chain)),
+        args=ARGS,
+        workingDir=str(folder / "cwd"),
+        env={"CONTENT_SET": "combat"},
+        unsetEnv=["HOST_OVERRIDE"],
+    )
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "hs")
+            try:
+                status = await client.call_tool("games_status", {"gameId": "hs"})
+            finally:
+                await client.call_tool("games_stop", {"gameId": "hs"})
+    verdict = data(status).get("contextDelivery")
+    assert isinstance(verdict, dict), text_of(status)
+    return verdict
+
+
+VERIFIED = {"argv": "verified", "cwd": "verified", "managedEnv": "verified"}
+UNREPORTED = "COMPAT_GAME_DIR unreported; CONTENT_SET unreported"
+
+
+@pytest.mark.parametrize("chain", ["direct", "forwarding", "filtering"])
+async def test_a_chain_that_delivers_the_whole_context_verifies(
+    open_bridge: OpenBridge, config_dir: ConfigDir, chain: str
+) -> None:
+    verdict = await delivery(open_bridge, config_dir, chain)
+    assert verdict == {
+        "overall": "verified",
+        "channels": {**VERIFIED, "contextEnv": "verified"},
+    }
+
+
+async def test_a_boundary_forwarding_only_the_bridge_s_names_is_partial(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    verdict = await delivery(open_bridge, config_dir, "managed-only")
+    assert verdict == {
+        "overall": "partial",
+        "channels": {**VERIFIED, "contextEnv": "unknown"},
+        "reasons": {"contextEnv": UNREPORTED},
+    }
+
+
+async def test_a_scrubbing_re_exec_is_partial_with_argv_and_cwd_verified(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    verdict = await delivery(open_bridge, config_dir, "scrubbing")
+    managed = ["GABP_SERVER_PORT", "GABP_TOKEN", "GABS_ABSENT_ENV", "GABS_BRIDGE_PATH"]
+    managed += ["GABS_FORWARD_ENV", "GABS_GAME_ID"]
+    assert verdict == {
+        "overall": "partial",
+        "channels": {**VERIFIED, "managedEnv": "unknown", "contextEnv": "unknown"},
+        "reasons": {
+            "contextEnv": f"{UNREPORTED}; absence of HOST_OVERRIDE unreported",
+            "managedEnv": "; ".join(f"{name} unreported" for name in managed),
+        },
+    }
+
+
+async def test_a_boundary_bringing_back_an_unset_name_fails_the_env_channel(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    verdict = await delivery(open_bridge, config_dir, "absent-reintroduced")
+    assert verdict == {
+        "overall": "partial",
+        "channels": {**VERIFIED, "contextEnv": "mismatched"},
+        "reasons": {
+            "contextEnv": "HOST_OVERRIDE was meant to be absent but is present in the workload"
+        },
+    }
