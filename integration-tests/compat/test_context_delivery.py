@@ -7,8 +7,10 @@ launched directly and through ``sh`` wrappers of the shapes a launch chain takes
 forwards everything, a container-like boundary that forwards only ``GABS_FORWARD_ENV``'s names,
 one that forwards only the bridge's own names, a scrubbing re-exec that keeps just the GABP
 endpoint, one that brings back a name the config unsets), and ``games_status`` must show the
-verdict those channels earn: never more than the chain delivered. Checked side by side with
-the Go bridge (GABS 1.1.0): both give every verdict below.
+verdict those channels earn: never more than the chain delivered. A launcher that puts the game
+in the background and exits leaves a start that is adopted: the status hook keeps it running
+and the context still arrives whole. Checked side by side with the Go bridge (GABS 1.1.0): both
+give every verdict below.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import anyio
 import pytest
 
 from .harness import HANDSHAKE_GAME, ConfigDir, OpenBridge, start_game
-from .results import data, text_of
+from .results import data
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sh wrappers and a symlink")
 
@@ -48,7 +50,11 @@ WRAPPERS = {
     "scrubbing": 'exec env -i GABP_SERVER_PORT="$GABP_SERVER_PORT" GABP_TOKEN="$GABP_TOKEN" '
     '"{probe}" "$@"\n',
     "absent-reintroduced": 'exec env HOST_OVERRIDE=reintroduced "{probe}" "$@"\n',
+    "detaching": '"{probe}" "$@" &\necho $! > "{folder}/game.pid"\nexit 0\n',
 }
+#: The detaching chain's hooks: the game's process, as the launcher wrote it down.
+STATUS_HOOK = '#!/bin/sh\nkill -0 "$(cat "{folder}/game.pid")" 2>/dev/null && exit 0\nexit 1\n'
+STOP_HOOK = '#!/bin/sh\nkill "$(cat "{folder}/game.pid")"\n'
 
 
 def probe(folder: Path) -> Path:
@@ -66,17 +72,25 @@ def probe(folder: Path) -> Path:
     return path
 
 
+def script(path: Path, text: str) -> Path:
+    path.write_text(text.replace("{folder}", str(path.parent)), encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
 def launch_target(folder: Path, chain: str) -> Path:
     game = probe(folder)
     if chain == "direct":
         return game
-    wrapper = folder / "wrapper.sh"
-    wrapper.write_text("#!/bin/sh\n" + WRAPPERS[chain].replace("{probe}", str(game)), "utf-8")
-    wrapper.chmod(0o755)
-    return wrapper
+    return script(
+        folder / "wrapper.sh", "#!/bin/sh\n" + WRAPPERS[chain].replace("{probe}", str(game))
+    )
 
 
-async def delivery(open_bridge: OpenBridge, config_dir: ConfigDir, chain: str) -> dict[str, Any]:
+async def launch(
+    open_bridge: OpenBridge, config_dir: ConfigDir, chain: str, **extra: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The start's and the status's results of the game launched through ``chain``."""
     folder = config_dir.path.parent / "chain"
     (folder / "real-cwd").mkdir(parents=True)
     (folder / "cwd").symlink_to(folder / "real-cwd")  # compared in canonical form
@@ -88,16 +102,22 @@ async def delivery(open_bridge: OpenBridge, config_dir: ConfigDir, chain: str) -
         workingDir=str(folder / "cwd"),
         env={"CONTENT_SET": "combat"},
         unsetEnv=["HOST_OVERRIDE"],
+        **extra,
     )
     with anyio.fail_after(GAME_TIMEOUT):
         async with open_bridge(config_dir) as client:
-            await start_game(client, "hs")
+            started = await start_game(client, "hs")
             try:
                 status = await client.call_tool("games_status", {"gameId": "hs"})
             finally:
                 await client.call_tool("games_stop", {"gameId": "hs"})
-    verdict = data(status).get("contextDelivery")
-    assert isinstance(verdict, dict), text_of(status)
+    return data(started), data(status)
+
+
+async def delivery(open_bridge: OpenBridge, config_dir: ConfigDir, chain: str) -> dict[str, Any]:
+    _, status = await launch(open_bridge, config_dir, chain)
+    verdict = status.get("contextDelivery")
+    assert isinstance(verdict, dict), status
     return verdict
 
 
@@ -154,3 +174,23 @@ async def test_a_boundary_bringing_back_an_unset_name_fails_the_env_channel(
             "contextEnv": "HOST_OVERRIDE was meant to be absent but is present in the workload"
         },
     }
+
+
+async def test_a_detaching_launcher_is_adopted_and_its_game_gets_the_whole_context(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    folder = config_dir.path.parent / "chain"
+    folder.mkdir(parents=True)
+    hooks = {
+        "status": {
+            "command": str(script(folder / "status.sh", STATUS_HOOK)),
+            "runningExitCodes": [0],
+            "stoppedExitCodes": [1],
+        },
+        "stop": {"command": str(script(folder / "stop.sh", STOP_HOOK))},
+    }
+    started, status = await launch(open_bridge, config_dir, "detaching", lifecycle=hooks)
+    verified = {"overall": "verified", "channels": {**VERIFIED, "contextEnv": "verified"}}
+    assert started["adopted"] is True, started
+    assert started["contextDelivery"] == status["contextDelivery"] == verified, started
+    assert status["status"] == "running", status

@@ -450,9 +450,13 @@ async def _verify(
     """Stage 4: True when adopted; raise ``exited_during_start`` or ``unobserved``."""
     deadline = anyio.current_time() + budget
     if not game.url_mode:
+        first_look = anyio.current_time() + min(_FIRST_LOOK, budget)
         code = await spawned.wait(min(_FIRST_LOOK, budget))
         if code is None:
             return False
+        # As Go, the first look is never earlier, even when the launcher ended at once: the
+        # workload a detaching launcher leaves behind gets that long to show to the hook.
+        await anyio.sleep(max(first_look - anyio.current_time(), 0))
         evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
         if evidence.verdict == "running":
             return True
