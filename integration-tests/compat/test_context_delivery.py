@@ -194,3 +194,5 @@ async def test_a_detaching_launcher_is_adopted_and_its_game_gets_the_whole_conte
     assert started["adopted"] is True, started
     assert started["contextDelivery"] == status["contextDelivery"] == verified, started
     assert status["status"] == "running", status
+    if "process" in status:  # ours beside Go's: the launcher's own process, which ended
+        assert (status["process"]["running"], status["process"]["exitCode"]) == (False, 0)
