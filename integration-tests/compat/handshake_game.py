@@ -18,6 +18,9 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
 * ``schema-<v>``: ``schemaVersion`` ``<v>``; ``schema-absent`` drops it (same as
   ``drop-schemaVersion``);
 * ``no-tools-list``, ``no-events``: capabilities without ``tools/list`` or without events;
+* ``observed``: the welcome carries the launch context the game received (``observed``:
+  ``argv``, ``cwd``, the values of the names ``GABS_FORWARD_ENV`` lists as ``envValues``, the
+  names ``GABS_ABSENT_ENV`` lists that are unset as ``envAbsent``), so a bridge verifies it;
 * ``tools-error``: ``tools/list`` answered ``-32603``; ``tools-empty``; ``tools-noname``,
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
@@ -88,6 +91,20 @@ def tools(mode: set[str]) -> list[dict[str, Any]]:
     return listed
 
 
+def observed() -> dict[str, Any]:
+    """What this process was handed: its command line, working directory and variables."""
+
+    def names(variable: str) -> list[str]:
+        return [n.strip() for n in os.environ.get(variable, "").split(",") if n.strip()]
+
+    return {
+        "argv": [sys.executable, *sys.argv],
+        "cwd": os.getcwd(),
+        "envValues": {n: os.environ[n] for n in names("GABS_FORWARD_ENV") if n in os.environ},
+        "envAbsent": [n for n in names("GABS_ABSENT_ENV") if n not in os.environ],
+    }
+
+
 def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
     methods = ["session/hello", "tools/list", "tools/call", "events/subscribe"]
     if "no-tools-list" in mode:
@@ -109,6 +126,8 @@ def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
             result.pop("schemaVersion", None)
         elif word.startswith("schema-"):
             result["schemaVersion"] = word[7:]
+    if "observed" in mode:
+        result["observed"] = observed()
     if "extra" in mode:
         result["serverInfo"] = {"name": "hs", "version": "9"}
         result["unexpected"] = {"x": 1}

@@ -1,8 +1,9 @@
 """The track record's attribution in a start's result, as the Go bridge 1.1.0 renders it
 (``design/08-track-record.md``): the candidate-input note of a failure that ran with an input
 combination never verified on its context, and the once-per-edit notice after a proven
-context was edited following a failure that was not the config's; and the last good context
-that ``games doctor --show-last-good`` prints after such an edit."""
+context was edited following a failure that was not the config's; the last good context
+that ``games doctor --show-last-good`` prints after such an edit; and the verified deliveries
+the one-line track record names."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from .harness import ConfigDir, OpenBridge
+from .harness import HANDSHAKE_GAME, ConfigDir, OpenBridge
 from .results import data, text_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
@@ -96,3 +97,22 @@ async def test_the_last_good_context_outlives_an_edit_of_it(
         "      NOTE: the current context differs from this proven one \u2014 it was edited. "
         "Compare or restore by hand; GABS never restores automatically.",
     ]
+
+
+async def test_a_verified_delivery_is_counted_in_the_track_record_line(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # TrackRecordLine: ", delivery verified N" (times) after the bridge connections.
+    config_dir.game("hs", script=HANDSHAKE_GAME, env={"HANDSHAKE_MODE": "observed"})
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "hs"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            assert data(started)["contextDelivery"]["overall"] == "verified", text_of(started)
+            shown = await client.call_tool("games_show", {"gameId": "hs"})
+            await client.call_tool("games_kill", {"gameId": "hs"})
+    (row,) = data(shown)["trackRecord"]
+    assert (row["deliveriesVerified"], row["trackRecord"]) == (
+        1,
+        "started 1\u00d7, last moments ago; bridge connected 1\u00d7, delivery verified 1\u00d7",
+    )
