@@ -21,6 +21,7 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
 * ``observed``: the welcome carries the launch context the game received (``observed``:
   ``argv``, ``cwd``, the values of the names ``GABS_FORWARD_ENV`` lists as ``envValues``, the
   names ``GABS_ABSENT_ENV`` lists that are unset as ``envAbsent``), so a bridge verifies it;
+  ``observed-null``: the same report with ``GABS_GAME_ID`` null and a null argument added;
 * ``tools-error``: ``tools/list`` answered ``-32603``; ``tools-empty``; ``tools-noname``,
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
@@ -128,6 +129,10 @@ def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
             result["schemaVersion"] = word[7:]
     if "observed" in mode:
         result["observed"] = observed()
+    if "observed-null" in mode:  # the bridge's id reported as null, and an argument too
+        result["observed"] = observed()
+        result["observed"]["envValues"]["GABS_GAME_ID"] = None
+        result["observed"]["argv"].append(None)
     if "extra" in mode:
         result["serverInfo"] = {"name": "hs", "version": "9"}
         result["unexpected"] = {"x": 1}
