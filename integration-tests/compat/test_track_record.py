@@ -2,8 +2,8 @@
 (``design/08-track-record.md``): the candidate-input note of a failure that ran with an input
 combination never verified on its context, and the once-per-edit notice after a proven
 context was edited following a failure that was not the config's; the last good context
-that ``games doctor --show-last-good`` prints after such an edit; and the verified deliveries
-the one-line track record names."""
+that ``games doctor --show-last-good`` prints after such an edit; the verified deliveries the
+one-line track record names; and the inputs a failure ran with, also a late exit's."""
 
 from __future__ import annotations
 
@@ -115,4 +115,24 @@ async def test_a_verified_delivery_is_counted_in_the_track_record_line(
     assert (row["deliveriesVerified"], row["trackRecord"]) == (
         1,
         "started 1\u00d7, last moments ago; bridge connected 1\u00d7, delivery verified 1\u00d7",
+    )
+
+
+async def test_an_exit_while_connecting_records_the_inputs_it_ran_with(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    # RecordTerminalStartFailure: lastFailure.inputNames, also for a workload that started
+    # (counted) and ended while the bridge waited for its GABP server.
+    late_exit = "import sys, time; time.sleep(3); sys.exit(3)"
+    config_dir.game("g", args=["-c", late_exit], launchInputs={"scenario": SCENARIO})
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            arena = {"gameId": "g", "launchInputs": {"scenario": "arena"}, "timeout": 10}
+            crashed = await client.call_tool("games_start", arena)
+    assert data(crashed)["code"] == "exited_during_start", text_of(crashed)
+    doctor = gabs_cli(config_dir, "games", "doctor", "g")
+    record = doctor.stdout.split("Track record:\n", 1)[1].splitlines()
+    assert (
+        record[1]
+        == "      last failure: exited_during_start / game, moments ago [inputs: scenario]"
     )
