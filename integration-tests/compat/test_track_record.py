@@ -136,3 +136,30 @@ async def test_an_exit_while_connecting_records_the_inputs_it_ran_with(
         record[1]
         == "      last failure: exited_during_start / game, moments ago [inputs: scenario]"
     )
+
+
+async def test_an_unobserved_start_whose_claim_went_meanwhile_records_nothing(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    # keepClaimUnobserved: the outcome is kept, and the failure recorded, in one transition
+    # fenced to the launch; when the claim is gone by then, the start is superseded. The
+    # game marks that it ran; the status hook, asked whether it runs, removes the claim.
+    mark = config_dir.games_dir / "ran"
+    claim = config_dir.path / "g" / "runtime.json"
+    hook = f'if [ -f "{mark}" ]; then rm -f "{mark}" "{claim}"; fi; exit 7'
+    config_dir.game(
+        "g",
+        launchMode="DirectPath",
+        target="/bin/sh",
+        args=["-c", f'touch "{mark}"'],
+        lifecycle={"status": {"command": "/bin/sh", "args": ["-c", hook]}},
+    )
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "g", "timeout": 2})
+    found = data(started)
+    assert (found["code"], found["causeClass"]) == ("operation_in_progress", "state"), found
+    assert text_of(started).startswith("the launch of 'g' was superseded during startup")
+    assert not claim.exists()
+    doctor = gabs_cli(config_dir, "games", "doctor", "g")
+    assert "last failure" not in doctor.stdout, doctor.stdout
