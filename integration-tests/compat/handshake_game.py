@@ -26,7 +26,8 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
 
-Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``. Two more
+Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}`` (``hs/echo
+{result}`` -> ``result``, an object, as it is). Two more
 calls, answered like ``hs/echo``, act on the connection after the answer is written:
 ``hs/close`` closes this connection and keeps listening (a game that hangs up); ``hs/restart
 {seconds, port?, token?}`` closes every connection and the listening socket and listens again
@@ -213,6 +214,8 @@ class Game:
             return response(rid, result={"subscribed": params.get("channels") or []})
         if method == "tools/call":
             arguments = params.get("arguments") or params.get("parameters") or {}
+            if isinstance(arguments.get("result"), dict):  # answered as given
+                return response(rid, result=arguments["result"])
             return response(rid, result={"text": str(arguments.get("text", ""))})
         return response(rid, error={"code": -32601, "message": f"Method not found: {method}"})
 
