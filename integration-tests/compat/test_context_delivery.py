@@ -1,16 +1,16 @@
 """The launch-context delivery verdict through real launch chains (the conformance cells of the
 Go bridge's test plan, T-DELIV), end to end.
 
-A game (``handshake_game.py`` in its ``observed`` mode) reports in its welcome what its process
-really received: its ``argv``, its working directory and the variables the bridge named. It is
-launched directly and through ``sh`` wrappers of the shapes a launch chain takes (one that
-forwards everything, a container-like boundary that forwards only ``GABS_FORWARD_ENV``'s names,
-one that forwards only the bridge's own names, a scrubbing re-exec that keeps just the GABP
-endpoint, one that brings back a name the config unsets), and ``games_status`` must show the
-verdict those channels earn: never more than the chain delivered. A launcher that puts the game
-in the background and exits leaves a start that is adopted: the status hook keeps it running
-and the context still arrives whole. Checked side by side with the Go bridge (GABS 1.1.0): both
-give every verdict below.
+A game (``handshake_game.py`` in its ``observed-script`` mode) reports in its welcome what its
+process really received: its ``argv``, its working directory and the variables the bridge
+named. It is launched directly and through ``sh`` wrappers of the shapes a launch chain takes
+(one that forwards everything, a container-like boundary that forwards only
+``GABS_FORWARD_ENV``'s names, one that forwards only the bridge's own names, a scrubbing re-exec
+that keeps just the GABP endpoint, one that brings back a name the config unsets), and
+``games_status`` must show the verdict those channels earn: never more than the chain
+delivered. A launcher that puts the game in the background and exits leaves a start that is
+adopted: the status hook keeps it running and the context still arrives whole. Checked side by
+side with the Go bridge (GABS 1.1.0): both give every verdict below.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def probe(folder: Path) -> Path:
     path.write_text(
         f"#!{sys.executable}\n"
         "import os, runpy, sys\n"
-        "os.environ['HANDSHAKE_MODE'] = 'observed'\n"
+        "os.environ['HANDSHAKE_MODE'] = 'observed-script'\n"
         f"sys.path.insert(0, {str(HANDSHAKE_GAME.parent)!r})\n"
         f"runpy.run_path({str(HANDSHAKE_GAME)!r}, run_name='__main__')\n",
         encoding="utf-8",

@@ -10,14 +10,12 @@ start is released, except ``unobserved`` (a store launcher may still be showing 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 import anyio
 
@@ -42,13 +40,12 @@ from gabs.launch.steam import (
     resolve_app,
 )
 from gabs.runtime import (
-    ClaimError,
     EndpointError,
     EndpointInUse,
     RuntimeState,
     prepare_endpoint,
 )
-from gabs.runtime.claim import format_seconds, format_time
+from gabs.runtime.claim import format_time
 from gabs.runtime.endpoint import stamp_bridge_file
 from gabs.runtime.procs import find_by_name, fingerprint
 
@@ -58,6 +55,7 @@ from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash, last_good_snapshot, pinned_success
 from .store_ready import needs_store_readiness, prove_store_ready
+from .superseded import keep_unobserved, superseded_refusal
 from .verify import exited_during_start, verify_running
 
 __all__ = ["Started", "exited_during_start", "start_game"]
@@ -159,15 +157,8 @@ async def start_game(
     except LifecycleError as failure:
         failure.warnings = warnings + [w for w in failure.warnings if w not in warnings]
         keep_claim = failure.code == "unobserved"
-        if keep_claim:
-            with anyio.CancelScope(shield=True):
-                with contextlib.suppress(Superseded):
-                    await lc.update(
-                        game.id,
-                        launch_id,
-                        lambda state: setattr(state, "operation", None),
-                        operation_id=operation_id,
-                    )
+        if keep_claim:  # kept as it is now; gone or replaced meanwhile: superseded (as Go)
+            await keep_unobserved(lc, game.id, launch_id, operation_id, failure.warnings)
         if failure.code in (
             "exited_during_start",
             "unobserved",
@@ -190,65 +181,13 @@ async def start_game(
         raise
     except Superseded:
         keep_claim = True
-        refusal = await _superseded(lc, game.id)
+        refusal = await superseded_refusal(lc, game.id)
         refusal.warnings = warnings
         raise refusal from None
     finally:
         if not keep_claim:
             with anyio.CancelScope(shield=True):
                 await lc.remove_if(game.id, launch_id, operation_id=operation_id)
-
-
-async def _superseded(lc: Lifecycle, game_id: str) -> LifecycleError:
-    """The refusal of a start whose claim another launch took over meanwhile, judged by the
-    claim there is now, as Go judges it: gone or in a step (``operation_in_progress``), active
-    (``already_running``), else ``blocked_unknown_state``."""
-    head = f"the launch of '{game_id}' was superseded during startup"
-    status = next_action("games_status", {"gameId": game_id}, "Inspect the launch state now.")
-    try:
-        current = await lc.load(game_id)
-    except (ClaimError, OSError):
-        current = None
-    if current is None:
-        message = f"{head} and the successor has since finished; re-check games_status"
-        return LifecycleError(
-            "operation_in_progress", message, next_actions=[status], is_error=False
-        )
-    data: dict[str, Any] = {"phase": current.phase}
-    operation = current.operation
-    if operation is not None and operation.in_flight(now()):
-        deadline = format_seconds(operation.deadline)
-        if current.effective_profile:  # as Go: left out when empty here
-            data["activeProfile"] = current.effective_profile
-        data["operation"] = {
-            "action": operation.action,
-            "attemptStartedAt": format_seconds(operation.attempt_started_at),
-            "deadline": deadline,
-        }
-        message = f"{head}; a successor {operation.action} operation is in progress (deadline "
-        return LifecycleError(
-            "operation_in_progress",
-            f"{message}{deadline})",
-            data=data,
-            next_actions=[status],
-            is_error=False,
-        )
-    if current.phase == "active":
-        data["activeProfile"] = current.effective_profile
-        stop = next_action("games_stop", {"gameId": game_id}, "Stop it first if need be.")
-        return LifecycleError(
-            "already_running",
-            f"{head}; a successor launch is active",
-            data=data,
-            next_actions=[status, stop],
-            is_error=False,
-        )
-    return LifecycleError(
-        "blocked_unknown_state",
-        f"{head}; a successor claim exists in phase {current.phase} — re-check games_status",
-        data=data,
-        next_actions=[status],
-    )
 
 
 async def _launch(
