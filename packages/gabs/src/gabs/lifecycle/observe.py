@@ -93,7 +93,7 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
         )
         if not positive:
             return Observation("starting", evidence, claim)
-    if not await lc.remove_if(game_id, claim.launch_id):
+    if not await lc.remove_if(game_id, claim.launch_id, idle=True, self_live=gabp_live):
         raise Superseded("the claim changed")
     return Observation("stale-runtime-cleaned", evidence, None)
 
@@ -118,7 +118,9 @@ async def _recover(
         claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
     )
     if evidence.verdict == "stopped":
-        if not await lc.remove_if(game_id, claim.launch_id, operation_id=operation.operation_id):
+        if not await lc.remove_if(
+            game_id, claim.launch_id, operation_id=operation.operation_id, self_live=gabp_live
+        ):
             raise Superseded("the claim changed")
         return Observation("stale-runtime-cleaned", evidence, None)
     if evidence.verdict == "unknown" and claim.phase == "starting":
