@@ -7,7 +7,8 @@
   the claim pinned: its track record, the state next action, and the once-per-edit
   ``editNotice``; nothing is changed.
 - A lock held past its timeout is ``operation_in_progress`` (not an error), with the action
-  and the re-check next action; a refusal of an attempt in flight names the action too.
+  and the re-check next action; a refusal of an attempt in flight names the action too, and
+  every refusal carries the track record of the launch's pinned context.
 - An unreadable claim's refusal carries the neutral track record line.
 - After the action ran, a completion that cannot be written is a warning of the outcome, never
   a failed call; a bridge attachment that appears after the last evidence round keeps the
@@ -190,6 +191,7 @@ async def test_a_refusal_of_an_attempt_in_flight_names_the_action(tmp_path: Path
         claim = load_claim(folder)
         assert claim is not None
         claim.phase = "stopping"
+        claim.history_context_hash = "sha256:another-context"  # as after an edit of the entry
         claim.operation = stop_module.Operation(
             operation_id="op",
             action="stop",
@@ -208,6 +210,8 @@ async def test_a_refusal_of_an_attempt_in_flight_names_the_action(tmp_path: Path
         "stopping",
     )
     assert refused["nextActions"] == RECHECK_NEXT
+    # the launch's own context, not the config's (which has started once)
+    assert refused["trackRecord"] == "no successful starts recorded for this context"
     assert data(killed)["code"] == "terminated"
 
 
