@@ -6,13 +6,14 @@ A status that found the game stopped removes its claim only while, under the loc
 still carries no step (a stop admitted meanwhile keeps it: its recovery is not the status's
 business) and no live bridge attachment: another bridge's fresh lease whose owner runs, or
 this bridge's own record while its connection is live. An expired lease, or a dead owner's, is
-history and removes nothing.
+history and removes nothing. A detach never makes a removed game folder again.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 from datetime import timedelta
@@ -23,6 +24,7 @@ import pytest
 
 from gabs.config import Settings
 from gabs.lifecycle import Lifecycle
+from gabs.lifecycle.core import Superseded
 from gabs.lifecycle.observe import observe
 from gabs.runtime import Attachment, Evidence, Operation, RuntimeState, load_claim, save_claim
 from gabs.runtime.claim import utcnow
@@ -151,3 +153,21 @@ async def test_an_expired_or_dead_or_closed_attachment_is_history(
     save_claim(tmp_path / "g", claim)
     assert await lifecycle(tmp_path).remove_if("g", "launch", idle=True, self_live=False)
     assert load_claim(tmp_path / "g") is None
+
+
+async def test_a_detach_never_makes_a_removed_game_folder_again(tmp_path: Path) -> None:
+    # Go's detach takes the lock without creating it (AcquireTransitionLockIfPresent).
+    claim = stopped_claim(tmp_path)
+    claim.attachment = attachment("this-bridge", os.getpid())
+    save_claim(tmp_path / "g", claim)
+    lc = lifecycle(tmp_path)
+
+    def clear(state: RuntimeState) -> None:
+        state.attachment = None
+
+    cleared = await lc.update("g", "launch", clear, create=False)
+    assert cleared.attachment is None
+    shutil.rmtree(tmp_path / "g")
+    with pytest.raises(Superseded):
+        await lc.update("g", "launch", clear, create=False)
+    assert not (tmp_path / "g").exists()

@@ -80,11 +80,16 @@ class Lifecycle:
         *,
         operation_id: str | None = None,
         settle: bool = False,
+        create: bool = True,
     ) -> RuntimeState:
         """Apply ``change`` to the claim of ``launch_id`` under the lock; :class:`Superseded`.
-        ``settle``: count the claim's pending track-record credits and drop them from it."""
+        ``settle``: count the claim's pending track-record credits and drop them from it.
+        Without ``create``, a game folder that is gone is :class:`Superseded` too, and is not
+        made again (Go's no-create lock of a detach)."""
         folder = self.game_dir(game_id)
-        async with transition_lock(folder):
+        if not create and not folder.is_dir():
+            raise Superseded(f"the runtime folder of {game_id} is gone")
+        async with transition_lock(folder, create=create):
             claim = load_claim(folder)
             if claim is None or claim.launch_id != launch_id:
                 raise Superseded(f"the runtime claim of {game_id} was replaced or removed")
