@@ -1,8 +1,14 @@
 """The lifecycle tools at their edges: a ``gameId`` with spaces around it, the order in which
 ``games_start`` checks its arguments, a connect with nothing to attach to, a game whose entry
-is removed while it runs, and the status after a stop of our own."""
+is removed while it runs, the status after a stop of our own, and the status that recovers a
+stop attempt whose bridge died."""
 
 from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, datetime, timedelta
 
 import anyio
 import pytest
@@ -127,3 +133,46 @@ async def test_a_start_takes_its_profile_as_given(
     assert data(padded)["candidates"] == ["low"]
     assert text_of(padded).splitlines()[0] == 'game "shaped" has no profile " low"'
     assert {item["status"] for item in status["games"]} == {"stopped"}  # nothing was started
+
+
+async def test_a_stop_whose_bridge_died_is_recovered_by_the_next_status(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # A stop attempt whose executor is gone (a crashed bridge or command line) is never an
+    # operation in progress: the next status records it as interrupted, clears it and judges
+    # the game by its evidence; the next stop is admitted at once.
+    config_dir.game("g", args=["-c", "import time; time.sleep(60)"])
+    claim_path = config_dir.path / "g" / "runtime.json"
+    with anyio.fail_after(90):
+        gone = await anyio.run_process([sys.executable, "-c", "print(__import__('os').getpid())"])
+        dead_pid = int(gone.stdout)
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            claim = json.loads(claim_path.read_text(encoding="utf-8"))
+            begun = datetime.now(UTC).replace(microsecond=0)
+            claim["phase"] = "stopping"
+            claim["operation"] = {
+                "operationId": "0" * 32,
+                "action": "stop",
+                "executorInstanceId": "a-bridge-that-crashed",
+                "executorPid": dead_pid,
+                "executorPidStartTime": 1,
+                "attemptStartedAt": begun.isoformat().replace("+00:00", "Z"),
+                "deadline": (begun + timedelta(seconds=60)).isoformat().replace("+00:00", "Z"),
+            }
+            replacement = claim_path.with_name("runtime.json.new")
+            replacement.write_text(json.dumps(claim), encoding="utf-8")
+            os.chmod(replacement, 0o600)
+            os.replace(replacement, claim_path)
+            status = data(await client.call_tool("games_status", {"gameId": "g"}))
+            stopped = await client.call_tool("games_stop", {"gameId": "g"})
+    assert (status["status"], status["phase"]) == ("running", "active")
+    assert "operation" not in status
+    result = status["lastActionResult"]
+    assert (result["action"], result["outcome"]) == ("stop", "interrupted")
+    assert result["detail"] == (
+        f"a stop attempt begun {begun.isoformat().replace('+00:00', 'Z')} was interrupted "
+        "(its executor is no longer running)"
+    )
+    assert data(stopped)["code"] == "terminated", text_of(stopped)
