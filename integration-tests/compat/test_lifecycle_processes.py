@@ -489,8 +489,7 @@ async def test_a_stop_while_another_process_holds_the_transition_lock_is_in_prog
             killed = await client.call_tool("games_kill", {"gameId": "g"})
     assert not busy.is_error, text_of(busy)
     assert text_of(busy).startswith(
-        "another lifecycle operation on g holds the transition lock; re-check games_status "
-        "shortly"
+        "another lifecycle operation on g holds the transition lock; re-check games_status shortly"
     )
     found = data(busy)
     assert {key: found.get(key) for key in ("code", "gameId", "action", "causeClass")} == {
