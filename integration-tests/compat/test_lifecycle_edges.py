@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from datetime import UTC, datetime, timedelta
 
@@ -14,7 +15,7 @@ import anyio
 import pytest
 
 from .harness import ConfigDir, OpenBridge, start_game
-from .results import data, next_tools, text_of
+from .results import data, next_tools, process_alive, text_of
 
 NOT_FOUND = "Game '{}' not found. Use games_list to see available games."
 
@@ -176,3 +177,45 @@ async def test_a_stop_whose_bridge_died_is_recovered_by_the_next_status(
         "(its executor is no longer running)"
     )
     assert data(stopped)["code"] == "terminated", text_of(stopped)
+
+
+async def test_a_stale_claim_that_cannot_be_cleared_is_unknown_and_blocks_a_start(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # The game is gone but its transition lock cannot be opened (not contention: a directory
+    # in its place), so its claim cannot be removed: the status is unknown, with the evidence
+    # that found it stopped, and a start is blocked_unknown_state; nothing is launched.
+    config_dir.game("g", args=["-c", "import time; time.sleep(60)"])
+    lock = config_dir.path / "g" / "transition.lock"
+    claim_path = config_dir.path / "g" / "runtime.json"
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            pid = json.loads(claim_path.read_text(encoding="utf-8"))["gamePid"]
+            os.kill(pid, signal.SIGKILL)
+            while process_alive(pid):  # noqa: ASYNC110 - another process, no event
+                await anyio.sleep(0.05)
+            lock.unlink()
+            lock.mkdir()
+            try:
+                status = await client.call_tool("games_status", {"gameId": "g"})
+                blocked = await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
+                kept = json.loads(claim_path.read_text(encoding="utf-8"))
+            finally:
+                lock.rmdir()
+            after = data(await client.call_tool("games_status", {"gameId": "g"}))
+    assert not status.is_error, text_of(status)
+    assert data(status)["status"] == "unknown"
+    assert data(status)["evidence"]["verdict"] == "stopped"
+    assert blocked.is_error
+    assert text_of(blocked).startswith("Failed to start g: ")
+    found = data(blocked)
+    assert {key: found.get(key) for key in ("code", "gameId", "causeClass")} == {
+        "code": "blocked_unknown_state",
+        "gameId": "g",
+        "causeClass": "state",
+    }
+    assert found["trackRecord"].startswith("started 1\u00d7")
+    assert kept["gamePid"] == pid  # the claim was kept, and no other launch made
+    assert after["status"] in ("stale-runtime-cleaned", "stopped")
