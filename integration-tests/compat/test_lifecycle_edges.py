@@ -1,7 +1,7 @@
 """The lifecycle tools at their edges: a ``gameId`` with spaces around it, the order in which
 ``games_start`` checks its arguments, a connect with nothing to attach to, a game whose entry
-is removed while it runs, the status after a stop of our own, and the status that recovers a
-stop attempt whose bridge died."""
+is removed while it runs, the status after a stop of our own, the status that recovers a stop
+attempt whose bridge died, and a game whose transition lock cannot be opened."""
 
 from __future__ import annotations
 
@@ -219,3 +219,42 @@ async def test_a_stale_claim_that_cannot_be_cleared_is_unknown_and_blocks_a_star
     assert found["trackRecord"].startswith("started 1\u00d7")
     assert kept["gamePid"] == pid  # the claim was kept, and no other launch made
     assert after["status"] in ("stale-runtime-cleaned", "stopped")
+
+
+async def test_a_stop_whose_lock_cannot_be_taken_is_blocked_in_the_launch_s_track_record(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # A lock that cannot be opened (not contention: a directory in its place) is an internal
+    # failure of the stop: blocked_unknown_state, attributed to the claim's pinned context.
+    config_dir.game("g", args=["-c", "import time; time.sleep(60)"])
+    lock = config_dir.path / "g" / "transition.lock"
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            lock.unlink()
+            lock.mkdir()
+            try:
+                blocked = await client.call_tool("games_stop", {"gameId": "g"})
+            finally:
+                lock.rmdir()
+            killed = await client.call_tool("games_kill", {"gameId": "g"})
+    found = data(blocked)
+    assert blocked.is_error, text_of(blocked)
+    assert text_of(blocked).startswith("Failed to stop 'g': ")
+    assert {key: found.get(key) for key in ("code", "gameId", "action", "causeClass")} == {
+        "code": "blocked_unknown_state",
+        "gameId": "g",
+        "action": "stop",
+        "causeClass": "state",
+    }
+    assert found["trackRecord"].startswith("started 1\u00d7")
+    assert found["nextActions"] == [
+        {
+            "tool": "games_status",
+            "arguments": {"gameId": "g"},
+            "reason": "Resolve the runtime state first (already running, in-flight operation, "
+            "or unverified termination).",
+        }
+    ]
+    assert data(killed)["code"] == "terminated", text_of(killed)
