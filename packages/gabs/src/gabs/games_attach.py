@@ -174,4 +174,5 @@ class AttachMixin(OwnerMixin):
             state.attachment = None
 
         with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
-            await self.lc.update(runtime.game_id, launch_id, clear)
+            # never makes the game's folder again when it was removed meanwhile (as Go)
+            await self.lc.update(runtime.game_id, launch_id, clear, create=False)
