@@ -41,6 +41,10 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def _step_id(claim: RuntimeState) -> str | None:
+    return claim.operation.operation_id if claim.operation is not None else None
+
+
 class Lifecycle:
     """The lifecycle of the games in one config folder, as seen by one bridge instance."""
 
@@ -112,9 +116,17 @@ class Lifecycle:
             return True
 
     async def remove_if(
-        self, game_id: str, launch_id: str, *, operation_id: str | None = None
+        self,
+        game_id: str,
+        launch_id: str,
+        *,
+        operation_id: str | None = None,
+        judged: RuntimeState | None = None,
     ) -> bool:
-        """Remove the claim of ``launch_id`` (fenced); False when it was superseded."""
+        """Remove the claim of ``launch_id`` (fenced); False when it was superseded. With
+        ``judged``, only while the claim is still exactly that one (same generation and step),
+        as Go fences the removal of a claim a start judged stale: a claim that moved on since
+        (a stop admitted, a spawn state advanced) is judged again, never removed."""
         folder = self.game_dir(game_id)
         async with transition_lock(folder):
             try:
@@ -125,6 +137,10 @@ class Lifecycle:
                 return False
             if operation_id is not None and (
                 claim.operation is None or claim.operation.operation_id != operation_id
+            ):
+                return False
+            if judged is not None and (
+                claim.generation != judged.generation or _step_id(claim) != _step_id(judged)
             ):
                 return False
             remove_with_credits(folder, claim)  # pending track-record credits first (as Go)

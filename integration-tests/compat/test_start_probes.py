@@ -1,0 +1,67 @@
+"""A start holds its claim before it asks the status hooks whether the game already runs: a
+second start from another process meanwhile is ``operation_in_progress`` and runs no hook."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from .harness import ConfigDir, OpenBridge, start_game
+from .results import text_of
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
+
+# A status hook that notes each run, then says "stopped" (exit 1) once the test lets it go.
+SLOW_STATUS = (
+    "import pathlib, sys, time; here = pathlib.Path(sys.argv[1]); "
+    "open(here / 'calls', 'a').write('run\\n'); end = time.monotonic() + 15\n"
+    "while not (here / 'release').exists() and time.monotonic() < end:\n"
+    "    time.sleep(0.02)\n"
+    "sys.exit(1)"
+)
+
+
+async def _appears(path: Path) -> None:
+    while True:
+        if await anyio.Path(path).exists():
+            return
+        await anyio.sleep(0.05)
+
+
+async def test_a_start_from_another_process_while_the_first_probes_is_operation_in_progress(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any, tmp_path: Path
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    hook = {
+        "command": sys.executable,
+        "args": ["-c", SLOW_STATUS, str(marks)],
+        "timeoutSeconds": 30,
+    }
+    config_dir.game("compat", lifecycle={"status": hook})
+    calls = marks / "calls"
+    try:
+        with anyio.fail_after(90):
+            async with open_bridge(config_dir) as client:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(start_game, client)
+                    await _appears(calls)
+                    second = await anyio.to_thread.run_sync(
+                        gabs_cli, config_dir, "games", "start", "compat"
+                    )
+                    probes = calls.read_text(encoding="utf-8").splitlines()
+                    (marks / "release").touch()
+                stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+                assert not stopped.is_error, text_of(stopped)
+    finally:
+        (marks / "release").touch()
+    output = second.stdout + second.stderr
+    assert second.returncode != 0, output
+    assert "operation_in_progress" in output, output
+    assert "compat is already starting" in output, output
+    # the second start found the first one's claim: it asked no status hook itself
+    assert probes == ["run"], (probes, output)

@@ -1,0 +1,182 @@
+"""gabs.lifecycle.gate: a start holds its fresh claim before it probes for an instance running
+outside GABS, as the Go bridge's start gate does, and the claim of an instance found by name
+carries no hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from gabs.config import GabsConfig, GameConfig
+from gabs.launch import resolve
+from gabs.lifecycle import Lifecycle, LifecycleError, gate, observe, start_game, stop_game
+from gabs.runtime import Evidence, Operation, RuntimeState, load_claim, save_claim
+from gabs.runtime.claim import utcnow
+from gabs.runtime.procs import fingerprint
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
+
+# A status hook that notes each run, then says "stopped" once the test lets it go.
+SLOW_STATUS = (
+    "import pathlib, sys, time; here = pathlib.Path(sys.argv[1]); "
+    "open(here / 'calls', 'a').write('run\\n'); end = time.monotonic() + 10\n"
+    "while not (here / 'release').exists() and time.monotonic() < end:\n"
+    "    time.sleep(0.02)\n"
+    "sys.exit(1)"
+)
+
+
+def configure(tmp_path: Path, **entry: Any) -> GabsConfig:
+    document = {
+        "games": {
+            "g": {"name": "G", "launchMode": "CustomCommand", "target": sys.executable, **entry}
+        }
+    }
+    (tmp_path / "config.json").write_text(json.dumps(document), encoding="utf-8")
+    config = GabsConfig.load(tmp_path)
+    assert config.broken == {}, config.broken
+    return config
+
+
+async def appears(path: Path) -> None:
+    with anyio.fail_after(10):
+        while True:
+            if await anyio.Path(path).exists():
+                return
+            await anyio.sleep(0.02)
+
+
+def run_outside(program: Path) -> subprocess.Popen[bytes]:
+    """A process started by hand, outside any bridge."""
+    return subprocess.Popen([str(program), "60"])
+
+
+async def start(lc: Lifecycle, game: GameConfig) -> Any:
+    with anyio.fail_after(30):
+        return await start_game(lc, game, resolve(game), gabp_timeout=5)
+
+
+async def test_a_second_start_while_the_first_probes_is_operation_in_progress(
+    tmp_path: Path,
+) -> None:
+    hook = {"command": sys.executable, "args": ["-c", SLOW_STATUS, str(tmp_path)]}
+    config = configure(
+        tmp_path, args=["-c", "import time; time.sleep(60)"], lifecycle={"status": hook}
+    )
+    game = config.game("g")
+    first = Lifecycle(config.config_dir, config.settings, cli=True)
+    second = Lifecycle(config.config_dir, config.settings, cli=True)
+    calls = tmp_path / "calls"
+    started: list[Any] = []
+
+    async def first_start() -> None:
+        started.append(await start(first, game))
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(first_start)
+            await appears(calls)
+            with pytest.raises(LifecycleError) as caught:
+                await start(second, game)
+            probes = calls.read_text(encoding="utf-8").splitlines()
+            (tmp_path / "release").touch()
+        refusal = caught.value
+        claim = load_claim(tmp_path / "g")
+        assert claim is not None and started and started[0].claim.launch_id == claim.launch_id
+        # the first start's claim was already there: the second neither probed nor launched
+        assert (refusal.code, refusal.data["phase"], probes) == (
+            "operation_in_progress",
+            "starting",
+            ["run"],
+        )
+        assert refusal.message.startswith("g is already starting: a start operation begun ")
+    finally:
+        (tmp_path / "release").touch()
+        await stop_game(first, "g", "kill")
+
+
+async def test_an_instance_found_by_name_is_tracked_by_name_not_by_the_default_hooks(
+    tmp_path: Path,
+) -> None:
+    program = tmp_path / "extgame"
+    shutil.copy(shutil.which("sleep") or "/bin/sleep", program)
+    says_stopped = {"command": sys.executable, "args": ["-c", "raise SystemExit(1)"]}
+    config = configure(
+        tmp_path,
+        args=["-c", "pass"],
+        stopProcessName="extgame",
+        lifecycle={"status": says_stopped},
+    )
+    game = config.game("g")
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    outside = run_outside(program)
+    try:
+        with pytest.raises(LifecycleError) as caught:
+            await start(lc, game)
+        assert caught.value.code == "external_instance_detected"
+        claim = load_claim(tmp_path / "g")
+        assert claim is not None
+        assert (claim.observed_profile, claim.lifecycle, claim.generation) == ("unknown", None, 2)
+        # as Go's: no hook is pinned for an instance no profile answered for, so the default
+        # profile's "stopped" does not drop it; the process of that name keeps it running
+        with anyio.fail_after(20):
+            seen = await observe(lc, "g")
+        assert (seen.status, load_claim(tmp_path / "g") is not None) == ("running", True)
+    finally:
+        outside.kill()
+        outside.wait(10)
+
+
+async def test_a_claim_that_moves_on_while_it_is_judged_is_judged_again_not_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = configure(tmp_path, args=["-c", "import time; time.sleep(60)"])
+    game = config.game("g")
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    folder = tmp_path / "g"
+    save_claim(
+        folder,
+        RuntimeState(
+            game_id="g", status="running", launch_id="old", phase="active", spawn_state="spawned"
+        ),
+    )
+    real_evaluate = gate.evaluate
+
+    async def stop_admitted_meanwhile(claim: RuntimeState, **options: Any) -> Evidence:
+        if claim.operation is not None:
+            return await real_evaluate(claim, **options)
+        # while the start judges the claim, a stop is admitted on it (as Go's generation fence
+        # sees it: the same launch, moved on)
+        current = load_claim(folder)
+        assert current is not None
+        current.phase, current.generation = "stopping", current.generation + 1
+        current.operation = Operation(
+            operation_id="stop-1",
+            action="stop",
+            executor_pid=os.getpid(),
+            executor_pid_start_time=fingerprint(os.getpid()),
+            attempt_started_at=utcnow(),
+            deadline=utcnow() + timedelta(minutes=5),
+        )
+        save_claim(folder, current)
+        return Evidence("stopped", "pid_fingerprint", "the recorded process is gone")
+
+    monkeypatch.setattr(gate, "evaluate", stop_admitted_meanwhile)
+    with pytest.raises(LifecycleError) as caught:
+        await start(lc, game)
+    claim = load_claim(folder)
+    assert claim is not None and claim.operation is not None
+    assert (caught.value.code, caught.value.data["phase"], claim.operation.operation_id) == (
+        "operation_in_progress",
+        "stopping",
+        "stop-1",
+    )
