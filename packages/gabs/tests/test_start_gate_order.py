@@ -180,3 +180,49 @@ async def test_a_claim_that_moves_on_while_it_is_judged_is_judged_again_not_remo
         "stopping",
         "stop-1",
     )
+
+
+async def test_a_fresh_claim_never_replaces_one_published_meanwhile_without_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Go bridge links its claim into place without taking the transition lock: one that
+    # appears after this start looked must survive, and be judged.
+    config = configure(tmp_path, args=["-c", "import time; time.sleep(60)"])
+    game = config.game("g")
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    folder = tmp_path / "g"
+    theirs = RuntimeState(
+        game_id="g",
+        launch_id="go-launch",
+        operation=Operation(
+            operation_id="go-start",
+            action="start",
+            executor_pid=os.getpid(),
+            executor_pid_start_time=fingerprint(os.getpid()),
+            attempt_started_at=utcnow(),
+            deadline=utcnow() + timedelta(minutes=5),
+        ),
+    )
+    real_load = gate.load_claim
+    looks: list[str] = []
+
+    def appears_after_the_look(path: Path) -> RuntimeState | None:
+        # it appears after the first look, and a second look (the old check under the lock)
+        # still misses it, as a link between that check and the write would
+        if len(looks) < 2:
+            if not looks:
+                save_claim(folder, theirs)
+            looks.append("missed")
+            return None
+        return real_load(path)
+
+    monkeypatch.setattr(gate, "load_claim", appears_after_the_look)
+    try:
+        with pytest.raises(LifecycleError) as caught:
+            await start(lc, game)
+    finally:
+        claim = load_claim(folder)
+        if claim is not None and claim.launch_id != "go-launch":
+            await stop_game(lc, "g", "kill")
+    assert claim is not None and claim.launch_id == "go-launch"
+    assert caught.value.code == "operation_in_progress"

@@ -24,6 +24,7 @@ from gabs.runtime import (
     transition_lock,
 )
 from gabs.runtime.procs import fingerprint, verify_pid
+from gabs.runtime.publish import publish_claim
 
 from .history import TrackRecord
 from .pending import credit_pending, drop_pending, remove_with_credits
@@ -110,10 +111,7 @@ class Lifecycle:
         claim appeared meanwhile (it is left as it is)."""
         folder = self.game_dir(game_id)
         async with transition_lock(folder):
-            if load_claim(folder) is not None:
-                return False
-            save_claim(folder, state)
-            return True
+            return publish_claim(folder, state)
 
     async def remove_if(
         self,

@@ -27,12 +27,12 @@ from gabs.runtime import (
     RuntimeState,
     evaluate,
     load_claim,
-    save_claim,
     transition_lock,
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
 from gabs.runtime.procs import verify_pid
+from gabs.runtime.publish import publish_claim
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, Superseded, now
@@ -375,9 +375,8 @@ async def _take_claim(
         claim = _fresh_claim(lc, game, resolved, bucket, budget, lease)
         try:
             async with transition_lock(folder):
-                if load_claim(folder) is not None:
+                if not publish_claim(folder, claim):
                     continue  # another start won the race: judge its claim
-                save_claim(folder, claim)
         except LockBusy:
             # Go's unexpected-error branch of a start: the state is unresolved
             raise LifecycleError(
