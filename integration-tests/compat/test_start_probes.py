@@ -1,5 +1,7 @@
 """A start holds its claim before it asks the status hooks whether the game already runs: a
-second start from another process meanwhile is ``operation_in_progress`` and runs no hook."""
+second start from another process meanwhile is ``operation_in_progress`` and runs no hook. A
+launcher that ends while the bridge waits for the game's GABP server, its game still seen
+running by the status hook, makes an adopted ``started_bridge_pending`` start."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import anyio
 import pytest
 
 from .harness import ConfigDir, OpenBridge, start_game
-from .results import text_of
+from .results import data, text_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -65,3 +67,26 @@ async def test_a_start_from_another_process_while_the_first_probes_is_operation_
     assert "compat is already starting" in output, output
     # the second start found the first one's claim: it asked no status hook itself
     assert probes == ["run"], (probes, output)
+
+
+async def test_a_launcher_that_ends_while_its_game_runs_is_an_adopted_bridge_pending_start(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    # The launcher marks the game up and ends after the first look; the status hook then
+    # says running (exit 0), before the launch stopped (exit 1).
+    marker = tmp_path / "up"
+    hook = f"import os, sys; sys.exit(0 if os.path.exists({str(marker)!r}) else 1)"
+    launcher = f"import time; open({str(marker)!r}, 'w').close(); time.sleep(1.5)"
+    config_dir.game(
+        "compat",
+        args=["-c", launcher],
+        lifecycle={"status": {"command": sys.executable, "args": ["-c", hook]}},
+    )
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat", "timeout": 5})
+            found = data(started)
+            assert not started.is_error, text_of(started)
+            assert (found["code"], found.get("adopted")) == ("started_bridge_pending", True)
+            status = await client.call_tool("games_status", {"gameId": "compat"})
+            assert data(status)["status"] in ("running", "running-disconnected"), text_of(status)
