@@ -1,9 +1,11 @@
 """gabs.lifecycle.gate: a start holds its fresh claim before it probes for an instance running
-outside GABS, as the Go bridge's start gate does, and the claim of an instance found by name
-carries no hooks."""
+outside GABS, as the Go bridge's start gate does; the claim of an instance found by name
+carries no hooks; a claim is published only where there is none; and a claim judged stale (by a
+start or a status) is removed only while it is still exactly the claim judged."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -22,6 +24,8 @@ from gabs.lifecycle import Lifecycle, LifecycleError, gate, observe, start_game,
 from gabs.runtime import Evidence, Operation, RuntimeState, load_claim, save_claim
 from gabs.runtime.claim import utcnow
 from gabs.runtime.procs import fingerprint
+
+observe_module = importlib.import_module("gabs.lifecycle.observe")
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -226,3 +230,44 @@ async def test_a_fresh_claim_never_replaces_one_published_meanwhile_without_the_
             await stop_game(lc, "g", "kill")
     assert claim is not None and claim.launch_id == "go-launch"
     assert caught.value.code == "operation_in_progress"
+
+
+async def test_a_status_never_removes_a_claim_a_stop_took_while_it_was_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As Go's fenced status-side removal: a claim judged stopped is removed only if no step
+    # was admitted on it meanwhile.
+    config = configure(tmp_path, args=["-c", "pass"])
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    folder = tmp_path / "g"
+    save_claim(
+        folder,
+        RuntimeState(
+            game_id="g", status="running", launch_id="old", phase="active", spawn_state="spawned"
+        ),
+    )
+    real_evaluate = observe_module.evaluate
+
+    async def stop_admitted_meanwhile(claim: RuntimeState, **options: Any) -> Evidence:
+        if claim.operation is not None:
+            return await real_evaluate(claim, **options)
+        current = load_claim(folder)
+        assert current is not None
+        current.phase, current.generation = "stopping", current.generation + 1
+        current.operation = Operation(
+            operation_id="stop-1",
+            action="stop",
+            executor_pid=os.getpid(),
+            executor_pid_start_time=fingerprint(os.getpid()),
+            attempt_started_at=utcnow(),
+            deadline=utcnow() + timedelta(minutes=5),
+        )
+        save_claim(folder, current)
+        return Evidence("stopped", "pid_fingerprint", "the recorded process is gone")
+
+    monkeypatch.setattr(observe_module, "evaluate", stop_admitted_meanwhile)
+    with anyio.fail_after(20):
+        seen = await observe(lc, "g")
+    claim = load_claim(folder)
+    assert claim is not None and claim.operation is not None
+    assert (seen.status, claim.operation.operation_id) == ("stopping", "stop-1")

@@ -93,7 +93,7 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
         )
         if not positive:
             return Observation("starting", evidence, claim)
-    if not await lc.remove_if(game_id, claim.launch_id):
+    if not await lc.remove_if(game_id, claim.launch_id, judged=claim):
         raise Superseded("the claim changed")
     return Observation("stale-runtime-cleaned", evidence, None)
 
