@@ -5,6 +5,9 @@ running by the status hook, makes an adopted ``started_bridge_pending`` start.""
 
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,3 +93,60 @@ async def test_a_launcher_that_ends_while_its_game_runs_is_an_adopted_bridge_pen
             assert (found["code"], found.get("adopted")) == ("started_bridge_pending", True)
             status = await client.call_tool("games_status", {"gameId": "compat"})
             assert data(status)["status"] in ("running", "running-disconnected"), text_of(status)
+
+
+def _sleeper() -> subprocess.Popen[bytes]:
+    return subprocess.Popen(["sleep", "60"])
+
+
+async def test_a_forced_takeover_that_cannot_connect_gives_the_ownership_back(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    folder = config_dir.write() / "compat"
+    folder.mkdir(parents=True, exist_ok=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    owner, game = _sleeper(), _sleeper()
+    claim = {
+        "gameId": "compat",
+        "status": "running",
+        "ownerPid": owner.pid,
+        "ownerInstanceId": "the-other-bridge",
+        "ownerLeaseUntil": "2999-01-01T00:00:00Z",
+        "ownerLastActive": "2026-01-02T03:04:05Z",
+        "gamePid": game.pid,
+        "updatedAt": "2026-01-02T03:04:05Z",
+        "schemaVersion": 2,
+        "launchId": "0123456789abcdef0123456789abcdef",
+        "generation": 3,
+        "phase": "active",
+        "spawnState": "spawned",
+        "source": "gabs",
+        "launchMode": "CustomCommand",
+        "pidRole": "workload",
+        "endpoint": {"port": port, "token": "a" * 64},
+    }
+    path = folder / "runtime.json"
+    path.write_text(json.dumps(claim, indent=2), encoding="utf-8")
+    path.chmod(0o600)
+    try:
+        with anyio.fail_after(60):
+            async with open_bridge(config_dir) as client:
+                failed = await client.call_tool(
+                    "games_connect", {"gameId": "compat", "forceTakeover": True, "timeout": 1}
+                )
+                after = json.loads(path.read_text(encoding="utf-8"))
+    finally:
+        for process in (owner, game):
+            process.kill()
+            process.wait(10)
+    assert failed.is_error, text_of(failed)
+    owned = {key: after.get(key) for key in ("launchId", "ownerPid", "ownerInstanceId")}
+    assert owned == {
+        "launchId": claim["launchId"],
+        "ownerPid": owner.pid,
+        "ownerInstanceId": "the-other-bridge",
+    }, after
+    assert after["ownerLeaseUntil"].startswith("2999-01-01T00:00:00"), after
