@@ -1,7 +1,7 @@
 """A connection's attachment to the claim it was made for: written into ``runtime.json``
 (connection id, this bridge's pid and fingerprint, a lease renewed while the socket lives)
 when a session is bound, with the connection's launch-context delivery verdict, and cleared
-when the connection ends."""
+when the connection ends; and the endpoint a connect dials (:func:`endpoint_for`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from gabs.lifecycle.delivery import connection_delivery
 from gabs.runtime import Attachment, ClaimError, RuntimeState
 from gabs.runtime.claim import format_time, new_id
 
-__all__ = ["AttachMixin"]
+__all__ = ["AttachMixin", "endpoint_for"]
 
 logger = logging.getLogger("gabs.games")
 
@@ -176,3 +176,58 @@ class AttachMixin(OwnerMixin):
         with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
             # never makes the game's folder again when it was removed meanwhile (as Go)
             await self.lc.update(runtime.game_id, launch_id, clear, create=False)
+
+
+def endpoint_for(
+    game_id: str, claim: RuntimeState | None, port: int | None, token: str | None
+) -> tuple[int, str]:
+    """The endpoint a connect dials: the claim's (or one given by hand); a refusal when the
+    claim offers none (an external instance, no claim, a claim whose endpoint is not there)."""
+    if claim is not None and claim.source == "external":
+        raise LifecycleError(
+            "endpoint_unavailable",
+            # Go's lead-in and status word; the reason in our words
+            f"Failed to resolve live GABP endpoint for '{game_id}': attachment unavailable: "
+            f"'{game_id}' was started outside GABS and never received this bridge's "
+            "environment (status, stop and kill work by id).",
+            warnings_key="warnings",
+        )
+    if claim is None:  # as Go: without a claim nothing is attachable (no bridge.json)
+        raise LifecycleError(
+            "endpoint_unavailable",
+            f"No runtime claim exists for '{game_id}', so there is nothing to attach to: "
+            "start it with games_start (or 'gabs games start'), check games_status, or "
+            "pass port and token.",
+            next_actions=[  # Go's order for an environment-class failure
+                next_action(
+                    "games_status", {"gameId": game_id}, "Inspect the current launch state."
+                ),
+                next_action("games_start", {"gameId": game_id}, "Start the game."),
+            ],
+            warnings_key="warnings",
+        )
+    if claim.has_endpoint:
+        return port or claim.endpoint_port, token or claim.endpoint_token
+    if claim is not None and claim.normalized_from_legacy:
+        raise LifecycleError(
+            "endpoint_unavailable",
+            f"The runtime claim for '{game_id}' carries no attachable endpoint: the endpoint "
+            "file of the older bridge's launch is offered once, and it did not answer. Restart "
+            "the game with games_start, or pass port and token.",
+            next_actions=[
+                next_action(
+                    "games_status", {"gameId": game_id}, "Inspect the current launch state."
+                )
+            ],
+            warnings_key="warnings",
+        )
+    if port and token:  # an endpoint given by hand
+        return port, token
+    # As in Go, bridge.json is a diagnostic file, never a live handoff: a claim that has no
+    # endpoint yet (a start still preparing it) is not attachable through it.
+    raise LifecycleError(
+        "endpoint_unavailable",
+        f"The runtime claim for '{game_id}' has no attachable endpoint yet; when a start is "
+        "under way, check games_status again (or pass port and token).",
+        warnings_key="warnings",
+    )

@@ -25,7 +25,7 @@ from gabp import GabpError, RemoteError
 from gabs.attention import Gate
 from gabs.backoff import backoff_delays
 from gabs.config import ConfigStore, GameConfig
-from gabs.games_attach import AttachMixin
+from gabs.games_attach import AttachMixin, endpoint_for
 from gabs.games_diagnostics import refuse_missing_environment
 from gabs.games_runtime import GameRuntime
 from gabs.games_views import claim_identity
@@ -291,7 +291,7 @@ class ConnectMixin(AttachMixin):
             port, token = port or migrated.port, token or migrated.token
         elif port is None or token is None:
             claim = await self._live_claim(game_id, claim)
-            port, token = self._endpoint_for(game_id, claim, port, token)
+            port, token = endpoint_for(game_id, claim, port, token)
             if claim is not None and claim.has_endpoint:
                 config = runtime.config
                 stale = await anyio.to_thread.run_sync(
@@ -301,12 +301,44 @@ class ConnectMixin(AttachMixin):
                     raise stale_bridge_credential(game_id, stale.pid)
                 if config is not None:  # as Go: diagnosed without dialling a port never served
                     await anyio.to_thread.run_sync(refuse_missing_environment, config, claim)
+        before = claim  # its owner is given back if this connect fails (as Go)
         if claim is not None:
             lease = max(self.lc.owner_lease, timedelta(seconds=timeout + 5))
             with contextlib.suppress(Superseded):
                 claim = await self.lc.update(
                     game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
                 )
+        try:
+            claim = await self._dial(runtime, claim, port, token, timeout, migrated)
+        except LifecycleError:
+            await self.restore_owner(game_id, before)
+            raise
+        result = self._connected(runtime, claim, "Successfully connected to")
+        if foreign:
+            result.update(previousPID=previous[0], previousOwner=previous[1])
+            result["forceTakeover" if force_takeover else "idleTakeover"] = True
+            head = (  # as Go words a takeover
+                f"Force-took ownership of '{game_id}' from GABS pid {previous[0]}"
+                if force_takeover
+                else f"Took ownership of idle GABS session for '{game_id}' from pid {previous[0]}"
+            )
+            result["message"] = (
+                f"{head} and connected to the GABP server on port {result['port']}. "
+                f"Discovered {result['toolCount']} tools."
+            )
+        return result
+
+    async def _dial(
+        self,
+        runtime: GameRuntime,
+        claim: RuntimeState | None,
+        port: int,
+        token: str,
+        timeout: float,
+        migrated: LegacyEndpoint | None,
+    ) -> RuntimeState | None:
+        """Connect and bind the connection to the claim; a refusal otherwise."""
+        game_id = runtime.game_id
         alive = runtime.liveness(claim)
         error = await self._try_connect(
             runtime, port, token, until=time.monotonic() + timeout, alive=alive
@@ -338,20 +370,7 @@ class ConnectMixin(AttachMixin):
                 await self._close_session(runtime)
                 raise bound
             claim = bound
-        result = self._connected(runtime, claim, "Successfully connected to")
-        if foreign:
-            result.update(previousPID=previous[0], previousOwner=previous[1])
-            result["forceTakeover" if force_takeover else "idleTakeover"] = True
-            head = (  # as Go words a takeover
-                f"Force-took ownership of '{game_id}' from GABS pid {previous[0]}"
-                if force_takeover
-                else f"Took ownership of idle GABS session for '{game_id}' from pid {previous[0]}"
-            )
-            result["message"] = (
-                f"{head} and connected to the GABP server on port {result['port']}. "
-                f"Discovered {result['toolCount']} tools."
-            )
-        return result
+        return claim
 
     async def _normalize_for_connect(
         self, runtime: GameRuntime, capture: bool
@@ -412,58 +431,6 @@ class ConnectMixin(AttachMixin):
         if observation.status == "stale-runtime-cleaned":
             return None
         return observation.claim if observation.claim is not None else claim
-
-    def _endpoint_for(
-        self, game_id: str, claim: RuntimeState | None, port: int | None, token: str | None
-    ) -> tuple[int, str]:
-        if claim is not None and claim.source == "external":
-            raise LifecycleError(
-                "endpoint_unavailable",
-                # Go's lead-in and status word; the reason in our words
-                f"Failed to resolve live GABP endpoint for '{game_id}': attachment unavailable: "
-                f"'{game_id}' was started outside GABS and never received this bridge's "
-                "environment (status, stop and kill work by id).",
-                warnings_key="warnings",
-            )
-        if claim is None:  # as Go: without a claim nothing is attachable (no bridge.json)
-            raise LifecycleError(
-                "endpoint_unavailable",
-                f"No runtime claim exists for '{game_id}', so there is nothing to attach to: "
-                "start it with games_start (or 'gabs games start'), check games_status, or "
-                "pass port and token.",
-                next_actions=[  # Go's order for an environment-class failure
-                    next_action(
-                        "games_status", {"gameId": game_id}, "Inspect the current launch state."
-                    ),
-                    next_action("games_start", {"gameId": game_id}, "Start the game."),
-                ],
-                warnings_key="warnings",
-            )
-        if claim.has_endpoint:
-            return port or claim.endpoint_port, token or claim.endpoint_token
-        if claim is not None and claim.normalized_from_legacy:
-            raise LifecycleError(
-                "endpoint_unavailable",
-                f"The runtime claim for '{game_id}' carries no attachable endpoint: the endpoint "
-                "file of the older bridge's launch is offered once, and it did not answer. Restart "
-                "the game with games_start, or pass port and token.",
-                next_actions=[
-                    next_action(
-                        "games_status", {"gameId": game_id}, "Inspect the current launch state."
-                    )
-                ],
-                warnings_key="warnings",
-            )
-        if port and token:  # an endpoint given by hand
-            return port, token
-        # As in Go, bridge.json is a diagnostic file, never a live handoff: a claim that has no
-        # endpoint yet (a start still preparing it) is not attachable through it.
-        raise LifecycleError(
-            "endpoint_unavailable",
-            f"The runtime claim for '{game_id}' has no attachable endpoint yet; when a start is "
-            "under way, check games_status again (or pass port and token).",
-            warnings_key="warnings",
-        )
 
     def _connected(
         self, runtime: GameRuntime, claim: RuntimeState | None, verb: str, *, resynced: bool = False

@@ -375,21 +375,30 @@ class LifecycleMixin(StopMixin):
                 ],
             }
         if error == "exited":
-            failure = exited_during_start(game, spawned.poll(), spawned.tail())
-            # An exit while connecting is a failed start too (as Go): it counts in the record.
-            profile = started.resolved.profile
-            with contextlib.suppress(OSError, ClaimError):
-                TrackRecord(self.lc.game_dir(game.id)).failed(
-                    profile,
-                    context_hash(game, profile),
-                    failure.code,
-                    cause_class(failure.code),
-                    started.resolved.applied_inputs,
-                )
-            evidence = await observe(self.lc, game.id)
-            if evidence.status not in ("stale-runtime-cleaned", "stopped"):
-                failure.warnings.append("the exited launch's claim was held and was left in place")
-            raise failure
+            # The launch's own process ended while waiting for the bridge: judged by the
+            # liveness rule of its claim, as Go judges it. Proven gone fails the start (the
+            # claim removed); a game seen running without that process is adopted, and one
+            # that cannot be judged keeps its claim; both go on as bridge-pending.
+            seen = await observe(self.lc, game.id)
+            evidence = seen.evidence
+            if seen.status in ("stale-runtime-cleaned", "stopped"):
+                hook = evidence.detail if evidence and evidence.source == "status_hook" else ""
+                failure = exited_during_start(game, spawned.poll(), spawned.tail(), hook)
+                # An exit while connecting is a failed start too (as Go): it counts.
+                profile = started.resolved.profile
+                with contextlib.suppress(OSError, ClaimError):
+                    TrackRecord(self.lc.game_dir(game.id)).failed(
+                        profile,
+                        context_hash(game, profile),
+                        failure.code,
+                        cause_class(failure.code),
+                        started.resolved.applied_inputs,
+                    )
+                raise failure
+            if seen.status == "running":
+                started.adopted = base["adopted"] = True
+            alive = None
+            error = "game process exited before GABP became available"
         remaining = max(total - waited, 0.0)
         if remaining > 0 and self._tg is not None:
             self._tg.start_soon(self._background_connect, runtime, started, remaining, alive)

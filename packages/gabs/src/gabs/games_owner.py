@@ -148,3 +148,21 @@ class OwnerMixin:
                 game_id, claim.launch_id, lambda s: self.lc.refresh_owner(s, lease)
             )
         return None
+
+    async def restore_owner(self, game_id: str, before: RuntimeState | None) -> None:
+        """Give a claim's ownership back after a connect that took it and then failed, as Go
+        does: only the owner fields (and ``status``) of the claim as it was, only while the
+        claim is still that launch's and this bridge still owns it."""
+        if before is None:
+            return
+
+        def give_back(state: RuntimeState) -> None:
+            if (state.owner_pid, state.owner_instance_id) != (self.lc.pid, self.lc.instance_id):
+                raise Superseded("owned by another bridge meanwhile")
+            state.status = before.status
+            state.owner_pid, state.owner_instance_id = before.owner_pid, before.owner_instance_id
+            state.owner_lease_until = before.owner_lease_until
+            state.owner_last_active = before.owner_last_active
+
+        with contextlib.suppress(Superseded, ClaimError, OSError):
+            await self.lc.update(game_id, before.launch_id, give_back)

@@ -25,6 +25,7 @@ from gabs.runtime import (
 )
 from gabs.runtime.liveness import owned_by
 from gabs.runtime.procs import fingerprint, verify_pid
+from gabs.runtime.publish import publish_claim
 
 from .history import TrackRecord
 from .pending import credit_pending, drop_pending, remove_with_credits
@@ -40,6 +41,10 @@ class Superseded(Exception):
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def _step_id(claim: RuntimeState) -> str | None:
+    return claim.operation.operation_id if claim.operation is not None else None
 
 
 class Lifecycle:
@@ -112,10 +117,7 @@ class Lifecycle:
         claim appeared meanwhile (it is left as it is)."""
         folder = self.game_dir(game_id)
         async with transition_lock(folder):
-            if load_claim(folder) is not None:
-                return False
-            save_claim(folder, state)
-            return True
+            return publish_claim(folder, state)
 
     async def remove_if(
         self,
@@ -125,10 +127,14 @@ class Lifecycle:
         operation_id: str | None = None,
         idle: bool = False,
         self_live: bool | None = None,
+        judged: RuntimeState | None = None,
     ) -> bool:
         """Remove the claim of ``launch_id`` (fenced: with ``operation_id``, only while that
         step is the claim's; with ``idle``, only while it has none); False when it was
-        superseded. As Go's final deletion guard, a claim is never removed under a live bridge
+        superseded. With ``judged``, only while the claim is still exactly that one (same
+        generation and step), as Go fences the removal of a claim a start judged stale: a claim
+        that moved on since (a stop admitted, a spawn state advanced) is judged again, never
+        removed. As Go's final deletion guard, a claim is never removed under a live bridge
         attachment (:meth:`removal_blocked`; ``self_live``: this bridge's connection)."""
         folder = self.game_dir(game_id)
         async with transition_lock(folder):
@@ -143,6 +149,10 @@ class Lifecycle:
             ):
                 return False
             if idle and claim.operation is not None:
+                return False
+            if judged is not None and (
+                claim.generation != judged.generation or _step_id(claim) != _step_id(judged)
+            ):
                 return False
             if self.removal_blocked(claim, self_live):
                 return False

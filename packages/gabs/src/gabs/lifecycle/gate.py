@@ -2,16 +2,15 @@
 
 An existing claim is judged by the liveness rule: running is ``already_running``, a step in
 flight is ``operation_in_progress``, unknown is ``blocked_unknown_state`` (never a duplicate),
-stopped clears it. Without a claim, every profile's status hook and ``stopProcessName`` are
-asked whether the game runs anyway (``external_instance_detected``; when exactly one answer
-fits, the instance is recorded as an external claim so it can be stopped by id). Then the new
-claim is written whole, under the transition lock.
+stopped clears it. Then the new claim is written whole, under the transition lock, and only
+then, holding it, every profile's status hook and ``stopProcessName`` are asked whether the game
+runs anyway (:mod:`.external`), as in the Go bridge: a concurrent start meanwhile sees
+``operation_in_progress``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -19,9 +18,7 @@ from typing import Any
 import anyio
 
 from gabs.config import GameConfig
-from gabs.go_format import go_quote
-from gabs.launch.hooks import HookResult, Verdict, run_status_hook
-from gabs.launch.resolve import Resolved, ResolvedHook, profile_lifecycles
+from gabs.launch.resolve import Resolved
 from gabs.runtime import (
     ClaimError,
     Evidence,
@@ -30,16 +27,16 @@ from gabs.runtime import (
     RuntimeState,
     evaluate,
     load_claim,
-    save_claim,
     transition_lock,
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
-from gabs.runtime.procs import find_by_name, verify_pid
+from gabs.runtime.procs import verify_pid
+from gabs.runtime.publish import publish_claim
 
 from .codes import LifecycleError, next_action
-from .core import Lifecycle, now
-from .delivery import EXTERNAL_DELIVERY
+from .core import Lifecycle, Superseded, now
+from .external import as_external, probe_external
 from .history import TrackRecord, context_hash, last_good_snapshot
 
 __all__ = ["claim_for_start", "operation_refusal"]
@@ -153,7 +150,7 @@ async def _judge_existing(
     """Raise unless the existing claim is provably stale (then remove it); ``requested`` is the
     profile this start resolved to."""
     if _executor_gate(game.id, claim) == "clear":
-        if not await lc.remove_if(game.id, claim.launch_id, **_as_observed(claim)):
+        if not await lc.remove_if(game.id, claim.launch_id, judged=claim):
             raise _Retry()
         return
     evidence = await evaluate(
@@ -207,16 +204,8 @@ async def _judge_existing(
             ],
         )
     live_now = bool(live and live(claim))
-    if not await lc.remove_if(game.id, claim.launch_id, self_live=live_now, **_as_observed(claim)):
+    if not await lc.remove_if(game.id, claim.launch_id, self_live=live_now, judged=claim):
         raise _Retry()
-
-
-def _as_observed(claim: RuntimeState) -> dict[str, Any]:
-    """The fence of a removal of the claim as the gate judged it: its step (or none), so
-    a step admitted meanwhile keeps it (as Go's re-check of the operation's identity)."""
-    if claim.operation is None:
-        return {"idle": True}
-    return {"operation_id": claim.operation.operation_id}
 
 
 class _Retry(Exception):
@@ -257,121 +246,6 @@ def _executor_gate(game_id: str, claim: RuntimeState) -> str:
     return "judge"
 
 
-async def _probe_external(
-    game: GameConfig, warnings: list[str], requested: str = "", revision: str = ""
-) -> tuple[LifecycleError, RuntimeState | None] | None:
-    """``external_instance_detected`` (and the external claim to record) when the game runs
-    without a claim."""
-    running: list[str] = []
-    lifecycles = profile_lifecycles(game)
-    hooks = {name: found.status for name, found in lifecycles.items() if found.status is not None}
-    verdicts: dict[str, tuple[Verdict, HookResult]] = {}
-
-    async def probe(profile: str, hook: ResolvedHook) -> None:
-        verdicts[profile] = await run_status_hook(hook, game_id=game.id, profile=profile)
-
-    # Every profile's hook at once, each within its own timeout, as Go probes them.
-    async with anyio.create_task_group() as group:
-        for profile, hook in hooks.items():
-            group.start_soon(probe, profile, hook)
-    undecided: list[str] = []
-    for profile in sorted(verdicts):
-        verdict, result = verdicts[profile]
-        if verdict == "running":
-            running.append(profile)
-        elif verdict == "unknown":
-            undecided.append(
-                f"status hook of profile {profile or '(default)'!r} could not tell whether the "
-                f"game runs ({result.describe()})"
-            )
-    if not running:  # as Go: a profile found running makes the others' silence moot
-        warnings.extend(undecided)
-    names: list[int] = []
-    if game.stop_process_name and not running:
-        try:
-            names = find_by_name(game.stop_process_name)
-        except OSError as exc:
-            warnings.append(
-                f"process scan for {go_quote(game.stop_process_name)} failed before starting: {exc}"
-            )
-    if not running and not names:
-        return None
-    snapshot = None
-    if len(running) == 1 or (not running and len(names) == 1):
-        profile = running[0] if running else "unknown"
-        moment = now()
-        snapshot = RuntimeState(
-            game_id=game.id,
-            status="running",
-            stop_process_name=game.stop_process_name,
-            launch_id=new_id(),
-            generation=2,  # as Go's: its snapshot is a transition of the fresh preflight claim
-            phase="active",
-            spawn_state="",  # nothing was spawned: Go's snapshot has no spawnState
-            source="external",
-            config_revision=revision,
-            launch_mode=game.launch_mode,
-            pid_role="workload",
-            observed_profile=profile,  # Go leaves ``profile`` empty: nothing was launched
-            lifecycle=lifecycles.get(running[0]) if running else lifecycles.get(""),
-            owner_last_active=moment,
-            extra={"appliedLaunchInputsState": "unavailable"},
-            context_delivery=copy.deepcopy(EXTERNAL_DELIVERY),
-        )
-    # The Go bridge's words: a status hook's profiles, else the processes of the name.
-    name = go_quote(game.stop_process_name)
-    pids = ", ".join(f"pid {pid}" for pid in names)
-    # Candidates only where the start found several and chose none, as in Go.
-    if len(running) > 1:
-        candidates = running
-    elif not running and len(names) > 1:
-        candidates = [f"pid {pid}" for pid in names]
-    else:
-        candidates = []
-    if len(running) > 1:
-        message = (
-            f"multiple profiles of {game.id} report running ({', '.join(running)}); resolve "
-            "manually before starting"
-        )
-    elif running:
-        message = (
-            f"an instance of {game.id} (profile {running[0] or 'none'}) is already running "
-            "outside GABS management; it is now tracked by ID for status/stop/kill"
-        )
-    elif len(names) == 1:
-        message = (
-            f"a process named {name} (pid {names[0]}) is already running; it is now tracked "
-            f"as an external instance of {game.id}"
-        )
-    else:
-        message = (
-            f"multiple processes named {name} are running ({pids}); resolve manually before "
-            "starting"
-        )
-    data: dict[str, Any] = {"externalSnapshotPersisted": snapshot is not None}
-    if candidates:
-        data["candidates"] = candidates
-    if requested:
-        data["requestedProfile"] = requested
-    refusal = LifecycleError(
-        "external_instance_detected",
-        message,
-        data=data,
-        warnings=warnings,
-        next_actions=[
-            next_action(
-                "games_status", {"gameId": game.id}, "The external instance is tracked by ID."
-            ),
-            next_action(
-                "games_stop", {"gameId": game.id}, "Stop the external instance to free the game."
-            ),
-        ]
-        if snapshot is not None
-        else [],
-    )
-    return refusal, snapshot
-
-
 def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
     return LifecycleError(
         "blocked_unknown_state",
@@ -381,26 +255,105 @@ def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
     )
 
 
-async def claim_for_start(
+def _recheck(game_id: str) -> dict[str, Any]:
+    return next_action(
+        "games_status", {"gameId": game_id}, "Re-check once the in-flight operation finishes."
+    )
+
+
+def _concurrent(game_id: str, current: RuntimeState | None, warnings: list[str]) -> LifecycleError:
+    """Go's refusal of a start that lost the race for the claim on every attempt."""
+    data: dict[str, Any] = {}
+    if current is not None:
+        data["phase"] = current.phase
+        operation = current.operation
+        if operation is not None:
+            data["operation"] = {
+                "action": operation.action,
+                "attemptStartedAt": format_seconds(operation.attempt_started_at),
+                "deadline": format_seconds(operation.deadline),
+            }
+    return LifecycleError(
+        "operation_in_progress",
+        f"{game_id} is already starting in a concurrent operation",
+        data=data,
+        warnings=warnings,
+        next_actions=[_recheck(game_id)],
+        is_error=False,
+    )
+
+
+def _superseded_while_probing(game_id: str, warnings: list[str]) -> LifecycleError:
+    """Go's refusal of a start whose fresh claim was taken over while its probes ran."""
+    return LifecycleError(
+        "operation_in_progress",
+        f"the start of {game_id} was superseded while pre-start probes ran; re-check games_status",
+        warnings=warnings,
+        next_actions=[_recheck(game_id)],
+        is_error=False,
+    )
+
+
+def _fresh_claim(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    bucket: Any,
+    budget: float,
+    lease: timedelta,
+) -> RuntimeState:
+    """The complete claim of a launch that has not spawned yet (``preflight``), with its start
+    step, and the input combination (its track-record bucket) pinned as Go's
+    ``historySuccess.bucket``, so whichever step later verifies the start counts it there."""
+    moment = now()
+    claim = RuntimeState(
+        game_id=game.id,
+        status="starting",
+        stop_process_name=game.stop_process_name,
+        launch_id=new_id(),
+        phase="starting",
+        spawn_state="preflight",
+        launch_mode=game.launch_mode,
+        pid_role="helper" if game.url_mode else "workload",
+        profile=resolved.profile,
+        applied_input_names=list(resolved.applied_inputs),
+        config_revision=resolved.config_revision,
+        lifecycle=resolved.lifecycle,
+        operation=Operation(
+            operation_id=new_id(),
+            action="start",
+            executor_instance_id=lc.instance_id,
+            executor_pid=lc.pid,
+            executor_pid_start_time=lc.pid_start_time,
+            attempt_started_at=moment,
+            deadline=moment + timedelta(seconds=budget + 10),
+        ),
+        process_start_deadline=moment + timedelta(seconds=budget),
+        history_context_hash=context_hash(game, resolved.profile),
+    )
+    claim.extra["historySuccess"] = {
+        "bucket": bucket,
+        "snapshot": last_good_snapshot(game, resolved.profile),
+    }
+    lc.refresh_owner(claim, lease)
+    return claim
+
+
+async def _take_claim(
     lc: Lifecycle,
     game: GameConfig,
     resolved: Resolved,
     *,
     budget: float,
     lease: timedelta,
-    live: LiveCheck | None = None,
-) -> tuple[RuntimeState, list[str]]:
-    """Write a new claim for this launch (phase ``starting``); raise a refusal otherwise.
-
-    The start's input combination (its track-record bucket) is pinned as Go's
-    ``historySuccess.bucket``, so whichever step later verifies the start counts it there."""
-    try:
-        folder = lc.game_dir(game.id)  # refused when it would lead out of the config folder
-    except ClaimError as exc:
-        raise _unreadable(game.id, exc) from None
+    live: LiveCheck | None,
+    warnings: list[str],
+) -> RuntimeState:
+    """Judge the claim there is (a refusal, or removed as stale) and write a fresh one; a
+    claim that appears meanwhile is judged in turn, three times at most, as in Go."""
+    folder = lc.game_dir(game.id)
     bucket = TrackRecord(folder).accept(game, resolved)
-    warnings: list[str] = []
-    for _ in range(4):
+    for _ in range(3):
         try:
             existing = load_claim(folder)
         except ClaimError as exc:
@@ -416,57 +369,15 @@ async def claim_for_start(
             try:
                 await _judge_existing(lc, game, existing, live, warnings, resolved.profile)
             except _Retry:
-                pass
+                continue
             except LifecycleError as refusal:
                 refusal.warnings = warnings
                 raise
-            continue
-        found = await _probe_external(game, warnings, resolved.profile, resolved.config_revision)
-        if found is not None:
-            external, snapshot = found
-            if snapshot is not None:
-                # Go's snapshot is this bridge's preflight claim rewritten: its owner stays.
-                snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
-                async with transition_lock(folder):
-                    if load_claim(folder) is None:
-                        save_claim(folder, snapshot)
-            raise external
-        moment = now()
-        claim = RuntimeState(
-            game_id=game.id,
-            status="starting",
-            stop_process_name=game.stop_process_name,
-            launch_id=new_id(),
-            phase="starting",
-            spawn_state="preflight",
-            launch_mode=game.launch_mode,
-            pid_role="helper" if game.url_mode else "workload",
-            profile=resolved.profile,
-            applied_input_names=list(resolved.applied_inputs),
-            config_revision=resolved.config_revision,
-            lifecycle=resolved.lifecycle,
-            operation=Operation(
-                operation_id=new_id(),
-                action="start",
-                executor_instance_id=lc.instance_id,
-                executor_pid=lc.pid,
-                executor_pid_start_time=lc.pid_start_time,
-                attempt_started_at=moment,
-                deadline=moment + timedelta(seconds=budget + 10),
-            ),
-            process_start_deadline=moment + timedelta(seconds=budget),
-            history_context_hash=context_hash(game, resolved.profile),
-        )
-        claim.extra["historySuccess"] = {
-            "bucket": bucket,
-            "snapshot": last_good_snapshot(game, resolved.profile),
-        }
-        lc.refresh_owner(claim, lease)
+        claim = _fresh_claim(lc, game, resolved, bucket, budget, lease)
         try:
             async with transition_lock(folder):
-                if load_claim(folder) is not None:
-                    continue
-                save_claim(folder, claim)
+                if not publish_claim(folder, claim):
+                    continue  # another start won the race: judge its claim
         except LockBusy:
             # Go's unexpected-error branch of a start: the state is unresolved
             raise LifecycleError(
@@ -475,10 +386,65 @@ async def claim_for_start(
                 "held by another operation",
                 warnings=warnings,
             ) from None
-        return claim, warnings
-    raise LifecycleError(
-        "operation_in_progress",
-        f"the runtime claim of '{game.id}' kept changing while starting; re-check games_status",
-        warnings=warnings,
-        is_error=False,
+        return claim
+    with contextlib.suppress(ClaimError):
+        raise _concurrent(game.id, load_claim(folder), warnings)
+    raise _concurrent(game.id, None, warnings)
+
+
+async def claim_for_start(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    *,
+    budget: float,
+    lease: timedelta,
+    live: LiveCheck | None = None,
+) -> tuple[RuntimeState, list[str]]:
+    """Stage 2, as Go's start gate: write a new claim for this launch (phase ``starting``,
+    ``spawnState: preflight``), then, holding it, ask whether the game runs anyway; raise a
+    refusal otherwise. Holding the claim first means a concurrent start sees
+    ``operation_in_progress`` while these probes run, and only one start ever probes."""
+    try:
+        lc.game_dir(game.id)  # refused when it would lead out of the config folder
+    except ClaimError as exc:
+        raise _unreadable(game.id, exc) from None
+    warnings: list[str] = []
+    claim = await _take_claim(
+        lc, game, resolved, budget=budget, lease=lease, live=live, warnings=warnings
     )
+    assert claim.operation is not None
+    launch_id, operation_id = claim.launch_id, claim.operation.operation_id
+    going_on = False
+    try:
+        found = await probe_external(game, warnings, resolved.profile)
+        if found is not None:
+            refusal, instance = found
+            if instance is not None:
+                # as Go: the fresh claim itself becomes the external instance's claim
+                await lc.update(
+                    game.id,
+                    launch_id,
+                    lambda state: as_external(state, instance, game.stop_process_name),
+                    operation_id=operation_id,
+                )
+            raise refusal
+
+        def restamp(state: RuntimeState) -> None:
+            # the probes' time is not charged to the launch: its budget starts again, as Go's
+            assert state.operation is not None
+            moment = now()
+            state.operation.deadline = moment + timedelta(seconds=budget + 10)
+            state.process_start_deadline = moment + timedelta(seconds=budget)
+
+        claim = await lc.update(game.id, launch_id, restamp, operation_id=operation_id)
+        going_on = True
+    except Superseded:
+        raise _superseded_while_probing(game.id, warnings) from None
+    finally:
+        if not going_on:
+            # Every other ending releases the fresh claim, fenced: a claim rewritten for an
+            # external instance (its step is over) or taken over by another start stays.
+            with anyio.CancelScope(shield=True):
+                await lc.remove_if(game.id, launch_id, operation_id=operation_id)
+    return claim, warnings

@@ -104,7 +104,9 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
         if not positive:
             return Observation("starting", evidence, claim)
     try:
-        removed = await lc.remove_if(game_id, claim.launch_id, idle=True, self_live=gabp_live)
+        removed = await lc.remove_if(
+            game_id, claim.launch_id, idle=True, self_live=gabp_live, judged=claim
+        )
     except OSError:
         # the lock or the disk failed: the claim stays, so the game's state is not settled
         # (Go's "unknown", with the evidence that found it stopped)

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from gabs.go_format import go_quote
+from gabs.go_format import go_duration, go_quote
 from gabs.launch.hooks import HookResult, run_status_hook
 from gabs.launch.resolve import ResolvedHook
 
@@ -106,7 +106,10 @@ async def evaluate(
             await _contradiction(evidence, claim, status_hook, game_id)
             return evidence
         if verdict == "unknown":
-            taint = f"a fresh bridge attachment lease's owner could not be inspected ({detail})"
+            taint = (
+                f"a fresh bridge attachment lease's owner (pid {claim.attachment.owner_pid}) "
+                f"could not be inspected ({detail})"
+            )
     evidence = await _below_bridge(claim, game_id, status_hook, stop_process_name)
     if taint and evidence.verdict == "stopped":
         return Evidence(
@@ -130,12 +133,21 @@ async def _contradiction(
         evidence.warnings.append(HOOK_CONTRADICTION)
 
 
+def _hook_detail(result: HookResult) -> str:
+    """A status hook's run as the evidence's detail, in the Go bridge's words."""
+    if result.timed_out:
+        return f"status hook timed out after {go_duration(result.duration)}"
+    if result.exec_error is not None:
+        return f"status hook failed to run: {result.exec_error}"
+    return f"status hook exit code {result.exit_code}"
+
+
 async def _below_bridge(
     claim: RuntimeState | None, game_id: str, hook: ResolvedHook | None, stop_name: str
 ) -> Evidence:
     if hook is not None:
         verdict, result = await _hook(claim, hook, game_id)
-        return Evidence(verdict, "status_hook", f"status hook {result.describe()}", result)
+        return Evidence(verdict, "status_hook", _hook_detail(result), result)
     if claim is None:
         if stop_name:
             try:

@@ -1,7 +1,8 @@
 """Processes by pid and by name, without trusting a pid that may have been reused.
 
-A pid is identified together with its start time (a fingerprint: clock ticks since boot on
-Linux, ``ps``'s start time elsewhere), recorded when the game is started; a later process that
+A pid is identified together with its start time (a fingerprint, the Go bridge's value: clock
+ticks since boot on Linux, microseconds since the epoch from ``sysctl`` on macOS; ``ps``'s
+start time elsewhere), recorded when the game is started; a later process that
 got the same number has a different start time and is never taken for the game. An
 inspection that fails is ``unknown``, never ``stopped``.
 """
@@ -9,10 +10,13 @@ inspection that fails is ``unknown``, never ``stopped``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
+import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Final, Literal
 
@@ -26,6 +30,8 @@ __all__ = [
 
 Verdict = Literal["running", "stopped", "unknown"]
 _PROC: Final = Path("/proc")
+_P_STAT: Final = 36  # offset of extern_proc.p_stat in a 64-bit kinfo_proc
+_SZOMB: Final = 5
 
 
 class ProcessGone(LookupError):
@@ -70,6 +76,8 @@ def process_start_time(pid: int) -> int:
             return int(times[0].value)
         finally:
             kernel32.CloseHandle(handle)
+    if sys.platform == "darwin":
+        return _darwin_start_time(pid, _kinfo_proc(pid))
     try:
         done = subprocess.run(
             ["ps", "-o", "lstart=,stat=", "-p", str(pid)],
@@ -85,7 +93,41 @@ def process_start_time(pid: int) -> int:
         raise ProcessGone(pid)
     if line.split()[-1].startswith("Z"):
         raise ProcessGone(pid)
-    return hash(" ".join(line.split()[:-1])) & 0x7FFFFFFFFFFFFFFF
+    # ps's start time, to the second, as microseconds since the epoch: the same value in
+    # every process that reads it (unlike a salted str hash)
+    started = time.strptime(" ".join(line.split()[:-1]), "%a %b %d %H:%M:%S %Y")
+    return int(time.mktime(started)) * 1_000_000
+
+
+def _kinfo_proc(pid: int) -> bytes:
+    """The ``kinfo_proc`` of ``pid`` from ``sysctl kern.proc.pid`` (macOS); empty when there
+    is no such process."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    mib = (ctypes.c_int * 4)(1, 14, 1, pid)  # CTL_KERN, KERN_PROC, KERN_PROC_PID
+    buffer = ctypes.create_string_buffer(1024)
+    size = ctypes.c_size_t(len(buffer))
+    if libc.sysctl(mib, 4, buffer, ctypes.byref(size), None, ctypes.c_size_t(0)) != 0:
+        code = ctypes.get_errno()
+        if code in (errno.ESRCH, errno.ENOENT):
+            return b""
+        raise OSError(code, f"sysctl kern.proc.pid.{pid}: {os.strerror(code)}")
+    return buffer.raw[: size.value]
+
+
+def _darwin_start_time(pid: int, info: bytes) -> int:
+    """The Go bridge's macOS fingerprint: ``p_starttime`` of ``kinfo_proc`` (its first
+    ``timeval``) as seconds * 10^6 + microseconds, so either bridge verifies the other's
+    claims. A zombie (``p_stat`` ``SZOMB``) is gone."""
+    if not info:
+        raise ProcessGone(pid)
+    if len(info) < 12:
+        raise OSError(f"sysctl kern.proc.pid.{pid}: short kinfo_proc ({len(info)} bytes)")
+    seconds, micros = struct.unpack_from("<qi", info, 0)
+    if len(info) > _P_STAT and info[_P_STAT] == _SZOMB:
+        raise ProcessGone(pid)
+    return int(seconds) * 1_000_000 + int(micros)
 
 
 def fingerprint(pid: int) -> int:
