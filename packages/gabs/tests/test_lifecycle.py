@@ -18,7 +18,7 @@ from gabs.config import GabsConfig, GameConfig
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
 from gabs.lifecycle.gate import _probe_external as probe_external
-from gabs.lifecycle.start import exited_during_start
+from gabs.lifecycle.start_failures import exited_during_start
 from gabs.runtime import load_claim, save_claim
 from gabs.runtime.procs import verify_pid
 

@@ -443,7 +443,7 @@ async def claim_for_start(
                 executor_pid=lc.pid,
                 executor_pid_start_time=lc.pid_start_time,
                 attempt_started_at=moment,
-                deadline=moment + timedelta(seconds=budget + 10),
+                deadline=moment + timedelta(seconds=budget),
             ),
             process_start_deadline=moment + timedelta(seconds=budget),
             history_context_hash=context_hash(game, resolved.profile),

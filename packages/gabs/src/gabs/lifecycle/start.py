@@ -6,6 +6,11 @@ child exited but a status hook or ``stopProcessName`` sees the game) and its cla
 ``gabs games start`` leaves that to a later ``games_connect``. Every other ending is a
 :class:`~.codes.LifecycleError` with the Go bridge's code; the claim of a launch that did not
 start is released, except ``unobserved`` (a store launcher may still be showing a dialog).
+
+The claim's deadline is the whole start's, as in the Go bridge: the Steam client assistance,
+the endpoint (which may wait for ``bridge.lock``), the spawn and the verification all come out
+of it, and a start whose deadline has passed before the spawn spawns nothing: another start may
+be taking its claim over by then, so it ends as a superseded start.
 """
 
 from __future__ import annotations
@@ -14,11 +19,9 @@ import contextlib
 import logging
 import os
 import shutil
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 import anyio
 
@@ -31,7 +34,6 @@ from gabs.launch.spawn import (
     LAUNCH_LOG,
     SpawnedGame,
     SpawnError,
-    describe_exit,
     opener_command,
     spawn,
     store_uri,
@@ -44,22 +46,22 @@ from gabs.launch.steam import (
     resolve_app,
 )
 from gabs.runtime import (
-    ClaimError,
     EndpointError,
     EndpointInUse,
     RuntimeState,
     evaluate,
     prepare_endpoint,
 )
-from gabs.runtime.claim import format_seconds, format_time
+from gabs.runtime.claim import format_time
 from gabs.runtime.endpoint import stamp_bridge_file
 from gabs.runtime.procs import find_by_name, fingerprint
 
 from .codes import LifecycleError, cause_class, next_action
-from .core import Lifecycle, Superseded, now
+from .core import DeadlinePassed, Lifecycle, Superseded, now
 from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash, last_good_snapshot, pinned_success
+from .start_failures import exited_during_start, spawn_failed, superseded_refusal, unobserved
 from .store_ready import needs_store_readiness, prove_store_ready
 
 __all__ = ["Started", "start_game"]
@@ -68,11 +70,15 @@ logger = logging.getLogger(__name__)
 
 _FIRST_LOOK = 0.5
 _POLL = 0.5
-#: Seconds of the step's deadline kept for the spawn when starting the Steam client first.
+#: Seconds of the step's deadline kept for the spawn when starting the Steam client first
+#: (the Go bridge's: the ``bridge.lock`` timeout and 2 s of headroom).
 STEAM_ASSIST_RESERVE = 7.0
+#: Below this many seconds left of its deadline a start does not spawn (as the Go bridge).
+MIN_SPAWN_BUDGET = 0.2
+#: The Go bridge's warning when no Steam client can be seen at a Steam start.
 STEAM_ADVISORY = (
-    "the Steam client does not seem to be running; the game may need it (start Steam if the "
-    "game does not come up)"
+    "Steam does not appear to be running; the launch may stall at login/startup or the game "
+    "may relaunch itself through Steam"
 )
 
 
@@ -113,11 +119,11 @@ def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str | No
 async def _steam_client(game: GameConfig, claim: RuntimeState, warnings: list[str]) -> None:
     """The store advisory when no Steam client can be seen; for ``SteamManaged`` also a
     bounded attempt to start the client, within the step's deadline (less a reserve for the
-    spawn), as the Go bridge does."""
+    endpoint and the spawn), as the Go bridge does, before the endpoint is prepared."""
     if await anyio.to_thread.run_sync(client_running):
         return
     warnings.append(STEAM_ADVISORY)
-    deadline = claim.process_start_deadline
+    deadline = claim.operation.deadline if claim.operation else None
     if game.launch_mode != "SteamManaged" or deadline is None:
         return
     budget = (deadline - now()).total_seconds() - STEAM_ASSIST_RESERVE
@@ -192,67 +198,22 @@ async def start_game(
                 resolved.applied_inputs,
             )
         raise
-    except Superseded:
-        keep_claim = True
-        refusal = await _superseded(lc, game.id)
+    except Superseded as exc:
+        # a start past its own deadline, as in Go: released before the refusal is judged when
+        # it ends before the spawn, after it when its Steam wait could not begin, or kept when
+        # it was found out while marking the spawn
+        release = exc.release if isinstance(exc, DeadlinePassed) else "never"
+        if release == "before":
+            with anyio.CancelScope(shield=True):
+                await lc.remove_if(game.id, launch_id, operation_id=operation_id)
+        keep_claim = release != "after"
+        refusal = await superseded_refusal(lc, game.id)
         refusal.warnings = warnings
         raise refusal from None
     finally:
         if not keep_claim:
             with anyio.CancelScope(shield=True):
                 await lc.remove_if(game.id, launch_id, operation_id=operation_id)
-
-
-async def _superseded(lc: Lifecycle, game_id: str) -> LifecycleError:
-    """The refusal of a start whose claim another launch took over meanwhile, judged by the
-    claim there is now, as Go judges it: gone or in a step (``operation_in_progress``), active
-    (``already_running``), else ``blocked_unknown_state``."""
-    head = f"the launch of '{game_id}' was superseded during startup"
-    status = next_action("games_status", {"gameId": game_id}, "Inspect the launch state now.")
-    try:
-        current = await lc.load(game_id)
-    except (ClaimError, OSError):
-        current = None
-    if current is None:
-        message = f"{head} and the successor has since finished; re-check games_status"
-        return LifecycleError(
-            "operation_in_progress", message, next_actions=[status], is_error=False
-        )
-    data: dict[str, Any] = {"phase": current.phase}
-    operation = current.operation
-    if operation is not None and operation.in_flight(now()):
-        deadline = format_seconds(operation.deadline)
-        if current.effective_profile:  # as Go: left out when empty here
-            data["activeProfile"] = current.effective_profile
-        data["operation"] = {
-            "action": operation.action,
-            "attemptStartedAt": format_seconds(operation.attempt_started_at),
-            "deadline": deadline,
-        }
-        message = f"{head}; a successor {operation.action} operation is in progress (deadline "
-        return LifecycleError(
-            "operation_in_progress",
-            f"{message}{deadline})",
-            data=data,
-            next_actions=[status],
-            is_error=False,
-        )
-    if current.phase == "active":
-        data["activeProfile"] = current.effective_profile
-        stop = next_action("games_stop", {"gameId": game_id}, "Stop it first if need be.")
-        return LifecycleError(
-            "already_running",
-            f"{head}; a successor launch is active",
-            data=data,
-            next_actions=[status, stop],
-            is_error=False,
-        )
-    return LifecycleError(
-        "blocked_unknown_state",
-        f"{head}; a successor claim exists in phase {current.phase} — re-check games_status",
-        data=data,
-        next_actions=[status],
-    )
 
 
 async def _launch(
@@ -271,6 +232,8 @@ async def _launch(
     folder = lc.game_dir(game.id)
     assert claim.operation is not None
     launch_id, operation_id = claim.launch_id, claim.operation.operation_id
+    if game.launch_mode in ("SteamManaged", "SteamAppId") and not needs_store_readiness(game):
+        await _steam_client(game, claim, warnings)
     try:
         endpoint = prepare_endpoint(
             folder,
@@ -306,7 +269,7 @@ async def _launch(
     try:
         argv, program, working_dir = _executable(game, resolved.working_dir)
     except SpawnError as exc:
-        raise _spawn_failed(game, exc) from None
+        raise spawn_failed(game, exc) from None
     env = game_environment(
         resolved,
         launch_mode=game.launch_mode,
@@ -325,14 +288,24 @@ async def _launch(
             data={"part": too_large.part},
         )
     if needs_store_readiness(game):
-        await prove_store_ready(lc, game, resolved, claim, timeout=readiness_timeout, budget=budget)
-    elif game.launch_mode in ("SteamManaged", "SteamAppId"):
-        await _steam_client(game, claim, warnings)
+        claim = await prove_store_ready(
+            lc, game, resolved, claim, timeout=readiness_timeout, budget=budget
+        )
 
     # the digests of what is handed over, pinned with the endpoint (as Go)
     digests = spawn_digests(argv[0], resolved.args, working_dir, env, resolved.context_env_keys)
+    # Stage 4 has what is left of the step's deadline, as in Go: a start that has (nearly) run
+    # out of it spawns nothing, as another start may be taking the claim over by now
+    assert claim.operation is not None and claim.operation.deadline is not None
+    spawn_deadline = claim.operation.deadline
+    remaining = (spawn_deadline - now()).total_seconds()
+    if remaining < MIN_SPAWN_BUDGET:
+        raise DeadlinePassed(f"the start budget of {game.id} ran out", release="before")
 
     def spawning(state: RuntimeState) -> None:
+        operation = state.operation
+        if operation is None or operation.deadline is None or now() >= operation.deadline:
+            raise DeadlinePassed(f"the start budget of {game.id} ran out", release="never")
         state.endpoint_port, state.endpoint_token = endpoint.port, endpoint.token
         state.context_digests = digests
         state.spawn_state = "spawning"
@@ -353,7 +326,7 @@ async def _launch(
             lambda s: setattr(s, "spawn_state", "failed"),
             operation_id=operation_id,
         )
-        raise _spawn_failed(game, exc) from None
+        raise spawn_failed(game, exc) from None
     start_time = fingerprint(spawned.pid)
 
     def spawned_state(state: RuntimeState) -> None:
@@ -362,7 +335,7 @@ async def _launch(
         state.pid_start_time = start_time
 
     claim = await lc.update(game.id, launch_id, spawned_state, operation_id=operation_id)
-    stamp_bridge_file(
+    problem = stamp_bridge_file(
         folder,
         port=endpoint.port,
         token=endpoint.token,
@@ -370,7 +343,10 @@ async def _launch(
         revision=resolved.config_revision,
         started_at=format_time(now()).split(".")[0] + "Z",
     )
-    adopted = await _verify(lc, game, claim, spawned, budget)
+    if problem is not None:
+        logger.warning("failed to stamp bridge diagnostics for %s: %s", game.id, problem)
+        warnings.append(f"bridge diagnostics could not be written for this launch: {problem}")
+    adopted = await _verify(lc, game, claim, spawned, remaining)
     found = await anyio.to_thread.run_sync(_store_game_pid, game) if game.url_mode else None
 
     def promote(state: RuntimeState) -> None:
@@ -408,42 +384,6 @@ def _store_game_pid(game: GameConfig) -> tuple[int, int]:
     return (pids[0], fingerprint(pids[0])) if pids else (0, 0)
 
 
-def _spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
-    return LifecycleError(
-        "spawn_failed",
-        # the game, its mode and its target, as the Go bridge names them
-        f"Failed to start {game.id}: failed to start game '{game.id}' (mode: {game.launch_mode}, "
-        f"target: {game.target}): {exc.strerror or exc}",
-        data={"osError": str(exc.strerror or exc)},
-    )
-
-
-def exited_during_start(
-    game: GameConfig, code: int | None, tail: str, evidence: str = ""
-) -> LifecycleError:
-    """The failure of a game whose process ended before it was verified (or while connecting)."""
-    if code is not None and code >= 0:
-        how = f"exited during start (exit code {code})."  # the Go bridge's words
-    else:  # a signal, or an end not seen: ours
-        how = f"{describe_exit(code) if code is not None else 'stopped'} during start."
-    # Go's exit code: -1 for a process ended by a signal (or not seen to end); the signal is ours
-    data: dict[str, object] = {"exitCode": code if code is not None and code >= 0 else -1}
-    if code is not None and code < 0:
-        data["signal"] = _signal_name(-code)
-    if tail:
-        data["outputTail"] = tail
-    if evidence:
-        data["hookEvidence"] = evidence
-    return LifecycleError(
-        "exited_during_start",
-        f"'{game.id}' {how} This is attributed to the game; read the output tail "
-        "for the cause (a crash, missing or corrupt data, a mod loader failure, DRM or "
-        "anti-cheat refusing the process, a required login, or a wrapper's own error)."
-        + (f" Output tail:\n{tail}" if tail else " It wrote no output."),
-        data=data,
-    )
-
-
 async def _verify(
     lc: Lifecycle, game: GameConfig, claim: RuntimeState, spawned: SpawnedGame, budget: float
 ) -> bool:
@@ -457,7 +397,7 @@ async def _verify(
         if evidence.verdict == "running":
             return True
         if evidence.verdict == "unknown":
-            raise _unobserved(game)
+            raise unobserved(game)
         hook = evidence.detail if evidence.source == "status_hook" else ""
         raise exited_during_start(game, code, spawned.tail(), hook)
     has_source = bool(claim.stop_process_name) or bool(claim.lifecycle and claim.lifecycle.status)
@@ -471,25 +411,7 @@ async def _verify(
         if evidence.verdict == "stopped" and evidence.source == "status_hook":
             raise exited_during_start(game, spawned.poll(), spawned.tail(), evidence.detail)
         if not has_source and spawned.exited:
-            raise _unobserved(game)
+            raise unobserved(game)
         if anyio.current_time() >= deadline:
-            raise _unobserved(game)
+            raise unobserved(game)
         await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
-
-
-def _unobserved(game: GameConfig) -> LifecycleError:
-    return LifecycleError(
-        "unobserved",
-        f"Nothing observable for '{game.id}' within the start budget — the store launcher may be "
-        "updating the game or showing a dialog (login, EULA); check the desktop and re-check "
-        "games_status. The claim is kept while the launch may still appear.",
-        # no next action of its own: the config class's (games_show), as Go's attribution does
-        is_error=False,
-    )
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

@@ -201,11 +201,24 @@ def _prepare(
 
 def stamp_bridge_file(
     game_dir: Path, *, port: int, token: str, profile: str, revision: str, started_at: str
-) -> None:
-    """Add the launch's diagnostics, only while the file still holds this launch's endpoint."""
-    with contextlib.suppress(OSError), _bridge_lock(game_dir, game_dir.name):
-        current = read_bridge_file(game_dir)
-        if current is None or current.get("port") != port or current.get("token") != token:
-            return
-        current.update(profile=profile, configRevision=revision, startedAt=started_at)
-        _write(game_dir, current)
+) -> str | None:
+    """Add the launch's diagnostics, only while the file still holds this launch's endpoint.
+
+    Returns why they could not be written (the file gone or unreadable, the lock or the write
+    failing), which the Go bridge reports as a start warning; None when they were written or
+    the file holds another launch's endpoint now (nothing to say, as in Go)."""
+    path = game_dir / BRIDGE_FILE
+    try:
+        with _bridge_lock(game_dir, game_dir.name):
+            current = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(current, dict):
+                return f"{path}: not a JSON object"
+            if current.get("port") != port or current.get("token") != token:
+                return None
+            current.update(profile=profile, configRevision=revision, startedAt=started_at)
+            _write(game_dir, current)
+    except OSError as exc:
+        return f"{exc.filename or path}: {exc.strerror}" if exc.strerror else str(exc)
+    except ValueError as exc:
+        return f"{path}: {exc}"
+    return None
