@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -126,3 +127,21 @@ async def test_the_steam_advisory_comes_before_the_endpoint_and_stays_with_its_f
     # the text, then the warnings (our gabs adds its code and next-action lines after them)
     assert text_of(result).startswith("GABS endpoint cache for game 'compat' uses port ")
     assert f"\n\nWarnings:\n  - {STEAM_ADVISORY}\n" in text_of(result) + "\n", text_of(result)
+
+
+def test_the_command_line_says_a_start_past_its_deadline_was_superseded(
+    gabs_cli: Any, config_dir: ConfigDir
+) -> None:
+    config_dir.game("compat")
+    config_dir.top["timeouts"] = {"startup": {"processStartSeconds": 1, "gabpConnectSeconds": 5}}
+    directory = config_dir.write()
+    released = _hold_bridge_lock(directory / "compat", 2.5)
+    done = gabs_cli(config_dir, "games", "start", "compat")
+    assert released.wait(10)
+    assert config_dir.game_pid("compat") is None, "the game was spawned after its deadline"
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "operation_in_progress: the start of 'compat' was superseded during startup; re-check "
+        "'gabs games status compat'"
+    )
+    assert not (directory / "compat" / "runtime.json").exists()  # its claim was released

@@ -209,6 +209,11 @@ async def start_game(
         keep_claim = release != "after"
         refusal = await superseded_refusal(lc, game.id)
         refusal.warnings = warnings
+        if release == "before":  # Go's command line words this one ending its own way
+            refusal.cli_message = (
+                f"the start of '{game.id}' was superseded during startup; re-check "
+                f"'gabs games status {game.id}'"
+            )
         raise refusal from None
     finally:
         if not keep_claim:
