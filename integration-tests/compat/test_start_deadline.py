@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +32,25 @@ STEAM_ADVISORY = (
 )
 
 
-def _hold_bridge_lock(game_dir: Path, seconds: float) -> threading.Event:
-    """Take ``bridge.lock`` now and release it after ``seconds`` (from a thread); the event is
-    set once it is released."""
+def _hold_bridge_lock(game_dir: Path, past_claim: float) -> threading.Event:
+    """Take ``bridge.lock`` now and release it (from a thread) ``past_claim`` seconds after the
+    start's claim (``runtime.json``) appeared, however long the bridge takes to get there; the
+    event is set once it is released."""
     game_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(game_dir / "bridge.lock", os.O_CREAT | os.O_RDWR, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     released = threading.Event()
 
-    def release() -> None:
+    def release_later() -> None:
+        give_up = time.monotonic() + 60
+        while not (game_dir / "runtime.json").exists() and time.monotonic() < give_up:
+            time.sleep(0.02)
+        time.sleep(past_claim)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
         released.set()
 
-    timer = threading.Timer(seconds, release)
-    timer.daemon = True
-    timer.start()
+    threading.Thread(target=release_later, daemon=True).start()
     return released
 
 
@@ -56,11 +60,11 @@ async def test_a_start_whose_deadline_passes_before_the_spawn_does_not_spawn(
     config_dir.game("compat")
     config_dir.top["timeouts"] = {"startup": {"processStartSeconds": 1, "gabpConnectSeconds": 5}}
     directory = config_dir.write()
-    with anyio.fail_after(60):
+    with anyio.fail_after(90):
         async with open_bridge(config_dir) as client:
-            released = _hold_bridge_lock(directory / "compat", 2.5)
+            released = _hold_bridge_lock(directory / "compat", 1.5)
             result = await client.call_tool("games_start", {"gameId": "compat"})
-            await anyio.to_thread.run_sync(released.wait, 10)
+            await anyio.to_thread.run_sync(released.wait, 70)
             status = data(await client.call_tool("games_status", {"gameId": "compat"}))
     assert config_dir.game_pid("compat") is None, "the game was spawned after its deadline"
     assert config_dir.launch_report("compat") is None
@@ -135,9 +139,9 @@ def test_the_command_line_says_a_start_past_its_deadline_was_superseded(
     config_dir.game("compat")
     config_dir.top["timeouts"] = {"startup": {"processStartSeconds": 1, "gabpConnectSeconds": 5}}
     directory = config_dir.write()
-    released = _hold_bridge_lock(directory / "compat", 2.5)
+    released = _hold_bridge_lock(directory / "compat", 1.5)
     done = gabs_cli(config_dir, "games", "start", "compat")
-    assert released.wait(10)
+    assert released.wait(70)
     assert config_dir.game_pid("compat") is None, "the game was spawned after its deadline"
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines()[-1] == (
