@@ -114,13 +114,28 @@ def _allocate(ranges: Sequence[PortRange]) -> int:
     raise EndpointError(f"failed to assign port: no available bridge port found: {last}")
 
 
+def _parse(text: str) -> dict[str, Any]:
+    """``bridge.json``'s object, read as the Go bridge decodes it: a known key of the wrong
+    type (a string port, a numeric profile) makes the whole file unreadable (ValueError)."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    port = data.get("port")
+    if port is not None and type(port) is not int:
+        raise ValueError(f'"port" is not an integer: {json.dumps(port)}')
+    for key in _KEY_ORDER[1:]:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{json.dumps(key)} is not a string: {json.dumps(value)}")
+    return data
+
+
 def read_bridge_file(game_dir: Path) -> dict[str, Any] | None:
     """The parsed ``bridge.json``, or None when there is no usable one."""
     try:
-        data = json.loads((game_dir / BRIDGE_FILE).read_text(encoding="utf-8"))
+        return _parse((game_dir / BRIDGE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
 
 
 @contextlib.contextmanager
@@ -210,9 +225,7 @@ def stamp_bridge_file(
     path = game_dir / BRIDGE_FILE
     try:
         with _bridge_lock(game_dir, game_dir.name):
-            current = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(current, dict):
-                return f"{path}: not a JSON object"
+            current = _parse(path.read_text(encoding="utf-8"))
             if current.get("port") != port or current.get("token") != token:
                 return None
             current.update(profile=profile, configRevision=revision, startedAt=started_at)
