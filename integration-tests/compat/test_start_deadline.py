@@ -7,7 +7,6 @@ endpoint is prepared, so an endpoint failure carries it."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
@@ -36,6 +35,8 @@ def _hold_bridge_lock(game_dir: Path, past_claim: float) -> threading.Event:
     """Take ``bridge.lock`` now and release it (from a thread) ``past_claim`` seconds after the
     start's claim (``runtime.json``) appeared, however long the bridge takes to get there; the
     event is set once it is released."""
+    import fcntl  # POSIX only (the module is skipped elsewhere)
+
     game_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(game_dir / "bridge.lock", os.O_CREAT | os.O_RDWR, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
