@@ -374,7 +374,11 @@ class LifecycleMixin(StopMixin):
             profile = started.resolved.profile
             with contextlib.suppress(OSError, ClaimError):
                 TrackRecord(self.lc.game_dir(game.id)).failed(
-                    profile, context_hash(game, profile), failure.code, cause_class(failure.code)
+                    profile,
+                    context_hash(game, profile),
+                    failure.code,
+                    cause_class(failure.code),
+                    started.resolved.applied_inputs,
                 )
             evidence = await observe(self.lc, game.id)
             if evidence.status not in ("stale-runtime-cleaned", "stopped"):

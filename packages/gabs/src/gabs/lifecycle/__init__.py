@@ -5,8 +5,7 @@ from .codes import LifecycleError, cause_class, next_action, stale_bridge_creden
 from .core import Lifecycle, Superseded
 from .history import TrackRecord, context_hash, summary_line, track_record_summary
 from .observe import Observation, observe
-from .start import Started, start_game
-from .start_failures import exited_during_start
+from .start import Started, exited_during_start, start_game
 from .stop import StopOutcome, stop_game
 
 __all__ = [

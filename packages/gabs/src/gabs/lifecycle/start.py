@@ -15,7 +15,6 @@ be taking its claim over by then, so it ends as a superseded start.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import shutil
@@ -49,7 +48,6 @@ from gabs.runtime import (
     EndpointError,
     EndpointInUse,
     RuntimeState,
-    evaluate,
     prepare_endpoint,
 )
 from gabs.runtime.claim import format_time
@@ -61,15 +59,14 @@ from .core import DeadlinePassed, Lifecycle, Superseded, now
 from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash, last_good_snapshot, pinned_success
-from .start_failures import exited_during_start, spawn_failed, superseded_refusal, unobserved
 from .store_ready import needs_store_readiness, prove_store_ready
+from .superseded import keep_unobserved, superseded_refusal
+from .verify import exited_during_start, verify_running
 
-__all__ = ["Started", "start_game"]
+__all__ = ["Started", "exited_during_start", "start_game"]
 
 logger = logging.getLogger(__name__)
 
-_FIRST_LOOK = 0.5
-_POLL = 0.5
 #: Seconds of the step's deadline kept for the spawn when starting the Steam client first
 #: (the Go bridge's: the ``bridge.lock`` timeout and 2 s of headroom).
 STEAM_ASSIST_RESERVE = 7.0
@@ -169,15 +166,8 @@ async def start_game(
     except LifecycleError as failure:
         failure.warnings = warnings + [w for w in failure.warnings if w not in warnings]
         keep_claim = failure.code == "unobserved"
-        if keep_claim:
-            with anyio.CancelScope(shield=True):
-                with contextlib.suppress(Superseded):
-                    await lc.update(
-                        game.id,
-                        launch_id,
-                        lambda state: setattr(state, "operation", None),
-                        operation_id=operation_id,
-                    )
+        if keep_claim:  # kept as it is now; gone or replaced meanwhile: superseded (as Go)
+            await keep_unobserved(lc, game.id, launch_id, operation_id, failure.warnings)
         if failure.code in (
             "exited_during_start",
             "unobserved",
@@ -274,7 +264,7 @@ async def _launch(
     try:
         argv, program, working_dir = _executable(game, resolved.working_dir)
     except SpawnError as exc:
-        raise spawn_failed(game, exc) from None
+        raise _spawn_failed(game, exc) from None
     env = game_environment(
         resolved,
         launch_mode=game.launch_mode,
@@ -299,6 +289,7 @@ async def _launch(
 
     # the digests of what is handed over, pinned with the endpoint (as Go)
     digests = spawn_digests(argv[0], resolved.args, working_dir, env, resolved.context_env_keys)
+
     # Stage 4 has what is left of the step's deadline, as in Go: a start that has (nearly) run
     # out of it spawns nothing, as another start may be taking the claim over by now
     assert claim.operation is not None and claim.operation.deadline is not None
@@ -331,7 +322,7 @@ async def _launch(
             lambda s: setattr(s, "spawn_state", "failed"),
             operation_id=operation_id,
         )
-        raise spawn_failed(game, exc) from None
+        raise _spawn_failed(game, exc) from None
     start_time = fingerprint(spawned.pid)
 
     def spawned_state(state: RuntimeState) -> None:
@@ -351,7 +342,7 @@ async def _launch(
     if problem is not None:
         logger.warning("failed to stamp bridge diagnostics for %s: %s", game.id, problem)
         warnings.append(f"bridge diagnostics could not be written for this launch: {problem}")
-    adopted = await _verify(lc, game, claim, spawned, remaining)
+    adopted = await verify_running(lc, game, claim, spawned, remaining)
     found = await anyio.to_thread.run_sync(_store_game_pid, game) if game.url_mode else None
 
     def promote(state: RuntimeState) -> None:
@@ -389,34 +380,11 @@ def _store_game_pid(game: GameConfig) -> tuple[int, int]:
     return (pids[0], fingerprint(pids[0])) if pids else (0, 0)
 
 
-async def _verify(
-    lc: Lifecycle, game: GameConfig, claim: RuntimeState, spawned: SpawnedGame, budget: float
-) -> bool:
-    """Stage 4: True when adopted; raise ``exited_during_start`` or ``unobserved``."""
-    deadline = anyio.current_time() + budget
-    if not game.url_mode:
-        code = await spawned.wait(min(_FIRST_LOOK, budget))
-        if code is None:
-            return False
-        evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
-        if evidence.verdict == "running":
-            return True
-        if evidence.verdict == "unknown":
-            raise unobserved(game)
-        hook = evidence.detail if evidence.source == "status_hook" else ""
-        raise exited_during_start(game, code, spawned.tail(), hook)
-    has_source = bool(claim.stop_process_name) or bool(claim.lifecycle and claim.lifecycle.status)
-    while True:
-        evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
-        if evidence.verdict == "running":
-            # The game was found by name or hook; once the opener has handed over and ended,
-            # the launch is adopted, as the Go bridge calls it (it looks after its own poll).
-            await spawned.wait(min(_POLL, max(deadline - anyio.current_time(), 0)))
-            return spawned.exited
-        if evidence.verdict == "stopped" and evidence.source == "status_hook":
-            raise exited_during_start(game, spawned.poll(), spawned.tail(), evidence.detail)
-        if not has_source and spawned.exited:
-            raise unobserved(game)
-        if anyio.current_time() >= deadline:
-            raise unobserved(game)
-        await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
+def _spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
+    return LifecycleError(
+        "spawn_failed",
+        # the game, its mode and its target, as the Go bridge names them
+        f"Failed to start {game.id}: failed to start game '{game.id}' (mode: {game.launch_mode}, "
+        f"target: {game.target}): {exc.strerror or exc}",
+        data={"osError": str(exc.strerror or exc)},
+    )

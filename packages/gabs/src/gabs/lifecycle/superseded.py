@@ -1,21 +1,50 @@
-"""The endings of a start that did not verify a running game, as the Go bridge words them:
-a start superseded meanwhile, a spawn that failed, a game that exited during its start, and a
-start that saw nothing (``unobserved``)."""
+"""A start whose claim another launch took over (or removed) while it ran.
+
+The Go bridge fences every step of a start to its launch; a step that finds the claim replaced
+or gone ends the start with a refusal judged by the claim there is now, never with the outcome
+the start reached (``SupersededStartRefusal``).
+"""
 
 from __future__ import annotations
 
-import signal
 from typing import Any
 
-from gabs.config import GameConfig
-from gabs.launch.spawn import describe_exit
+import anyio
+
 from gabs.runtime import ClaimError
 from gabs.runtime.claim import format_seconds
 
 from .codes import LifecycleError, next_action
-from .core import Lifecycle, now
+from .core import Lifecycle, Superseded, now
 
-__all__ = ["exited_during_start", "spawn_failed", "superseded_refusal", "unobserved"]
+__all__ = ["keep_unobserved", "superseded_refusal"]
+
+
+async def keep_unobserved(
+    lc: Lifecycle, game_id: str, launch_id: str, operation_id: str, warnings: list[str]
+) -> None:
+    """Keep the claim of an unobserved start, its step over (Go's ``keepClaimUnobserved``):
+    the refusal when the claim was replaced or removed meanwhile, ``blocked_unknown_state``
+    when it cannot be written (the failure is then not recorded either)."""
+    try:
+        with anyio.CancelScope(shield=True):
+            await lc.update(
+                game_id,
+                launch_id,
+                lambda state: setattr(state, "operation", None),
+                operation_id=operation_id,
+            )
+    except Superseded:
+        refusal = await superseded_refusal(lc, game_id)
+        refusal.warnings = warnings
+        raise refusal from None
+    except (ClaimError, OSError) as exc:
+        raise LifecycleError(
+            "blocked_unknown_state",
+            f"the unobserved outcome could not be persisted for '{game_id}': {exc} — the claim "
+            "remains occupied; re-check games_status and retry",
+            warnings=warnings,
+        ) from None
 
 
 async def superseded_refusal(lc: Lifecycle, game_id: str) -> LifecycleError:
@@ -83,57 +112,3 @@ async def superseded_refusal(lc: Lifecycle, game_id: str) -> LifecycleError:
             )
         ],
     )
-
-
-def spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
-    return LifecycleError(
-        "spawn_failed",
-        # the game, its mode and its target, as the Go bridge names them
-        f"Failed to start {game.id}: failed to start game '{game.id}' (mode: {game.launch_mode}, "
-        f"target: {game.target}): {exc.strerror or exc}",
-        data={"osError": str(exc.strerror or exc)},
-    )
-
-
-def exited_during_start(
-    game: GameConfig, code: int | None, tail: str, evidence: str = ""
-) -> LifecycleError:
-    """The failure of a game whose process ended before it was verified (or while connecting)."""
-    if code is not None and code >= 0:
-        how = f"exited during start (exit code {code})."  # the Go bridge's words
-    else:  # a signal, or an end not seen: ours
-        how = f"{describe_exit(code) if code is not None else 'stopped'} during start."
-    # Go's exit code: -1 for a process ended by a signal (or not seen to end); the signal is ours
-    data: dict[str, object] = {"exitCode": code if code is not None and code >= 0 else -1}
-    if code is not None and code < 0:
-        data["signal"] = _signal_name(-code)
-    if tail:
-        data["outputTail"] = tail
-    if evidence:
-        data["hookEvidence"] = evidence
-    return LifecycleError(
-        "exited_during_start",
-        f"'{game.id}' {how} This is attributed to the game; read the output tail "
-        "for the cause (a crash, missing or corrupt data, a mod loader failure, DRM or "
-        "anti-cheat refusing the process, a required login, or a wrapper's own error)."
-        + (f" Output tail:\n{tail}" if tail else " It wrote no output."),
-        data=data,
-    )
-
-
-def unobserved(game: GameConfig) -> LifecycleError:
-    return LifecycleError(
-        "unobserved",
-        f"Nothing observable for '{game.id}' within the start budget — the store launcher may be "
-        "updating the game or showing a dialog (login, EULA); check the desktop and re-check "
-        "games_status. The claim is kept while the launch may still appear.",
-        # no next action of its own: the config class's (games_show), as Go's attribution does
-        is_error=False,
-    )
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
