@@ -267,7 +267,9 @@ async def test_a_steam_managed_game_is_found_in_the_library_and_started_directly
     steam = client_bin / "steam"
     steam.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/steam-args"\n', encoding="utf-8")
     steam.chmod(0o755)
-    client_seen = (await anyio.run_process(["pgrep", "-x", "steam"], check=False)).returncode == 0
+    # both bridges' scan: a process named steam, or a command line containing "/steam"
+    scans = (["pgrep", "-x", "steam"], ["pgrep", "-f", "/steam"])
+    client_seen = any([(await anyio.run_process(s, check=False)).returncode == 0 for s in scans])
     env = {
         "GABS_STEAM_LIBRARYFOLDERS": str(vdf),
         "PATH": f"{client_bin}{os.pathsep}{os.environ.get('PATH', '')}",

@@ -211,7 +211,12 @@ def test_games_add_with_options_writes_them_checked(
     assert run(bad, capsys)[0] == 2
     store = ["games", "add", "st", "--launch-mode", "SteamAppId", "--target", "1"]
     code, _, err = run([*store, "--configDir", str(tmp_path / "cfg")], capsys)
-    assert code == 1 and "stopProcessName is required for SteamAppId games" in err
+    assert (code, err) == (
+        1,
+        "invalid game configuration: stopProcessName is required for SteamAppId games to enable "
+        "proper game termination (or a game-level status hook plus a stop or kill hook). Without "
+        "it, GABS can only stop the launcher process, not the actual game\n",
+    )
 
 
 def test_games_remove_deletes_the_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -81,6 +81,57 @@ def test_a_stamp_without_a_profile_writes_no_profile_key(tmp_path: Path) -> None
     assert list(data) == ["port", "token", "gameId", "configRevision", "startedAt"]
 
 
+# StampBridgeDiagnostics: a successor's token means nothing to say (ErrBridgeEndpointRotated is
+# only logged); a file gone or unreadable, or a write that fails, is a problem the start reports
+# ("bridge diagnostics could not be written for this launch: ...").
+def test_a_stamp_says_why_it_could_not_write_and_is_silent_on_a_rotated_endpoint(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / GAME
+    ready = prepare_endpoint(folder, GAME)
+
+    def stamp() -> str | None:
+        return stamp_bridge_file(
+            folder, port=ready.port, token=ready.token, profile="", revision="r", started_at="t"
+        )
+
+    assert stamp() is None
+    rotated = {"port": ready.port, "token": "b" * 64, "gameId": GAME}
+    (folder / "bridge.json").write_text(json.dumps(rotated), encoding="utf-8")
+    assert stamp() is None
+    assert json.loads((folder / "bridge.json").read_text(encoding="utf-8")) == rotated
+    (folder / "bridge.json").write_text("{not json", encoding="utf-8")
+    problem = stamp()
+    assert problem is not None and problem.startswith(f"{folder / 'bridge.json'}: ")
+    (folder / "bridge.json").unlink()
+    assert stamp() == f"{folder / 'bridge.json'}: No such file or directory"
+    assert not (folder / "bridge.json").exists()  # nothing is written for a file that is gone
+
+
+# readBridgeJSONFile decodes into the BridgeJSON struct: a known key of the wrong type makes the
+# file unreadable, so its port is not reused and a stamp on it is a problem to report.
+@pytest.mark.parametrize(
+    "odd", [{"profile": 5}, {"startedAt": ["t"]}, {"port": "1"}, {"configRevision": True}]
+)
+def test_a_bridge_file_with_a_key_of_the_wrong_type_is_unreadable(
+    tmp_path: Path, odd: dict[str, object]
+) -> None:
+    folder = tmp_path / GAME
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]  # a reused cached port would be refused as in use
+        cached = {"port": taken, "token": "a" * 64, "gameId": GAME, **odd}
+        folder.mkdir()
+        (folder / "bridge.json").write_text(json.dumps(cached), encoding="utf-8")
+        problem = stamp_bridge_file(
+            folder, port=taken, token="a" * 64, profile="", revision="r", started_at="t"
+        )
+        assert problem is not None and problem.startswith(f"{folder / 'bridge.json'}: ")
+        fresh = prepare_endpoint(folder, GAME)
+    assert not fresh.reused and fresh.port != taken
+
+
 # A game id that is not ASCII is written as the Go encoder writes it: the letters themselves.
 def test_a_non_ascii_game_id_is_written_unescaped(tmp_path: Path) -> None:
     folder = tmp_path / "café"

@@ -399,10 +399,27 @@ async def test_a_superseded_start_is_judged_by_the_successor(
     assert data["code"] == code, text
     assert bool(result.is_error) is error, text
     assert text.startswith(f"the launch of 'g' was superseded during startup{tail}"), text
-    assert data["nextActions"][0]["tool"] == "games_status"
+    # startRefusalResult's next actions, by code
+    reasons = {
+        "already_running": [
+            ("games_status", "Inspect the active instance."),
+            ("games_stop", "Stop it first if the other profile is needed."),
+        ],
+        "operation_in_progress": [
+            ("games_status", "Re-check once the in-flight operation finishes.")
+        ],
+        "blocked_unknown_state": [
+            (
+                "games_status",
+                "Gather evidence; use repair --forget-runtime only if the instance is provably "
+                "gone.",
+            )
+        ],
+    }
+    assert [(a["tool"], a["reason"]) for a in data["nextActions"]] == reasons[code]
+    assert all(a["arguments"] == {"gameId": "g"} for a in data["nextActions"])
     if change == "active":
         assert data["phase"] == "active" and data["activeProfile"] == ""
-        assert [a["tool"] for a in data["nextActions"]] == ["games_status", "games_stop"]
     if change == "operation":
         assert data["operation"]["action"] == "start", data
         assert data["phase"] == "starting" and "activeProfile" not in data, data

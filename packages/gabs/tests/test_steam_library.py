@@ -3,12 +3,13 @@ parser, and its error texts for files that cannot be read or parsed."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from gabs.launch.steam import SteamError, library_folders, resolve_app
+from gabs.launch.steam import SteamError, client_running, library_folders, resolve_app
 from gabs.launch.vdf import VdfError, parse_vdf
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX executable bits")
@@ -122,3 +123,14 @@ def test_names_are_compared_as_go_compares_them(tmp_path: Path) -> None:
     vdf = install_with(tmp_path, "Game²", "Game", [".Game", "Game2", "zGame"])
     app = resolve_app("10", {"GABS_STEAM_LIBRARYFOLDERS": str(vdf)})
     assert app.executable.name == "Game2"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the Linux Steam client scan")
+def test_a_process_whose_command_line_has_slash_steam_counts_as_a_steam_client() -> None:
+    # the Go bridge's scan: a process named steam, or any command line containing "/steam"
+    holder = subprocess.Popen(["sh", "-c", "sleep 30", "/opt/steam/steam.sh"])
+    try:
+        assert client_running()
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)

@@ -5,9 +5,11 @@ pipeline with the platform check and the probe replaced."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -235,6 +237,50 @@ async def test_a_start_not_proven_ready_spawns_nothing_and_says_why(
     assert load_claim(tmp_path / "g") is None  # released
     assert deadlines and all(d is not None for d in deadlines)
     assert not (tmp_path / "g" / "track-record.json").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+async def test_a_start_past_its_deadline_does_not_wait_for_steam(
+    steam_game: tuple[Lifecycle, Any], tmp_path: Path
+) -> None:
+    # Go: the readiness wait extends the step only while its deadline has not passed; past it
+    # the start is superseded (judged while its own claim is still there), then released.
+    import fcntl  # POSIX only
+
+    document = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    document["timeouts"]["startup"]["processStartSeconds"] = 1
+    (tmp_path / "config.json").write_text(json.dumps(document), encoding="utf-8")
+    config = GabsConfig.load(tmp_path)
+    lc = Lifecycle(config.config_dir, config.settings, cli=True)
+    game = config.game("g")
+    probed: list[str] = []
+
+    def probe(app_id: str, budget: float) -> dict[str, str]:
+        probed.append(app_id)
+        return {"state": "ready", "stage": "app_state"}
+
+    (tmp_path / "g").mkdir()
+    holder = os.open(tmp_path / "g" / "bridge.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    release = threading.Timer(2.0, lambda: fcntl.flock(holder, fcntl.LOCK_UN))
+    release.start()
+    try:
+        with (
+            set_readiness_for_testing(True, probe, opener=lambda: ""),
+            anyio.fail_after(30),
+            pytest.raises(LifecycleError) as refused,
+        ):
+            await start_game(lc, game, resolve(game, revision=config.revision), gabp_timeout=5)
+    finally:
+        release.join()
+        os.close(holder)
+    assert (refused.value.code, refused.value.message) == (
+        "blocked_unknown_state",
+        "the launch of 'g' was superseded during startup; a successor claim exists in phase "
+        "starting — re-check games_status",
+    )
+    assert probed == [] and not (tmp_path / "spawned").exists()
+    assert load_claim(tmp_path / "g") is None  # released after the refusal was judged
 
 
 async def test_a_start_proven_ready_spawns_the_game(

@@ -98,7 +98,9 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
         print(f"warning: {warning}", file=sys.stderr)
     message = error.message
     evidence = error.data.get("evidence")
-    if error.code == "already_running" and game_id and isinstance(evidence, dict):
+    if error.cli_message:
+        message = error.cli_message
+    elif error.code == "already_running" and game_id and isinstance(evidence, dict):
         # The Go CLI prints the start gate's short refusal, not the tool's advice.
         message = f"{game_id} is already running ({evidence.get('detail', '')})"
     elif error.code == "exited_during_start" and game_id:

@@ -427,6 +427,7 @@ def new_game_refusal(entry: Mapping[str, object]) -> str | None:
     if mode in ("SteamAppId", "EpicAppId") and not entry.get("stopProcessName"):
         return (
             f"stopProcessName is required for {mode} games to enable proper game termination "
-            "(or a game-level status hook plus a stop or kill hook)"
+            "(or a game-level status hook plus a stop or kill hook). Without it, GABS can only "
+            "stop the launcher process, not the actual game"
         )
     return None

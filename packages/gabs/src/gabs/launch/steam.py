@@ -300,20 +300,26 @@ def ensure_appid_file(app: SteamApp) -> None:
 
 
 def client_running() -> bool:
-    """Whether a Steam client process can be seen (advisory only)."""
+    """Whether a Steam client process can be seen (advisory only), looked for as the Go bridge
+    looks: elsewhere than on Windows and macOS, a process named ``steam`` or one whose command
+    line contains ``/steam``."""
     if sys.platform == "win32":
-        command = ["tasklist", "/FI", "IMAGENAME eq steam.exe"]
+        commands = [["tasklist", "/FI", "IMAGENAME eq steam.exe"]]
     elif sys.platform == "darwin":
-        command = ["pgrep", "-f", "/Steam/Contents/MacOS/steam_osx"]
+        commands = [["pgrep", "-f", "/Steam/Contents/MacOS/steam_osx"]]
     else:
-        command = ["pgrep", "-x", "steam"]
-    try:
-        done = subprocess.run(command, capture_output=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    if sys.platform == "win32":
-        return b"steam.exe" in done.stdout.lower()
-    return done.returncode == 0
+        commands = [["pgrep", "-x", "steam"], ["pgrep", "-f", "/steam"]]
+    for command in commands:
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=5, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if sys.platform == "win32":
+            if b"steam.exe" in done.stdout.lower():
+                return True
+        elif done.returncode == 0:
+            return True
+    return False
 
 
 def client_start_command() -> list[str]:

@@ -82,7 +82,9 @@ class LifecycleError(Exception):
 
     ``code`` is the stable code; ``data`` the structured fields of the result (without
     ``code``); ``warnings`` what the attempt observed on the way; ``is_error`` False for the
-    informational refusals (``already_running``, ``operation_in_progress``).
+    informational refusals (``already_running``, ``operation_in_progress``); ``cli_message``
+    the line the Go command line prints instead of ``message``, where it words an ending its
+    own way and nothing else tells the two apart.
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class LifecycleError(Exception):
         next_actions: list[dict[str, Any]] | None = None,
         is_error: bool = True,
         warnings_key: str = "startWarnings",
+        cli_message: str = "",
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -104,6 +107,7 @@ class LifecycleError(Exception):
         self.next_actions = list(next_actions or [])
         self.is_error = is_error
         self.warnings_key = warnings_key
+        self.cli_message = cli_message
 
     def to_json(self, game_id: str | None = None) -> dict[str, Any]:
         result: dict[str, Any] = {"code": self.code}

@@ -30,13 +30,23 @@ from gabs.runtime.publish import publish_claim
 from .history import TrackRecord
 from .pending import credit_pending, drop_pending, remove_with_credits
 
-__all__ = ["Lifecycle", "Superseded", "now"]
+__all__ = ["DeadlinePassed", "Lifecycle", "Superseded", "now"]
 
 _COUNTER = itertools.count(1)
 
 
 class Superseded(Exception):
     """The claim changed (replaced, removed, another operation) since the caller read it."""
+
+
+class DeadlinePassed(Superseded):
+    """The step's own operation deadline passed: its claim may be taken over now, so the step
+    ends as a superseded one. ``release``: when the step's claim is released, ``"before"`` or
+    ``"after"`` the refusal is judged from the claim there is then, or ``"never"``."""
+
+    def __init__(self, message: str, *, release: str) -> None:
+        super().__init__(message)
+        self.release = release
 
 
 def now() -> datetime:

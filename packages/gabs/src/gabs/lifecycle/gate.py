@@ -326,7 +326,7 @@ def _fresh_claim(
             executor_pid=lc.pid,
             executor_pid_start_time=lc.pid_start_time,
             attempt_started_at=moment,
-            deadline=moment + timedelta(seconds=budget + 10),
+            deadline=moment + timedelta(seconds=budget),
         ),
         process_start_deadline=moment + timedelta(seconds=budget),
         history_context_hash=context_hash(game, resolved.profile),
@@ -434,7 +434,7 @@ async def claim_for_start(
             # the probes' time is not charged to the launch: its budget starts again, as Go's
             assert state.operation is not None
             moment = now()
-            state.operation.deadline = moment + timedelta(seconds=budget + 10)
+            state.operation.deadline = moment + timedelta(seconds=budget)
             state.process_start_deadline = moment + timedelta(seconds=budget)
 
         claim = await lc.update(game.id, launch_id, restamp, operation_id=operation_id)

@@ -6,6 +6,11 @@ child exited but a status hook or ``stopProcessName`` sees the game) and its cla
 ``gabs games start`` leaves that to a later ``games_connect``. Every other ending is a
 :class:`~.codes.LifecycleError` with the Go bridge's code; the claim of a launch that did not
 start is released, except ``unobserved`` (a store launcher may still be showing a dialog).
+
+The claim's deadline is the whole start's, as in the Go bridge: the Steam client assistance,
+the endpoint (which may wait for ``bridge.lock``), the spawn and the verification all come out
+of it, and a start whose deadline has passed before the spawn spawns nothing: another start may
+be taking its claim over by then, so it ends as a superseded start.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from gabs.runtime.endpoint import stamp_bridge_file
 from gabs.runtime.procs import find_by_name, fingerprint
 
 from .codes import LifecycleError, cause_class, next_action
-from .core import Lifecycle, Superseded, now
+from .core import DeadlinePassed, Lifecycle, Superseded, now
 from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash, last_good_snapshot, pinned_success
@@ -62,11 +67,15 @@ __all__ = ["Started", "exited_during_start", "start_game"]
 
 logger = logging.getLogger(__name__)
 
-#: Seconds of the step's deadline kept for the spawn when starting the Steam client first.
+#: Seconds of the step's deadline kept for the spawn when starting the Steam client first
+#: (the Go bridge's: the ``bridge.lock`` timeout and 2 s of headroom).
 STEAM_ASSIST_RESERVE = 7.0
+#: Below this many seconds left of its deadline a start does not spawn (as the Go bridge).
+MIN_SPAWN_BUDGET = 0.2
+#: The Go bridge's warning when no Steam client can be seen at a Steam start.
 STEAM_ADVISORY = (
-    "the Steam client does not seem to be running; the game may need it (start Steam if the "
-    "game does not come up)"
+    "Steam does not appear to be running; the launch may stall at login/startup or the game "
+    "may relaunch itself through Steam"
 )
 
 
@@ -107,11 +116,11 @@ def _executable(game: GameConfig, working_dir: str) -> tuple[list[str], str | No
 async def _steam_client(game: GameConfig, claim: RuntimeState, warnings: list[str]) -> None:
     """The store advisory when no Steam client can be seen; for ``SteamManaged`` also a
     bounded attempt to start the client, within the step's deadline (less a reserve for the
-    spawn), as the Go bridge does."""
+    endpoint and the spawn), as the Go bridge does, before the endpoint is prepared."""
     if await anyio.to_thread.run_sync(client_running):
         return
     warnings.append(STEAM_ADVISORY)
-    deadline = claim.process_start_deadline
+    deadline = claim.operation.deadline if claim.operation else None
     if game.launch_mode != "SteamManaged" or deadline is None:
         return
     budget = (deadline - now()).total_seconds() - STEAM_ASSIST_RESERVE
@@ -179,10 +188,22 @@ async def start_game(
                 resolved.applied_inputs,
             )
         raise
-    except Superseded:
-        keep_claim = True
+    except Superseded as exc:
+        # a start past its own deadline, as in Go: released before the refusal is judged when
+        # it ends before the spawn, after it when its Steam wait could not begin, or kept when
+        # it was found out while marking the spawn
+        release = exc.release if isinstance(exc, DeadlinePassed) else "never"
+        if release == "before":
+            with anyio.CancelScope(shield=True):
+                await lc.remove_if(game.id, launch_id, operation_id=operation_id)
+        keep_claim = release != "after"
         refusal = await superseded_refusal(lc, game.id)
         refusal.warnings = warnings
+        if release == "before":  # Go's command line words this one ending its own way
+            refusal.cli_message = (
+                f"the start of '{game.id}' was superseded during startup; re-check "
+                f"'gabs games status {game.id}'"
+            )
         raise refusal from None
     finally:
         if not keep_claim:
@@ -206,6 +227,8 @@ async def _launch(
     folder = lc.game_dir(game.id)
     assert claim.operation is not None
     launch_id, operation_id = claim.launch_id, claim.operation.operation_id
+    if game.launch_mode in ("SteamManaged", "SteamAppId") and not needs_store_readiness(game):
+        await _steam_client(game, claim, warnings)
     try:
         endpoint = prepare_endpoint(
             folder,
@@ -260,14 +283,25 @@ async def _launch(
             data={"part": too_large.part},
         )
     if needs_store_readiness(game):
-        await prove_store_ready(lc, game, resolved, claim, timeout=readiness_timeout, budget=budget)
-    elif game.launch_mode in ("SteamManaged", "SteamAppId"):
-        await _steam_client(game, claim, warnings)
+        claim = await prove_store_ready(
+            lc, game, resolved, claim, timeout=readiness_timeout, budget=budget
+        )
 
     # the digests of what is handed over, pinned with the endpoint (as Go)
     digests = spawn_digests(argv[0], resolved.args, working_dir, env, resolved.context_env_keys)
 
+    # Stage 4 has what is left of the step's deadline, as in Go: a start that has (nearly) run
+    # out of it spawns nothing, as another start may be taking the claim over by now
+    assert claim.operation is not None and claim.operation.deadline is not None
+    spawn_deadline = claim.operation.deadline
+    remaining = (spawn_deadline - now()).total_seconds()
+    if remaining < MIN_SPAWN_BUDGET:
+        raise DeadlinePassed(f"the start budget of {game.id} ran out", release="before")
+
     def spawning(state: RuntimeState) -> None:
+        operation = state.operation
+        if operation is None or operation.deadline is None or now() >= operation.deadline:
+            raise DeadlinePassed(f"the start budget of {game.id} ran out", release="never")
         state.endpoint_port, state.endpoint_token = endpoint.port, endpoint.token
         state.context_digests = digests
         state.spawn_state = "spawning"
@@ -297,7 +331,7 @@ async def _launch(
         state.pid_start_time = start_time
 
     claim = await lc.update(game.id, launch_id, spawned_state, operation_id=operation_id)
-    stamp_bridge_file(
+    problem = stamp_bridge_file(
         folder,
         port=endpoint.port,
         token=endpoint.token,
@@ -305,7 +339,10 @@ async def _launch(
         revision=resolved.config_revision,
         started_at=format_time(now()).split(".")[0] + "Z",
     )
-    adopted = await verify_running(lc, game, claim, spawned, budget)
+    if problem is not None:
+        logger.warning("failed to stamp bridge diagnostics for %s: %s", game.id, problem)
+        warnings.append(f"bridge diagnostics could not be written for this launch: {problem}")
+    adopted = await verify_running(lc, game, claim, spawned, remaining)
     found = await anyio.to_thread.run_sync(_store_game_pid, game) if game.url_mode else None
 
     def promote(state: RuntimeState) -> None:

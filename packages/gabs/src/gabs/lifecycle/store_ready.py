@@ -1,10 +1,11 @@
 """The start step that proves the Steam client ready before a macOS ``SteamManaged`` spawn.
 
 While it waits (at most the start's connect timeout), the claim's operation and process-start
-deadlines are moved out to cover the wait, so no other bridge takes the start for abandoned;
-when Steam is proven ready, the spawn gets a fresh start budget. When it is not, the start ends
-with ``store_client_not_ready`` before anything is spawned (the claim is released by the
-caller, and the track record is not touched: nothing of the game ran). See
+deadlines are moved out to cover the wait, so no other bridge takes the start for abandoned (a
+start whose deadline has already passed is not extended: it ends as a superseded one, as in the
+Go bridge); when Steam is proven ready, the spawn gets a fresh start budget. When it is not,
+the start ends with ``store_client_not_ready`` before anything is spawned (the claim is
+released by the caller, and the track record is not touched: nothing of the game ran). See
 :mod:`gabs.launch.steam_ready` for the probe.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Final
 
 import anyio
 import anyio.to_thread
@@ -23,12 +23,9 @@ from gabs.launch.steam_ready import ReadinessResult, ensure_ready_within, readin
 from gabs.runtime import RuntimeState
 
 from .codes import LifecycleError, next_action
-from .core import Lifecycle, now
+from .core import DeadlinePassed, Lifecycle, now
 
 __all__ = ["needs_store_readiness", "prove_store_ready", "store_client_not_ready"]
-
-#: What a start's operation deadline keeps beyond its process-start deadline.
-OPERATION_MARGIN: Final = 10.0
 
 
 def needs_store_readiness(game: GameConfig) -> bool:
@@ -86,26 +83,32 @@ async def prove_store_ready(
     *,
     timeout: float,
     budget: float,
-) -> None:
+) -> RuntimeState:
     """Wait up to ``timeout`` seconds for Steam to be ready for ``game``; the refusal when it
-    is not (see the module doc). ``budget`` is the spawn's start budget, restamped after."""
+    is not (see the module doc). ``budget`` is the spawn's start budget, restamped after: the
+    claim so restamped is returned."""
     assert claim.operation is not None
     launch_id, operation_id = claim.launch_id, claim.operation.operation_id
 
-    def deadlines(seconds: float) -> Callable[[RuntimeState], None]:
-        until = now() + timedelta(seconds=seconds)
+    def deadlines(seconds: float, *, fenced: bool) -> Callable[[RuntimeState], None]:
+        moment = now()
+        until = moment + timedelta(seconds=seconds)
 
         def change(state: RuntimeState) -> None:
             assert state.operation is not None
-            state.operation.deadline = until + timedelta(seconds=OPERATION_MARGIN)
-            state.process_start_deadline = until
+            if fenced and (state.operation.deadline is None or moment >= state.operation.deadline):
+                # past its deadline the start may be taken over: it is not extended (as Go)
+                raise DeadlinePassed("the start's deadline passed", release="after")
+            state.operation.deadline = state.process_start_deadline = until
 
         return change
 
-    await lc.update(game.id, launch_id, deadlines(timeout), operation_id=operation_id)
+    await lc.update(game.id, launch_id, deadlines(timeout, fenced=True), operation_id=operation_id)
     result = await anyio.to_thread.run_sync(
         ensure_ready_within, game.target, timeout, abandon_on_cancel=True
     )
     if not result.ready:
         raise store_client_not_ready(game, resolved, result)
-    await lc.update(game.id, launch_id, deadlines(budget), operation_id=operation_id)
+    return await lc.update(
+        game.id, launch_id, deadlines(budget, fenced=False), operation_id=operation_id
+    )

@@ -50,9 +50,13 @@ async def keep_unobserved(
 async def superseded_refusal(lc: Lifecycle, game_id: str) -> LifecycleError:
     """The refusal of a start whose claim another launch took over meanwhile, judged by the
     claim there is now, as Go judges it: gone or in a step (``operation_in_progress``), active
-    (``already_running``), else ``blocked_unknown_state``."""
+    (``already_running``), else ``blocked_unknown_state``; with the next actions Go gives each
+    of these start refusals."""
     head = f"the launch of '{game_id}' was superseded during startup"
-    status = next_action("games_status", {"gameId": game_id}, "Inspect the launch state now.")
+    arguments = {"gameId": game_id}
+    status = next_action(
+        "games_status", arguments, "Re-check once the in-flight operation finishes."
+    )
     try:
         current = await lc.load(game_id)
     except (ClaimError, OSError):
@@ -83,17 +87,28 @@ async def superseded_refusal(lc: Lifecycle, game_id: str) -> LifecycleError:
         )
     if current.phase == "active":
         data["activeProfile"] = current.effective_profile
-        stop = next_action("games_stop", {"gameId": game_id}, "Stop it first if need be.")
         return LifecycleError(
             "already_running",
             f"{head}; a successor launch is active",
             data=data,
-            next_actions=[status, stop],
+            next_actions=[
+                next_action("games_status", arguments, "Inspect the active instance."),
+                next_action(
+                    "games_stop", arguments, "Stop it first if the other profile is needed."
+                ),
+            ],
             is_error=False,
         )
     return LifecycleError(
         "blocked_unknown_state",
         f"{head}; a successor claim exists in phase {current.phase} — re-check games_status",
         data=data,
-        next_actions=[status],
+        next_actions=[
+            next_action(
+                "games_status",
+                arguments,
+                "Gather evidence; use repair --forget-runtime only if the instance is provably "
+                "gone.",
+            )
+        ],
     )

@@ -114,13 +114,28 @@ def _allocate(ranges: Sequence[PortRange]) -> int:
     raise EndpointError(f"failed to assign port: no available bridge port found: {last}")
 
 
+def _parse(text: str) -> dict[str, Any]:
+    """``bridge.json``'s object, read as the Go bridge decodes it: a known key of the wrong
+    type (a string port, a numeric profile) makes the whole file unreadable (ValueError)."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    port = data.get("port")
+    if port is not None and type(port) is not int:
+        raise ValueError(f'"port" is not an integer: {json.dumps(port)}')
+    for key in _KEY_ORDER[1:]:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{json.dumps(key)} is not a string: {json.dumps(value)}")
+    return data
+
+
 def read_bridge_file(game_dir: Path) -> dict[str, Any] | None:
     """The parsed ``bridge.json``, or None when there is no usable one."""
     try:
-        data = json.loads((game_dir / BRIDGE_FILE).read_text(encoding="utf-8"))
+        return _parse((game_dir / BRIDGE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
 
 
 @contextlib.contextmanager
@@ -201,11 +216,22 @@ def _prepare(
 
 def stamp_bridge_file(
     game_dir: Path, *, port: int, token: str, profile: str, revision: str, started_at: str
-) -> None:
-    """Add the launch's diagnostics, only while the file still holds this launch's endpoint."""
-    with contextlib.suppress(OSError), _bridge_lock(game_dir, game_dir.name):
-        current = read_bridge_file(game_dir)
-        if current is None or current.get("port") != port or current.get("token") != token:
-            return
-        current.update(profile=profile, configRevision=revision, startedAt=started_at)
-        _write(game_dir, current)
+) -> str | None:
+    """Add the launch's diagnostics, only while the file still holds this launch's endpoint.
+
+    Returns why they could not be written (the file gone or unreadable, the lock or the write
+    failing), which the Go bridge reports as a start warning; None when they were written or
+    the file holds another launch's endpoint now (nothing to say, as in Go)."""
+    path = game_dir / BRIDGE_FILE
+    try:
+        with _bridge_lock(game_dir, game_dir.name):
+            current = _parse(path.read_text(encoding="utf-8"))
+            if current.get("port") != port or current.get("token") != token:
+                return None
+            current.update(profile=profile, configRevision=revision, startedAt=started_at)
+            _write(game_dir, current)
+    except OSError as exc:
+        return f"{exc.filename or path}: {exc.strerror}" if exc.strerror else str(exc)
+    except ValueError as exc:
+        return f"{path}: {exc}"
+    return None
