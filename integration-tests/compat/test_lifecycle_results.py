@@ -33,6 +33,10 @@ async def test_a_start_answers_with_the_go_codes_and_next_actions(
             again = await client.call_tool("games_start", {"gameId": "compat"})
             assert not again.is_error, text_of(again)
             assert (data(again)["code"], data(again)["causeClass"]) == ("already_running", "state")
+            # the start gate's line: the game and the evidence it is running on
+            assert (
+                text_of(again).splitlines()[0] == "compat is already running (live GABP connection)"
+            )
             # the connect of this launch is credited to its context
             assert "bridge connected 1\u00d7" in data(again)["trackRecord"], data(again)
 
@@ -298,6 +302,11 @@ async def test_the_command_line_starts_a_game_a_server_attaches_to(
         )
         assert again.returncode == 1 and again.stderr.startswith("already_running"), again.stderr
         async with open_bridge(config_dir) as client:
+            here = await client.call_tool("games_start", {"gameId": "compat"})
+            assert not here.is_error and data(here)["code"] == "already_running", text_of(here)
+            assert text_of(here).splitlines()[0] == (
+                f"compat is already running (pid {pid} alive, start-time fingerprint matches)"
+            )
             shared = await client.call_tool("games_status", {"gameId": "compat"})
             assert data(shared)["status"] == "shared-running", text_of(shared)
             assert "games_connect" in next_tools(shared)

@@ -69,11 +69,7 @@ def operation_refusal(game_id: str, claim: RuntimeState, *, warnings_key: str) -
     data: dict[str, Any] = {"phase": claim.phase}
     if claim.effective_profile:
         data["activeProfile"] = claim.effective_profile
-    data["operation"] = {
-        "action": operation.action,
-        "attemptStartedAt": begun,
-        "deadline": deadline,
-    }
+    data["operation"] = _step_view(claim)
     return LifecycleError(
         "operation_in_progress",
         message,
@@ -88,6 +84,17 @@ def operation_refusal(game_id: str, claim: RuntimeState, *, warnings_key: str) -
         is_error=False,
         warnings_key=warnings_key,
     )
+
+
+def _step_view(claim: RuntimeState) -> dict[str, str]:
+    """A claim's step as a refusal shows it (Go's RFC 3339 times, to the second)."""
+    operation = claim.operation
+    assert operation is not None
+    return {
+        "action": operation.action,
+        "attemptStartedAt": format_seconds(operation.attempt_started_at),
+        "deadline": format_seconds(operation.deadline),
+    }
 
 
 _SUPERSEDED = (
@@ -164,10 +171,7 @@ async def _judge_existing(
         profile = claim.effective_profile
         raise LifecycleError(
             "already_running",
-            f"Game '{game.id}' is already running"
-            + (f" with profile '{profile}'" if profile else "")
-            + " (another start, CLI or GABS session launched it). Use it as it is — connect with "
-            "games_connect — or stop it first.",
+            f"{game.id} is already running ({evidence.detail})",  # Go's start gate line
             data={
                 "activeProfile": profile,
                 "phase": claim.phase,
@@ -182,7 +186,9 @@ async def _judge_existing(
                     "Attach this session to the running game instead of launching a duplicate.",
                 ),
                 next_action(
-                    "games_stop", {"gameId": game.id}, "Stop it first if another profile is needed."
+                    "games_stop",
+                    {"gameId": game.id},
+                    "Stop it first if the other profile is needed.",
                 ),
             ],
             is_error=False,
@@ -193,9 +199,9 @@ async def _judge_existing(
     elif evidence.verdict == "unknown":
         raise LifecycleError(
             "blocked_unknown_state",
-            f"A runtime claim exists for '{game.id}' but whether the game still runs cannot "
-            f"be determined ({evidence.detail}); refusing to start a duplicate. Use "
-            f"'gabs games repair {game.id} --forget-runtime' only if it is provably gone.",
+            f"cannot determine whether {game.id} is still running ({evidence.detail}); a claim "
+            "exists, so uncertainty blocks the start — verify manually, then repair "
+            "--forget-runtime if it is truly gone",
             data={"phase": claim.phase, "evidence": evidence.to_json()},
             next_actions=[
                 next_action(
@@ -231,15 +237,15 @@ def _executor_gate(game_id: str, claim: RuntimeState) -> str:
         if verdict == "unknown":
             raise LifecycleError(
                 "blocked_unknown_state",
-                f"The {operation.action} operation on '{game_id}' is within its deadline and "
-                f"its executor cannot be inspected ({detail}); it may still be running, so the "
-                "start is refused.",
+                f"an in-flight {operation.action} operation on {game_id} has an executor that "
+                f"cannot be inspected ({detail}); uncertainty blocks the start",
                 data={"phase": claim.phase},
                 next_actions=[
                     next_action(
                         "games_status",
                         {"gameId": game_id},
-                        "Re-check once the operation's deadline has passed.",
+                        "Gather evidence; use repair --forget-runtime only if the instance is "
+                        "provably gone.",
                     )
                 ],
             )
@@ -467,9 +473,25 @@ async def claim_for_start(
                 warnings=warnings,
             ) from None
         return claim, warnings
+    # Every attempt lost the claim to another start: Go's refusal, with that claim's step.
+    data: dict[str, Any] = {}
+    with contextlib.suppress(ClaimError):
+        current = load_claim(folder)
+        if current is not None:
+            data["phase"] = current.phase
+            if current.operation is not None:
+                data["operation"] = _step_view(current)
     raise LifecycleError(
         "operation_in_progress",
-        f"the runtime claim of '{game.id}' kept changing while starting; re-check games_status",
+        f"{game.id} is already starting in a concurrent operation",
+        data=data,
+        next_actions=[
+            next_action(
+                "games_status",
+                {"gameId": game.id},
+                "Re-check once the in-flight operation finishes.",
+            )
+        ],
         warnings=warnings,
         is_error=False,
     )
