@@ -17,7 +17,7 @@ import pytest
 from gabs.config import GabsConfig, GameConfig
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
-from gabs.lifecycle.gate import _probe_external as probe_external
+from gabs.lifecycle.probes import probe_external
 from gabs.lifecycle.start import exited_during_start
 from gabs.runtime import load_claim, save_claim
 from gabs.runtime.procs import verify_pid
@@ -388,7 +388,7 @@ async def test_a_failed_process_scan_before_a_start_is_a_warning_in_go_words(
     def broken_scan(name: str) -> list[int]:
         raise OSError("no process table")
 
-    monkeypatch.setattr("gabs.lifecycle.gate.find_by_name", broken_scan)
+    monkeypatch.setattr("gabs.lifecycle.probes.find_by_name", broken_scan)
     _, game = setup(tmp_path, args=["-c", "pass"], stopProcessName="Game")
     warnings: list[str] = []
     with anyio.fail_after(10):

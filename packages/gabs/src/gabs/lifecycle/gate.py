@@ -2,26 +2,26 @@
 
 An existing claim is judged by the liveness rule: running is ``already_running``, a step in
 flight is ``operation_in_progress``, unknown is ``blocked_unknown_state`` (never a duplicate),
-stopped clears it. Without a claim, every profile's status hook and ``stopProcessName`` are
-asked whether the game runs anyway (``external_instance_detected``; when exactly one answer
-fits, the instance is recorded as an external claim so it can be stopped by id). Then the new
-claim is written whole, under the transition lock.
+stopped clears it. Without a claim, the new claim is written whole under the transition lock
+(``starting``, ``preflight``, the start step), as Go publishes it; then, holding it, every
+profile's status hook and ``stopProcessName`` are asked whether the game runs anyway
+(``external_instance_detected``; when exactly one answer fits, the claim becomes the external
+instance's, so it can be stopped by id; otherwise it is removed). A status or another start
+meanwhile sees the start in progress.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
 
 from gabs.config import GameConfig
-from gabs.go_format import go_quote
-from gabs.launch.hooks import HookResult, Verdict, run_status_hook
-from gabs.launch.resolve import Resolved, ResolvedHook, profile_lifecycles
+from gabs.launch.resolve import Resolved
 from gabs.runtime import (
     ClaimError,
     Evidence,
@@ -30,17 +30,18 @@ from gabs.runtime import (
     RuntimeState,
     evaluate,
     load_claim,
+    remove_claim,
     save_claim,
     transition_lock,
 )
 from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
-from gabs.runtime.procs import find_by_name, verify_pid
+from gabs.runtime.procs import verify_pid
 
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
-from .delivery import EXTERNAL_DELIVERY
 from .history import TrackRecord, context_hash, last_good_snapshot
+from .probes import probe_external
 
 __all__ = ["claim_for_start", "operation_refusal"]
 
@@ -254,121 +255,6 @@ def _executor_gate(game_id: str, claim: RuntimeState) -> str:
     return "judge"
 
 
-async def _probe_external(
-    game: GameConfig, warnings: list[str], requested: str = "", revision: str = ""
-) -> tuple[LifecycleError, RuntimeState | None] | None:
-    """``external_instance_detected`` (and the external claim to record) when the game runs
-    without a claim."""
-    running: list[str] = []
-    lifecycles = profile_lifecycles(game)
-    hooks = {name: found.status for name, found in lifecycles.items() if found.status is not None}
-    verdicts: dict[str, tuple[Verdict, HookResult]] = {}
-
-    async def probe(profile: str, hook: ResolvedHook) -> None:
-        verdicts[profile] = await run_status_hook(hook, game_id=game.id, profile=profile)
-
-    # Every profile's hook at once, each within its own timeout, as Go probes them.
-    async with anyio.create_task_group() as group:
-        for profile, hook in hooks.items():
-            group.start_soon(probe, profile, hook)
-    undecided: list[str] = []
-    for profile in sorted(verdicts):
-        verdict, result = verdicts[profile]
-        if verdict == "running":
-            running.append(profile)
-        elif verdict == "unknown":
-            undecided.append(
-                f"status hook of profile {profile or '(default)'!r} could not tell whether the "
-                f"game runs ({result.describe()})"
-            )
-    if not running:  # as Go: a profile found running makes the others' silence moot
-        warnings.extend(undecided)
-    names: list[int] = []
-    if game.stop_process_name and not running:
-        try:
-            names = find_by_name(game.stop_process_name)
-        except OSError as exc:
-            warnings.append(
-                f"process scan for {go_quote(game.stop_process_name)} failed before starting: {exc}"
-            )
-    if not running and not names:
-        return None
-    snapshot = None
-    if len(running) == 1 or (not running and len(names) == 1):
-        profile = running[0] if running else "unknown"
-        moment = now()
-        snapshot = RuntimeState(
-            game_id=game.id,
-            status="running",
-            stop_process_name=game.stop_process_name,
-            launch_id=new_id(),
-            generation=2,  # as Go's: its snapshot is a transition of the fresh preflight claim
-            phase="active",
-            spawn_state="",  # nothing was spawned: Go's snapshot has no spawnState
-            source="external",
-            config_revision=revision,
-            launch_mode=game.launch_mode,
-            pid_role="workload",
-            observed_profile=profile,  # Go leaves ``profile`` empty: nothing was launched
-            lifecycle=lifecycles.get(running[0]) if running else lifecycles.get(""),
-            owner_last_active=moment,
-            extra={"appliedLaunchInputsState": "unavailable"},
-            context_delivery=copy.deepcopy(EXTERNAL_DELIVERY),
-        )
-    # The Go bridge's words: a status hook's profiles, else the processes of the name.
-    name = go_quote(game.stop_process_name)
-    pids = ", ".join(f"pid {pid}" for pid in names)
-    # Candidates only where the start found several and chose none, as in Go.
-    if len(running) > 1:
-        candidates = running
-    elif not running and len(names) > 1:
-        candidates = [f"pid {pid}" for pid in names]
-    else:
-        candidates = []
-    if len(running) > 1:
-        message = (
-            f"multiple profiles of {game.id} report running ({', '.join(running)}); resolve "
-            "manually before starting"
-        )
-    elif running:
-        message = (
-            f"an instance of {game.id} (profile {running[0] or 'none'}) is already running "
-            "outside GABS management; it is now tracked by ID for status/stop/kill"
-        )
-    elif len(names) == 1:
-        message = (
-            f"a process named {name} (pid {names[0]}) is already running; it is now tracked "
-            f"as an external instance of {game.id}"
-        )
-    else:
-        message = (
-            f"multiple processes named {name} are running ({pids}); resolve manually before "
-            "starting"
-        )
-    data: dict[str, Any] = {"externalSnapshotPersisted": snapshot is not None}
-    if candidates:
-        data["candidates"] = candidates
-    if requested:
-        data["requestedProfile"] = requested
-    refusal = LifecycleError(
-        "external_instance_detected",
-        message,
-        data=data,
-        warnings=warnings,
-        next_actions=[
-            next_action(
-                "games_status", {"gameId": game.id}, "The external instance is tracked by ID."
-            ),
-            next_action(
-                "games_stop", {"gameId": game.id}, "Stop the external instance to free the game."
-            ),
-        ]
-        if snapshot is not None
-        else [],
-    )
-    return refusal, snapshot
-
-
 def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
     return LifecycleError(
         "blocked_unknown_state",
@@ -418,16 +304,6 @@ async def claim_for_start(
                 refusal.warnings = warnings
                 raise
             continue
-        found = await _probe_external(game, warnings, resolved.profile, resolved.config_revision)
-        if found is not None:
-            external, snapshot = found
-            if snapshot is not None:
-                # Go's snapshot is this bridge's preflight claim rewritten: its owner stays.
-                snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
-                async with transition_lock(folder):
-                    if load_claim(folder) is None:
-                        save_claim(folder, snapshot)
-            raise external
         moment = now()
         claim = RuntimeState(
             game_id=game.id,
@@ -459,19 +335,37 @@ async def claim_for_start(
             "snapshot": last_good_snapshot(game, resolved.profile),
         }
         lc.refresh_owner(claim, lease)
+        # As Go: the claim is published before the probes, so a status or another start
+        # meanwhile sees this start in progress; the probes then run holding it.
+        async with _locked(game.id, folder, warnings):
+            if load_claim(folder) is not None:
+                continue
+            save_claim(folder, claim)
         try:
-            async with transition_lock(folder):
-                if load_claim(folder) is not None:
-                    continue
-                save_claim(folder, claim)
-        except LockBusy:
-            # Go's unexpected-error branch of a start: the state is unresolved
-            raise LifecycleError(
-                "blocked_unknown_state",
-                f"Failed to start {game.id}: transition lock for {game.id}: transition lock "
-                "held by another operation",
-                warnings=warnings,
-            ) from None
+            found = await probe_external(game, warnings, resolved.profile, resolved.config_revision)
+        except BaseException:
+            with anyio.CancelScope(shield=True), contextlib.suppress(ClaimError, LockBusy):
+                await lc.remove_if(game.id, claim.launch_id)
+            raise
+        async with _locked(game.id, folder, warnings):
+            current = load_claim(folder)
+            if current is None or current.launch_id != claim.launch_id:
+                raise _superseded_during_probes(game.id, warnings)
+            if found is not None:
+                external, snapshot = found
+                if snapshot is None:
+                    remove_claim(folder)
+                else:
+                    # Go's snapshot is this bridge's preflight claim rewritten: its owner stays.
+                    snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
+                    save_claim(folder, snapshot)
+                raise external
+            # the probes took none of the start's budget (Go stamps it again here)
+            assert claim.operation is not None
+            moment = now()
+            claim.operation.deadline = moment + timedelta(seconds=budget + 10)
+            claim.process_start_deadline = moment + timedelta(seconds=budget)
+            save_claim(folder, claim)
         return claim, warnings
     # Every attempt lost the claim to another start: Go's refusal, with that claim's step.
     data: dict[str, Any] = {}
@@ -489,6 +383,38 @@ async def claim_for_start(
             next_action(
                 "games_status",
                 {"gameId": game.id},
+                "Re-check once the in-flight operation finishes.",
+            )
+        ],
+        warnings=warnings,
+        is_error=False,
+    )
+
+
+@contextlib.asynccontextmanager
+async def _locked(game_id: str, folder: Path, warnings: list[str]) -> AsyncIterator[None]:
+    """The transition lock of a start; held by another process too long, Go's unexpected-error
+    branch of a start (the state is unresolved)."""
+    try:
+        async with transition_lock(folder):
+            yield
+    except LockBusy:
+        raise LifecycleError(
+            "blocked_unknown_state",
+            f"Failed to start {game_id}: transition lock for {game_id}: transition lock "
+            "held by another operation",
+            warnings=warnings,
+        ) from None
+
+
+def _superseded_during_probes(game_id: str, warnings: list[str]) -> LifecycleError:
+    return LifecycleError(
+        "operation_in_progress",
+        f"the start of {game_id} was superseded while pre-start probes ran; re-check games_status",
+        next_actions=[
+            next_action(
+                "games_status",
+                {"gameId": game_id},
                 "Re-check once the in-flight operation finishes.",
             )
         ],
