@@ -360,12 +360,14 @@ async def claim_for_start(
                     snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
                     save_claim(folder, snapshot)
                 raise external
-            # the probes took none of the start's budget (Go stamps it again here)
-            assert claim.operation is not None
+            # the probes took none of the start's budget (Go stamps it again here, changing
+            # nothing else in the claim)
             moment = now()
-            claim.operation.deadline = moment + timedelta(seconds=budget + 10)
-            claim.process_start_deadline = moment + timedelta(seconds=budget)
-            save_claim(folder, claim)
+            for held in (claim, current):
+                if held.operation is not None:
+                    held.operation.deadline = moment + timedelta(seconds=budget + 10)
+                held.process_start_deadline = moment + timedelta(seconds=budget)
+            save_claim(folder, current)
         return claim, warnings
     # Every attempt lost the claim to another start: Go's refusal, with that claim's step.
     data: dict[str, Any] = {}
