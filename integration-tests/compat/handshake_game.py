@@ -18,11 +18,18 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
 * ``schema-<v>``: ``schemaVersion`` ``<v>``; ``schema-absent`` drops it (same as
   ``drop-schemaVersion``);
 * ``no-tools-list``, ``no-events``: capabilities without ``tools/list`` or without events;
+* ``observed``: the welcome carries the launch context the game received (``observed``:
+  ``argv``, ``cwd``, the values of the names ``GABS_FORWARD_ENV`` lists as ``envValues``, with
+  any name ``GABS_ABSENT_ENV`` lists that is set, and the ones that are unset as
+  ``envAbsent``), so a bridge verifies it; ``observed-script``: the same, with the script as
+  ``argv[0]`` (a game whose program is the script, started by its ``#!`` line);
+  ``observed-null``: the same report with ``GABS_GAME_ID`` null and a null argument added;
 * ``tools-error``: ``tools/list`` answered ``-32603``; ``tools-empty``; ``tools-noname``,
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
 
-Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}``. Two more
+Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}`` (``hs/echo
+{result}`` -> ``result``, an object, as it is). Two more
 calls, answered like ``hs/echo``, act on the connection after the answer is written:
 ``hs/close`` closes this connection and keeps listening (a game that hangs up); ``hs/restart
 {seconds, port?, token?}`` closes every connection and the listening socket and listens again
@@ -88,6 +95,24 @@ def tools(mode: set[str]) -> list[dict[str, Any]]:
     return listed
 
 
+def names(variable: str) -> list[str]:
+    return [name.strip() for name in os.environ.get(variable, "").split(",") if name.strip()]
+
+
+def observed(script: bool = False) -> dict[str, Any]:
+    """The delivery report, raw: what this process was handed (its command line from the
+    interpreter on, or from the script on when ``script``)."""
+    values = {name: os.environ[name] for name in names("GABS_FORWARD_ENV") if name in os.environ}
+    absent = names("GABS_ABSENT_ENV")
+    values.update({name: os.environ[name] for name in absent if name in os.environ})
+    return {
+        "argv": list(sys.argv) if script else [sys.executable, *sys.argv],
+        "cwd": os.getcwd(),
+        "envValues": values,
+        "envAbsent": [name for name in absent if name not in os.environ],
+    }
+
+
 def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
     methods = ["session/hello", "tools/list", "tools/call", "events/subscribe"]
     if "no-tools-list" in mode:
@@ -109,6 +134,12 @@ def welcome(game_id: str, mode: set[str]) -> dict[str, Any]:
             result.pop("schemaVersion", None)
         elif word.startswith("schema-"):
             result["schemaVersion"] = word[7:]
+    if "observed" in mode or "observed-script" in mode:
+        result["observed"] = observed(script="observed-script" in mode)
+    if "observed-null" in mode:  # the bridge's id reported as null, and an argument too
+        result["observed"] = observed()
+        result["observed"]["envValues"]["GABS_GAME_ID"] = None
+        result["observed"]["argv"].append(None)
     if "extra" in mode:
         result["serverInfo"] = {"name": "hs", "version": "9"}
         result["unexpected"] = {"x": 1}
@@ -189,6 +220,8 @@ class Game:
             return response(rid, result={"subscribed": params.get("channels") or []})
         if method == "tools/call":
             arguments = params.get("arguments") or params.get("parameters") or {}
+            if isinstance(arguments.get("result"), dict):  # answered as given
+                return response(rid, result=arguments["result"])
             return response(rid, result={"text": str(arguments.get("text", ""))})
         return response(rid, error={"code": -32601, "message": f"Method not found: {method}"})
 

@@ -1,6 +1,6 @@
 """Game calls as any GABS bridge answers them: the game's own result passes through, whole, under
-every name a game tool is known by, and a game that cannot take overlapping requests survives
-concurrent calls.
+every name a game tool is known by (also a result whose ``code`` is one of the bridge's own), and
+a game that cannot take overlapping requests survives concurrent calls.
 
 These run against the bridge ``--bridge`` names (default: our ``gabs``); see README.md.
 """
@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 
 from .harness import (
+    HANDSHAKE_GAME,
     INTERLEAVING_GAME,
     ConfigDir,
     OpenBridge,
@@ -244,3 +245,29 @@ async def test_a_game_that_declares_concurrency_gets_overlapping_calls(
             await client.call_tool("games_stop", {"gameId": "parallel"})
     seen = structured(stats)
     assert seen["declared"] == 8 and seen["maxInFlight"] > 1, seen
+
+
+async def test_a_game_result_that_looks_like_a_lifecycle_failure_passes_unchanged(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # The game's payload is the game's (BridgePassthrough): a `code` in it that is one of the
+    # bridge's own gets no causeClass, trackRecord or nextActions.
+    config_dir.game("hs", script=HANDSHAKE_GAME)
+    payloads = [
+        {"code": "spawn_failed", "gameId": "hs"},
+        {"code": "action_failed", "isError": True},
+    ]
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client, "hs")
+            results = [
+                await client.call_tool(
+                    "games_call_tool",
+                    {"gameId": "hs", "tool": "hs/echo", "arguments": {"result": payload}},
+                )
+                for payload in payloads
+            ]
+            await client.call_tool("games_kill", {"gameId": "hs"})
+    for payload, result in zip(payloads, results, strict=True):
+        assert not result.is_error, text_of(result)
+        assert structured(result) == payload

@@ -1,6 +1,7 @@
 """The lifecycle results' bookkeeping keys: a status item's ``diagnostics``, a launch's
-``contextDelivery`` verdict, ``phase`` and ``activeConfigRevision``, and the consecutive
-failures a failed stop adds to the track record."""
+``contextDelivery`` verdict (also of a report with nulls), ``phase`` and
+``activeConfigRevision``, and the consecutive failures a failed stop adds to the track
+record."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import anyio
 
-from .harness import ConfigDir, OpenBridge, start_game
+from .harness import HANDSHAKE_GAME, ConfigDir, OpenBridge, start_game
 from .results import data, text_of, wait_gone
 from .test_lifecycle_processes import wait_pid
 
@@ -129,3 +130,28 @@ async def test_a_launch_the_command_line_started_gets_its_verdict_when_a_server_
             stop = await client.call_tool("games_stop", {"gameId": "compat"})
             assert data(stop)["code"] == "terminated", text_of(stop)
             await wait_gone(pid)
+
+
+async def test_a_null_in_a_delivery_report_reads_as_an_empty_value(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # Go decodes the welcome's report with encoding/json: a null string is "", not a report
+    # that cannot be read (which would make every channel "pre-report bridge" unknown).
+    config_dir.game("hs", script=HANDSHAKE_GAME, env={"HANDSHAKE_MODE": "observed-null"})
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "hs"})
+            await client.call_tool("games_kill", {"gameId": "hs"})
+    assert data(started)["contextDelivery"] == {
+        "overall": "partial",
+        "channels": {
+            "argv": "mismatched",
+            "cwd": "verified",
+            "managedEnv": "mismatched",
+            "contextEnv": "verified",
+        },
+        "reasons": {
+            "argv": "the observed argument payload differs from the resolved launch arguments",
+            "managedEnv": "GABS_GAME_ID differs from the resolved value",
+        },
+    }, text_of(started)

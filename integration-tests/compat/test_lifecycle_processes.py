@@ -4,6 +4,7 @@ and store launchers, with real processes (issue 11)."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -465,3 +466,90 @@ async def test_a_connect_right_after_an_outside_kill_drops_the_dead_claim(
             assert data(refused)["code"] == "endpoint_unavailable", text_of(refused)
             seen = await client.call_tool("games_status", {"gameId": "compat"})
             assert data(seen)["status"] == "stopped", text_of(seen)
+
+
+async def test_a_stop_while_another_process_holds_the_transition_lock_is_in_progress(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # The lock is held past the bridge's bounded wait (5 s in both): never a hang, never an
+    # error, and nothing is signalled.
+    config_dir.game("g", args=["-c", "import time; time.sleep(60)"])
+    lock = config_dir.path / "g" / "transition.lock"
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+            fd = os.open(lock, os.O_RDWR)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                busy = await client.call_tool("games_stop", {"gameId": "g"})
+            finally:
+                os.close(fd)
+            status = data(await client.call_tool("games_status", {"gameId": "g"}))
+            killed = await client.call_tool("games_kill", {"gameId": "g"})
+    assert not busy.is_error, text_of(busy)
+    assert text_of(busy).startswith(
+        "another lifecycle operation on g holds the transition lock; re-check games_status shortly"
+    )
+    found = data(busy)
+    assert {key: found.get(key) for key in ("code", "gameId", "action", "causeClass")} == {
+        "code": "operation_in_progress",
+        "gameId": "g",
+        "action": "stop",
+        "causeClass": "state",
+    }
+    assert found["nextActions"] == [
+        {
+            "tool": "games_status",
+            "arguments": {"gameId": "g"},
+            "reason": "Re-check once the in-flight operation finishes.",
+        }
+    ]
+    assert found["trackRecord"].startswith("started 1\u00d7")
+    assert status["status"] == "running"
+    assert data(killed)["code"] == "terminated", text_of(killed)
+
+
+async def test_a_kill_from_another_bridge_during_a_stop_is_refused_and_runs_no_hook(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # One lifecycle operation per game at a time, across processes: the second bridge's kill
+    # while the first one's stop hook runs is operation_in_progress (not an error), with the
+    # action asked for, the phase and the running attempt's timing; its kill hook never runs.
+    ran = config_dir.path.parent / "kill-hook-ran"
+    lifecycle = {
+        "stop": {"command": "/bin/sh", "args": ["-c", "sleep 3"], "verifyTimeoutSeconds": 1},
+        "kill": {"command": "/bin/sh", "args": ["-c", f"touch '{ran}'"]},
+    }
+    config_dir.game("g", args=["-c", "import time; time.sleep(60)"], lifecycle=lifecycle)
+    results: dict[str, types.CallToolResult] = {}
+    with anyio.fail_after(90):
+        async with open_bridge(config_dir) as first, open_bridge(config_dir) as second:
+            started = await first.call_tool("games_start", {"gameId": "g", "timeout": 1})
+            assert data(started)["code"] == "started_bridge_pending", text_of(started)
+
+            async def stop() -> None:
+                results["stop"] = await first.call_tool("games_stop", {"gameId": "g"})
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stop)
+                claim = config_dir.path / "g" / "runtime.json"
+                while '"stopping"' not in claim.read_text(encoding="utf-8"):  # noqa: ASYNC110
+                    await anyio.sleep(0.05)
+                results["kill"] = await second.call_tool("games_kill", {"gameId": "g"})
+            pid = json.loads(claim.read_text(encoding="utf-8"))["gamePid"]
+            os.kill(pid, signal.SIGKILL)
+    refused = results["kill"]
+    assert not refused.is_error, text_of(refused)
+    found = data(refused)
+    assert {key: found.get(key) for key in ("code", "gameId", "action", "phase")} == {
+        "code": "operation_in_progress",
+        "gameId": "g",
+        "action": "kill",
+        "phase": "stopping",
+    }
+    assert found["operation"]["action"] == "stop"
+    assert set(found["operation"]) == {"action", "attemptStartedAt", "deadline"}
+    assert text_of(refused).startswith("a stop operation on g begun ")
+    assert data(results["stop"])["code"] == "action_succeeded_running", text_of(results["stop"])
+    assert not ran.exists()

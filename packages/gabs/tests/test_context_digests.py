@@ -374,6 +374,11 @@ async def test_a_connect_records_the_verdict_and_credits_a_verified_delivery(
         with anyio.fail_after(20):
             connected = await client.call_tool("games_connect", {"gameId": "g"})
             status = await client.call_tool("games_status", {"gameId": "g"})
+            # the values the game reported are compared, then dropped (TakeObservedContext)
+            session = manager.runtime("g").session
+            assert session is not None and session.hello is not None
+            assert (session.hello["agentId"], "observed" in session.hello) == ("g", False)
+            assert session.delivery_report() is None
     assert not connected.is_error, connected
     assert connected.structured_content is not None
     assert connected.structured_content["contextDelivery"]["overall"] == overall

@@ -419,3 +419,31 @@ async def test_a_profile_found_running_drops_the_others_unknown_answers(tmp_path
     with anyio.fail_after(20):
         assert await probe_external(game, warnings) is None
     assert len(warnings) == 1 and "profile 'b' could not tell" in warnings[0], warnings
+
+
+async def test_a_launcher_that_ends_at_once_is_first_looked_at_after_half_a_second(
+    tmp_path: Path,
+) -> None:
+    # Go's first look at a spawned launcher is its first 0.5 s tick, whenever the launcher
+    # ended: the workload a detaching launcher leaves behind has that long to show to the hook.
+    launched, calls = tmp_path / "launched", tmp_path / "calls"
+    stamp = "import sys, time; open(sys.argv[1], 'a').write(repr(time.time()) + '\\n')"
+    lc, game = setup(
+        tmp_path,
+        args=["-c", stamp, str(launched)],
+        lifecycle={
+            "status": {
+                "command": sys.executable,
+                "args": ["-c", stamp + "; raise SystemExit(1)", str(calls)],
+                "runningExitCodes": [0],
+                "stoppedExitCodes": [1],
+            }
+        },
+    )
+    with pytest.raises(LifecycleError) as caught:
+        await start(lc, game)
+    assert caught.value.code == "exited_during_start", caught.value
+    began = float(launched.read_text(encoding="utf-8"))
+    after = [float(line) - began for line in calls.read_text(encoding="utf-8").split()]
+    looks = [seconds for seconds in after if seconds > 0]
+    assert looks and min(looks) >= 0.4, after

@@ -108,9 +108,11 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
         message = message.removeprefix(f"Refusing to start {game_id}: ")
     elif error.code == "blocked_unknown_state" and error.data.get("action") in ("stop", "kill"):
         # The Go CLI words an unreadable claim's stop refusal in its own short line.
+        # and a lock or disk failure of the stop in lower case, as its own clause.
         message = message.replace("The runtime claim for", "the runtime claim for", 1).replace(
             ". Inspect it, or use 'gabs games repair", ". Use 'gabs games repair", 1
         )
+        message = message.replace("Failed to ", "failed to ", 1)
     elif error.code == "unobserved" and game_id:
         message = (
             f"nothing observable for '{game_id}' within the start budget; the store launcher "

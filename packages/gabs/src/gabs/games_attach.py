@@ -53,6 +53,8 @@ class AttachMixin(OwnerMixin):
         """Record this bridge's attachment in ``claim``; the updated claim (None if not)."""
         connection_id = new_id()
         lease = self.lc.owner_lease
+        session = runtime.session
+        report = session.delivery_report() if session is not None else None
 
         def record(state: RuntimeState) -> None:
             moment = _utc()
@@ -65,10 +67,7 @@ class AttachMixin(OwnerMixin):
                 lease_deadline=moment + lease,
             )
             if state.source != "external":  # the latest connection's verdict (as Go)
-                session = runtime.session
-                state.context_delivery = connection_delivery(
-                    state, session.hello if session is not None else None
-                )
+                state.context_delivery = connection_delivery(state, report)
                 if state.context_delivery["overall"] == "verified" and state.history_context_hash:
                     # deliveriesVerified++ once for this connection: a pending credit, counted
                     # as the claim is saved (Go's AppendPendingDelivery and its reconcile)
@@ -94,6 +93,8 @@ class AttachMixin(OwnerMixin):
         except (Superseded, ClaimError, OSError) as exc:
             logger.warning("%s: attachment not recorded: %s", runtime.game_id, exc)
             return None
+        if session is not None:  # the verdict is kept; the values it was made of are not
+            session.drop_delivery_report()
         if claim.phase == "starting" and updated.phase == "active":  # promoted: a verified start
             TrackRecord(self.lc.game_dir(runtime.game_id)).promoted(updated)
         runtime.attachment = (claim.launch_id, connection_id)
@@ -173,4 +174,5 @@ class AttachMixin(OwnerMixin):
             state.attachment = None
 
         with anyio.CancelScope(shield=True), contextlib.suppress(Superseded, ClaimError, OSError):
-            await self.lc.update(runtime.game_id, launch_id, clear)
+            # never makes the game's folder again when it was removed meanwhile (as Go)
+            await self.lc.update(runtime.game_id, launch_id, clear, create=False)

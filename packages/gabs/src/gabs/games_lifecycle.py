@@ -183,6 +183,12 @@ class LifecycleMixin(StopMixin):
                     exc.data.setdefault("validationWarnings", warnings)
             self._attribute(exc, game, resolved)
             raise
+        except OSError as exc:
+            # The lock or the disk failed on the way (a stale claim that cannot be cleared):
+            # the runtime state is unresolved, Go's blocked_unknown_state, never a bug's answer.
+            blocked = LifecycleError("blocked_unknown_state", f"Failed to start {game_id}: {exc}")
+            self._attribute(blocked, game, resolved)
+            raise blocked from None
 
     def _attribute(self, error: LifecycleError, game: GameConfig, resolved: Resolved) -> None:
         """As Go, a failed start shows the track record of the launch context it asked for
@@ -377,7 +383,11 @@ class LifecycleMixin(StopMixin):
             profile = started.resolved.profile
             with contextlib.suppress(OSError, ClaimError):
                 TrackRecord(self.lc.game_dir(game.id)).failed(
-                    profile, context_hash(game, profile), failure.code, cause_class(failure.code)
+                    profile,
+                    context_hash(game, profile),
+                    failure.code,
+                    cause_class(failure.code),
+                    started.resolved.applied_inputs,
                 )
             evidence = await observe(self.lc, game.id)
             if evidence.status not in ("stale-runtime-cleaned", "stopped"):

@@ -271,7 +271,9 @@ class StatusMixin(ConnectMixin):
         data: dict[str, Any] = {
             "process": {
                 "pid": pid or None,
-                "running": bool(spawned is not None and not spawned.exited) or claim is not None,
+                # the process the pid names: a launcher that handed over and ended is not
+                # running, though the game it left behind is (an adopted launch)
+                "running": not spawned.exited if spawned is not None else claim is not None,
                 "exitCode": spawned.returncode if spawned is not None else None,
                 "logPath": str(self.lc.game_dir(runtime.game_id) / "launch.log"),
             }

@@ -40,6 +40,13 @@ class StopMixin(StatusMixin):
         # As Go, a stop the caller gave up on still runs to its end here (bounded by its own
         # hook timeouts, verification window and pinned deadline): its result is written to
         # the claim (removed, or ``lastActionResult``), never left as an interrupted step.
+        spawned = runtime.spawned
+
+        def reap() -> None:
+            if spawned is not None:
+                spawned.kill_direct_child()
+                spawned.poll()
+
         with anyio.CancelScope(shield=True):
             outcome = await stop_game(
                 self.lc,
@@ -48,6 +55,7 @@ class StopMixin(StatusMixin):
                 verify_window=window,
                 gabp_live=lambda: runtime.connected,
                 legacy=self._legacy_context(runtime),
+                reap=reap,
             )
         name = config.stop_process_name if config is not None else ""
         if outcome is None and name:

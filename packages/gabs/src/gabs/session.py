@@ -107,7 +107,8 @@ class GameSession:
         self._on_change = on_change
         self.cache = AttentionCache()
         self.capabilities: Capabilities | None = None
-        self.hello: dict[str, Any] | None = None
+        self.hello: dict[str, Any] | None = None  # without ``observed`` (delivery_report)
+        self._observed: Any = None
         self.tools: dict[str, MirroredTool] = {}
         self.tools_error: str | None = None
         """Why the game's last ``tools/list`` failed (an error answer): the session is set up
@@ -150,6 +151,15 @@ class GameSession:
     def attention(self) -> Attention | None:
         return self.cache.snapshot()
 
+    def delivery_report(self) -> dict[str, Any] | None:
+        """The welcome's delivery report (``{"observed": ...}``) until it is dropped: its raw
+        values are compared with the launch's digests, then dropped (Go's consume-once
+        ``TakeObservedContext``); None when there is none."""
+        return None if self._observed is None else {"observed": self._observed}
+
+    def drop_delivery_report(self) -> None:
+        self._observed = None
+
     # -- lifecycle ------------------------------------------------------------------------------
 
     async def run(
@@ -177,6 +187,7 @@ class GameSession:
                 if self._closed:
                     break
                 self.last_error = connection.close_reason
+                self._observed = None  # raw reported values never outlive their connection
                 logger.warning("%s: connection lost: %s", self.game_id, connection.close_reason)
                 await self._changed("disconnected")
                 if not await self._reconnect():
@@ -188,6 +199,7 @@ class GameSession:
         """Close once the game wrote the answers it owes (bounded: :mod:`gabs.session_close`)."""
         self._closed = True
         self.state = "closed"
+        self._observed = None
         if self._connection is not None:
             limit = min(self.call_timeout, CLOSE_GRACE) if grace is None else grace
             await close_when_answered(self._connection, limit, self.game_id)
@@ -238,7 +250,8 @@ class GameSession:
         except ConnectionClosed as exc:
             raise HandshakeFailed(f"{self.game_id} closed the connection at hello: {exc}") from None
         hello = read_welcome(self.game_id, reply)
-        self.hello = reply
+        self.hello = {k: v for k, v in reply.items() if k != "observed"}
+        self._observed = reply.get("observed")
         self.capabilities = hello.capabilities
         self.slots = RequestSlots(
             self.configured_concurrency or declared_concurrency(hello.capabilities.extensions) or 1

@@ -23,6 +23,7 @@ from gabs.runtime import (
     save_claim,
     transition_lock,
 )
+from gabs.runtime.liveness import owned_by
 from gabs.runtime.procs import fingerprint, verify_pid
 
 from .history import TrackRecord
@@ -79,11 +80,16 @@ class Lifecycle:
         *,
         operation_id: str | None = None,
         settle: bool = False,
+        create: bool = True,
     ) -> RuntimeState:
         """Apply ``change`` to the claim of ``launch_id`` under the lock; :class:`Superseded`.
-        ``settle``: count the claim's pending track-record credits and drop them from it."""
+        ``settle``: count the claim's pending track-record credits and drop them from it.
+        Without ``create``, a game folder that is gone is :class:`Superseded` too, and is not
+        made again (Go's no-create lock of a detach)."""
         folder = self.game_dir(game_id)
-        async with transition_lock(folder):
+        if not create and not folder.is_dir():
+            raise Superseded(f"the runtime folder of {game_id} is gone")
+        async with transition_lock(folder, create=create):
             claim = load_claim(folder)
             if claim is None or claim.launch_id != launch_id:
                 raise Superseded(f"the runtime claim of {game_id} was replaced or removed")
@@ -112,9 +118,18 @@ class Lifecycle:
             return True
 
     async def remove_if(
-        self, game_id: str, launch_id: str, *, operation_id: str | None = None
+        self,
+        game_id: str,
+        launch_id: str,
+        *,
+        operation_id: str | None = None,
+        idle: bool = False,
+        self_live: bool | None = None,
     ) -> bool:
-        """Remove the claim of ``launch_id`` (fenced); False when it was superseded."""
+        """Remove the claim of ``launch_id`` (fenced: with ``operation_id``, only while that
+        step is the claim's; with ``idle``, only while it has none); False when it was
+        superseded. As Go's final deletion guard, a claim is never removed under a live bridge
+        attachment (:meth:`removal_blocked`; ``self_live``: this bridge's connection)."""
         folder = self.game_dir(game_id)
         async with transition_lock(folder):
             try:
@@ -127,8 +142,27 @@ class Lifecycle:
                 claim.operation is None or claim.operation.operation_id != operation_id
             ):
                 return False
+            if idle and claim.operation is not None:
+                return False
+            if self.removal_blocked(claim, self_live):
+                return False
             remove_with_credits(folder, claim)  # pending track-record credits first (as Go)
             return True
+
+    def removal_blocked(self, claim: RuntimeState, self_live: bool | None) -> bool:
+        """Whether the claim's attachment forbids removing it now: another bridge's fresh
+        lease whose owner runs or cannot be inspected, or this bridge's own fresh record while
+        its connection is live (``self_live``; None when unknown: blocked). A malformed or
+        expired record, or a dead owner's, is history."""
+        attachment = claim.attachment
+        if attachment is None or attachment.owner_pid <= 0 or not attachment.owner_pid_start_time:
+            return False
+        if attachment.lease_deadline is None or now() >= attachment.lease_deadline:
+            return False
+        if owned_by(attachment, self.instance_id):
+            return self_live is None or self_live
+        verdict, _ = verify_pid(attachment.owner_pid, attachment.owner_pid_start_time)
+        return verdict != "stopped"
 
     def refresh_owner(self, claim: RuntimeState, lease: timedelta | None = None) -> None:
         """Make this instance the claim's owner, with a fresh lease."""

@@ -45,12 +45,31 @@ class Observed:
     env_absent: list[str] | None = None
 
 
+def _text(value: Any) -> str:
+    """A reported string; a JSON null reads as empty (Go decodes it so, without an error)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError
+    return value
+
+
 def _strings(value: Any) -> list[str] | None:
     if value is None:
         return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list):
         raise TypeError
-    return list(value)
+    return [_text(v) for v in value]
+
+
+def _member(raw: Mapping[str, Any], name: str) -> Any:
+    """The report's member ``name``, matched as Go's decoder matches it: the exact name or
+    any other letter case, the last such member winning."""
+    found = None
+    for key, value in raw.items():
+        if isinstance(key, str) and key.lower() == name.lower():
+            found = value
+    return found
 
 
 def parse_observed(welcome: Mapping[str, Any] | None) -> Observed | None:
@@ -60,19 +79,14 @@ def parse_observed(welcome: Mapping[str, Any] | None) -> Observed | None:
     if not isinstance(raw, Mapping):
         return None
     try:
-        values = raw.get("envValues")
-        if values is not None and not (
-            isinstance(values, Mapping) and all(isinstance(v, str) for v in values.values())
-        ):
-            raise TypeError
-        cwd = raw.get("cwd")
-        if cwd is not None and not isinstance(cwd, str):
+        values = _member(raw, "envValues")
+        if values is not None and not isinstance(values, Mapping):
             raise TypeError
         return Observed(
-            argv=_strings(raw.get("argv")),
-            cwd=cwd or "",
-            env_values=dict(values) if values is not None else None,
-            env_absent=_strings(raw.get("envAbsent")),
+            argv=_strings(_member(raw, "argv")),
+            cwd=_text(_member(raw, "cwd")),
+            env_values={k: _text(v) for k, v in values.items()} if values is not None else None,
+            env_absent=_strings(_member(raw, "envAbsent")),
         )
     except TypeError:
         return None

@@ -161,7 +161,7 @@ async def _judge_existing(
     """Raise unless the existing claim is provably stale (then remove it); ``requested`` is the
     profile this start resolved to."""
     if _executor_gate(game.id, claim) == "clear":
-        if not await lc.remove_if(game.id, claim.launch_id):
+        if not await lc.remove_if(game.id, claim.launch_id, **_as_observed(claim)):
             raise _Retry()
         return
     evidence = await evaluate(
@@ -213,8 +213,17 @@ async def _judge_existing(
                 )
             ],
         )
-    if not await lc.remove_if(game.id, claim.launch_id):
+    live_now = bool(live and live(claim))
+    if not await lc.remove_if(game.id, claim.launch_id, self_live=live_now, **_as_observed(claim)):
         raise _Retry()
+
+
+def _as_observed(claim: RuntimeState) -> dict[str, Any]:
+    """The fence of a removal of the claim as the gate judged it: its step (or none), so
+    a step admitted meanwhile keeps it (as Go's re-check of the operation's identity)."""
+    if claim.operation is None:
+        return {"idle": True}
+    return {"operation_id": claim.operation.operation_id}
 
 
 class _Retry(Exception):

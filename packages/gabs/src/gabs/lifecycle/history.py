@@ -142,6 +142,8 @@ def summary_line(entry: dict[str, Any] | None) -> str:
     if entry.get("lastSuccessAt"):
         parts += f", last {_ago(entry['lastSuccessAt'])} ago"
     parts += f"; bridge connected {entry.get('bridgeConnects', 0)}\u00d7"
+    if entry.get("deliveriesVerified"):
+        parts += f", delivery verified {entry['deliveriesVerified']}\u00d7"
     if entry.get("cleanStops"):
         parts += f", clean stops {entry['cleanStops']}\u00d7"
     if not entry.get("bridgeConnects"):

@@ -5,11 +5,13 @@ a status observation also tidies: a start that was never observed is promoted to
 when the game shows up (and counted as a verified start in the track record), a step whose
 bridge process died or whose deadline passed is recorded as ``interrupted``, and a claim whose
 game is provably gone is removed (``stale-runtime-cleaned``). ``unknown`` never removes
-anything.
+anything. A tidying write that the lock or the disk refuses leaves the claim as it is: the
+status is then ``unknown`` (``starting`` for a promotion), as Go's.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -48,6 +50,10 @@ async def observe(lc: Lifecycle, game_id: str, *, gabp_live: bool = False) -> Ob
             return await _once(lc, game_id, claim, gabp_live)
         except Superseded:
             continue
+        except OSError:
+            # the lock or the disk failed while a dead step was recovered: as Go's, unknown,
+            # the claim kept for a later observation
+            return Observation("unknown", None, claim)
     return Observation("unknown", None, None, "the runtime claim kept changing")
 
 
@@ -62,7 +68,8 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
     )
     if evidence.verdict == "running":
         if has_pending(claim):  # a live claim's pending credits (Go's status reconcile)
-            claim = await lc.update(game_id, claim.launch_id, lambda state: None, settle=True)
+            with contextlib.suppress(OSError):  # a later status settles them
+                claim = await lc.update(game_id, claim.launch_id, lambda state: None, settle=True)
         if claim.phase == "starting" and not in_flight:
 
             def promote(state: RuntimeState) -> None:
@@ -70,7 +77,10 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
                     raise Superseded("the claim changed")
                 state.phase, state.status = "active", "running"
 
-            claim = await lc.update(game_id, claim.launch_id, promote)
+            try:
+                claim = await lc.update(game_id, claim.launch_id, promote)
+            except OSError:  # not written: a later observation promotes it (as Go)
+                return Observation("starting", evidence, claim)
             TrackRecord(lc.game_dir(game_id)).promoted(claim)  # the start is verified now
             return Observation("running", evidence, claim)
         if claim.phase == "starting":
@@ -93,7 +103,13 @@ async def _once(lc: Lifecycle, game_id: str, claim: RuntimeState, gabp_live: boo
         )
         if not positive:
             return Observation("starting", evidence, claim)
-    if not await lc.remove_if(game_id, claim.launch_id):
+    try:
+        removed = await lc.remove_if(game_id, claim.launch_id, idle=True, self_live=gabp_live)
+    except OSError:
+        # the lock or the disk failed: the claim stays, so the game's state is not settled
+        # (Go's "unknown", with the evidence that found it stopped)
+        return Observation("unknown", evidence, claim)
+    if not removed:
         raise Superseded("the claim changed")
     return Observation("stale-runtime-cleaned", evidence, None)
 
@@ -118,7 +134,9 @@ async def _recover(
         claim, game_id=game_id, gabp_live=gabp_live, instance_id=lc.instance_id
     )
     if evidence.verdict == "stopped":
-        if not await lc.remove_if(game_id, claim.launch_id, operation_id=operation.operation_id):
+        if not await lc.remove_if(
+            game_id, claim.launch_id, operation_id=operation.operation_id, self_live=gabp_live
+        ):
             raise Superseded("the claim changed")
         return Observation("stale-runtime-cleaned", evidence, None)
     if evidence.verdict == "unknown" and claim.phase == "starting":

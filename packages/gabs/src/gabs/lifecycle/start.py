@@ -10,15 +10,12 @@ start is released, except ``unobserved`` (a store launcher may still be showing 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import shutil
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 import anyio
 
@@ -31,7 +28,6 @@ from gabs.launch.spawn import (
     LAUNCH_LOG,
     SpawnedGame,
     SpawnError,
-    describe_exit,
     opener_command,
     spawn,
     store_uri,
@@ -44,14 +40,12 @@ from gabs.launch.steam import (
     resolve_app,
 )
 from gabs.runtime import (
-    ClaimError,
     EndpointError,
     EndpointInUse,
     RuntimeState,
-    evaluate,
     prepare_endpoint,
 )
-from gabs.runtime.claim import format_seconds, format_time
+from gabs.runtime.claim import format_time
 from gabs.runtime.endpoint import stamp_bridge_file
 from gabs.runtime.procs import find_by_name, fingerprint
 
@@ -61,13 +55,13 @@ from .digests import spawn_digests
 from .gate import claim_for_start
 from .history import TrackRecord, context_hash, last_good_snapshot, pinned_success
 from .store_ready import needs_store_readiness, prove_store_ready
+from .superseded import keep_unobserved, superseded_refusal
+from .verify import exited_during_start, verify_running
 
-__all__ = ["Started", "start_game"]
+__all__ = ["Started", "exited_during_start", "start_game"]
 
 logger = logging.getLogger(__name__)
 
-_FIRST_LOOK = 0.5
-_POLL = 0.5
 #: Seconds of the step's deadline kept for the spawn when starting the Steam client first.
 STEAM_ASSIST_RESERVE = 7.0
 STEAM_ADVISORY = (
@@ -163,15 +157,8 @@ async def start_game(
     except LifecycleError as failure:
         failure.warnings = warnings + [w for w in failure.warnings if w not in warnings]
         keep_claim = failure.code == "unobserved"
-        if keep_claim:
-            with anyio.CancelScope(shield=True):
-                with contextlib.suppress(Superseded):
-                    await lc.update(
-                        game.id,
-                        launch_id,
-                        lambda state: setattr(state, "operation", None),
-                        operation_id=operation_id,
-                    )
+        if keep_claim:  # kept as it is now; gone or replaced meanwhile: superseded (as Go)
+            await keep_unobserved(lc, game.id, launch_id, operation_id, failure.warnings)
         if failure.code in (
             "exited_during_start",
             "unobserved",
@@ -194,65 +181,13 @@ async def start_game(
         raise
     except Superseded:
         keep_claim = True
-        refusal = await _superseded(lc, game.id)
+        refusal = await superseded_refusal(lc, game.id)
         refusal.warnings = warnings
         raise refusal from None
     finally:
         if not keep_claim:
             with anyio.CancelScope(shield=True):
                 await lc.remove_if(game.id, launch_id, operation_id=operation_id)
-
-
-async def _superseded(lc: Lifecycle, game_id: str) -> LifecycleError:
-    """The refusal of a start whose claim another launch took over meanwhile, judged by the
-    claim there is now, as Go judges it: gone or in a step (``operation_in_progress``), active
-    (``already_running``), else ``blocked_unknown_state``."""
-    head = f"the launch of '{game_id}' was superseded during startup"
-    status = next_action("games_status", {"gameId": game_id}, "Inspect the launch state now.")
-    try:
-        current = await lc.load(game_id)
-    except (ClaimError, OSError):
-        current = None
-    if current is None:
-        message = f"{head} and the successor has since finished; re-check games_status"
-        return LifecycleError(
-            "operation_in_progress", message, next_actions=[status], is_error=False
-        )
-    data: dict[str, Any] = {"phase": current.phase}
-    operation = current.operation
-    if operation is not None and operation.in_flight(now()):
-        deadline = format_seconds(operation.deadline)
-        if current.effective_profile:  # as Go: left out when empty here
-            data["activeProfile"] = current.effective_profile
-        data["operation"] = {
-            "action": operation.action,
-            "attemptStartedAt": format_seconds(operation.attempt_started_at),
-            "deadline": deadline,
-        }
-        message = f"{head}; a successor {operation.action} operation is in progress (deadline "
-        return LifecycleError(
-            "operation_in_progress",
-            f"{message}{deadline})",
-            data=data,
-            next_actions=[status],
-            is_error=False,
-        )
-    if current.phase == "active":
-        data["activeProfile"] = current.effective_profile
-        stop = next_action("games_stop", {"gameId": game_id}, "Stop it first if need be.")
-        return LifecycleError(
-            "already_running",
-            f"{head}; a successor launch is active",
-            data=data,
-            next_actions=[status, stop],
-            is_error=False,
-        )
-    return LifecycleError(
-        "blocked_unknown_state",
-        f"{head}; a successor claim exists in phase {current.phase} — re-check games_status",
-        data=data,
-        next_actions=[status],
-    )
 
 
 async def _launch(
@@ -370,7 +305,7 @@ async def _launch(
         revision=resolved.config_revision,
         started_at=format_time(now()).split(".")[0] + "Z",
     )
-    adopted = await _verify(lc, game, claim, spawned, budget)
+    adopted = await verify_running(lc, game, claim, spawned, budget)
     found = await anyio.to_thread.run_sync(_store_game_pid, game) if game.url_mode else None
 
     def promote(state: RuntimeState) -> None:
@@ -416,80 +351,3 @@ def _spawn_failed(game: GameConfig, exc: OSError) -> LifecycleError:
         f"target: {game.target}): {exc.strerror or exc}",
         data={"osError": str(exc.strerror or exc)},
     )
-
-
-def exited_during_start(
-    game: GameConfig, code: int | None, tail: str, evidence: str = ""
-) -> LifecycleError:
-    """The failure of a game whose process ended before it was verified (or while connecting)."""
-    if code is not None and code >= 0:
-        how = f"exited during start (exit code {code})."  # the Go bridge's words
-    else:  # a signal, or an end not seen: ours
-        how = f"{describe_exit(code) if code is not None else 'stopped'} during start."
-    # Go's exit code: -1 for a process ended by a signal (or not seen to end); the signal is ours
-    data: dict[str, object] = {"exitCode": code if code is not None and code >= 0 else -1}
-    if code is not None and code < 0:
-        data["signal"] = _signal_name(-code)
-    if tail:
-        data["outputTail"] = tail
-    if evidence:
-        data["hookEvidence"] = evidence
-    return LifecycleError(
-        "exited_during_start",
-        f"'{game.id}' {how} This is attributed to the game; read the output tail "
-        "for the cause (a crash, missing or corrupt data, a mod loader failure, DRM or "
-        "anti-cheat refusing the process, a required login, or a wrapper's own error)."
-        + (f" Output tail:\n{tail}" if tail else " It wrote no output."),
-        data=data,
-    )
-
-
-async def _verify(
-    lc: Lifecycle, game: GameConfig, claim: RuntimeState, spawned: SpawnedGame, budget: float
-) -> bool:
-    """Stage 4: True when adopted; raise ``exited_during_start`` or ``unobserved``."""
-    deadline = anyio.current_time() + budget
-    if not game.url_mode:
-        code = await spawned.wait(min(_FIRST_LOOK, budget))
-        if code is None:
-            return False
-        evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
-        if evidence.verdict == "running":
-            return True
-        if evidence.verdict == "unknown":
-            raise _unobserved(game)
-        hook = evidence.detail if evidence.source == "status_hook" else ""
-        raise exited_during_start(game, code, spawned.tail(), hook)
-    has_source = bool(claim.stop_process_name) or bool(claim.lifecycle and claim.lifecycle.status)
-    while True:
-        evidence = await evaluate(claim, game_id=game.id, instance_id=lc.instance_id)
-        if evidence.verdict == "running":
-            # The game was found by name or hook; once the opener has handed over and ended,
-            # the launch is adopted, as the Go bridge calls it (it looks after its own poll).
-            await spawned.wait(min(_POLL, max(deadline - anyio.current_time(), 0)))
-            return spawned.exited
-        if evidence.verdict == "stopped" and evidence.source == "status_hook":
-            raise exited_during_start(game, spawned.poll(), spawned.tail(), evidence.detail)
-        if not has_source and spawned.exited:
-            raise _unobserved(game)
-        if anyio.current_time() >= deadline:
-            raise _unobserved(game)
-        await anyio.sleep(min(_POLL, max(deadline - anyio.current_time(), 0)))
-
-
-def _unobserved(game: GameConfig) -> LifecycleError:
-    return LifecycleError(
-        "unobserved",
-        f"Nothing observable for '{game.id}' within the start budget — the store launcher may be "
-        "updating the game or showing a dialog (login, EULA); check the desktop and re-check "
-        "games_status. The claim is kept while the launch may still appear.",
-        # no next action of its own: the config class's (games_show), as Go's attribution does
-        is_error=False,
-    )
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

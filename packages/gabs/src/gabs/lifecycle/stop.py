@@ -13,13 +13,12 @@ act). Success of the action is then checked against every evidence source for a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from pathlib import Path
 
 import anyio
 
-from gabs.launch.hooks import HookResult, run_action_hook
+from gabs.launch.hooks import run_action_hook
 from gabs.launch.resolve import ResolvedHook
 from gabs.runtime import (
     ActionResult,
@@ -35,11 +34,11 @@ from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
 from gabs.runtime.liveness import HOOK_CONTRADICTION
 
-from .codes import LifecycleError, cause_class, next_action
+from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
 from .gate import operation_refusal
-from .history import TrackRecord
-from .pending import remove_with_credits
+from .history import TrackRecord, summary_line
+from .stop_outcome import StopOutcome, complete
 from .stop_signals import StopEvidence, gather_evidence, signal_game
 
 __all__ = ["StopOutcome", "action_supported", "stop_game"]
@@ -47,43 +46,6 @@ __all__ = ["StopOutcome", "action_supported", "stop_game"]
 BUILTIN_BUDGET = 10.0
 VERIFY_DEFAULT = 15.0
 _POLL = 0.25
-
-
-@dataclass
-class StopOutcome:
-    """How a stop or kill ended."""
-
-    code: str
-    action: str
-    detail: str = ""
-    active_profile: str = ""
-    final_phase: str = ""
-    claim_removed: bool = False
-    hook: HookResult | None = None
-    warnings: list[str] = field(default_factory=list)
-    context_hash: str = ""  # the claim's pinned track-record context (not in the JSON)
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "code": self.code,
-            "action": self.action,
-            "claimRemoved": self.claim_removed,
-        }
-        if self.active_profile:
-            data["activeProfile"] = self.active_profile
-        if self.final_phase:
-            data["phase"] = self.final_phase
-        if self.detail:
-            data["evidence"] = self.detail
-        if self.warnings:
-            data["warnings"] = self.warnings
-        if self.hook is not None:
-            data["exitCode"] = self.hook.exit_code
-            if self.hook.stderr_tail:
-                data["stderrTail"] = self.hook.stderr_tail
-            if self.hook.tree_kill_warning:
-                data["treeKillWarning"] = True
-        return data
 
 
 def _capability(claim: RuntimeState, action: str) -> tuple[ResolvedHook | None, bool]:
@@ -154,7 +116,45 @@ def _unreadable(game_id: str, action: str, exc: ClaimError) -> LifecycleError:
         "blocked_unknown_state",
         f"The runtime claim for '{game_id}' is unreadable: {exc}. Inspect it, or use "
         f"'gabs games repair {game_id} --forget-runtime' if the game is provably gone.",
+        data={"action": action, "trackRecord": summary_line(None)},
+        warnings_key="warnings",
+    )
+
+
+def _attributed(
+    folder: Path, claim: RuntimeState, error: LifecycleError, *, notice: bool = False
+) -> LifecycleError:
+    """``error`` with the track record of the context the claim pinned (as Go's stop results,
+    never the current config's), and for an internal failure (``notice``) the once-per-edit
+    ``editNotice`` of that context."""
+    try:
+        record = TrackRecord(folder)
+        digest = claim.history_context_hash
+        entry = record.entry(claim.effective_profile, digest) if digest else None
+        error.data["trackRecord"] = summary_line(entry)
+        if notice and digest:
+            text = record.edit_notice(claim.effective_profile, digest)
+            if text:
+                error.data["editNotice"] = text
+    except OSError:  # an unreadable record reads as none
+        error.data["trackRecord"] = summary_line(None)
+    return error
+
+
+def _lock_busy(game_id: str, action: str) -> LifecycleError:
+    return LifecycleError(
+        "operation_in_progress",
+        f"another lifecycle operation on {game_id} holds the transition lock; re-check "
+        "games_status shortly",
         data={"action": action},
+        next_actions=[
+            next_action(
+                "games_status",
+                {"gameId": game_id},
+                "Re-check once the in-flight operation finishes.",
+            )
+        ],
+        is_error=False,
         warnings_key="warnings",
     )
 
@@ -166,10 +166,17 @@ async def _admit(
     budget_for: Callable[[ResolvedHook | None], float],
     legacy: LegacyContext,
 ) -> tuple[RuntimeState, str] | None:
+    """Admit the attempt under the transition lock: the claim (normalized when an older Go
+    bridge wrote it) and the phase it had, with its operation saved; None without a claim.
+
+    As Go's, a lock held past its timeout is ``operation_in_progress``, and a failure to
+    take the lock or write the claim (a lock or disk failure) ``blocked_unknown_state``, in
+    the track record of the claim's pinned context, with its ``editNotice``."""
     try:
         folder = lc.game_dir(game_id)  # refused when it would lead out of the config folder
     except ClaimError as exc:
         raise _unreadable(game_id, action, exc) from None
+    normalizing = False
     try:
         async with transition_lock(folder):
             try:
@@ -182,11 +189,15 @@ async def _admit(
                 normalize(
                     claim, launch_mode=legacy.launch_mode, config_revision=legacy.config_revision
                 )
+                normalizing = True
                 save_claim(folder, claim)
+                normalizing = False
             moment = now()
             current = claim.operation
             if current is not None and current.in_flight(moment):
-                raise operation_refusal(game_id, claim, warnings_key="warnings")
+                refusal = operation_refusal(game_id, claim, warnings_key="warnings")
+                refusal.data = {"action": action, **refusal.data}
+                raise _attributed(folder, claim, refusal)
             if current is not None:
                 claim.last_action_result = ActionResult(
                     action=current.action,
@@ -200,7 +211,7 @@ async def _admit(
                     claim.phase = "active"
             hook, builtin = _capability(claim, action)
             if hook is None and not builtin:
-                raise _unsupported(game_id, claim, action)
+                raise _attributed(folder, claim, _unsupported(game_id, claim, action))
             prior = claim.phase
             claim.operation = Operation(
                 operation_id=new_id(),
@@ -216,13 +227,42 @@ async def _admit(
             save_claim(folder, claim)
             return claim, prior
     except LockBusy:
-        raise LifecycleError(
-            "operation_in_progress",
-            f"another lifecycle operation on {game_id} holds the transition lock; re-check "
-            "games_status shortly",
-            is_error=False,
-            warnings_key="warnings",
+        busy = _lock_busy(game_id, action)
+        found = _peek(folder)
+        raise (busy if found is None else _attributed(folder, found, busy)) from None
+    except OSError as exc:
+        if normalizing:
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"The pre-upgrade runtime claim for '{game_id}' could not be normalized: {exc}. "
+                f"Retry, or use 'gabs games repair {game_id} --forget-runtime' if the game is "
+                "provably gone.",
+                data={"action": action, "trackRecord": summary_line(None)},
+                warnings_key="warnings",
+            ) from None
+        found = _peek(folder)
+        if found is None:
+            return None  # no claim to act on: the caller's no-claim path
+        raise _attributed(
+            folder,
+            found,
+            LifecycleError(
+                "blocked_unknown_state",
+                f"Failed to {action} '{game_id}': {exc}",
+                data={"action": action},
+                warnings_key="warnings",
+            ),
+            notice=True,
         ) from None
+
+
+def _peek(folder: Path) -> RuntimeState | None:
+    """The claim read without the lock, for a result's attribution only; None when there is
+    none or it cannot be read."""
+    try:
+        return load_claim(folder)
+    except OSError:
+        return None
 
 
 async def stop_game(
@@ -233,8 +273,12 @@ async def stop_game(
     verify_window: float | None = None,
     gabp_live: Callable[[], bool] | None = None,
     legacy: LegacyContext | None = None,
+    reap: Callable[[], None] | None = None,
 ) -> StopOutcome | None:
     """Stop (``action="stop"``) or kill the game of this claim; None when there is no claim.
+
+    ``reap`` ends a launcher child this bridge started, called before a verified end removes
+    the claim.
 
     A claim of an older Go bridge is normalized first, with the launch mode and config revision
     of ``legacy`` (the game's current entry; see :mod:`gabs.runtime.legacy`)."""
@@ -275,9 +319,17 @@ async def stop_game(
                 failed, outcome.detail = "action_failed", error
     if failed:
         outcome.code = failed
-        await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
+        await complete(lc, game_id, launch_id, operation_id, prior, outcome, gabp_live)
         return outcome
-    deadline = anyio.current_time() + window(hook)
+    # never past the deadline pinned in the claim: a later caller may by then recover the step
+    assert claim.operation is not None and claim.operation.deadline is not None
+    left = (claim.operation.deadline - now()).total_seconds()
+    if left <= 0:
+        outcome.code = "termination_unverified"
+        outcome.detail = "the operation deadline elapsed before termination could be verified"
+        await complete(lc, game_id, launch_id, operation_id, prior, outcome, gabp_live)
+        return outcome
+    deadline = anyio.current_time() + min(window(hook), left)
     last = StopEvidence()
     while True:
         remaining = deadline - anyio.current_time()
@@ -296,7 +348,7 @@ async def stop_game(
             outcome.detail = (
                 "; ".join(last.details) or "verification abandoned: the claim was superseded"
             )
-            await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
+            await complete(lc, game_id, launch_id, operation_id, prior, outcome, gabp_live)
             return outcome
         claim = current
         current_round = await gather_evidence(lc, claim, gabp_live, remaining)
@@ -323,66 +375,7 @@ async def stop_game(
     else:
         outcome.code = "termination_unverified"
     outcome.detail = detail
-    await _complete(lc, game_id, launch_id, operation_id, prior, outcome)
+    if outcome.code == "terminated" and reap is not None:
+        reap()  # a launcher child this bridge started ends before its claim goes (as Go)
+    await complete(lc, game_id, launch_id, operation_id, prior, outcome, gabp_live)
     return outcome
-
-
-async def _complete(
-    lc: Lifecycle, game_id: str, launch_id: str, operation_id: str, prior: str, outcome: StopOutcome
-) -> None:
-    """Record the outcome in the claim (fenced), or remove the claim when terminated."""
-    folder = lc.game_dir(game_id)
-    with anyio.CancelScope(shield=True):
-        async with transition_lock(folder):
-            try:
-                claim = load_claim(folder)
-            except ClaimError:
-                return
-            if (
-                claim is None
-                or claim.launch_id != launch_id
-                or claim.operation is None
-                or claim.operation.operation_id != operation_id
-            ):
-                outcome.warnings.append(
-                    f"the {outcome.action} completion was superseded and left "
-                    "the current claim untouched"
-                    if outcome.code == "terminated"
-                    else f"the {outcome.action} result was not persisted: the runtime claim "
-                    "was superseded while the action ran"
-                )
-                return
-            if outcome.code == "terminated":
-                remove_with_credits(folder, claim)
-                outcome.claim_removed = True
-                # a verified stop of this launch: cleanStops++ in its pinned context (as Go)
-                TrackRecord(folder).count(
-                    claim.effective_profile, claim.history_context_hash, "cleanStops"
-                )
-                return
-            if outcome.code in ("action_failed", "action_timed_out"):
-                # a failed action of this launch: consecutiveFailures++ in its context (as Go)
-                TrackRecord(folder).failed(
-                    claim.effective_profile,
-                    claim.history_context_hash,
-                    outcome.code,
-                    cause_class(outcome.code),
-                    claim.applied_input_names,
-                )
-            claim.operation = None
-            claim.phase = "active" if outcome.code == "action_succeeded_running" else prior
-            if outcome.code == "action_succeeded_running":
-                claim.status = "running"
-            hook = outcome.hook
-            claim.last_action_result = ActionResult(
-                action=outcome.action,
-                outcome=outcome.code,
-                exit_code=hook.exit_code if hook else None,
-                stderr_tail=hook.stderr_tail if hook else "",
-                detail=outcome.detail,
-                tree_kill_warning=bool(hook and hook.tree_kill_warning),
-                timestamp=now(),
-            )
-            claim.generation += 1
-            save_claim(folder, claim)
-            outcome.final_phase = claim.phase

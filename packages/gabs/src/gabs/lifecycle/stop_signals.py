@@ -54,14 +54,16 @@ async def signal_game(claim: RuntimeState, action: str, warnings: list[str]) -> 
             "matched; signaling all of them"
         )
     failures = 0
+    last: OSError | None = None
     for pid in pids:
         try:
             signal_process(pid, force=force)
         except OSError as exc:
             failures += 1
+            last = exc
             warnings.append(f"failed to signal pid {pid}: {exc}")
     if pids and failures == len(pids):
-        return f"failed to signal any process named {go_quote(claim.stop_process_name)}"
+        return f"failed to signal any process named {go_quote(claim.stop_process_name)}: {last}"
     return ""
 
 
@@ -147,4 +149,8 @@ async def gather_evidence(
             )
         elif verdict == "unknown":
             found.unknown = True
+            found.details.append(
+                f"a bridge attachment lease owner (pid {attachment.owner_pid}) could not be "
+                "inspected"
+            )
     return found

@@ -89,9 +89,14 @@ def held_flock(path: Path, timeout: float, busy: Callable[[], Exception]) -> Ite
 
 
 @contextlib.asynccontextmanager
-async def transition_lock(game_dir: Path, timeout: float = LOCK_TIMEOUT) -> AsyncIterator[None]:
-    """Hold the game's transition lock; :class:`LockBusy` after ``timeout`` seconds."""
-    os.makedirs(game_dir, mode=0o700, exist_ok=True)
+async def transition_lock(
+    game_dir: Path, timeout: float = LOCK_TIMEOUT, *, create: bool = True
+) -> AsyncIterator[None]:
+    """Hold the game's transition lock; :class:`LockBusy` after ``timeout`` seconds. Without
+    ``create``, a missing game folder is :class:`FileNotFoundError` (a teardown step never
+    brings back a folder that was removed)."""
+    if create:
+        os.makedirs(game_dir, mode=0o700, exist_ok=True)
     fd = os.open(os.path.join(game_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout
