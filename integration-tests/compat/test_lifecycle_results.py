@@ -33,6 +33,10 @@ async def test_a_start_answers_with_the_go_codes_and_next_actions(
             again = await client.call_tool("games_start", {"gameId": "compat"})
             assert not again.is_error, text_of(again)
             assert (data(again)["code"], data(again)["causeClass"]) == ("already_running", "state")
+            # the start gate's line: the game and the evidence it is running on
+            assert (
+                text_of(again).splitlines()[0] == "compat is already running (live GABP connection)"
+            )
             # the connect of this launch is credited to its context
             assert "bridge connected 1\u00d7" in data(again)["trackRecord"], data(again)
 
@@ -215,6 +219,42 @@ async def test_the_runtime_files_have_the_go_format(
     )
 
 
+async def test_the_status_probes_before_a_start_run_under_the_new_claim(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    """The start claim is published before the pre-start probes: a status hook run there finds
+    the launch's claim (``starting``, ``preflight``, its start step), so a status or a second
+    start meanwhile sees the start in progress."""
+    claim_path = config_dir.path / "compat" / "runtime.json"
+    seen = config_dir.games_dir / "claim-at-probe.json"
+    pid_file = config_dir.games_dir / "compat.pid"
+    # the first run copies what it finds; the hook reports running while the game's pid lives
+    script = (
+        '[ -e "$1" ] || cp "$0" "$1" 2>/dev/null || : > "$1"; '
+        '[ -s "$2" ] && kill -0 "$(cat "$2")" 2>/dev/null && exit 0; exit 1'
+    )
+    status_hook = {
+        "command": "/bin/sh",
+        "args": ["-c", script, str(claim_path), str(seen), str(pid_file)],
+    }
+    config_dir.game("compat", lifecycle={"status": status_hook})
+    with anyio.fail_after(120):
+        async with open_bridge(config_dir) as client:
+            started = await client.call_tool("games_start", {"gameId": "compat"})
+            assert data(started)["code"] == "started_connected", text_of(started)
+            stopped = await client.call_tool("games_stop", {"gameId": "compat"})
+            assert data(stopped)["code"] == "terminated", text_of(stopped)
+    text = seen.read_text(encoding="utf-8")
+    assert text, "no claim existed while the pre-start probes ran"
+    claim = json.loads(text)
+    assert (claim["gameId"], claim["phase"], claim["spawnState"]) == (
+        "compat",
+        "starting",
+        "preflight",
+    )
+    assert claim["operation"]["action"] == "start"
+
+
 async def test_profiles_and_launch_inputs_shape_the_launch(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
@@ -298,6 +338,11 @@ async def test_the_command_line_starts_a_game_a_server_attaches_to(
         )
         assert again.returncode == 1 and again.stderr.startswith("already_running"), again.stderr
         async with open_bridge(config_dir) as client:
+            here = await client.call_tool("games_start", {"gameId": "compat"})
+            assert not here.is_error and data(here)["code"] == "already_running", text_of(here)
+            assert text_of(here).splitlines()[0] == (
+                f"compat is already running (pid {pid} alive, start-time fingerprint matches)"
+            )
             shared = await client.call_tool("games_status", {"gameId": "compat"})
             assert data(shared)["status"] == "shared-running", text_of(shared)
             assert "games_connect" in next_tools(shared)

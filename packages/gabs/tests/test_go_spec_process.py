@@ -45,7 +45,7 @@ import pytest
 from gabs.cli import main
 from gabs.config import GabsConfig
 from gabs.launch import resolve
-from gabs.lifecycle import Lifecycle, LifecycleError, start_game, stop_game
+from gabs.lifecycle import Lifecycle, LifecycleError, gate, start_game, stop_game
 from gabs.lifecycle.observe import observe
 from gabs.runtime import procs
 
@@ -181,8 +181,49 @@ async def test_a_step_whose_executor_cannot_be_inspected_blocks_a_start(
     refused = await refusal(tmp_path)
     assert refused.code == "blocked_unknown_state"
     assert refused.data["phase"] == "starting"
+    # Go's start gate words it: the step, the game, the inspection's failure.
+    lead = "an in-flight start operation on g has an executor that cannot be inspected ("
+    assert refused.message.startswith(lead), refused.message
+    assert refused.message.endswith("); uncertainty blocks the start"), refused.message
+    assert [(a["tool"], a["reason"]) for a in refused.next_actions] == [
+        (
+            "games_status",
+            "Gather evidence; use repair --forget-runtime only if the instance is provably gone.",
+        )
+    ]
     assert "operation" not in refused.data
     assert read_claim(tmp_path) is not None
+
+
+@pytest.mark.anyio
+async def test_a_start_that_loses_every_claim_race_is_refused_as_a_concurrent_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``GateStart``: when every attempt finds the claim gone and then loses its publication to
+    another start, the refusal is Go's ``operation_in_progress``, ``<id> is already starting in
+    a concurrent operation``, with the phase and step of the claim that won."""
+    write_claim(tmp_path, ownerPid=OWN_PID, operation=start_step(executorPid=OWN_PID))
+    real = gate.load_claim
+    calls = 0
+
+    def racing(folder: Path) -> Any:
+        nonlocal calls
+        calls += 1
+        # each of the three attempts: gone at the first look; the refusal's own look finds it
+        return None if calls <= 3 else real(folder)
+
+    monkeypatch.setattr(gate, "load_claim", racing)
+    # ... and there again when the fresh claim is published under the lock
+    monkeypatch.setattr(gate, "publish_claim", lambda folder, claim: False)
+    refused = await refusal(tmp_path)
+    assert (refused.code, refused.message) == (
+        "operation_in_progress",
+        "g is already starting in a concurrent operation",
+    )
+    assert refused.data["phase"] == "starting"
+    assert refused.data["operation"]["action"] == "start"
+    assert [a["tool"] for a in refused.next_actions] == ["games_status"]
+    assert read_claim(tmp_path) is not None and read_claim(tmp_path)["launchId"] == "cd" * 16
 
 
 @pytest.mark.anyio

@@ -3,7 +3,9 @@ checks, hooks and spawning, with real files and real processes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -20,7 +22,9 @@ from gabs.launch import (
     game_environment,
     hook_environment,
     resolve,
+    run_action_hook,
     run_hook,
+    run_status_hook,
     spawn,
 )
 from gabs.launch.resolve import ResolvedHook, profile_lifecycles
@@ -351,6 +355,40 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+@posix_only
+async def test_a_hook_that_leaves_a_child_holding_its_output_still_answers_by_its_exit_code(
+    tmp_path: Path,
+) -> None:
+    # The Go bridge calls such a run a failure to run (its exec WaitDelay error): a status hook
+    # then reads unknown and a stop hook fails. The exit code is the hook's answer; the child
+    # that keeps the pipes only costs the short read grace.
+    marker = tmp_path / "child.pid"
+    code = (
+        "import subprocess, sys; "
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']); "
+        f"open({str(marker)!r}, 'a').write(str(child.pid) + ' '); print('accepted')"
+    )
+    hook = python_hook(code, running_exit_codes=(0,), stopped_exit_codes=(1,))
+    try:
+        with anyio.fail_after(15):
+            verdict, result = await run_status_hook(hook, game_id="g", profile="")
+            ok, action = await run_action_hook(hook, game_id="g", profile="")
+        assert (verdict, result.exit_code, result.exec_error, result.timed_out) == (
+            "running",
+            0,
+            None,
+            False,
+        )
+        assert result.stdout_tail == "accepted\n"
+        assert result.duration < 10
+        assert (ok, action.exit_code, action.exec_error) == (True, 0, None)
+    finally:
+        pids = marker.read_text(encoding="utf-8").split() if marker.exists() else []
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
 
 
 # --- spawning --------------------------------------------------------------------------------

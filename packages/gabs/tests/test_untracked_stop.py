@@ -176,7 +176,8 @@ async def test_a_second_start_in_the_session_reports_the_running_launch(tmp_path
         ("games_status", "Inspect the active instance."),
         ("games_stop", "Stop it first if the other profile is needed."),
     ]
-    assert "with profile 'normal'" in text(again)
+    # Go's start gate line: the game id and the evidence (the profile is in activeProfile).
+    assert text(again).splitlines()[0] == "g is already running (live GABP connection)"
     assert call_view(other)["requestedProfile"] == "fast"
     stop = call_view(stopped)
     assert stop["code"] == "terminated", text(stopped)

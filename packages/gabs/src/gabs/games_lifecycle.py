@@ -230,11 +230,11 @@ class LifecycleMixin(StopMixin):
             claim = await self.lc.load(game_id)
         except ClaimError:
             claim = None
-        profile = ""
         if claim is not None and self._bound(runtime, claim):
-            profile = claim.effective_profile
-            data.update(activeProfile=profile, phase=claim.phase)
-            data["evidence"] = Evidence("running", "gabp", "live GABP connection").to_json()
+            evidence = Evidence("running", "gabp", "live GABP connection")
+            message = f"{game_id} is already running ({evidence.detail})"  # Go's start gate
+            data.update(activeProfile=claim.effective_profile, phase=claim.phase)
+            data["evidence"] = evidence.to_json()
             if resolved:
                 data["requestedProfile"] = resolved
             actions = [
@@ -248,15 +248,18 @@ class LifecycleMixin(StopMixin):
         else:  # connected without a claim of its own: what can be said is the session's
             if claim is None and runtime.spawned is not None:
                 await self._republish(runtime)
+            # Go's words for a game its own registry tracks without a claim
+            message = (
+                f"Game '{game_id}' ({runtime.name}) is already running. Use games_status "
+                "or games_connect instead of starting it again."
+            )
             data["activeProfile"] = ""
             if asked:
                 data["requestedProfile"] = asked
             actions = status_next_actions(game_id, status, len(session.tools))
         raise LifecycleError(
             "already_running",
-            f"Game '{game_id}' is already running"
-            + (f" with profile '{profile}'" if profile else "")
-            + " and connected via GABP in this session; use it as it is, or stop it first.",
+            message,
             data=data,
             next_actions=actions,
             is_error=False,

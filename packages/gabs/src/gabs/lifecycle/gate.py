@@ -161,10 +161,7 @@ async def _judge_existing(
         profile = claim.effective_profile
         raise LifecycleError(
             "already_running",
-            f"Game '{game.id}' is already running"
-            + (f" with profile '{profile}'" if profile else "")
-            + " (another start, CLI or GABS session launched it). Use it as it is — connect with "
-            "games_connect — or stop it first.",
+            f"{game.id} is already running ({evidence.detail})",  # Go's start gate line
             data={
                 "activeProfile": profile,
                 "phase": claim.phase,
@@ -179,7 +176,9 @@ async def _judge_existing(
                     "Attach this session to the running game instead of launching a duplicate.",
                 ),
                 next_action(
-                    "games_stop", {"gameId": game.id}, "Stop it first if another profile is needed."
+                    "games_stop",
+                    {"gameId": game.id},
+                    "Stop it first if the other profile is needed.",
                 ),
             ],
             is_error=False,
@@ -190,9 +189,9 @@ async def _judge_existing(
     elif evidence.verdict == "unknown":
         raise LifecycleError(
             "blocked_unknown_state",
-            f"A runtime claim exists for '{game.id}' but whether the game still runs cannot "
-            f"be determined ({evidence.detail}); refusing to start a duplicate. Use "
-            f"'gabs games repair {game.id} --forget-runtime' only if it is provably gone.",
+            f"cannot determine whether {game.id} is still running ({evidence.detail}); a claim "
+            "exists, so uncertainty blocks the start — verify manually, then repair "
+            "--forget-runtime if it is truly gone",
             data={"phase": claim.phase, "evidence": evidence.to_json()},
             next_actions=[
                 next_action(
@@ -229,15 +228,15 @@ def _executor_gate(game_id: str, claim: RuntimeState) -> str:
         if verdict == "unknown":
             raise LifecycleError(
                 "blocked_unknown_state",
-                f"The {operation.action} operation on '{game_id}' is within its deadline and "
-                f"its executor cannot be inspected ({detail}); it may still be running, so the "
-                "start is refused.",
+                f"an in-flight {operation.action} operation on {game_id} has an executor that "
+                f"cannot be inspected ({detail}); uncertainty blocks the start",
                 data={"phase": claim.phase},
                 next_actions=[
                     next_action(
                         "games_status",
                         {"gameId": game_id},
-                        "Re-check once the operation's deadline has passed.",
+                        "Gather evidence; use repair --forget-runtime only if the instance is "
+                        "provably gone.",
                     )
                 ],
             )
