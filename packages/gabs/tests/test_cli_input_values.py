@@ -14,6 +14,7 @@ import pytest
 
 from gabs.cli import main
 from gabs.cli_lifecycle import coerce_input
+from gabs.go_format import go_quote
 
 INPUTS = {
     "b": {"description": "b", "type": "boolean", "args": ["--b"]},
@@ -99,3 +100,38 @@ def test_a_string_that_is_not_utf8_is_refused_before_the_start(
         'launch_input_invalid: launch input "s": value must be valid UTF-8\n',
     )
     assert not (tmp_path / "g" / "runtime.json").exists()
+
+
+def test_go_quote_writes_a_byte_that_is_not_utf8_as_go_does() -> None:
+    # Go's %q writes each byte of invalid UTF-8 as \xNN; Python holds such a command-line
+    # byte as a lone surrogate (U+DC80..U+DCFF), and any other lone surrogate is the bytes of
+    # its encoding, which are not UTF-8 either.
+    assert go_quote("a" + os.fsdecode(b"\xff\xfe") + "b") == '"a\\xff\\xfeb"'
+    assert go_quote("\ud800") == '"\\xed\\xa0\\x80"'
+    assert go_quote("\u00e9\x7f\u200b") == '"\u00e9\\x7f\\u200b"'
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a command line on Windows is always Unicode")
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        (["games", "start", "\udcff"], 'game_not_found: no game "\\xff" is configured\n'),
+        (
+            ["games", "start", "g", "--profile", "\udcff"],
+            'profiles_not_configured: game "g" has no profiles configured; edit the config to '
+            "add them (changes apply without restart)\n",
+        ),
+        (
+            ["games", "start", "g", "--input", "\udcff=1"],
+            'launch_input_not_declared: launch input "\\xff" is not declared for game "g"\n',
+        ),
+    ],
+)
+def test_a_name_that_is_not_utf8_is_quoted_as_go_quotes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], line: str
+) -> None:
+    configure(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        main([*arguments, "--configDir", str(tmp_path)])
+    assert exited.value.code == 1
+    assert capsys.readouterr() == ("", line)
