@@ -70,9 +70,10 @@ _FIRST_LOOK = 0.5
 _POLL = 0.5
 #: Seconds of the step's deadline kept for the spawn when starting the Steam client first.
 STEAM_ASSIST_RESERVE = 7.0
+#: The store warning when no Steam client is seen (the Go bridge's words).
 STEAM_ADVISORY = (
-    "the Steam client does not seem to be running; the game may need it (start Steam if the "
-    "game does not come up)"
+    "Steam does not appear to be running; the launch may stall at login/startup or the game "
+    "may relaunch itself through Steam"
 )
 
 
