@@ -330,10 +330,8 @@ def test_a_store_start_without_a_steam_client_warns_in_go_s_words(
 
     monkeypatch.setattr(start_module, "client_running", lambda: False)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no opener: nothing is started
-    write(
-        tmp_path,
-        {"x": {"name": "X", "launchMode": "SteamAppId", "target": "294100", "stopProcessName": "x"}},
-    )
+    entry = {"name": "X", "launchMode": "SteamAppId", "target": "294100", "stopProcessName": "x"}
+    write(tmp_path, {"x": entry})
     code, out, err = run(["games", "start", "x", "--configDir", str(tmp_path)], capsys)
     assert (code, out) == (1, "")
     assert err.splitlines()[0] == (
