@@ -14,6 +14,7 @@ import contextlib
 import copy
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,7 +27,6 @@ from gabs.runtime import (
     ClaimError,
     Evidence,
     LockBusy,
-    Operation,
     RuntimeState,
     evaluate,
     load_claim,
@@ -40,7 +40,8 @@ from gabs.runtime.procs import find_by_name, verify_pid
 from .codes import LifecycleError, next_action
 from .core import Lifecycle, now
 from .delivery import EXTERNAL_DELIVERY
-from .history import TrackRecord, context_hash, last_good_snapshot
+from .history import TrackRecord
+from .preflight import fresh_claim, replace_own_claim
 
 __all__ = ["claim_for_start", "operation_refusal"]
 
@@ -372,6 +373,54 @@ def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
     )
 
 
+def _superseded(game_id: str, warnings: list[str]) -> LifecycleError:
+    return LifecycleError(
+        "operation_in_progress",
+        f"the start of {game_id} was superseded while pre-start probes ran; re-check games_status",
+        warnings=warnings,
+        is_error=False,
+    )
+
+
+async def _probe_holding(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    folder: Path,
+    claim: RuntimeState,
+    warnings: list[str],
+    budget: float,
+) -> tuple[RuntimeState, list[str]]:
+    """The pre-start probes, run while the fresh claim is published (as Go runs them): an
+    instance found turns the claim into its external snapshot (or, several found, removes
+    it); else the claim's deadlines start afresh, so the probes cost the spawn nothing."""
+    try:
+        found = await _probe_external(game, warnings, resolved.profile, resolved.config_revision)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await replace_own_claim(folder, claim, None)
+        raise
+    if found is not None:
+        external, snapshot = found
+        if snapshot is not None:
+            # Go's snapshot is this start's claim rewritten: its launch and owner stay.
+            snapshot.launch_id = claim.launch_id
+            snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
+            if not await replace_own_claim(folder, claim, snapshot):
+                raise _superseded(game.id, warnings)
+        else:
+            await replace_own_claim(folder, claim, None)
+        raise external
+    started = copy.deepcopy(claim)
+    moment = now()
+    started.process_start_deadline = moment + timedelta(seconds=budget)
+    if started.operation is not None:
+        started.operation.deadline = moment + timedelta(seconds=budget + 10)
+    if not await replace_own_claim(folder, claim, started):
+        raise _superseded(game.id, warnings)
+    return started, warnings
+
+
 async def claim_for_start(
     lc: Lifecycle,
     game: GameConfig,
@@ -412,46 +461,7 @@ async def claim_for_start(
                 refusal.warnings = warnings
                 raise
             continue
-        found = await _probe_external(game, warnings, resolved.profile, resolved.config_revision)
-        if found is not None:
-            external, snapshot = found
-            if snapshot is not None:
-                # Go's snapshot is this bridge's preflight claim rewritten: its owner stays.
-                snapshot.owner_pid, snapshot.owner_instance_id = lc.pid, lc.instance_id
-                async with transition_lock(folder):
-                    if load_claim(folder) is None:
-                        save_claim(folder, snapshot)
-            raise external
-        moment = now()
-        claim = RuntimeState(
-            game_id=game.id,
-            status="starting",
-            stop_process_name=game.stop_process_name,
-            launch_id=new_id(),
-            phase="starting",
-            spawn_state="preflight",
-            launch_mode=game.launch_mode,
-            pid_role="helper" if game.url_mode else "workload",
-            profile=resolved.profile,
-            applied_input_names=list(resolved.applied_inputs),
-            config_revision=resolved.config_revision,
-            lifecycle=resolved.lifecycle,
-            operation=Operation(
-                operation_id=new_id(),
-                action="start",
-                executor_instance_id=lc.instance_id,
-                executor_pid=lc.pid,
-                executor_pid_start_time=lc.pid_start_time,
-                attempt_started_at=moment,
-                deadline=moment + timedelta(seconds=budget + 10),
-            ),
-            process_start_deadline=moment + timedelta(seconds=budget),
-            history_context_hash=context_hash(game, resolved.profile),
-        )
-        claim.extra["historySuccess"] = {
-            "bucket": bucket,
-            "snapshot": last_good_snapshot(game, resolved.profile),
-        }
+        claim = fresh_claim(lc, game, resolved, budget=budget, bucket=bucket)
         lc.refresh_owner(claim, lease)
         try:
             async with transition_lock(folder):
@@ -466,7 +476,7 @@ async def claim_for_start(
                 "held by another operation",
                 warnings=warnings,
             ) from None
-        return claim, warnings
+        return await _probe_holding(lc, game, resolved, folder, claim, warnings, budget)
     raise LifecycleError(
         "operation_in_progress",
         f"the runtime claim of '{game.id}' kept changing while starting; re-check games_status",
