@@ -14,9 +14,10 @@ from typing import Any
 
 from .harness import ConfigDir, bridge_environment
 
-#: A status hook that marks that it runs, then takes its time and answers "stopped".
+#: A status hook that marks that it runs, then takes its time (8 s, long enough for a second
+#: command to see the start) and answers "stopped".
 SLOW_HOOK = (
-    "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(4)\nsys.exit(1)\n"
+    "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(8)\nsys.exit(1)\n"
 )
 
 
@@ -43,6 +44,12 @@ def test_a_start_killed_while_it_probes_leaves_a_claim_status_cleans(
         assert marker.exists(), "the pre-start probe never ran"
         claim = json.loads((directory / "compat" / "runtime.json").read_text(encoding="utf-8"))
         assert (claim["phase"], claim["spawnState"]) == ("starting", "preflight")
+        # a second start meanwhile is refused at once, without probing again
+        again = gabs_cli(config_dir, "games", "start", "compat")
+        assert again.returncode == 1, again
+        assert again.stderr.startswith(
+            "operation_in_progress: compat is already starting: a start operation begun "
+        ), again.stderr
     finally:
         start.send_signal(signal.SIGKILL)
         start.wait(timeout=30)
