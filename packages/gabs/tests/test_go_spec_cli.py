@@ -319,3 +319,23 @@ def test_games_start_prints_gos_short_line_for_an_unobserved_store_start(
         "unobserved: nothing observable for 'g' within the start budget; the store launcher may "
         "still be working \u2014 re-check 'gabs games status g'\n"
     )
+
+
+# lifecycle.SteamNotRunningAdvisory: the one warning of a store start when no Steam client is
+# seen, in the Go bridge's words (printed by `games start` as a `warning:` line).
+def test_a_store_start_without_a_steam_client_warns_in_go_s_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gabs.lifecycle.start as start_module
+
+    monkeypatch.setattr(start_module, "client_running", lambda: False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no opener: nothing is started
+    entry = {"name": "X", "launchMode": "SteamAppId", "target": "294100", "stopProcessName": "x"}
+    write(tmp_path, {"x": entry})
+    code, out, err = run(["games", "start", "x", "--configDir", str(tmp_path)], capsys)
+    assert (code, out) == (1, "")
+    assert err.splitlines()[0] == (
+        "warning: Steam does not appear to be running; the launch may stall at login/startup or "
+        "the game may relaunch itself through Steam"
+    )
+    assert err.splitlines()[1].startswith("spawn_failed: failed to start 'x': ")

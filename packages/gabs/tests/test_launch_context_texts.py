@@ -191,6 +191,20 @@ def test_a_status_hook_run_in_a_stops_evidence_is_worded_as_go(
     assert result.verification_detail(verdict) == detail
 
 
+# liveness.go: a status hook's evidence detail names the time the run took as Go prints a
+# Duration rounded to the millisecond ("status hook timed out after 5.005s").
+@pytest.mark.parametrize(
+    ("duration", "text"),
+    [
+        (5.0049, "timed out after 5.005s"),
+        (5.0, "timed out after 5s"),
+        (60.1, "timed out after 1m0.1s"),
+    ],
+)
+def test_a_status_hook_timeout_names_its_duration_as_go(duration: float, text: str) -> None:
+    assert HookResult(exit_code=-1, timed_out=True, duration=duration).describe() == text
+
+
 def python_hook(code: str, **extra: Any) -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-c", code], **extra}
 

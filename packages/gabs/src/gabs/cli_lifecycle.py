@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -75,21 +76,27 @@ def parse_start_options(tokens: list[str]) -> tuple[str, dict[str, str]]:
     return profile, inputs
 
 
+#: The spellings Go's ``strconv.ParseBool`` reads, and nothing else (no spaces, no other case).
+_BOOLEANS: Final = {
+    **dict.fromkeys(("1", "t", "T", "true", "TRUE", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "false", "FALSE", "False"), False),
+}
+#: What Go's ``strconv.ParseInt(v, 10, 64)`` reads: a sign, then ASCII digits only (Python's
+#: ``int`` would also take spaces around them, ``_`` between them and other scripts' digits).
+_DECIMAL: Final = re.compile(r"[+-]?[0-9]+")
+
+
 def coerce_input(kind: str, raw: str) -> Any:
-    """A ``--input`` value read as its declared type."""
+    """A ``--input`` value read as its declared type, as the Go bridge reads it."""
     if kind == "boolean":
-        lowered = raw.strip().lower()
-        if lowered in ("1", "t", "true"):
-            return True
-        if lowered in ("0", "f", "false"):
-            return False
+        if raw in _BOOLEANS:
+            return _BOOLEANS[raw]
         # The Go bridge echoes the value here; a launch input's value never is.
         raise ValueError("value must be a boolean (true/false)")
     if kind == "integer":
-        try:
-            return int(raw.strip(), 10)
-        except ValueError:
-            raise ValueError(NOT_INT64) from None
+        if _DECIMAL.fullmatch(raw) is None:
+            raise ValueError(NOT_INT64)
+        return int(raw, 10)  # out of the 64-bit range: refused by the resolver, as in Go
     return raw
 
 

@@ -35,6 +35,11 @@ def go_quote(text: str) -> str:
             out.append(char)
         elif point < 0x20 or point == 0x7F:
             out.append(f"\\x{point:02x}")
+        elif 0xD800 <= point < 0xE000:
+            # Not UTF-8 in Go's string: a command-line byte Python keeps as a lone surrogate
+            # (U+DC80..U+DCFF), or the bytes of another lone surrogate; Go writes each as \xNN.
+            raw = char.encode("utf-8", "surrogateescape" if point >= 0xDC80 else "surrogatepass")
+            out.extend(f"\\x{byte:02x}" for byte in raw)
         elif point < 0x10000:
             out.append(f"\\u{point:04x}")
         else:

@@ -20,6 +20,8 @@ from typing import Final, Literal
 import anyio
 from anyio.abc import ByteReceiveStream
 
+from gabs.go_format import go_duration
+
 from .environment import hook_environment
 from .resolve import ResolvedHook
 
@@ -52,7 +54,7 @@ class HookResult:
 
     def describe(self) -> str:
         if self.timed_out:
-            return f"timed out after {self.duration:.1f} s"
+            return f"timed out after {go_duration(self.duration)}"
         if self.exec_error is not None:
             return f"failed to run: {self.exec_error}"
         return f"exit code {self.exit_code}"

@@ -211,6 +211,10 @@ def _input_value(name: str, spec: LaunchInputConfig, value: Any) -> tuple[str, b
             raise invalid("value must be a string")
         if "\x00" in value:
             raise invalid("value must not contain NUL")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # a command-line byte that is not UTF-8, or a lone surrogate
+            raise invalid("value must be valid UTF-8") from None
         limit = spec.max_length or INPUT_MAX_LENGTH_DEFAULT
         if len(value) > limit:
             raise invalid(f"value is {len(value)} code points, maxLength is {limit}")

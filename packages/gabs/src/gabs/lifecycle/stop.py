@@ -45,7 +45,7 @@ __all__ = ["StopOutcome", "action_supported", "stop_game"]
 
 BUILTIN_BUDGET = 10.0
 VERIFY_DEFAULT = 15.0
-_POLL = 0.25
+_POLL = 0.5  # between two rounds of evidence, as Go's stopVerifyPollInterval
 
 
 def _capability(claim: RuntimeState, action: str) -> tuple[ResolvedHook | None, bool]:
