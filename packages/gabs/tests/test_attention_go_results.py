@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 from mcp import Client
 
 from gabs.config import GabsConfig
@@ -21,6 +20,7 @@ from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.lifecycle import _status_text
 from gabs.mcp.rendering import attention_from_wire
 from gabs.results import attention_text
+from gabs_test_support import text
 from lib_gab import GabpServer
 
 TOKEN = "t" * 64
@@ -39,10 +39,6 @@ ITEM: dict[str, Any] = {
         {"level": "error", "message": "simulated failure", "repeatCount": 1, "latestSequence": 101}
     ],
 }
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 @asynccontextmanager

@@ -17,11 +17,10 @@ import pytest
 from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime import RuntimeState, load_claim, save_claim
 from gabs.runtime.claim import utcnow
 from gabs.runtime.procs import fingerprint
+from gabs_test_support import mcp_client
 
 pytestmark = [
     pytest.mark.anyio,
@@ -38,9 +37,7 @@ def anyio_backend() -> str:
 async def client_for(tmp_path: Path) -> AsyncIterator[Client]:
     game = {"id": "g", "name": "G", "launchMode": "DirectPath", "target": sys.executable}
     config = GabsConfig.from_json({"version": "1.0", "games": {"g": game}}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
 
 

@@ -19,7 +19,6 @@ import anyio
 import pytest
 from mcp import Client
 
-from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
 from gabs.lifecycle.digests import (
@@ -32,6 +31,7 @@ from gabs.lifecycle.digests import (
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.claim import load_claim
 from gabs.runtime.procs import process_start_time
+from gabs_test_support import games_config, mcp_client
 
 NOT_REPORTED = "the bridge reported no observed context (pre-report bridge)"
 
@@ -223,15 +223,6 @@ def test_a_launch_pins_what_the_wrapper_contract_forwards(tmp_path: Path) -> Non
     assert "cwdSha256" in legacy  # the bridge's own working directory
 
 
-def games_config(tmp_path: Path, entry: dict[str, Any]) -> GabsConfig:
-    document = {
-        "version": "1.0",
-        "timeouts": {"startup": {"processStartSeconds": 1}},
-        "games": {"g": {"id": "g", "name": "G", "launchMode": "DirectPath", **entry}},
-    }
-    return GabsConfig.from_json(document, config_dir=tmp_path)
-
-
 def process_context(pid: int) -> tuple[list[str], list[str], str]:
     """A running process's environment, arguments and working directory."""
     proc = Path(f"/proc/{pid}")
@@ -252,10 +243,8 @@ async def test_a_start_pins_digests_the_game_s_own_context_verifies(tmp_path: Pa
         "env": {"MOD": "1"},
         "unsetEnv": ["GONE"],
     }
-    config = games_config(tmp_path, entry)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    config = games_config(tmp_path, {"g": entry})
+    async with mcp_client(config) as client:
         await client.call_tool("games_start", {"gameId": "g", "timeout": 1})
         claim = load_claim(config.game_dir("g"))
         assert claim is not None and claim.context_digests is not None
@@ -327,7 +316,7 @@ async def test_a_connect_records_the_verdict_and_credits_a_verified_delivery(
     tmp_path: Path, content_set: str | None, overall: str
 ) -> None:
     # TestConnectPersistsDeliveryVerdicts.
-    config = games_config(tmp_path, {"target": "/bin/sleep"})
+    config = games_config(tmp_path, {"g": {"target": "/bin/sleep"}})
     observed = None
     if content_set is not None:
         observed = {

@@ -11,20 +11,15 @@ failure recorded in the new context arms it before the result is rendered).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
-from mcp import Client
-
 from gabs.config import GabsConfig
-from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
 from gabs.lifecycle.edit_notice import notice_text
 from gabs.lifecycle.history import last_good_snapshot
-from gabs.mcp import ToolListNotifier, build_server
+from gabs_test_support import data, games_config
+from gabs_test_support import mcp_client as client_for
 
 MISSING = "/nonexistent/gabs-edit-notice/game"
 
@@ -32,32 +27,6 @@ NOTICE_4 = (
     "configuration changed after a environment-class failure; the previous context had 4 "
     "successful starts \u2014 verify this edit was intended"
 )
-
-
-def games_config(tmp_path: Path, games: dict[str, dict[str, Any]]) -> GabsConfig:
-    entries = {
-        gid: {"id": gid, "name": f"Game {gid}", "launchMode": "DirectPath", **entry}
-        for gid, entry in games.items()
-    }
-    document = {
-        "version": "1.0",
-        "timeouts": {"startup": {"processStartSeconds": 1}},
-        "games": entries,
-    }
-    return GabsConfig.from_json(document, config_dir=tmp_path)
-
-
-@asynccontextmanager
-async def client_for(config: GabsConfig) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def data(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def proven_then_failed(config: GabsConfig, game_id: str, profile: str, cause: str) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import mcp_types as types
 import pytest
 
@@ -18,16 +16,12 @@ from gabs.mcp.envelope import (
     unknown_argument_result,
     unknown_arguments,
 )
+from gabs_test_support import data as _data
 
 
 def _text(result: types.CallToolResult) -> str:
     assert len(result.content) == 1 and isinstance(result.content[0], types.TextContent)
     return result.content[0].text
-
-
-def _data(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def test_codes_are_classified_as_the_go_bridge_does() -> None:

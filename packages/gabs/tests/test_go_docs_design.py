@@ -21,9 +21,8 @@ from mcp import Client
 
 from gabs.cli import main
 from gabs.config import GabsConfig
-from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
+from gabs_test_support import mcp_client
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xdg-open, /proc")
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
@@ -225,9 +224,7 @@ def test_a_bare_command_name_stays_argv0_as_written(
 @asynccontextmanager
 async def served(tmp_path: Path, entry: dict[str, Any]) -> AsyncIterator[Client]:
     config = GabsConfig.from_json({"version": "1.0", "games": {"u": entry}}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
 
 

@@ -19,13 +19,11 @@ from pathlib import Path
 
 import anyio
 import mcp_types as types
-from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, summary_line
 from gabs.lifecycle.digests import Observed, parse_observed
-from gabs.mcp import ToolListNotifier, build_server
+from gabs_test_support import mcp_client
 
 
 def test_the_track_record_line_names_the_verified_deliveries() -> None:
@@ -92,9 +90,7 @@ async def test_an_unobserved_start_whose_claim_went_meanwhile_is_superseded(
         },
     }
     config = GabsConfig.from_json(document, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         with anyio.fail_after(30):
             result = await client.call_tool("games_start", {"gameId": "g", "timeout": 2})
     body = result.structured_content

@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 from mcp import Client
 
@@ -36,36 +33,12 @@ from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.procs import process_start_time
+from gabs_test_support import data, games_config
+from gabs_test_support import mcp_client as client_for
 from lib_gab import GabpServer
 
 MISSING = "/nonexistent/gabs-attribution/game"
 TOKEN = "t" * 64
-
-
-def games_config(tmp_path: Path, games: dict[str, dict[str, Any]]) -> GabsConfig:
-    entries = {
-        gid: {"id": gid, "name": f"Game {gid}", "launchMode": "DirectPath", **entry}
-        for gid, entry in games.items()
-    }
-    document = {
-        "version": "1.0",
-        "timeouts": {"startup": {"processStartSeconds": 1}},
-        "games": entries,
-    }
-    return GabsConfig.from_json(document, config_dir=tmp_path)
-
-
-@asynccontextmanager
-async def client_for(config: GabsConfig) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def data(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def prove(config: GabsConfig, game_id: str) -> None:

@@ -25,6 +25,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.lock import LOCK_FILE, release_flock, try_flock
+from gabs_test_support import mcp_client
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -76,9 +77,7 @@ async def test_a_start_that_cannot_take_the_transition_lock_is_blocked(tmp_path:
     held = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         assert try_flock(held)
-        notifier = ToolListNotifier()
-        manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-        async with manager, Client(build_server(manager, notifier=notifier)) as client:
+        async with mcp_client(config) as client:
             with anyio.fail_after(20):
                 result = await client.call_tool("games_start", {"gameId": "g", "timeout": 2})
     finally:

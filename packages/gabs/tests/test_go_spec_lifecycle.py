@@ -44,11 +44,10 @@ import pytest
 from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, start_game, stop_game
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.procs import process_start_time
+from gabs_test_support import mcp_client
 from lib_gab import GabpServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process fingerprints")
@@ -129,9 +128,7 @@ async def client_for(tmp_path: Path, **targets: str) -> AsyncIterator[Client]:
         for gid, target in (targets or {"g": "/bin/sleep"}).items()
     }
     config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
 
 
@@ -387,9 +384,7 @@ async def test_exited_during_start_names_the_config_revision(tmp_path: Path) -> 
         }
     }
     config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         is_error, failed, _ = await call(client, "games_start")
     assert is_error
     assert (failed["code"], failed["causeClass"], failed["exitCode"]) == (

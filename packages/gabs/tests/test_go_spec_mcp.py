@@ -28,6 +28,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
+from gabs_test_support import mcp_client, text
 from lib_gab import GabpServer
 
 TOKEN = "t" * 64
@@ -44,9 +45,7 @@ def config(tmp_path: Path, *ids: str) -> GabsConfig:
 
 @asynccontextmanager
 async def client_for(tmp_path: Path, *ids: str) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(config(tmp_path, *ids), on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config(tmp_path, *ids)) as client:
         yield client
 
 
@@ -71,10 +70,6 @@ async def connected(tmp_path: Path) -> AsyncIterator[Client]:
         await manager.connect("adventure", port=address.port, token=TOKEN)
         async with Client(build_server(manager, notifier=notifier)) as client:
             yield client
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 def type_problem(result: types.CallToolResult, field: str) -> dict[str, Any]:

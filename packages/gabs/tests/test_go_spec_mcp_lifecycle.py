@@ -40,11 +40,10 @@ import pytest
 from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
 from gabs.lifecycle import Lifecycle
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.envelope import core_result
 from gabs.runtime.procs import process_start_time
+from gabs_test_support import data, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -58,15 +57,8 @@ def anyio_backend() -> str:
 async def client_for(tmp_path: Path, games: dict[str, dict[str, Any]]) -> AsyncIterator[Client]:
     entries = {gid: {"id": gid, "name": gid.title(), **entry} for gid, entry in games.items()}
     config = GabsConfig.from_json({"version": "1.0", "games": entries}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
-
-
-def data(result: Any) -> dict[str, Any]:
-    assert isinstance(result.structured_content, dict), result
-    return result.structured_content
 
 
 def alive(pid: int) -> bool:

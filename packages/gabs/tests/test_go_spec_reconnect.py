@@ -46,12 +46,11 @@ import pytest
 from mcp import Client
 
 from gabs.config import GabsConfig, GameConfig
-from gabs.games import GameManager
 from gabs.games_runtime import GameRuntime
 from gabs.launch.spawn import SpawnedGame
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime import RuntimeState
 from gabs.runtime.procs import process_start_time
+from gabs_test_support import mcp_client
 from lib_gab import GabpServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process environments")
@@ -117,9 +116,7 @@ async def client_for(
     game = {"id": "g", "name": "G", "launchMode": mode, "target": target, "args": args or []}
     games = {"g": game}
     config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
 
 

@@ -25,24 +25,20 @@ import json
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from mcp import Client
 
 from gabs.config import GabsConfig, GameConfig
-from gabs.games import GameManager
 from gabs.launch import resolve
 from gabs.lifecycle import Lifecycle, TrackRecord, context_hash, start_game, stop_game
 from gabs.lifecycle.buckets import BUCKET_VALUE_CAP, record_bucket
 from gabs.lifecycle.history import last_good_snapshot
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime.procs import process_start_time
+from gabs_test_support import data as body
+from gabs_test_support import mcp_client as client_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -74,19 +70,6 @@ def prove(config: GabsConfig, profile: str = "", **inputs: Any) -> None:
     bucket = record.accept(game, resolved)
     snapshot = last_good_snapshot(game, resolved.profile)
     record.started(snapshot, resolved.profile, context_hash(game, resolved.profile), bucket=bucket)
-
-
-@asynccontextmanager
-async def client_for(config: GabsConfig) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def body(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def test_a_verified_start_counts_in_its_input_bucket_without_the_value(

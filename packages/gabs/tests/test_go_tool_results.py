@@ -6,20 +6,18 @@ values are the Go bridge's, pinned here (the Go binary is not needed)."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from mcp import Client
 
 from gabs.config import GabsConfig
 from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
+from gabs.mcp import ToolListNotifier
 from gabs.mcp.call_results import call_view
+from gabs_test_support import mcp_client as client_for
+from gabs_test_support import text
 from lib_gab import GabpServer
 
 
@@ -30,18 +28,6 @@ def entry(game_id: str, target: str) -> dict[str, Any]:
 def config(tmp_path: Path, **games: str) -> GabsConfig:
     document = {"version": "1.0", "games": {gid: entry(gid, t) for gid, t in games.items()}}
     return GabsConfig.from_json(document, config_dir=tmp_path)
-
-
-@asynccontextmanager
-async def client_for(gabs_config: GabsConfig) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(gabs_config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 @pytest.mark.parametrize(

@@ -14,20 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
 from mcp import Client
 
 from gabs.cli import main
 from gabs.config import GabsConfig
-from gabs.games import GameManager
 from gabs.launch import ResolveError, resolve
 from gabs.launch.hooks import HookResult
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
 from gabs.runtime.claim import Attachment, RuntimeState
 from gabs.runtime.liveness import evaluate
 from gabs.runtime.procs import fingerprint
+from gabs_test_support import mcp_client, text
 
 SECRET = "s3cr3tvalue"
 
@@ -214,14 +212,8 @@ async def client_for(tmp_path: Path, **entry: Any) -> AsyncIterator[Client]:
     game = {"id": "g", "name": "Gee", "launchMode": "CustomCommand", "target": sys.executable,
             "args": ["-m", "lib_gab.example"], **entry}  # fmt: skip
     config = GabsConfig.from_json({"version": "1.0", "games": {"g": game}}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 pytestmark_posix = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")

@@ -18,6 +18,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import BRIDGE_TOOLS, ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
+from gabs_test_support import text as _text
 from lib_gab import GabpServer, UrgentEntry
 
 TOKEN = "ab12" * 16
@@ -124,10 +125,6 @@ async def bridge_for(
 def _data(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
     return call_view(result)
-
-
-def _text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 async def test_the_thirteen_tools_are_listed_with_strict_schemas(tmp_path: Path) -> None:

@@ -20,10 +20,9 @@ import pytest
 from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
 from gabs.runtime import procs
+from gabs_test_support import mcp_client
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="/proc")
 
@@ -57,9 +56,7 @@ async def client_for(tmp_path: Path, name: str) -> AsyncIterator[Client]:
     gabs_config = GabsConfig.from_json(
         {"version": "1.0", "games": {"g": game}}, config_dir=tmp_path
     )
-    notifier = ToolListNotifier()
-    manager = GameManager(gabs_config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(gabs_config) as client:
         yield client
 
 

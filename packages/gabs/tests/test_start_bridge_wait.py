@@ -16,9 +16,8 @@ import pytest
 from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime import load_claim
+from gabs_test_support import mcp_client
 
 pytestmark = [
     pytest.mark.anyio,
@@ -35,9 +34,7 @@ def anyio_backend() -> str:
 async def client_for(tmp_path: Path, game: dict[str, Any]) -> AsyncIterator[Client]:
     entries = {"g": {"id": "g", "name": "G", **game}}
     config = GabsConfig.from_json({"version": "1.0", "games": entries}, config_dir=tmp_path)
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
+    async with mcp_client(config) as client:
         yield client
 
 

@@ -22,8 +22,6 @@ import fcntl
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -35,14 +33,14 @@ from mcp import Client
 import gabs.lifecycle.stop as stop_module
 import gabs.lifecycle.stop_outcome as outcome_module
 from gabs.config import GabsConfig
-from gabs.games import GameManager
 from gabs.lifecycle import TrackRecord, context_hash
 from gabs.lifecycle.history import last_good_snapshot
 from gabs.lifecycle.stop_signals import StopEvidence
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.runtime import Attachment, load_claim, save_claim
 from gabs.runtime.claim import utcnow
 from gabs.runtime.procs import fingerprint
+from gabs_test_support import data
+from gabs_test_support import mcp_client as client_for
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -83,19 +81,6 @@ def games_config(tmp_path: Path, seconds: int, **entry: Any) -> GabsConfig:
         },
     }
     return GabsConfig.from_json(document, config_dir=tmp_path)
-
-
-@asynccontextmanager
-async def client_for(config: GabsConfig) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def data(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def started(client: Client) -> None:

@@ -10,22 +10,19 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
 from gabs.runtime import load_claim
 from gabs.runtime.procs import find_by_name
+from gabs_test_support import mcp_client as client_for
+from gabs_test_support import text
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="xdg-open and /proc")
 
@@ -61,18 +58,6 @@ def store_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[GabsCon
         "timeouts": {"startup": {"processStartSeconds": 10, "gabpConnectSeconds": 1}},
     }
     return GabsConfig.from_json(document, config_dir=tmp_path / "cfg"), name, tmp_path / "uri"
-
-
-@asynccontextmanager
-async def client_for(gabs_config: GabsConfig) -> AsyncIterator[Client]:
-    notifier = ToolListNotifier()
-    manager = GameManager(gabs_config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 def status_item(result: types.CallToolResult) -> dict[str, Any]:

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 from mcp import Client
 
 from gabs.config import GabsConfig
 from gabs.game_tools import MirroredTool
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
+from gabs_test_support import text
 
 TOKEN = "t" * 64
 WHY = "the game answered tools/list with error -32603: tools exploded"
@@ -88,10 +88,6 @@ async def connected(tmp_path: Path, game: ListlessGame) -> AsyncIterator[Client]
     async with listener, manager, Client(build_server(manager, notifier=notifier)) as client:
         await manager.connect("a", port=port, token=TOKEN)
         yield client
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 async def test_discovery_answers_the_sync_error_and_calls_reach_the_game(tmp_path: Path) -> None:

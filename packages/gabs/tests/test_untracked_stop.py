@@ -11,20 +11,18 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from mcp import Client
 
 from gabs.config import GabsConfig
-from gabs.games import GameManager
-from gabs.mcp import ToolListNotifier, build_server
 from gabs.mcp.call_results import call_view
 from gabs.runtime import load_claim
+from gabs_test_support import mcp_client as client_for
+from gabs_test_support import text
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 
@@ -54,18 +52,6 @@ def running(*command: str | Path) -> Iterator[subprocess.Popen[bytes]]:
 def config(tmp_path: Path, **entry: Any) -> GabsConfig:
     game = {"id": "g", "name": "Gee", "launchMode": "DirectPath", "target": "/bin/true", **entry}
     return GabsConfig.from_json({"version": "1.0", "games": {"g": game}}, config_dir=tmp_path)
-
-
-@asynccontextmanager
-async def client_for(gabs_config: GabsConfig) -> Any:
-    notifier = ToolListNotifier()
-    manager = GameManager(gabs_config, on_tools_changed=notifier, liveness_interval=60)
-    async with manager, Client(build_server(manager, notifier=notifier)) as client:
-        yield client
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 async def wait_gone(process: subprocess.Popen[bytes]) -> int:
