@@ -15,6 +15,7 @@ __all__ = [
     "LifecycleError",
     "cause_class",
     "next_action",
+    "recheck_action",
     "stale_bridge_credential",
 ]
 
@@ -75,6 +76,13 @@ def cause_class(code: str, *, proven: bool = False) -> str | None:
 def next_action(tool: str, arguments: Mapping[str, Any], reason: str) -> dict[str, Any]:
     """One entry of ``nextActions``: a tool to call, with these arguments, and why."""
     return {"tool": tool, "arguments": dict(arguments), "reason": reason}
+
+
+def recheck_action(game_id: str) -> dict[str, Any]:
+    """The next action of a refusal by a step in flight (Go's words)."""
+    return next_action(
+        "games_status", {"gameId": game_id}, "Re-check once the in-flight operation finishes."
+    )
 
 
 class LifecycleError(Exception):

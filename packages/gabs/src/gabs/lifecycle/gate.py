@@ -34,7 +34,7 @@ from gabs.runtime.legacy import LegacyContext, is_legacy, normalize_legacy_claim
 from gabs.runtime.procs import verify_pid
 from gabs.runtime.publish import publish_claim
 
-from .codes import LifecycleError, next_action
+from .codes import LifecycleError, next_action, recheck_action
 from .core import Lifecycle, Superseded, now
 from .external import as_external, probe_external
 from .history import TrackRecord, context_hash, last_good_snapshot
@@ -75,13 +75,7 @@ def operation_refusal(game_id: str, claim: RuntimeState, *, warnings_key: str) -
         "operation_in_progress",
         message,
         data=data,
-        next_actions=[
-            next_action(
-                "games_status",
-                {"gameId": game_id},
-                "Re-check once the in-flight operation finishes.",
-            )
-        ],
+        next_actions=[recheck_action(game_id)],
         is_error=False,
         warnings_key=warnings_key,
     )
@@ -254,12 +248,6 @@ def _unreadable(game_id: str, exc: ClaimError) -> LifecycleError:
     )
 
 
-def _recheck(game_id: str) -> dict[str, Any]:
-    return next_action(
-        "games_status", {"gameId": game_id}, "Re-check once the in-flight operation finishes."
-    )
-
-
 def _concurrent(game_id: str, current: RuntimeState | None, warnings: list[str]) -> LifecycleError:
     """Go's refusal of a start that lost the race for the claim on every attempt."""
     data: dict[str, Any] = {}
@@ -277,7 +265,7 @@ def _concurrent(game_id: str, current: RuntimeState | None, warnings: list[str])
         f"{game_id} is already starting in a concurrent operation",
         data=data,
         warnings=warnings,
-        next_actions=[_recheck(game_id)],
+        next_actions=[recheck_action(game_id)],
         is_error=False,
     )
 
@@ -288,7 +276,7 @@ def _superseded_while_probing(game_id: str, warnings: list[str]) -> LifecycleErr
         "operation_in_progress",
         f"the start of {game_id} was superseded while pre-start probes ran; re-check games_status",
         warnings=warnings,
-        next_actions=[_recheck(game_id)],
+        next_actions=[recheck_action(game_id)],
         is_error=False,
     )
 

@@ -34,7 +34,7 @@ from gabs.runtime.claim import format_seconds, new_id
 from gabs.runtime.legacy import LegacyContext, is_legacy, normalize
 from gabs.runtime.liveness import HOOK_CONTRADICTION
 
-from .codes import LifecycleError, next_action
+from .codes import LifecycleError, next_action, recheck_action
 from .core import Lifecycle, now
 from .gate import operation_refusal
 from .history import TrackRecord, summary_line
@@ -147,13 +147,7 @@ def _lock_busy(game_id: str, action: str) -> LifecycleError:
         f"another lifecycle operation on {game_id} holds the transition lock; re-check "
         "games_status shortly",
         data={"action": action},
-        next_actions=[
-            next_action(
-                "games_status",
-                {"gameId": game_id},
-                "Re-check once the in-flight operation finishes.",
-            )
-        ],
+        next_actions=[recheck_action(game_id)],
         is_error=False,
         warnings_key="warnings",
     )

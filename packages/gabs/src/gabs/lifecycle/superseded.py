@@ -14,7 +14,7 @@ import anyio
 from gabs.runtime import ClaimError
 from gabs.runtime.claim import format_seconds
 
-from .codes import LifecycleError, next_action
+from .codes import LifecycleError, next_action, recheck_action
 from .core import Lifecycle, Superseded, now
 
 __all__ = ["keep_unobserved", "superseded_refusal"]
@@ -54,9 +54,7 @@ async def superseded_refusal(lc: Lifecycle, game_id: str) -> LifecycleError:
     of these start refusals."""
     head = f"the launch of '{game_id}' was superseded during startup"
     arguments = {"gameId": game_id}
-    status = next_action(
-        "games_status", arguments, "Re-check once the in-flight operation finishes."
-    )
+    status = recheck_action(game_id)
     try:
         current = await lc.load(game_id)
     except (ClaimError, OSError):
