@@ -9,6 +9,7 @@ without ``agentId``, ``app`` or ``capabilities`` is a game both bridges talk to.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import anyio
 import pytest
@@ -76,3 +77,26 @@ async def test_a_welcome_with_members_missing_or_extra_connects(
             assert not called.is_error, text_of(called)
             assert text_of(called) == "hi"
             await client.call_tool("games_stop", {"gameId": "hs"})
+
+
+async def test_a_failed_connect_to_a_game_another_process_started_names_its_status(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    # Started by the command line: this session sees it running, held by no one here
+    # (``shared-running``), and a connect that fails names that status, as both bridges do.
+    handshake_game(config_dir, "hello-error")
+    started = gabs_cli(config_dir, "games", "start", "hs")
+    assert started.returncode == 0, started.stderr
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            try:
+                refused = await client.call_tool("games_connect", {"gameId": "hs", "timeout": 2})
+                assert refused.is_error and data(refused)["code"] == "blocked_unknown_state"
+                text = text_of(refused)
+                assert text.startswith("Failed to connect to GABP server for 'hs' on port"), text
+                assert (
+                    "Invalid authentication token. GABS currently sees status 'shared-running'. "
+                    "Make sure the game is still running and the GABP bridge is fully loaded."
+                ) in text.replace(" (-31000)", ""), text
+            finally:
+                await client.call_tool("games_stop", {"gameId": "hs"})

@@ -17,9 +17,11 @@ from gabs.games_runtime import GameRuntime
 from gabs.lifecycle import (
     Lifecycle,
     LifecycleError,
+    Observation,
     Superseded,
     TrackRecord,
     next_action,
+    observe,
     stale_bridge_credential,
 )
 from gabs.lifecycle.core import now as _utc
@@ -30,6 +32,16 @@ from gabs.runtime.claim import format_time, new_id
 __all__ = ["AttachMixin", "endpoint_for"]
 
 logger = logging.getLogger("gabs.games")
+
+
+def session_open(runtime: GameRuntime) -> bool:
+    """Whether the game has a GABP session that is not closed."""
+    return runtime.session is not None and runtime.session.state != "closed"
+
+
+def _own_launch(runtime: GameRuntime, claim: RuntimeState | None) -> bool:
+    """Whether the claim is the launch this bridge started."""
+    return claim is not None and bool(runtime.launch_id) and claim.launch_id == runtime.launch_id
 
 
 class AttachMixin(OwnerMixin):
@@ -48,6 +60,33 @@ class AttachMixin(OwnerMixin):
             and claim.attachment is not None
             and claim.attachment.connection_id == runtime.attachment[1]
         )
+
+    async def _status_word(
+        self, runtime: GameRuntime, claim: RuntimeState | None
+    ) -> tuple[str, Observation]:
+        """The game's status in the Go bridge's words (``running``, ``connected``,
+        ``running-disconnected``, ``shared-running``, or the claim's liveness verdict), with the
+        observation behind it. A stale claim is removed on the way, as every status does."""
+        bound = self._bound(runtime, claim)
+        observation = await observe(self.lc, runtime.game_id, gabp_live=bound)
+        status = observation.status
+        if status == "stale-runtime-cleaned" and not runtime.connected:
+            # The launch is over and its claim removed: as in Go, its connection's end goes with it.
+            runtime.last_disconnect = None
+        if status == "running":
+            if bound:
+                status = "running" if runtime.spawned is not None else "connected"
+            elif session_open(runtime) and not runtime.connected:
+                status = "running-disconnected"
+            elif runtime.spawned is None or (
+                runtime.spawned.exited and not _own_launch(runtime, observation.claim)
+            ):
+                # The launch this bridge started is still "running" after its direct child
+                # exited (a store opener, an adopted launcher), as in the Go bridge.
+                status = "shared-running"
+        elif status in ("stopped", "stale-runtime-cleaned") and runtime.connected:
+            status = "connected"
+        return status, observation
 
     async def _attach(self, runtime: GameRuntime, claim: RuntimeState) -> RuntimeState | None:
         """Record this bridge's attachment in ``claim``; the updated claim (None if not)."""

@@ -339,22 +339,28 @@ class ConnectMixin(AttachMixin):
     ) -> RuntimeState | None:
         """Connect and bind the connection to the claim; a refusal otherwise."""
         game_id = runtime.game_id
+        # what the game's status is before the dial (as Go's connect asks it): a connect that
+        # fails names it unless the game was seen running here
+        seen, _ = await self._status_word(runtime, claim)
         alive = runtime.liveness(claim)
         error = await self._try_connect(
             runtime, port, token, until=time.monotonic() + timeout, alive=alive
         )
         if error is not None:
             runtime.last_error = error
+            why = "the game process exited" if error == "exited" else error
+            if seen in ("running", "connected"):  # Go's closing sentence for a running game
+                advice = "Make sure the GABP bridge is loaded."
+            else:
+                seen = "running" if seen == "running-disconnected" else seen
+                advice = (
+                    f"GABS currently sees status '{seen}'. Make sure the game is still running "
+                    "and the GABP bridge is fully loaded."
+                )
             raise LifecycleError(
                 "blocked_unknown_state",
                 f"Failed to connect to GABP server for '{game_id}' on port {port} after "
-                f"{timeout:g}s: "
-                + (  # Go's closing sentences: for a game still running, the bridge's load
-                    "the game process exited. Make sure the game is still running and the GABP "
-                    "bridge is fully loaded."
-                    if error == "exited"
-                    else f"{error}. Make sure the GABP bridge is loaded."
-                ),
+                f"{timeout:g}s: {why}. {advice}",
                 next_actions=[
                     next_action(
                         "games_status", {"gameId": game_id}, "Inspect the current launch state."

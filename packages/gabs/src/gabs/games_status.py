@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 
 from gabs.config import check_game_id
+from gabs.games_attach import session_open
 from gabs.games_connect import ConnectMixin
 from gabs.games_diagnostics import diagnostics_next_actions, state_diagnostics
 from gabs.games_runtime import GameRuntime
@@ -36,8 +37,8 @@ from gabs.games_views import (
     validation_warnings,
 )
 from gabs.go_format import go_quote
-from gabs.lifecycle import LifecycleError, next_action, observe, track_record_summary
-from gabs.runtime import CLAIM_FILE, ClaimError, RuntimeState, list_claims
+from gabs.lifecycle import LifecycleError, next_action, track_record_summary
+from gabs.runtime import CLAIM_FILE, ClaimError, list_claims
 
 __all__ = ["StatusMixin"]
 
@@ -55,10 +56,6 @@ def _claim_unaddressable(folder: Path) -> str | None:
     return None if stat.S_ISREG(mode) else f"runtime claim is not a regular file: {path}"
 
 
-def _open(runtime: GameRuntime) -> bool:
-    return runtime.session is not None and runtime.session.state != "closed"
-
-
 class StatusMixin(ConnectMixin):
     """Status, list and show (part of :class:`~gabs.games.GameManager`)."""
 
@@ -71,7 +68,9 @@ class StatusMixin(ConnectMixin):
             runtime.config = config.games[game_id]
             return runtime
         if runtime is not None and (
-            game_id in config.broken or _open(runtime) or game_id in list_claims(self.lc.config_dir)
+            game_id in config.broken
+            or session_open(runtime)
+            or game_id in list_claims(self.lc.config_dir)
         ):
             if game_id not in config.broken:
                 runtime.config = None  # the entry was removed: the claim alone speaks, as in Go
@@ -176,25 +175,7 @@ class StatusMixin(ConnectMixin):
             claim = await self.lc.load(game_id)
         except ClaimError:
             claim = None
-        bound = self._bound(runtime, claim)
-        observation = await observe(self.lc, game_id, gabp_live=bound)
-        status = observation.status
-        if status == "stale-runtime-cleaned" and not runtime.connected:
-            # The launch is over and its claim removed: as in Go, its connection's end goes with it.
-            runtime.last_disconnect = None
-        if status == "running":
-            if bound:
-                status = "running" if runtime.spawned is not None else "connected"
-            elif _open(runtime) and not runtime.connected:
-                status = "running-disconnected"
-            elif runtime.spawned is None or (
-                runtime.spawned.exited and not _own_launch(runtime, observation.claim)
-            ):
-                # The launch this bridge started is still "running" after its direct child
-                # exited (a store opener, an adopted launcher), as in the Go bridge.
-                status = "shared-running"
-        elif status in ("stopped", "stale-runtime-cleaned") and runtime.connected:
-            status = "connected"
+        status, observation = await self._status_word(runtime, claim)
         session = runtime.session
         tools = len(session.tools) if session is not None and session.connected else 0
         item: dict[str, Any] = {
@@ -405,8 +386,3 @@ class StatusMixin(ConnectMixin):
             data["configWarnings"] = warnings
         config_health(data, config, snapshot.error)
         return text + config_health_text(snapshot.error), data
-
-
-def _own_launch(runtime: GameRuntime, claim: RuntimeState | None) -> bool:
-    """Whether the claim is the launch this bridge started."""
-    return claim is not None and bool(runtime.launch_id) and claim.launch_id == runtime.launch_id
