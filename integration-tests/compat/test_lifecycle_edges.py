@@ -62,6 +62,10 @@ async def test_a_connect_with_no_claim_suggests_status_then_start(
         async with open_bridge(config_dir) as client:
             refused = await client.call_tool("games_connect", {"gameId": "compat"})
     assert refused.is_error
+    assert text_of(refused).startswith(
+        "Failed to resolve live GABP endpoint for 'compat': no runtime claim exists for "
+        "'compat'; nothing is attachable \u2014 start the game, or check games_status"
+    ), text_of(refused)
     assert data(refused)["code"] == "endpoint_unavailable"
     assert data(refused)["causeClass"] == "environment"
     assert next_tools(refused) == ["games_status", "games_start"]

@@ -234,9 +234,9 @@ def endpoint_for(
     if claim is None:  # as Go: without a claim nothing is attachable (no bridge.json)
         raise LifecycleError(
             "endpoint_unavailable",
-            f"No runtime claim exists for '{game_id}', so there is nothing to attach to: "
-            "start it with games_start (or 'gabs games start'), check games_status, or "
-            "pass port and token.",
+            # Go's words
+            f"Failed to resolve live GABP endpoint for '{game_id}': no runtime claim exists for "
+            f"'{game_id}'; nothing is attachable \u2014 start the game, or check games_status",
             next_actions=[  # Go's order for an environment-class failure
                 next_action(
                     "games_status", {"gameId": game_id}, "Inspect the current launch state."
