@@ -15,7 +15,9 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
   - ``error`` ``{code, message, data?}``: a GABP error with exactly those members (``data``
     left out when the argument is absent);
   - ``result`` ``{value}``: ``value`` as the result, whatever JSON it is;
-  - ``close``: the connection closed without an answer (the process lives on);
+  - ``close`` ``{pause?}``: the connection closed without an answer (the process lives on);
+    for ``pause`` seconds after it, a new connection's hello is answered only when they end
+    (a game busy for a moment: a bridge that reconnects by itself is not back at once);
   - ``exit`` ``{status}``: the process ends with that status without an answer;
   - ``kill``: the process kills itself with SIGKILL;
   - ``frame`` ``{frame}``: these raw bytes (latin-1) written in place of the answer (the
@@ -93,6 +95,8 @@ class Game:
     def __init__(self, token: str, agent_id: str) -> None:
         self.token = token
         self.agent_id = agent_id
+        self.hold_until = 0.0
+        """The loop time before which a hello waits (``close`` with ``pause``)."""
 
     def reply(self, rid: Any, **members: Any) -> dict[str, Any]:
         return {"v": "gabp/1", "id": rid, "type": "response", **members}
@@ -111,6 +115,8 @@ class Game:
         elif mode == "result":
             writer.write(frame(self.reply(rid, result=arguments.get("value"))))
         elif mode == "close":
+            pause = float(arguments.get("pause", 0))
+            self.hold_until = asyncio.get_running_loop().time() + pause
             writer.close()
             return False
         elif mode == "exit":
@@ -158,6 +164,9 @@ class Game:
                 method = message.get("method")
                 params = message.get("params") or {}
                 if method == "session/hello":
+                    held = self.hold_until - asyncio.get_running_loop().time()
+                    if held > 0:
+                        await asyncio.sleep(held)
                     authenticated = params.get("token") == self.token
                     if authenticated:
                         answer = self.reply(rid, result={"agentId": self.agent_id, **HELLO})
