@@ -64,6 +64,35 @@ def run_outside(program: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([str(program), "60"])
 
 
+def live_step(operation_id: str, action: str) -> Operation:
+    """A step in flight, run by this (live) process, five minutes from its deadline."""
+    return Operation(
+        operation_id=operation_id,
+        action=action,
+        executor_pid=os.getpid(),
+        executor_pid_start_time=fingerprint(os.getpid()),
+        attempt_started_at=utcnow(),
+        deadline=utcnow() + timedelta(minutes=5),
+    )
+
+
+def stop_admitted_meanwhile(folder: Path, real_evaluate: Any) -> Any:
+    """An ``evaluate`` that, judging a claim without a step, first admits a stop on it (the
+    same launch, its generation moved on) and then finds its process gone."""
+
+    async def evaluate(claim: RuntimeState, **options: Any) -> Evidence:
+        if claim.operation is not None:
+            return await real_evaluate(claim, **options)
+        current = load_claim(folder)
+        assert current is not None
+        current.phase, current.generation = "stopping", current.generation + 1
+        current.operation = live_step("stop-1", "stop")
+        save_claim(folder, current)
+        return Evidence("stopped", "pid_fingerprint", "the recorded process is gone")
+
+    return evaluate
+
+
 async def start(lc: Lifecycle, game: GameConfig) -> Any:
     with anyio.fail_after(30):
         return await start_game(lc, game, resolve(game), gabp_timeout=5)
@@ -153,28 +182,9 @@ async def test_a_claim_that_moves_on_while_it_is_judged_is_judged_again_not_remo
             game_id="g", status="running", launch_id="old", phase="active", spawn_state="spawned"
         ),
     )
-    real_evaluate = gate.evaluate
-
-    async def stop_admitted_meanwhile(claim: RuntimeState, **options: Any) -> Evidence:
-        if claim.operation is not None:
-            return await real_evaluate(claim, **options)
-        # while the start judges the claim, a stop is admitted on it (as Go's generation fence
-        # sees it: the same launch, moved on)
-        current = load_claim(folder)
-        assert current is not None
-        current.phase, current.generation = "stopping", current.generation + 1
-        current.operation = Operation(
-            operation_id="stop-1",
-            action="stop",
-            executor_pid=os.getpid(),
-            executor_pid_start_time=fingerprint(os.getpid()),
-            attempt_started_at=utcnow(),
-            deadline=utcnow() + timedelta(minutes=5),
-        )
-        save_claim(folder, current)
-        return Evidence("stopped", "pid_fingerprint", "the recorded process is gone")
-
-    monkeypatch.setattr(gate, "evaluate", stop_admitted_meanwhile)
+    # while the start judges the claim, a stop is admitted on it (as Go's generation fence
+    # sees it: the same launch, moved on)
+    monkeypatch.setattr(gate, "evaluate", stop_admitted_meanwhile(folder, gate.evaluate))
     with pytest.raises(LifecycleError) as caught:
         await start(lc, game)
     claim = load_claim(folder)
@@ -198,14 +208,7 @@ async def test_a_fresh_claim_never_replaces_one_published_meanwhile_without_the_
     theirs = RuntimeState(
         game_id="g",
         launch_id="go-launch",
-        operation=Operation(
-            operation_id="go-start",
-            action="start",
-            executor_pid=os.getpid(),
-            executor_pid_start_time=fingerprint(os.getpid()),
-            attempt_started_at=utcnow(),
-            deadline=utcnow() + timedelta(minutes=5),
-        ),
+        operation=live_step("go-start", "start"),
     )
     real_load = gate.load_claim
     looks: list[str] = []
@@ -246,26 +249,8 @@ async def test_a_status_never_removes_a_claim_a_stop_took_while_it_was_judged(
             game_id="g", status="running", launch_id="old", phase="active", spawn_state="spawned"
         ),
     )
-    real_evaluate = observe_module.evaluate
-
-    async def stop_admitted_meanwhile(claim: RuntimeState, **options: Any) -> Evidence:
-        if claim.operation is not None:
-            return await real_evaluate(claim, **options)
-        current = load_claim(folder)
-        assert current is not None
-        current.phase, current.generation = "stopping", current.generation + 1
-        current.operation = Operation(
-            operation_id="stop-1",
-            action="stop",
-            executor_pid=os.getpid(),
-            executor_pid_start_time=fingerprint(os.getpid()),
-            attempt_started_at=utcnow(),
-            deadline=utcnow() + timedelta(minutes=5),
-        )
-        save_claim(folder, current)
-        return Evidence("stopped", "pid_fingerprint", "the recorded process is gone")
-
-    monkeypatch.setattr(observe_module, "evaluate", stop_admitted_meanwhile)
+    evaluate = stop_admitted_meanwhile(folder, observe_module.evaluate)
+    monkeypatch.setattr(observe_module, "evaluate", evaluate)
     with anyio.fail_after(20):
         seen = await observe(lc, "g")
     claim = load_claim(folder)
