@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import uuid
 from pathlib import Path
 
 import anyio
@@ -125,9 +126,11 @@ def _run_outside(program: Path) -> subprocess.Popen[bytes]:
 async def test_the_claim_of_an_external_instance_names_the_bridge_that_found_it(
     open_bridge: OpenBridge, config_dir: ConfigDir, tmp_path: Path
 ) -> None:
-    program = tmp_path / "extgame"
+    # a name of its own: a stop by name ends every process of that name on the machine
+    name = f"ext{uuid.uuid4().hex[:12]}"
+    program = tmp_path / name
     shutil.copy(shutil.which("sleep") or "/bin/sleep", program)
-    config_dir.game("compat", stopProcessName="extgame")
+    config_dir.game("compat", stopProcessName=name)
     outside = _run_outside(program)
     try:
         with anyio.fail_after(60):

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -140,13 +141,15 @@ async def test_a_second_start_while_the_first_probes_is_operation_in_progress(
 async def test_an_instance_found_by_name_is_tracked_by_name_not_by_the_default_hooks(
     tmp_path: Path,
 ) -> None:
-    program = tmp_path / "extgame"
+    # a name of its own: a stop by name ends every process of that name on the machine
+    name = f"ext{uuid.uuid4().hex[:12]}"
+    program = tmp_path / name
     shutil.copy(shutil.which("sleep") or "/bin/sleep", program)
     says_stopped = {"command": sys.executable, "args": ["-c", "raise SystemExit(1)"]}
     config = configure(
         tmp_path,
         args=["-c", "pass"],
-        stopProcessName="extgame",
+        stopProcessName=name,
         lifecycle={"status": says_stopped},
     )
     game = config.game("g")
