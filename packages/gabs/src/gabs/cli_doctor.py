@@ -147,8 +147,15 @@ _FILES: dict[str, tuple[str, str]] = {
     "bridge.json": ("endpoint state file", "it may hold the bridge token of the current launch"),
     "launch.log": ("launch log", "it holds the game's own output"),
     "history.json": ("history file", "it holds launch targets, arguments and folders"),
+    # ours: the track record keeps the last good context (target, arguments, folder and the
+    # environment values of the config) as Go's history.json does
+    "track-record.json": (
+        "history file",
+        "it holds launch targets, arguments, folders and configured environment values",
+    ),
     "transition.lock": ("coordination lock", "keep the game's runtime folder private as a whole"),
     "bridge.lock": ("coordination lock", "keep the game's runtime folder private as a whole"),
+    "track-record.lock": ("coordination lock", "keep the game's runtime folder private as a whole"),
 }
 
 
