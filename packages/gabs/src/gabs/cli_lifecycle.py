@@ -127,8 +127,11 @@ def _refuse(error: LifecycleError, game_id: str = "") -> int:
             f"nothing observable for '{game_id}' within the start budget; the store launcher "
             f"may still be working \u2014 re-check 'gabs games status {game_id}'"
         )
-    elif error.code == "spawn_failed" and game_id:
-        # The Go CLI leads with its own short clause instead of the tool's.
+    elif (error.code == "spawn_failed" and game_id) or (
+        error.code == "blocked_unknown_state" and message.startswith(f"Failed to start {game_id}: ")
+    ):
+        # The Go CLI leads with its own short clause instead of the tool's (its start fails so
+        # on a spawn error and on any other unexpected error, a lock or a disk failing).
         message = f"failed to start '{game_id}': " + message.removeprefix(
             f"Failed to start {game_id}: "
         )

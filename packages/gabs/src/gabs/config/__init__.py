@@ -50,7 +50,7 @@ from ._model import (
     StartupTimeouts,
     ToolNormalization,
 )
-from ._paths import game_dir_problem
+from ._paths import LooseGameDir, ensure_game_dir, game_dir_problem
 from ._rules import (
     INPUT_MAX_LENGTH_DEFAULT,
     NAME_PATTERN,
@@ -85,6 +85,7 @@ __all__ = [
     "HookConfig",
     "LaunchInputConfig",
     "LifecycleConfig",
+    "LooseGameDir",
     "PortRange",
     "ProfileConfig",
     "Settings",
@@ -94,6 +95,7 @@ __all__ = [
     "UnknownGameError",
     "check_game_id",
     "config_revision",
+    "ensure_game_dir",
     "escape_pointer",
     "full_match",
     "game_dir_problem",

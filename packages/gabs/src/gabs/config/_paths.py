@@ -3,7 +3,9 @@
 A game id names ``<config-dir>/<gameId>/``, where its claim, endpoint and track record live.
 Before anything is read, written or removed there, the id must be canonical, and the folder
 must not lead out of the config folder through a symlink, nor reach another game's folder
-through a symlink, a file or a differently spelled name (a case-insensitive disk).
+through a symlink, a file or a differently spelled name (a case-insensitive disk). The folder
+holds per-launch credentials, so it is private: :func:`ensure_game_dir` makes it 0700 and
+tightens one others may read, and a folder it cannot tighten is not written to.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from ..go_format import go_quote
 from ._rules import check_game_id
 
-__all__ = ["game_dir_problem"]
+__all__ = ["LooseGameDir", "ensure_game_dir", "game_dir_problem"]
 
 
 def _deepest_existing(path: Path) -> Path | None:
@@ -77,3 +79,34 @@ def game_dir_problem(config_dir: str | os.PathLike[str], game_id: str) -> str | 
     if resolved is not None and not _within(resolved_base, resolved):
         return f"game ID {go_quote(game_id)} resolves through a symlink outside the config base"
     return _alias_problem(base, game_id)
+
+
+class LooseGameDir(OSError):
+    """A game folder others may read, which could not be made private."""
+
+
+def _go_mode(mode: int) -> str:
+    """Permission bits as Go prints a ``FileMode``: ``-rwxr-xr-x``."""
+    return "-" + "".join(
+        letter if mode & (1 << (8 - index)) else "-" for index, letter in enumerate("rwx" * 3)
+    )
+
+
+def ensure_game_dir(folder: Path) -> None:
+    """Create the game's runtime folder with mode 0700, and tighten an existing one that others
+    may read; :class:`LooseGameDir` (the Go bridge's words) when that fails, so no credential
+    is written where others can read it."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if os.name != "posix":
+        return
+    mode = folder.stat().st_mode & 0o777
+    if not mode & 0o077:
+        return
+    try:
+        os.chmod(folder, 0o700)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise LooseGameDir(
+            f"game dir {folder} has loose permissions ({_go_mode(mode)}) that cannot be "
+            f"tightened: chmod {folder}: {reason[:1].lower()}{reason[1:]}"
+        ) from None

@@ -43,6 +43,8 @@ _URL_HINT: Final = (
     "SteamManaged, DirectPath, or CustomCommand"
 )
 _CASE_INSENSITIVE_ENV: Final = os.name == "nt"
+#: The platform whose hook rules apply (Windows refuses script hooks run directly).
+_HOOK_RULES_OS: Final = os.name
 
 
 def check_game_id(game_id: str) -> str | None:
@@ -135,7 +137,14 @@ class _Check:
             path = f"{base}/unsetEnv/{index}"
             self.env_key(path, key)
             if fold(key) in unset_seen:
-                self.add(path, f"duplicate unsetEnv entry {go_quote(key)}")
+                first = unset_seen[fold(key)]
+                self.add(
+                    path,
+                    f"duplicate unsetEnv entry {go_quote(key)}"
+                    if first == key
+                    else f"unsetEnv entries {go_quote(first)} and {go_quote(key)} collide after "
+                    "case folding",
+                )
                 continue
             unset_seen[fold(key)] = key
             if fold(key) in seen:
@@ -160,7 +169,7 @@ class _Check:
             self.nul(f"{path}/command", hook.command, "command")
         if _PLACEHOLDER.search(hook.command):
             self.add(f"{path}/command", "command does not support placeholders")
-        if os.name == "nt" and os.path.splitext(hook.command)[1].lower() in (
+        if _HOOK_RULES_OS == "nt" and os.path.splitext(hook.command)[1].lower() in (
             ".bat",
             ".cmd",
             ".ps1",
@@ -170,7 +179,7 @@ class _Check:
             self.add(
                 f"{path}/command",
                 "script hooks are not run directly on Windows; set command to the interpreter "
-                "(e.g. cmd.exe) and pass the script via args",
+                "(e.g. cmd.exe) and pass the script via args (e.g. /c, script path)",
             )
         if hook.timeout_seconds is not None:
             limit = STATUS_TIMEOUT_MAX if kind == "status" else ACTION_TIMEOUT_MAX
@@ -204,11 +213,12 @@ class _Check:
                 continue
             if not codes:
                 self.add(f"{path}/{name}", f"{name} must not be empty when specified")
-            for code in codes:
-                if codes.count(code) > 1:
+            seen: set[int] = set()
+            for code in codes:  # each repetition is a problem of its own, as in Go
+                if code in seen:
                     self.add(f"{path}/{name}", f"duplicate exit code {code}")
-                    break
-            sets[name] = set(codes)
+                seen.add(code)
+            sets[name] = seen
         for code in sorted(sets["runningExitCodes"] & sets["stoppedExitCodes"]):
             self.add(
                 path,

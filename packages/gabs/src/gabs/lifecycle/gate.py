@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from gabs.config import GameConfig
+from gabs.config import GameConfig, LooseGameDir
 from gabs.launch.resolve import Resolved
 from gabs.runtime import (
     ClaimError,
@@ -371,6 +371,13 @@ async def _take_claim(
                 "blocked_unknown_state",
                 f"Failed to start {game.id}: transition lock for {game.id}: transition lock "
                 "held by another operation",
+                warnings=warnings,
+            ) from None
+        except LooseGameDir as exc:
+            # Go's unexpected-error branch too: the claim was never written
+            raise LifecycleError(
+                "blocked_unknown_state",
+                f"Failed to start {game.id}: failed to create game config dir: {exc}",
                 warnings=warnings,
             ) from None
         return claim

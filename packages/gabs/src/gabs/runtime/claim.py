@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gabp.handoff import write_secret_file
+from gabs.config import ensure_game_dir
 from gabs.launch.resolve import ResolvedLifecycle
 
 from .procs import verify_pid
@@ -459,9 +460,7 @@ def load_claim(game_dir: Path) -> RuntimeState | None:
 
 def save_claim(game_dir: Path, state: RuntimeState) -> None:
     """Write the claim atomically with mode 0600 (it holds the per-launch token)."""
-    game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(game_dir, 0o700)
+    ensure_game_dir(game_dir)
     state.updated_at = utcnow()
     data = json.dumps(state.to_json(), indent=2) + "\n"
     write_secret_file(claim_path(game_dir), data.encode("utf-8"))

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gabp.handoff import generate_token, write_secret_file
-from gabs.config import PortRange
+from gabs.config import LooseGameDir, PortRange, ensure_game_dir
 from gabs.go_format import go_html_escape
 from gabs.runtime.lock import held_flock
 
@@ -141,7 +141,10 @@ def read_bridge_file(game_dir: Path) -> dict[str, Any] | None:
 @contextlib.contextmanager
 def _bridge_lock(game_dir: Path, game_id: str) -> Iterator[None]:
     """Hold the game's ``bridge.lock``; :class:`EndpointError` after the timeout."""
-    game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        ensure_game_dir(game_dir)
+    except LooseGameDir as exc:
+        raise EndpointError(str(exc)) from None
     busy = EndpointError(f"bridge lock for {game_id} held past 5s")
     with held_flock(game_dir / BRIDGE_LOCK_FILE, BRIDGE_LOCK_TIMEOUT, lambda: busy):
         yield

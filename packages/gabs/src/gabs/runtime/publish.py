@@ -14,6 +14,8 @@ import os
 import secrets
 from pathlib import Path
 
+from gabs.config import ensure_game_dir
+
 from .claim import RuntimeState, claim_path, utcnow
 
 __all__ = ["publish_claim"]
@@ -37,9 +39,7 @@ def publish_claim(game_dir: Path, state: RuntimeState) -> bool:
     written) when a claim exists. On a file system without hard links, the claim file is
     created exclusively and the content renamed over it; the caller holds the transition
     lock, as the Go bridge's fallback does."""
-    game_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(game_dir, 0o700)
+    ensure_game_dir(game_dir)
     state.updated_at = utcnow()
     data = (json.dumps(state.to_json(), indent=2) + "\n").encode("utf-8")
     path = claim_path(game_dir)
