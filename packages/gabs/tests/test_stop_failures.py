@@ -162,8 +162,8 @@ async def test_a_lock_held_too_long_is_an_operation_in_progress_of_the_action(
 
 
 def _short_lock(real: Any) -> Any:
-    def lock(folder: Path, timeout: float = 0.2) -> Any:
-        return real(folder, timeout=0.2)
+    def lock(folder: Path, timeout: float = 0.2, **keywords: Any) -> Any:
+        return real(folder, timeout=0.2, **keywords)
 
     return lock
 

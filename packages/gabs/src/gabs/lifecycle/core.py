@@ -104,7 +104,7 @@ class Lifecycle:
         folder = self.game_dir(game_id)
         if not create and not folder.is_dir():
             raise Superseded(f"the runtime folder of {game_id} is gone")
-        async with transition_lock(folder, create=create):
+        async with transition_lock(folder, create=create, game_id=game_id):
             claim = load_claim(folder)
             if claim is None or claim.launch_id != launch_id:
                 raise Superseded(f"the runtime claim of {game_id} was replaced or removed")
@@ -126,7 +126,7 @@ class Lifecycle:
         """Save ``state`` as the claim of a game that has none (under the lock); False when a
         claim appeared meanwhile (it is left as it is)."""
         folder = self.game_dir(game_id)
-        async with transition_lock(folder):
+        async with transition_lock(folder, game_id=game_id):
             return publish_claim(folder, state)
 
     async def remove_if(
@@ -147,7 +147,7 @@ class Lifecycle:
         removed. As Go's final deletion guard, a claim is never removed under a live bridge
         attachment (:meth:`removal_blocked`; ``self_live``: this bridge's connection)."""
         folder = self.game_dir(game_id)
-        async with transition_lock(folder):
+        async with transition_lock(folder, game_id=game_id):
             try:
                 claim = load_claim(folder)
             except ClaimError:

@@ -23,6 +23,7 @@ from gabs.runtime import (
     ClaimError,
     Evidence,
     LockBusy,
+    LockUnavailable,
     Operation,
     RuntimeState,
     evaluate,
@@ -362,7 +363,7 @@ async def _take_claim(
                 raise
         claim = _fresh_claim(lc, game, resolved, bucket, budget, lease)
         try:
-            async with transition_lock(folder):
+            async with transition_lock(folder, game_id=game.id):
                 if not publish_claim(folder, claim):
                     continue  # another start won the race: judge its claim
         except LockBusy:
@@ -379,6 +380,12 @@ async def _take_claim(
                 "blocked_unknown_state",
                 f"Failed to start {game.id}: failed to create game config dir: {exc}",
                 warnings=warnings,
+            ) from None
+        except LockUnavailable as exc:
+            # the same branch: the folder or its lock file cannot be made or opened (Go has
+            # published its preflight claim by then and leaves it; ours writes none)
+            raise LifecycleError(
+                "blocked_unknown_state", f"Failed to start {game.id}: {exc}", warnings=warnings
             ) from None
         return claim
     with contextlib.suppress(ClaimError):

@@ -172,7 +172,7 @@ async def _admit(
         raise _unreadable(game_id, action, exc) from None
     normalizing = False
     try:
-        async with transition_lock(folder):
+        async with transition_lock(folder, game_id=game_id):
             try:
                 claim = load_claim(folder)
             except ClaimError as exc:

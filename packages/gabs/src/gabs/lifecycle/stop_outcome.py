@@ -73,7 +73,7 @@ async def complete(
     folder = lc.game_dir(game_id)
     with anyio.CancelScope(shield=True):
         try:
-            async with transition_lock(folder):
+            async with transition_lock(folder, game_id=game_id):
                 _settle(lc, folder, launch_id, operation_id, prior, outcome, gabp_live)
         except OSError as exc:  # the lock or the disk failed: the operation stays for recovery
             if outcome.code == "terminated" and not outcome.claim_removed:

@@ -93,7 +93,7 @@ async def stop_untracked(
     claim appeared meanwhile (a start is under way: it owns the game now)."""
     outcome = StopOutcome(code="", action=action)
     try:
-        async with transition_lock(lc.game_dir(game_id)):
+        async with transition_lock(lc.game_dir(game_id), game_id=game_id):
             try:
                 claimed = load_claim(lc.game_dir(game_id)) is not None
             except ClaimError:

@@ -16,7 +16,7 @@ from .claim import (
 )
 from .endpoint import BRIDGE_FILE, Endpoint, EndpointError, EndpointInUse, prepare_endpoint
 from .liveness import Evidence, evaluate
-from .lock import LockBusy, transition_lock
+from .lock import LockBusy, LockUnavailable, transition_lock
 
 __all__ = [
     "BRIDGE_FILE",
@@ -30,6 +30,7 @@ __all__ = [
     "EndpointInUse",
     "Evidence",
     "LockBusy",
+    "LockUnavailable",
     "Operation",
     "RuntimeState",
     "evaluate",

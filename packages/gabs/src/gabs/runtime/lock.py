@@ -22,6 +22,7 @@ __all__ = [
     "LOCK_FILE",
     "LOCK_TIMEOUT",
     "LockBusy",
+    "LockUnavailable",
     "held_flock",
     "release_flock",
     "transition_lock",
@@ -34,6 +35,22 @@ LOCK_TIMEOUT: Final = 5.0
 
 class LockBusy(TimeoutError):
     """Another process held the lock for longer than the timeout."""
+
+
+class LockUnavailable(OSError):
+    """The lock file could not be created or opened (not another holder's lock): its text is
+    the Go bridge's, e.g. ``failed to acquire transition lock for g: open <path>: is a
+    directory``."""
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(message)
+        self.errno = cause.errno
+
+
+def _reason(exc: OSError) -> str:
+    """An OS error's reason as Go's error strings put it (lower case: ``permission denied``)."""
+    reason = exc.strerror or str(exc)
+    return reason[:1].lower() + reason[1:]
 
 
 def try_flock(fd: int) -> bool:
@@ -88,16 +105,40 @@ def held_flock(path: Path, timeout: float, busy: Callable[[], Exception]) -> Ite
         os.close(fd)
 
 
+def _open_failed(game_dir: Path, game_id: str | None, path: str, reason: str) -> str:
+    name = game_id if game_id is not None else os.path.basename(os.path.normpath(game_dir))
+    return f"failed to acquire transition lock for {name}: open {path}: {reason}"
+
+
 @contextlib.asynccontextmanager
 async def transition_lock(
-    game_dir: Path, timeout: float = LOCK_TIMEOUT, *, create: bool = True
+    game_dir: Path,
+    timeout: float = LOCK_TIMEOUT,
+    *,
+    create: bool = True,
+    game_id: str | None = None,
 ) -> AsyncIterator[None]:
-    """Hold the game's transition lock; :class:`LockBusy` after ``timeout`` seconds. Without
-    ``create``, a missing game folder is :class:`FileNotFoundError` (a teardown step never
-    brings back a folder that was removed)."""
+    """Hold the game's transition lock; :class:`LockBusy` after ``timeout`` seconds,
+    :class:`LockUnavailable` when the folder or the lock file cannot be made or opened
+    (``game_id`` names the game there; the folder's name by default). Without ``create``, a
+    missing game folder is :class:`FileNotFoundError` (a teardown step never brings back a
+    folder that was removed)."""
     if create:
-        os.makedirs(game_dir, mode=0o700, exist_ok=True)
-    fd = os.open(os.path.join(game_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            os.makedirs(game_dir, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            where = exc.filename or game_dir
+            raise LockUnavailable(
+                f"failed to create game dir for transition lock: mkdir {where}: {_reason(exc)}",
+                exc,
+            ) from None
+    path = os.path.join(game_dir, LOCK_FILE)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        if not create and isinstance(exc, FileNotFoundError):
+            raise
+        raise LockUnavailable(_open_failed(game_dir, game_id, path, _reason(exc)), exc) from None
     try:
         deadline = time.monotonic() + timeout
         while not try_flock(fd):
