@@ -287,15 +287,20 @@ def _fresh_claim(
     resolved: Resolved,
     bucket: Any,
     budget: float,
-    lease: timedelta,
 ) -> RuntimeState:
     """The complete claim of a launch that has not spawned yet (``preflight``), with its start
     step, and the input combination (its track-record bucket) pinned as Go's
-    ``historySuccess.bucket``, so whichever step later verifies the start counts it there."""
+    ``historySuccess.bucket``, so whichever step later verifies the start counts it there.
+    This bridge owns it, active as of now but with no lease of its own (Go's
+    ``NewRuntimeState``: the verified start takes one); until then others count the lease from
+    ``ownerLastActive``."""
     moment = now()
     claim = RuntimeState(
         game_id=game.id,
         status="starting",
+        owner_pid=lc.pid,
+        owner_instance_id=lc.instance_id,
+        owner_last_active=moment,
         stop_process_name=game.stop_process_name,
         launch_id=new_id(),
         phase="starting",
@@ -322,7 +327,6 @@ def _fresh_claim(
         "bucket": bucket,
         "snapshot": last_good_snapshot(game, resolved.profile),
     }
-    lc.refresh_owner(claim, lease)
     return claim
 
 
@@ -332,7 +336,6 @@ async def _take_claim(
     resolved: Resolved,
     *,
     budget: float,
-    lease: timedelta,
     live: LiveCheck | None,
     warnings: list[str],
 ) -> RuntimeState:
@@ -360,7 +363,7 @@ async def _take_claim(
             except LifecycleError as refusal:
                 refusal.warnings = warnings
                 raise
-        claim = _fresh_claim(lc, game, resolved, bucket, budget, lease)
+        claim = _fresh_claim(lc, game, resolved, bucket, budget)
         try:
             async with transition_lock(folder):
                 if not publish_claim(folder, claim):
@@ -385,7 +388,6 @@ async def claim_for_start(
     resolved: Resolved,
     *,
     budget: float,
-    lease: timedelta,
     live: LiveCheck | None = None,
 ) -> tuple[RuntimeState, list[str]]:
     """Stage 2, as Go's start gate: write a new claim for this launch (phase ``starting``,
@@ -397,9 +399,7 @@ async def claim_for_start(
     except ClaimError as exc:
         raise _unreadable(game.id, exc) from None
     warnings: list[str] = []
-    claim = await _take_claim(
-        lc, game, resolved, budget=budget, lease=lease, live=live, warnings=warnings
-    )
+    claim = await _take_claim(lc, game, resolved, budget=budget, live=live, warnings=warnings)
     assert claim.operation is not None
     launch_id, operation_id = claim.launch_id, claim.operation.operation_id
     going_on = False

@@ -1,0 +1,77 @@
+"""The claim scan of the all-games status as the Go bridge's process layer has it
+(``ListRuntimeClaimIDs``): a config folder that cannot be read is an incomplete scan, reported
+as ``runtimeClaimScanError``, never an empty one; a sub-folder that cannot be read is skipped."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gabs.config import GabsConfig
+from gabs.runtime import claimed_ids, list_claims
+from gabs_test_support import data, mcp_client
+
+
+def _claim(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / "runtime.json").write_text("{}", encoding="utf-8")
+
+
+def _refuse(monkeypatch: pytest.MonkeyPatch, refused: Path) -> None:
+    """Reading the folder ``refused`` fails as it does without the read permission (tests may
+    run as root, whom file modes do not stop)."""
+    scan: Callable[..., Iterator[Any]] = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.path.normpath(os.fspath(path)) == os.path.realpath(refused):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scan(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def _denied(folder: Path) -> str:
+    """The scan error of an unreadable config folder, in the Go bridge's words."""
+    return f"open {os.path.realpath(folder)}: permission denied"
+
+
+def test_an_unreadable_config_folder_is_a_scan_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _claim(tmp_path / "a")
+    _refuse(monkeypatch, tmp_path)
+    with pytest.raises(PermissionError) as caught:
+        list_claims(tmp_path)
+    assert str(caught.value) == _denied(tmp_path)
+    assert claimed_ids(tmp_path) == []
+
+
+def test_an_unreadable_sub_folder_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _claim(tmp_path / "a")
+    _claim(tmp_path / "team" / "b")
+    _refuse(monkeypatch, tmp_path / "team")
+    assert list_claims(tmp_path) == ["a"]
+
+
+def test_a_missing_config_folder_has_no_claims(tmp_path: Path) -> None:
+    assert list_claims(tmp_path / "missing") == []
+
+
+async def test_the_all_games_status_reports_an_unreadable_config_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = {"a": {"id": "a", "name": "A", "launchMode": "DirectPath", "target": "/x/run"}}
+    config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+    _claim(tmp_path / "gone")
+    _refuse(monkeypatch, tmp_path)
+    async with mcp_client(config) as client:
+        status = await client.call_tool("games_status", {})
+    found = data(status)
+    assert found["runtimeClaimScanError"] == _denied(tmp_path)
+    assert [game["gameId"] for game in found["games"]] == ["a"]
