@@ -1,6 +1,7 @@
 """The claim scan of the all-games status as the Go bridge's process layer has it
 (``ListRuntimeClaimIDs``): a config folder that cannot be read is an incomplete scan, reported
-as ``runtimeClaimScanError``, never an empty one; a sub-folder that cannot be read is skipped."""
+as ``runtimeClaimScanError``, never an empty one; a sub-folder that cannot be read is skipped.
+The process scan by name reports an entry it could not inspect, unless a process matched."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from gabs.config import GabsConfig
-from gabs.runtime import claimed_ids, list_claims
+from gabs.runtime import claimed_ids, list_claims, procs
 from gabs_test_support import data, mcp_client
 
 
@@ -75,3 +76,33 @@ async def test_the_all_games_status_reports_an_unreadable_config_folder(
     found = data(status)
     assert found["runtimeClaimScanError"] == _denied(tmp_path)
     assert [game["gameId"] for game in found["games"]] == ["a"]
+
+
+def _process(root: Path, pid: int, *, comm: str | None, argv0: str) -> None:
+    """A fake ``/proc/<pid>``; ``comm=None``: a ``comm`` that cannot be read (a folder)."""
+    folder = root / str(pid)
+    folder.mkdir()
+    if comm is None:
+        (folder / "comm").mkdir()
+    else:
+        (folder / "comm").write_text(comm + "\n", encoding="utf-8")
+    (folder / "cmdline").write_bytes(argv0.encode() + b"\0")
+
+
+def test_a_process_scan_reports_what_it_could_not_inspect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Go's TestLinuxScanPropagatesInspectionFailures, with a comm that cannot be read.
+    monkeypatch.setattr(procs, "_PROC", tmp_path)
+    _process(tmp_path, 100, comm=None, argv0="/usr/bin/other")
+    with pytest.raises(OSError, match="process table not fully inspectable"):
+        procs.find_by_name("game-bin")
+    _process(tmp_path, 200, comm="game-bin", argv0="/usr/bin/game-bin")
+    # cmdline still decides a process whose comm cannot be read
+    _process(tmp_path, 300, comm=None, argv0="/opt/game/game-bin")
+    assert procs.find_by_name("game-bin") == [200, 300]
+    # a process gone meanwhile (its files vanished) is a race, not a failure
+    for pid in (100, 300):
+        (tmp_path / str(pid) / "comm").rmdir()
+        (tmp_path / str(pid) / "cmdline").unlink()
+    assert procs.find_by_name("nothing-matches") == []
