@@ -1,11 +1,14 @@
 """The claim scan of the all-games status as the Go bridge's process layer has it
 (``ListRuntimeClaimIDs``): a config folder that cannot be read is an incomplete scan, reported
 as ``runtimeClaimScanError``, never an empty one; a sub-folder that cannot be read is skipped.
-The process scan by name reports an entry it could not inspect, unless a process matched."""
+The process scan by name reports an entry it could not inspect, unless a process matched; a
+start whose claim cannot be written after its probes keeps what they found."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +16,9 @@ from typing import Any
 import pytest
 
 from gabs.config import GabsConfig
+from gabs.lifecycle import gate
 from gabs.runtime import claimed_ids, list_claims, procs
-from gabs_test_support import data, mcp_client
+from gabs_test_support import data, mcp_client, text
 
 
 def _claim(folder: Path) -> None:
@@ -106,3 +110,43 @@ def test_a_process_scan_reports_what_it_could_not_inspect(
         (tmp_path / str(pid) / "comm").rmdir()
         (tmp_path / str(pid) / "cmdline").unlink()
     assert procs.find_by_name("nothing-matches") == []
+
+
+async def test_a_start_whose_claim_cannot_be_written_keeps_the_probe_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Go's TestGateStartErrorCarriesEarnedWarnings: a status hook that cannot tell, a process
+    # found by its name, and the external instance's claim that cannot be written: the error
+    # still carries what the probes found.
+    name = "gabs-h5-outside"
+    program = tmp_path / name
+    program.symlink_to("/bin/sleep")
+    outside = subprocess.Popen([str(program), "30"])  # noqa: ASYNC220
+    hook = {"command": sys.executable, "args": ["-c", "raise SystemExit(2)"]}
+    games = {
+        "g": {
+            "id": "g",
+            "name": "G",
+            "launchMode": "CustomCommand",
+            "target": "/bin/sleep",
+            "args": ["30"],
+            "stopProcessName": name,
+            "lifecycle": {"status": hook},
+        }
+    }
+    config = GabsConfig.from_json({"version": "1.0", "games": games}, config_dir=tmp_path)
+
+    def outage(*args: Any, **kwargs: Any) -> None:
+        raise OSError("simulated snapshot outage")
+
+    monkeypatch.setattr(gate, "as_external", outage)
+    try:
+        async with mcp_client(config) as client:
+            result = await client.call_tool("games_start", {"gameId": "g"})
+    finally:
+        outside.kill()
+        outside.wait(10)
+    found = data(result)
+    assert result.is_error and found["code"] == "blocked_unknown_state", found
+    assert "simulated snapshot outage" in text(result)
+    assert any("could not tell whether the game runs" in w for w in found["startWarnings"])

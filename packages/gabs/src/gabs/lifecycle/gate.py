@@ -428,6 +428,11 @@ async def claim_for_start(
         going_on = True
     except Superseded:
         raise _superseded_while_probing(game.id, warnings) from None
+    except OSError as exc:
+        # the lock or the disk failed after the probes: unresolved, with what they found
+        raise LifecycleError(
+            "blocked_unknown_state", f"Failed to start {game.id}: {exc}", warnings=warnings
+        ) from None
     finally:
         if not going_on:
             # Every other ending releases the fresh claim, fenced: a claim rewritten for an
