@@ -29,7 +29,7 @@ from gabs.launch import (
 )
 from gabs.lifecycle import Lifecycle, LifecycleError, observe, start_game, stop_game
 from gabs.lifecycle.pending import remove_with_credits
-from gabs.runtime import ClaimError, list_claims, load_claim, transition_lock
+from gabs.runtime import ClaimError, claimed_ids, load_claim, transition_lock
 from gabs.runtime.legacy import LegacyContext
 
 __all__ = [
@@ -276,7 +276,7 @@ def games_status(args: argparse.Namespace) -> int:
     if args.game_id:
         ids = [args.game_id]
     else:
-        ids = sorted({*config.game_ids, *list_claims(config.config_dir)})
+        ids = sorted({*config.game_ids, *claimed_ids(config.config_dir)})
     entries = []
     for game_id in ids:
         observation = anyio.run(observe, lc, game_id)

@@ -29,7 +29,7 @@ from gabs.games_runtime import GameError, GameRuntime, ListsChanged
 from gabs.launch.spawn import LAUNCH_LOG
 from gabs.ledger import CallLedger
 from gabs.lifecycle import Lifecycle
-from gabs.runtime import list_claims
+from gabs.runtime import claimed_ids
 from gabs.session import GameSession
 from gabs.session_close import CLOSE_GRACE
 
@@ -170,7 +170,7 @@ class GameManager(LifecycleMixin):
         return (
             runtime.game_id in config.broken
             or (session is not None and session.state != "closed")
-            or runtime.game_id in list_claims(self.lc.config_dir)
+            or runtime.game_id in claimed_ids(self.lc.config_dir)
         )
 
     def connected_games(self) -> list[GameRuntime]:

@@ -38,7 +38,7 @@ from gabs.games_views import (
 )
 from gabs.go_format import go_quote
 from gabs.lifecycle import LifecycleError, next_action, track_record_summary
-from gabs.runtime import CLAIM_FILE, ClaimError, list_claims
+from gabs.runtime import CLAIM_FILE, ClaimError, claimed_ids, list_claims
 
 __all__ = ["StatusMixin"]
 
@@ -70,14 +70,14 @@ class StatusMixin(ConnectMixin):
         if runtime is not None and (
             game_id in config.broken
             or session_open(runtime)
-            or game_id in list_claims(self.lc.config_dir)
+            or game_id in claimed_ids(self.lc.config_dir)
         ):
             if game_id not in config.broken:
                 runtime.config = None  # the entry was removed: the claim alone speaks, as in Go
             return runtime
         # An entry removed from the config whose claim is gone too (stopped) is not a game any
         # more: game_not_found, as in Go.
-        if game_id in config.broken or (claimed and game_id in list_claims(self.lc.config_dir)):
+        if game_id in config.broken or (claimed and game_id in claimed_ids(self.lc.config_dir)):
             runtime = self._runtimes[game_id] = GameRuntime(game_id, None)
             return runtime
         raise LifecycleError(
@@ -113,7 +113,7 @@ class StatusMixin(ConnectMixin):
                     "to be broken.",
                     data={"trackRecord": "no successful starts recorded for this context"},
                 )
-            if ref in list_claims(self.lc.config_dir):
+            if ref in claimed_ids(self.lc.config_dir):
                 return ref
         matches = sorted(gid for gid, game in config.games.items() if game.target == ref)
         if len(matches) > 1:

@@ -288,15 +288,20 @@ def _fresh_claim(
     resolved: Resolved,
     bucket: Any,
     budget: float,
-    lease: timedelta,
 ) -> RuntimeState:
     """The complete claim of a launch that has not spawned yet (``preflight``), with its start
     step, and the input combination (its track-record bucket) pinned as Go's
-    ``historySuccess.bucket``, so whichever step later verifies the start counts it there."""
+    ``historySuccess.bucket``, so whichever step later verifies the start counts it there.
+    This bridge owns it, active as of now but with no lease of its own (Go's
+    ``NewRuntimeState``: the verified start takes one); until then others count the lease from
+    ``ownerLastActive``."""
     moment = now()
     claim = RuntimeState(
         game_id=game.id,
         status="starting",
+        owner_pid=lc.pid,
+        owner_instance_id=lc.instance_id,
+        owner_last_active=moment,
         stop_process_name=game.stop_process_name,
         launch_id=new_id(),
         phase="starting",
@@ -323,7 +328,6 @@ def _fresh_claim(
         "bucket": bucket,
         "snapshot": last_good_snapshot(game, resolved.profile),
     }
-    lc.refresh_owner(claim, lease)
     return claim
 
 
@@ -333,7 +337,6 @@ async def _take_claim(
     resolved: Resolved,
     *,
     budget: float,
-    lease: timedelta,
     live: LiveCheck | None,
     warnings: list[str],
 ) -> RuntimeState:
@@ -361,7 +364,7 @@ async def _take_claim(
             except LifecycleError as refusal:
                 refusal.warnings = warnings
                 raise
-        claim = _fresh_claim(lc, game, resolved, bucket, budget, lease)
+        claim = _fresh_claim(lc, game, resolved, bucket, budget)
         try:
             async with transition_lock(folder, game_id=game.id):
                 if not publish_claim(folder, claim):
@@ -399,7 +402,6 @@ async def claim_for_start(
     resolved: Resolved,
     *,
     budget: float,
-    lease: timedelta,
     live: LiveCheck | None = None,
 ) -> tuple[RuntimeState, list[str]]:
     """Stage 2, as Go's start gate: write a new claim for this launch (phase ``starting``,
@@ -411,9 +413,7 @@ async def claim_for_start(
     except ClaimError as exc:
         raise _unreadable(game.id, exc) from None
     warnings: list[str] = []
-    claim = await _take_claim(
-        lc, game, resolved, budget=budget, lease=lease, live=live, warnings=warnings
-    )
+    claim = await _take_claim(lc, game, resolved, budget=budget, live=live, warnings=warnings)
     assert claim.operation is not None
     launch_id, operation_id = claim.launch_id, claim.operation.operation_id
     going_on = False
@@ -442,6 +442,11 @@ async def claim_for_start(
         going_on = True
     except Superseded:
         raise _superseded_while_probing(game.id, warnings) from None
+    except OSError as exc:
+        # the lock or the disk failed after the probes: unresolved, with what they found
+        raise LifecycleError(
+            "blocked_unknown_state", f"Failed to start {game.id}: {exc}", warnings=warnings
+        ) from None
     finally:
         if not going_on:
             # Every other ending releases the fresh claim, fenced: a claim rewritten for an

@@ -141,9 +141,7 @@ async def start_game(
     """Stages 2 to 4 of a start (resolution and the static checks are done)."""
     budget = lc.settings.startup.process_start_budget(game.launch_mode)
     lease = max(lc.owner_lease, timedelta(seconds=gabp_timeout + 5))
-    claim, warnings = await claim_for_start(
-        lc, game, resolved, budget=budget, lease=lease, live=live
-    )
+    claim, warnings = await claim_for_start(lc, game, resolved, budget=budget, live=live)
     record = TrackRecord(lc.game_dir(game.id))
     digest = context_hash(game, resolved.profile)
     assert claim.operation is not None

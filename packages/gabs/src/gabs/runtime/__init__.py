@@ -9,7 +9,6 @@ from .claim import (
     ClaimError,
     Operation,
     RuntimeState,
-    list_claims,
     load_claim,
     remove_claim,
     save_claim,
@@ -17,6 +16,7 @@ from .claim import (
 from .endpoint import BRIDGE_FILE, Endpoint, EndpointError, EndpointInUse, prepare_endpoint
 from .liveness import Evidence, evaluate
 from .lock import LockBusy, LockUnavailable, transition_lock
+from .scan import claimed_ids, list_claims
 
 __all__ = [
     "BRIDGE_FILE",
@@ -33,6 +33,7 @@ __all__ = [
     "LockUnavailable",
     "Operation",
     "RuntimeState",
+    "claimed_ids",
     "evaluate",
     "list_claims",
     "load_claim",

@@ -38,7 +38,6 @@ __all__ = [
     "RuntimeState",
     "format_seconds",
     "format_time",
-    "list_claims",
     "load_claim",
     "new_id",
     "parse_time",
@@ -469,17 +468,3 @@ def save_claim(game_dir: Path, state: RuntimeState) -> None:
 def remove_claim(game_dir: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         claim_path(game_dir).unlink()
-
-
-def list_claims(config_dir: Path) -> list[str]:
-    """Every game id with a ``runtime.json`` under ``config_dir`` (ids may nest), sorted."""
-    if not config_dir.is_dir():
-        return []
-    ids = []
-    for folder, dirs, files in os.walk(config_dir):
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-        if CLAIM_FILE in files and Path(folder) != config_dir:
-            relative = Path(folder).relative_to(config_dir).as_posix()
-            if not os.path.islink(os.path.join(folder, CLAIM_FILE)):
-                ids.append(relative)
-    return sorted(ids)

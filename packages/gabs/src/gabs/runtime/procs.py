@@ -158,16 +158,28 @@ def verify_pid(pid: int, recorded: int) -> tuple[Verdict, str]:
 
 
 def _linux_matches(pid: int, name: str) -> bool:
+    """Whether ``pid`` is named ``name``. A process gone meanwhile is no match; a ``comm``
+    that cannot be read leaves ``cmdline`` to decide, and is the error when that does not
+    match either (as Go: a match is evidence whatever else could not be read)."""
     folder = _PROC / str(pid)
-    with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+    problem: OSError | None = None
+    try:
         if (folder / "comm").read_text(errors="replace").strip() == name:
             return True
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    except OSError as exc:
+        problem = exc
     try:
         cmdline = (folder / "cmdline").read_bytes()
     except (FileNotFoundError, ProcessLookupError):
         return False
     argv0 = cmdline.split(b"\0", 1)[0].decode("utf-8", "replace")
-    return bool(argv0) and (argv0 == name or os.path.basename(argv0) == name)
+    if argv0 and (argv0 == name or os.path.basename(argv0) == name):
+        return True
+    if problem is not None:
+        raise problem
+    return False
 
 
 def find_by_name(name: str) -> list[int]:
