@@ -149,7 +149,7 @@ class LifecycleMixin(StopMixin):
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
         try:
-            if runtime.connected:
+            if runtime.connected or await self._claim_lost(runtime):
                 await self._already_running(runtime, profile or "", resolved.profile)
             if progress:
                 progress(f"starting {game_id}")
@@ -164,6 +164,7 @@ class LifecycleMixin(StopMixin):
             )
             runtime.spawned = started.spawned
             runtime.launch_id = started.claim.launch_id
+            runtime.stop_process_name = started.claim.stop_process_name
             if progress:
                 progress(
                     f"started {game_id} (pid {started.spawned.pid}); waiting for its "
@@ -218,14 +219,26 @@ class LifecycleMixin(StopMixin):
         ):
             error.data["candidateInputNote"] = candidate_input_note(resolved.applied_inputs)
 
+    async def _claim_lost(self, runtime: GameRuntime) -> bool:
+        """Whether the process this bridge started still runs while its claim is gone (Go's
+        in-process fast path: such a start is refused, never launched a second time)."""
+        spawned = runtime.spawned
+        if spawned is None or spawned.exited:
+            return False
+        try:
+            return await self.lc.load(runtime.game_id) is None
+        except ClaimError:
+            return False  # the start's own gate judges a claim that cannot be read
+
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
-        """Refuse a start of a game this session is connected to: ``already_running`` with the
-        claim's profile, phase and evidence when the session is bound to the claim."""
+        """Refuse a start of a game this session is connected to, or that this bridge runs
+        with its claim lost: ``already_running`` with the claim's profile, phase and evidence
+        when the session is bound to the claim."""
         session = runtime.session
-        assert session is not None
         game_id = runtime.game_id
         status = "running" if runtime.spawned is not None else "connected"
-        data: dict[str, Any] = {"status": status, "toolCount": len(session.tools)}
+        tool_count = len(session.tools) if session is not None else 0
+        data: dict[str, Any] = {"status": status, "toolCount": tool_count}
         try:
             claim = await self.lc.load(game_id)
         except ClaimError:
@@ -256,7 +269,7 @@ class LifecycleMixin(StopMixin):
             data["activeProfile"] = ""
             if asked:
                 data["requestedProfile"] = asked
-            actions = status_next_actions(game_id, status, len(session.tools))
+            actions = status_next_actions(game_id, status, tool_count)
         raise LifecycleError(
             "already_running",
             message,
@@ -268,9 +281,9 @@ class LifecycleMixin(StopMixin):
     async def _republish(self, runtime: GameRuntime) -> None:
         """Publish a claim again for the process this bridge started when its claim was lost
         (as Go): an unattributed ``external`` snapshot with only what the process itself
-        tells (its pid while it runs, the entry's ``stopProcessName``), so other bridges see
-        it and stop and kill reach it. Refused as ``blocked_unknown_state`` when it cannot be
-        written."""
+        tells (its pid while it runs, the ``stopProcessName`` it was launched with, never one
+        edited into the config since), so other bridges see it and stop and kill reach it.
+        Refused as ``blocked_unknown_state`` when it cannot be written."""
         spawned = runtime.spawned
         assert spawned is not None
         # The child is not reaped while it runs, so its pid cannot have been reused.
@@ -285,7 +298,7 @@ class LifecycleMixin(StopMixin):
             owner_last_active=now(),
             game_pid=pid if started else 0,
             pid_start_time=started,
-            stop_process_name=config.stop_process_name if config is not None else "",
+            stop_process_name=runtime.stop_process_name,
             launch_id=new_id(),
             phase="active",
             spawn_state="",
