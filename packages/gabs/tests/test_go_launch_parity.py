@@ -1,8 +1,10 @@
 """Cases of the Go bridge's own launch tests (``internal/launch/resolver_test.go``,
 ``internal/lifecycle/inprocess_snapshot_test.go``) that no other test here pins: a value stays
 one argument, lengths count code points, a later layer re-sets what an earlier one unset,
-Windows' case-insensitive names fold to one, and a launcher whose direct child ended still
-counts as running by its launch's ``stopProcessName``."""
+Windows' case-insensitive names fold to one, a launcher whose direct child ended still counts
+as running by its launch's ``stopProcessName``; and (``internal/steam/readiness.go``) the macOS
+Steam readiness wait names a client it cannot open and a probe helper that ends without a word
+as the Go bridge does."""
 
 from __future__ import annotations
 
@@ -19,6 +21,12 @@ from gabs.config import GabsConfig, GameConfig
 from gabs.games_runtime import GameRuntime
 from gabs.launch import ResolveError, resolve
 from gabs.launch.spawn import SpawnedGame
+from gabs.launch.steam_probe import Observation
+from gabs.launch.steam_ready import (
+    ensure_ready_within,
+    run_probe_process,
+    set_readiness_for_testing,
+)
 from gabs.lifecycle.core import Lifecycle
 
 
@@ -106,3 +114,33 @@ async def test_a_launcher_that_ended_still_runs_by_its_launch_s_stop_name(
     assert await lost_claim.claim_lost(lc, runtime)
     runtime.stop_process_name = ""  # no name to find it by: it is gone as far as we can tell
     assert not await lost_claim.claim_lost(lc, runtime)
+
+
+def test_a_steam_client_that_cannot_be_opened_is_named_in_go_s_words() -> None:
+    def probe(app_id: str, budget: float) -> Observation:
+        return {"state": "unavailable", "stage": "client_library"}
+
+    with set_readiness_for_testing(True, probe, opener=lambda: "no open command"):
+        result = ensure_ready_within("123456", 0.05, poll=0.01)
+    assert (result.reason, result.detail) == (
+        "probe_unavailable",
+        "Steam could not be opened: no open command",
+    )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ("import sys; sys.exit(7)", "readiness probe helper failed: exit status 7"),
+        (
+            "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
+            "readiness probe helper failed: signal: killed",
+        ),
+    ],
+)
+def test_a_probe_helper_that_ends_silently_is_described_as_go_describes_it(
+    body: str, says: str
+) -> None:
+    found = run_probe_process("123456", 30, [sys.executable, "-c", body])
+    assert found == {"state": "unavailable", "stage": "client_library", "detail": says}
