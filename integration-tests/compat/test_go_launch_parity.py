@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import anyio
 import pytest
@@ -57,3 +58,33 @@ async def test_a_start_after_a_lost_claim_republishes_it_with_the_launch_s_stop_
                 await client.call_tool("games_kill", {"gameId": "compat"})
             await wait_gone(pid)
     assert not process_alive(pid)
+
+
+@pytest.mark.beyond_go
+async def test_a_start_of_a_game_this_session_attached_to_after_its_claim_was_lost_is_refused(
+    open_bridge: OpenBridge, config_dir: ConfigDir, gabs_cli: Any
+) -> None:
+    # The Go bridge answers endpoint_unavailable (endpoint_cache_in_use: the game still listens
+    # on the cached port) and suggests a start with resetEndpoint, a second copy.
+    config_dir.game("compat")
+    claim_file = config_dir.path / "compat" / "runtime.json"
+    report = config_dir.games_dir / "compat.launch.json"
+    started = gabs_cli(config_dir, "games", "start", "compat")
+    assert started.returncode == 0, started.stderr
+    try:
+        with anyio.fail_after(90):
+            async with open_bridge(config_dir) as client:
+                connected = await client.call_tool("games_connect", {"gameId": "compat"})
+                while connected.is_error:  # its GABP server may still be coming up
+                    await anyio.sleep(0.2)
+                    connected = await client.call_tool("games_connect", {"gameId": "compat"})
+                report.unlink()
+                claim_file.unlink()
+                second = await client.call_tool("games_start", {"gameId": "compat"})
+                assert not second.is_error, text_of(second)
+                assert data(second)["code"] == "already_running", text_of(second)
+                assert (data(second)["status"], data(second)["toolCount"]) == ("connected", 7)
+                assert not report.exists()  # nothing was launched
+                assert not claim_file.exists()  # the game is not this bridge's to publish
+    finally:
+        gabs_cli(config_dir, "games", "kill", "compat")
