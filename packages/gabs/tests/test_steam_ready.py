@@ -161,7 +161,7 @@ def test_the_hidden_probe_argument_answers_one_object_or_exit_code_2() -> None:
         assert found == {
             "state": "unavailable",
             "stage": "client_library",
-            "detail": "Steam readiness can be probed only on macOS",
+            "detail": "functional Steam readiness probing is available only on macOS",
         }
     assert (bad.returncode, bad.stdout, extra.returncode) == (2, "", 2)
 

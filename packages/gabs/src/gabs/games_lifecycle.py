@@ -10,7 +10,6 @@ bridge keeps connecting in the background for the rest of the timeout.
 from __future__ import annotations
 
 import contextlib
-import copy
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -18,6 +17,7 @@ from typing import Any, Final
 import anyio
 
 from gabs.config import MODE_INCOMPATIBLE, GameConfig
+from gabs.games_lost_claim import claim_lost, republish
 from gabs.games_runtime import GameRuntime
 from gabs.games_stopping import StopMixin
 from gabs.games_views import status_next_actions, validation_warnings
@@ -42,13 +42,10 @@ from gabs.lifecycle import (
     summary_line,
 )
 from gabs.lifecycle.buckets import candidate_input_note
-from gabs.lifecycle.core import now
-from gabs.lifecycle.delivery import LOST_CLAIM_DELIVERY, delivery_json
-from gabs.runtime import ClaimError, RuntimeState
-from gabs.runtime.claim import new_id
+from gabs.lifecycle.delivery import delivery_json
+from gabs.runtime import ClaimError
 from gabs.runtime.liveness import Evidence
 from gabs.runtime.procenv import stale_credentials
-from gabs.runtime.procs import fingerprint
 
 __all__ = ["LifecycleMixin", "Progress"]
 
@@ -149,7 +146,7 @@ class LifecycleMixin(StopMixin):
             timeout or game.timeouts.start_seconds or self.lc.settings.startup.gabp_connect_seconds
         )
         try:
-            if runtime.connected:
+            if runtime.connected or await claim_lost(self.lc, runtime):
                 await self._already_running(runtime, profile or "", resolved.profile)
             if progress:
                 progress(f"starting {game_id}")
@@ -164,6 +161,7 @@ class LifecycleMixin(StopMixin):
             )
             runtime.spawned = started.spawned
             runtime.launch_id = started.claim.launch_id
+            runtime.stop_process_name = started.claim.stop_process_name
             if progress:
                 progress(
                     f"started {game_id} (pid {started.spawned.pid}); waiting for its "
@@ -219,13 +217,14 @@ class LifecycleMixin(StopMixin):
             error.data["candidateInputNote"] = candidate_input_note(resolved.applied_inputs)
 
     async def _already_running(self, runtime: GameRuntime, asked: str, resolved: str) -> None:
-        """Refuse a start of a game this session is connected to: ``already_running`` with the
-        claim's profile, phase and evidence when the session is bound to the claim."""
+        """Refuse a start of a game this session is connected to, or that this bridge runs
+        with its claim lost: ``already_running`` with the claim's profile, phase and evidence
+        when the session is bound to the claim."""
         session = runtime.session
-        assert session is not None
         game_id = runtime.game_id
         status = "running" if runtime.spawned is not None else "connected"
-        data: dict[str, Any] = {"status": status, "toolCount": len(session.tools)}
+        tool_count = len(session.tools) if session is not None else 0
+        data: dict[str, Any] = {"status": status, "toolCount": tool_count}
         try:
             claim = await self.lc.load(game_id)
         except ClaimError:
@@ -247,7 +246,7 @@ class LifecycleMixin(StopMixin):
             ]
         else:  # connected without a claim of its own: what can be said is the session's
             if claim is None and runtime.spawned is not None:
-                await self._republish(runtime)
+                await republish(self.lc, runtime)
             # Go's words for a game its own registry tracks without a claim
             message = (
                 f"Game '{game_id}' ({runtime.name}) is already running. Use games_status "
@@ -256,7 +255,7 @@ class LifecycleMixin(StopMixin):
             data["activeProfile"] = ""
             if asked:
                 data["requestedProfile"] = asked
-            actions = status_next_actions(game_id, status, len(session.tools))
+            actions = status_next_actions(game_id, status, tool_count)
         raise LifecycleError(
             "already_running",
             message,
@@ -264,50 +263,6 @@ class LifecycleMixin(StopMixin):
             next_actions=actions,
             is_error=False,
         )
-
-    async def _republish(self, runtime: GameRuntime) -> None:
-        """Publish a claim again for the process this bridge started when its claim was lost
-        (as Go): an unattributed ``external`` snapshot with only what the process itself
-        tells (its pid while it runs, the entry's ``stopProcessName``), so other bridges see
-        it and stop and kill reach it. Refused as ``blocked_unknown_state`` when it cannot be
-        written."""
-        spawned = runtime.spawned
-        assert spawned is not None
-        # The child is not reaped while it runs, so its pid cannot have been reused.
-        pid = 0 if spawned.exited else spawned.pid
-        started = fingerprint(pid) if pid else 0
-        config = runtime.config
-        state = RuntimeState(
-            game_id=runtime.game_id,
-            status="running",
-            owner_pid=self.lc.pid,
-            owner_instance_id=self.lc.instance_id,
-            owner_last_active=now(),
-            game_pid=pid if started else 0,
-            pid_start_time=started,
-            stop_process_name=config.stop_process_name if config is not None else "",
-            launch_id=new_id(),
-            phase="active",
-            spawn_state="",
-            source="external",
-            launch_mode=config.launch_mode if config is not None else "",
-            observed_profile="unknown",
-            extra={"appliedLaunchInputsState": "unavailable"},
-            context_delivery=copy.deepcopy(LOST_CLAIM_DELIVERY),
-        )
-        try:
-            await self.lc.publish_absent(runtime.game_id, state)
-        except OSError as exc:
-            raise LifecycleError(
-                "blocked_unknown_state",
-                f"'{runtime.game_id}' still runs in this bridge but its runtime claim was lost "
-                f"and could not be written again ({exc}); refusing to report it as running "
-                "while other bridges cannot see it.",
-                data={"phase": "active"},
-                next_actions=[
-                    next_action("games_status", {"gameId": runtime.game_id}, "Inspect the claim.")
-                ],
-            ) from None
 
     async def _connect_after_start(
         self,

@@ -48,6 +48,9 @@ class GameRuntime:
     """The process this bridge started (None after a restart or for a game it attached to)."""
     launch_id: str = ""
     """The launch id of the claim this bridge's last start created."""
+    stop_process_name: str = ""
+    """The ``stopProcessName`` that launch ran with (its claim's, whatever the config says
+    since)."""
     session: GameSession | None = None
     attachment: tuple[str, str] | None = None
     """(launch id, connection id) of the claim the live session is bound to."""

@@ -205,8 +205,10 @@ def _as_app(app_id: int) -> Iterator[None]:
 def probe_app(app_id: int) -> Observation:
     """How far the installed Steam client is ready for ``app_id`` (see the module doc)."""
     if sys.platform != "darwin":
-        return _observation(
-            "unavailable", "client_library", "Steam readiness can be probed only on macOS"
+        return _observation(  # the Go bridge's words
+            "unavailable",
+            "client_library",
+            "functional Steam readiness probing is available only on macOS",
         )
     with _as_app(app_id):
         found = _first_usable(

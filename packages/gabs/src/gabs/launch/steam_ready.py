@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -109,6 +110,17 @@ def probe_command(app_id: str) -> list[str]:
     return [sys.executable, "-m", "gabs.launch.steam_ready", PROBE_ARGUMENT, app_id]
 
 
+def _ended(returncode: int) -> str:
+    """How a child ended, in the Go bridge's words (``exit status 7``, ``signal: killed``)."""
+    if returncode >= 0:
+        return f"exit status {returncode}"
+    try:
+        name = signal.strsignal(-returncode) or f"signal {-returncode}"
+    except ValueError:
+        name = f"signal {-returncode}"
+    return f"signal: {name.lower()}"
+
+
 def run_probe_process(
     app_id: str, budget: float, command: Sequence[str] | None = None
 ) -> Observation:
@@ -130,9 +142,7 @@ def run_probe_process(
         return _unavailable(f"readiness probe helper failed: {exc}")
     if done.returncode != 0:
         detail = done.stderr[:MAX_OUTPUT].decode("utf-8", "replace").strip()
-        return _unavailable(
-            f"readiness probe helper failed: {detail or f'exit code {done.returncode}'}"
-        )
+        return _unavailable(f"readiness probe helper failed: {detail or _ended(done.returncode)}")
     try:
         return decode_observation(done.stdout)
     except ValueError as exc:
@@ -193,7 +203,7 @@ def ensure_ready_within(
             opened = True
             problem = _opener()
             if problem and not detail:
-                detail = _clip(problem)
+                detail = _clip(f"Steam could not be opened: {problem}")
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
