@@ -153,6 +153,21 @@ class CallTools:
             candidates=[tool_item(entry, detail=False, brief=True) for entry in close],
         )
 
+    async def _relisted(self, requested: str, game_id: str | None) -> bool:
+        """Ask the game a name not found may belong to for its tools again (``gameId``, else
+        the one connected game whose id prefixes the name, else the one connected game), so a
+        tool it added since the connection is found, as the Go bridge finds it; whether the
+        list was read."""
+        connected = self.manager.connected_games()
+        if game_id:
+            scope = [runtime for runtime in connected if runtime.id == game_id]
+        else:
+            prefixed = self.index().by_game_prefix(requested, [r.id for r in connected])
+            scope = [r for r in connected if r.id in prefixed] if prefixed else connected
+        if len(scope) != 1:
+            return False
+        return await self.manager.sync_tools(scope[0], always=True) is None
+
     def exposed(self) -> dict[str, tuple[str, str, types.Tool]]:
         """Mirrored game tools listed in MCP (games with ``exposeGameTools``), by exposed
         name: (gameId, game tool name, MCP tool)."""
@@ -201,7 +216,12 @@ class CallTools:
         timeout: Any,
     ) -> types.CallToolResult:
         """Call ``tool`` (any alias) of a game through the gate and render the outcome."""
-        runtime, entry = self.resolve(tool, game_id)
+        try:
+            runtime, entry = self.resolve(tool, game_id)
+        except GameError as exc:
+            if exc.code != "tool_not_found" or not await self._relisted(tool, game_id):
+                raise
+            runtime, entry = self.resolve(tool, game_id)
         default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
         seconds = call_timeout(timeout, arguments, default)
         outcome = await self.manager.call_tool(
