@@ -6,7 +6,8 @@ and ``ensureGameToolsMirrored``, pinned by ``TestGamesToolNamesForcesInitialMirr
 ``games_connect`` to a game this bridge is already connected to lists the game's tools again
 (``Already connected to '<id>'. Re-synced N tools.``), so a tool the game registered after the
 connection can be found and called; and the discovery tools ask a connected game that has no
-tools yet for its list again before answering.
+tools yet for its list again before answering. Also the wait for a game call: the tool's own
+``timeoutMs`` and ``timeout`` arguments raise the call's ``timeout`` (``interleaving_game.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from .harness import HANDSHAKE_GAME, ConfigDir, OpenBridge, start_game
+from .harness import HANDSHAKE_GAME, INTERLEAVING_GAME, ConfigDir, OpenBridge, start_game
 from .results import data, text_of
 
 GAME_TIMEOUT = 120
@@ -90,3 +91,32 @@ async def test_a_tool_the_game_added_since_the_connection_can_be_called_at_once(
             await client.call_tool("games_stop", {"gameId": "hs"})
     assert not called.is_error, text_of(called)
     assert data(called) == {"text": "x"}
+
+
+async def test_a_tools_own_timeout_arguments_raise_the_wait_for_its_answer(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # Go (TestGamesCallToolUsesToolTimeoutHintsFromArguments): the call's `timeout` is raised
+    # to the tool's own `timeoutMs` + 5 s and to its own `timeout` (seconds)
+    config_dir.game("interleave", script=INTERLEAVING_GAME)
+    waits = [{"ms": 1500, "timeoutMs": 1500}, {"ms": 1500, "timeout": 3}, {"ms": 1500}]
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "interleave")
+            results = [
+                await client.call_tool(
+                    "games_call_tool",
+                    {
+                        "gameId": "interleave",
+                        "tool": "interleave/wait",
+                        "arguments": arguments,
+                        "timeout": 1,
+                    },
+                )
+                for arguments in waits
+            ]
+            await client.call_tool("games_stop", {"gameId": "interleave"})
+    hinted, own, plain = results
+    assert data(hinted) == {"waited": 1500}, text_of(hinted)
+    assert data(own) == {"waited": 1500}, text_of(own)
+    assert plain.is_error, text_of(plain)
