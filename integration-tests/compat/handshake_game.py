@@ -29,7 +29,7 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``; ``tools-late``: every
   ``tools/list`` after the first also lists ``hs/late`` (a tool the game registered after the
   bridge connected; with ``tools-empty``, the first list is empty and the later ones have only
-  ``hs/late``).
+  ``hs/late``); ``tools-error-late``: every ``tools/list`` after the first answered ``-32603``.
 
 Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}`` (``hs/echo
 {result}`` -> ``result``, an object, as it is). Two more
@@ -224,7 +224,9 @@ class Game:
                 return response(rid, error={"code": -31000, "message": "Invalid token"})
             return response(rid, result=welcome(self.game_id, self.mode))
         if method == "tools/list":
-            if "tools-error" in self.mode:
+            if "tools-error" in self.mode or (
+                "tools-error-late" in self.mode and self.lists_answered > 0
+            ):
                 return response(rid, error={"code": -32603, "message": "tools exploded"})
             listed = tools(self.mode, self.lists_answered)
             self.lists_answered += 1

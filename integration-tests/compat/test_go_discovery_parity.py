@@ -120,3 +120,22 @@ async def test_a_tools_own_timeout_arguments_raise_the_wait_for_its_answer(
     assert data(hinted) == {"waited": 1500}, text_of(hinted)
     assert data(own) == {"waited": 1500}, text_of(own)
     assert plain.is_error, text_of(plain)
+
+
+async def test_a_list_that_fails_again_keeps_the_tools_listed_before(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    late_game(config_dir, "tools-error-late")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "hs")
+            refused = await client.call_tool("games_connect", {"gameId": "hs"})
+            kept = await names(client)
+            called = await client.call_tool(
+                "games_call_tool", {"gameId": "hs", "tool": "hs/echo", "arguments": {"text": "x"}}
+            )
+            await client.call_tool("games_stop", {"gameId": "hs"})
+    assert refused.is_error
+    assert text_of(refused).startswith("Already connected to 'hs' but failed to sync tools: ")
+    assert kept == ["hs_hs_close", "hs_hs_echo", "hs_hs_restart"]
+    assert data(called) == {"text": "x"}, text_of(called)

@@ -65,12 +65,13 @@ class ConnectMixin(AttachMixin):
         self, runtime: GameRuntime, timeout: float = 10.0, *, always: bool = False
     ) -> str | None:
         """Ask a connected game for its tool list again: ``always`` (a ``games_connect`` to a
-        game already connected), else only when its last list failed or had no tools (as the
-        Go bridge does before discovery). None when the game has its list, else why not."""
+        game already connected), else only when it has no tools (its list failed or was empty),
+        as the Go bridge does before discovery. None when the game has its list, else why not
+        (a failed list keeps the tools listed before)."""
         session = runtime.session
         if session is None or not session.connected:
             return None
-        if not always and session.tools_error is None and session.tools:
+        if not always and session.tools:
             return None
         try:
             with anyio.fail_after(timeout):
