@@ -4,7 +4,9 @@
 game tools mirrored under their own MCP names (:meth:`CallTools.exposed`, per game
 ``exposeGameTools``) and calls either kind through the manager, so the attention gate applies
 to both (:meth:`CallTools.call`). The result is rendered by :mod:`gabs.mcp.call_results`: the
-game's own result passes through, the bridge's additions go into ``_meta``.
+game's own result passes through, the bridge's additions go into ``_meta``. A name no mirrored
+tool has makes the game it names list its tools once more first (:meth:`CallTools._relisted`),
+as the Go bridge does, so a tool the game added since the connection is found.
 
 The timeout of a game call is derived as the Go bridge derives it (:func:`call_timeout`): the
 ``timeout`` argument of ``games_call_tool`` (else the game's call timeout), raised to the
