@@ -26,7 +26,10 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
   ``observed-null``: the same report with ``GABS_GAME_ID`` null and a null argument added;
 * ``tools-error``: ``tools/list`` answered ``-32603``; ``tools-empty``; ``tools-noname``,
   ``tools-dup``, ``tools-badschema``: one malformed descriptor beside ``hs/echo``;
-  ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``.
+  ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``; ``tools-late``: every
+  ``tools/list`` after the first also lists ``hs/late`` (a tool the game registered after the
+  bridge connected; with ``tools-empty``, the first list is empty and the later ones have only
+  ``hs/late``); ``tools-error-late``: every ``tools/list`` after the first answered ``-32603``.
 
 Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}`` (``hs/echo
 {result}`` -> ``result``, an object, as it is). Two more
@@ -66,6 +69,11 @@ CLOSE = {
     "description": "Answers, then hangs up.",
     "inputSchema": {"type": "object"},
 }
+LATE = {
+    "name": "hs/late",
+    "description": "A tool registered after the first tools/list.",
+    "inputSchema": {"type": "object"},
+}
 RESTART = {
     "name": "hs/restart",
     "description": "Answers, then stops listening and listens again after `seconds`.",
@@ -77,9 +85,11 @@ def modes() -> set[str]:
     return {word.strip() for word in os.environ.get("HANDSHAKE_MODE", "").split(",") if word}
 
 
-def tools(mode: set[str]) -> list[dict[str, Any]]:
+def tools(mode: set[str], answered: int = 0) -> list[dict[str, Any]]:
+    """The tool list of the ``answered + 1``-th ``tools/list`` answer."""
+    late = [LATE] if "tools-late" in mode and answered > 0 else []
     if "tools-empty" in mode:
-        return []
+        return late
     if "tools-many" in mode:
         return [
             {"name": f"hs/t{i:04d}", "description": f"Tool {i}.", "inputSchema": {"type": "object"}}
@@ -92,7 +102,7 @@ def tools(mode: set[str]) -> list[dict[str, Any]]:
         listed.append({**ECHO, "description": "A second echo."})
     if "tools-badschema" in mode:
         listed.append({"name": "hs/bad", "description": "Bad schema.", "inputSchema": "text"})
-    return listed
+    return listed + late
 
 
 def names(variable: str) -> list[str]:
@@ -190,6 +200,7 @@ class Game:
         self.restart: asyncio.Event = asyncio.Event()
         self.restart_after = 2.0
         self.next_port: int | None = None
+        self.lists_answered = 0
         folder = os.environ.get("COMPAT_GAME_DIR")
         self.wire = Path(folder) / f"{game_id.replace('/', '_')}.wire" if folder else None
 
@@ -213,9 +224,13 @@ class Game:
                 return response(rid, error={"code": -31000, "message": "Invalid token"})
             return response(rid, result=welcome(self.game_id, self.mode))
         if method == "tools/list":
-            if "tools-error" in self.mode:
+            if "tools-error" in self.mode or (
+                "tools-error-late" in self.mode and self.lists_answered > 0
+            ):
                 return response(rid, error={"code": -32603, "message": "tools exploded"})
-            return response(rid, result={"tools": tools(self.mode)})
+            listed = tools(self.mode, self.lists_answered)
+            self.lists_answered += 1
+            return response(rid, result={"tools": listed})
         if method == "events/subscribe":
             return response(rid, result={"subscribed": params.get("channels") or []})
         if method == "tools/call":

@@ -61,11 +61,17 @@ class ConnectMixin(AttachMixin):
     async def _tools_changed(self) -> None:
         raise NotImplementedError
 
-    async def sync_tools(self, runtime: GameRuntime, timeout: float = 10.0) -> str | None:
-        """Ask a connected game whose tool list failed for it again (as the Go bridge does
-        before discovery); None when the game has its list, else why it has none."""
+    async def sync_tools(
+        self, runtime: GameRuntime, timeout: float = 10.0, *, always: bool = False
+    ) -> str | None:
+        """Ask a connected game for its tool list again: ``always`` (a ``games_connect`` to a
+        game already connected), else only when it has no tools (its list failed or was empty),
+        as the Go bridge does before discovery. None when the game has its list, else why not
+        (a failed list keeps the tools listed before)."""
         session = runtime.session
-        if session is None or not session.connected or session.tools_error is None:
+        if session is None or not session.connected:
+            return None
+        if not always and session.tools:
             return None
         try:
             with anyio.fail_after(timeout):
@@ -231,7 +237,8 @@ class ConnectMixin(AttachMixin):
                 warnings_key="warnings",
             ) from None
         if claim is not None and self._bound(runtime, claim):
-            failed = await self.sync_tools(runtime, timeout)
+            # as Go: the list is asked for again, so a tool the game added since is found
+            failed = await self.sync_tools(runtime, timeout, always=True)
             if failed is not None:  # Go's words; the connection stays, calls still go through
                 raise LifecycleError(
                     "tool_sync_failed",

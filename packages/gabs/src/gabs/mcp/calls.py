@@ -4,7 +4,9 @@
 game tools mirrored under their own MCP names (:meth:`CallTools.exposed`, per game
 ``exposeGameTools``) and calls either kind through the manager, so the attention gate applies
 to both (:meth:`CallTools.call`). The result is rendered by :mod:`gabs.mcp.call_results`: the
-game's own result passes through, the bridge's additions go into ``_meta``.
+game's own result passes through, the bridge's additions go into ``_meta``. A name no mirrored
+tool has makes the game it names list its tools once more first (:meth:`CallTools._relisted`),
+as the Go bridge does, so a tool the game added since the connection is found.
 
 The timeout of a game call is derived as the Go bridge derives it (:func:`call_timeout`): the
 ``timeout`` argument of ``games_call_tool`` (else the game's call timeout), raised to the
@@ -153,6 +155,21 @@ class CallTools:
             candidates=[tool_item(entry, detail=False, brief=True) for entry in close],
         )
 
+    async def _relisted(self, requested: str, game_id: str | None) -> bool:
+        """Ask the game a name not found may belong to for its tools again (``gameId``, else
+        the one connected game whose id prefixes the name, else the one connected game), so a
+        tool it added since the connection is found, as the Go bridge finds it; whether the
+        list was read."""
+        connected = self.manager.connected_games()
+        if game_id:
+            scope = [runtime for runtime in connected if runtime.id == game_id]
+        else:
+            prefixed = self.index().by_game_prefix(requested, [r.id for r in connected])
+            scope = [r for r in connected if r.id in prefixed] if prefixed else connected
+        if len(scope) != 1:
+            return False
+        return await self.manager.sync_tools(scope[0], always=True) is None
+
     def exposed(self) -> dict[str, tuple[str, str, types.Tool]]:
         """Mirrored game tools listed in MCP (games with ``exposeGameTools``), by exposed
         name: (gameId, game tool name, MCP tool)."""
@@ -201,7 +218,12 @@ class CallTools:
         timeout: Any,
     ) -> types.CallToolResult:
         """Call ``tool`` (any alias) of a game through the gate and render the outcome."""
-        runtime, entry = self.resolve(tool, game_id)
+        try:
+            runtime, entry = self.resolve(tool, game_id)
+        except GameError as exc:
+            if exc.code != "tool_not_found" or not await self._relisted(tool, game_id):
+                raise
+            runtime, entry = self.resolve(tool, game_id)
         default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
         seconds = call_timeout(timeout, arguments, default)
         outcome = await self.manager.call_tool(

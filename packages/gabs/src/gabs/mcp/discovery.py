@@ -178,9 +178,9 @@ class DiscoveryTools:
         return f"{header}\n{hint}\n"
 
     async def _unsynced(self, game_id: str | None) -> types.CallToolResult | None:
-        """Ask a connected game whose tool list failed for it again, as the Go bridge does
-        before discovery: with ``gameId``, a list still refused is the answer (Go's line and
-        keys); without, such a game just lists nothing."""
+        """Ask a connected game whose tool list failed or had no tools for it again, as the Go
+        bridge does before discovery: with ``gameId``, a list still refused is the answer (Go's
+        line and keys); without, such a game just lists nothing."""
         if game_id is None:
             for runtime in self.manager.connected_games():
                 await self.manager.sync_tools(runtime)
