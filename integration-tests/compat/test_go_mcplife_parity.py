@@ -110,6 +110,24 @@ async def test_a_taken_cached_port_names_the_listener_check_and_keeps_the_start_
     assert not (folder / "runtime.json").exists()
 
 
+async def test_a_stop_without_a_claim_past_a_lock_that_cannot_be_opened_is_not_running(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # A directory where the transition lock belongs: with no claim there is nothing to stop,
+    # and that is the answer (not the lock's failure, not an internal error).
+    config_dir.game("g")
+    (config_dir.path / "g" / "transition.lock").mkdir(parents=True)
+    with anyio.fail_after(60):
+        async with open_bridge(config_dir) as client:
+            stopped = await client.call_tool("games_stop", {"gameId": "g"})
+            killed = await client.call_tool("games_kill", {"gameId": "g"})
+    for action, result in (("stop", stopped), ("kill", killed)):
+        assert result.is_error, text_of(result)
+        assert text_of(result).splitlines()[0] == (
+            f"Failed to {action} g: game g is not running (no process tracked)"
+        )
+
+
 @pytest.mark.beyond_go
 async def test_a_stop_without_a_claim_while_the_lock_is_held_waits_for_the_holder(
     open_bridge: OpenBridge, config_dir: ConfigDir
