@@ -26,6 +26,8 @@ __all__ = ["diagnostics_next_actions", "refuse_missing_environment", "state_diag
 #: Launch modes where a platform client starts the final process.
 PLATFORM_MODES: Final = ("SteamManaged", "SteamAppId", "EpicAppId")
 RUNNING: Final = ("running", "shared-running", "running-disconnected", "disconnected")
+#: How the Go bridge shows a time it never recorded (its zero ``time.Time`` in RFC 3339).
+GO_ZERO_TIME: Final = "0001-01-01T00:00:00Z"
 
 
 def _rfc3339(moment: datetime) -> str:
@@ -101,7 +103,8 @@ def runtime_structured(claim: RuntimeState | None, lease: timedelta) -> dict[str
         "ownerInstanceId": claim.owner_instance_id,
         "gamePid": claim.game_pid,
         "stopProcessName": claim.stop_process_name,
-        "updatedAt": _rfc3339(claim.updated_at or datetime.now(UTC)),
+        # a claim that never recorded it shows Go's zero time, never the moment of asking
+        "updatedAt": _rfc3339(claim.updated_at) if claim.updated_at else GO_ZERO_TIME,
         "resolvedStatus": _resolved_status(claim),
     }
     if claim.owner_last_active:
