@@ -271,6 +271,7 @@ def _parameter(
     if parameter.name not in hints:
         raise ValueError(f"tool {tool_name}: parameter {parameter.name!r} needs a type hint")
     annotation = hints[parameter.name]
+    checked = annotation
     marked = _metadata(annotation)
     default = ... if parameter.default is parameter.empty else parameter.default
     if marked is not None:
@@ -278,9 +279,12 @@ def _parameter(
         if default is ... and marked.has_default:
             default = marked.default
         elif default is ... and not marked.required:
+            # optional with nothing to default to: left out or sent as null, the tool gets
+            # None, and the schema shows the parameter's own type (Lib.GAB's shows no default)
             default = None
+            checked = annotation | None
     info = Field(default=default, description=description)
-    field_info = (annotation, info)
+    field_info = (checked, info)
     wire_name = parameter.name
     for extra in getattr(annotation, "__metadata__", ()):
         alias = getattr(extra, "alias", None)
