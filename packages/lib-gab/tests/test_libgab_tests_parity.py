@@ -23,7 +23,7 @@ from lib_gab import (
     create_simple_server,
     tool,
 )
-from lib_gab.testing import bridge_session
+from lib_gab.testing import bridge_session, hello_params
 
 TOKEN = "t" * 64
 
@@ -85,9 +85,14 @@ async def test_publishing_updating_and_acknowledging_reach_a_subscribed_bridge_i
     send, received = anyio.create_memory_object_stream[Event](10)
     async with (
         server.running() as address,
-        bridge_session(address, server.token, on_event=send.send_nowait) as bridge,
+        bridge_session(address, server.token, hello=False, on_event=send.send_nowait) as bridge,
     ):
         with anyio.fail_after(5):
+            welcome = await bridge.request("session/hello", hello_params(server.token))
+            # SessionHelloAdvertisesAttentionSurfaceWhenEnabled, in the welcome a bridge reads
+            methods = welcome["capabilities"]["methods"]
+            assert {"attention/current", "attention/ack", "tools/call"} <= set(methods)
+            assert set(ATTENTION_CHANNELS) <= set(welcome["capabilities"]["events"])
             await bridge.request("events/subscribe", {"channels": list(ATTENTION_CHANNELS)})
             await server.publish_attention(attention_item("attn_7", "Open attention", 10, 12))
             opened = await received.receive()

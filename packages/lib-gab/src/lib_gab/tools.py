@@ -270,19 +270,15 @@ def _parameter(
         raise ValueError(f"tool {tool_name}: positional-only parameters cannot be named arguments")
     if parameter.name not in hints:
         raise ValueError(f"tool {tool_name}: parameter {parameter.name!r} needs a type hint")
-    annotation = hints[parameter.name]
-    checked = annotation
+    annotation = checked = hints[parameter.name]
     marked = _metadata(annotation)
     default = ... if parameter.default is parameter.empty else parameter.default
     if marked is not None:
         description = description or marked.description
         if default is ... and marked.has_default:
             default = marked.default
-        elif default is ... and not marked.required:
-            # optional with nothing to default to: left out or sent as null, the tool gets
-            # None, and the schema shows the parameter's own type (Lib.GAB's shows no default)
-            default = None
-            checked = annotation | None
+        elif default is ... and not marked.required:  # None, left out or sent as null
+            default, checked = None, annotation | None
     info = Field(default=default, description=description)
     field_info = (checked, info)
     wire_name = parameter.name
