@@ -293,7 +293,9 @@ class ToolParameter:
     """Parameter metadata, put in ``Annotated[...]``: Lib.GAB's ``[ToolParameter]``.
 
     ``required=False`` or a ``default`` makes the parameter optional (as does a Python
-    default); the default is what the tool receives when the argument is left out.
+    default); the default is what the tool receives when the argument is left out. With
+    ``required=False`` and no default, the tool receives ``None`` when the argument is left
+    out or sent as ``null``.
     """
 
     description: str | None = None

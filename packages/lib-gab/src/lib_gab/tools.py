@@ -270,17 +270,17 @@ def _parameter(
         raise ValueError(f"tool {tool_name}: positional-only parameters cannot be named arguments")
     if parameter.name not in hints:
         raise ValueError(f"tool {tool_name}: parameter {parameter.name!r} needs a type hint")
-    annotation = hints[parameter.name]
+    annotation = checked = hints[parameter.name]
     marked = _metadata(annotation)
     default = ... if parameter.default is parameter.empty else parameter.default
     if marked is not None:
         description = description or marked.description
         if default is ... and marked.has_default:
             default = marked.default
-        elif default is ... and not marked.required:
-            default = None
+        elif default is ... and not marked.required:  # None, left out or sent as null
+            default, checked = None, annotation | None
     info = Field(default=default, description=description)
-    field_info = (annotation, info)
+    field_info = (checked, info)
     wire_name = parameter.name
     for extra in getattr(annotation, "__metadata__", ()):
         alias = getattr(extra, "alias", None)
