@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from rimbridge_sim.diagnostics import OperationJournal
+
 pytestmark = pytest.mark.anyio
 
 
@@ -27,3 +29,64 @@ async def test_a_blank_minimum_level_lists_every_level_debug_included(
         assert "debug" in await _levels(sim, minimumLevel=blank)
         assert "debug" not in await _levels(sim)  # the default is still info
         assert "debug" not in await _levels(sim, minimumLevel="verbose")  # unknown: info
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": True}
+    for _ in range(levels):
+        value = {"inner": value}
+    return value
+
+
+def test_a_retained_result_is_cut_to_the_mods_bounds_and_keeps_its_shape() -> None:
+    # OperationJournal.SnapshotValue: six levels, 64 entries, 1024 characters, cut parts marked
+    journal = OperationJournal()
+    result = {
+        "text": "y" * 1500,
+        "items": list(range(100)),
+        "deep": _nested(8),
+        "fields": {f"k{index:03}": index for index in range(70)},
+    }
+    journal.start("op-big", "rimworld/list_colonists")
+    journal.complete("op-big", result=result)
+
+    retained, copy, truncated = journal.result_of("op-big")
+
+    assert (retained, truncated) == (True, True)
+    assert copy["text"] == "y" * 1024 + "..."
+    assert copy["items"] == [*range(64), {"reason": "item_limit", "type": "array"}]
+    assert copy["deep"]["inner"]["inner"]["inner"]["inner"]["inner"] == {
+        "reason": "max_depth",
+        "type": "object",
+    }
+    assert len(copy["fields"]) == 65
+    assert copy["fields"]["$truncated"] == {"reason": "item_limit", "type": "object"}
+
+
+def test_a_result_within_the_bounds_is_kept_whole() -> None:
+    journal = OperationJournal()
+    result = {"text": "y" * 1024, "items": list(range(64)), "deep": _nested(4)}
+    journal.start("op-small", "rimworld/list_colonists")
+    journal.complete("op-small", result=result)
+
+    assert journal.result_of("op-small") == (True, result, False)
+
+
+async def test_get_operation_shows_a_long_list_cut_at_64_entries_and_flagged(
+    open_sim: Any,
+) -> None:
+    async with open_sim() as sim:
+        answer = await sim.call("rimbridge/list_capabilities")
+        assert len(answer["capabilities"]) > 64  # the call itself answers in full
+        operation_id = answer["operation"]["OperationId"]
+
+        tracked = (await sim.call("rimbridge/get_operation", operationId=operation_id))[
+            "trackedOperation"
+        ]
+        assert (tracked["HasResult"], tracked["ResultWasTruncated"]) == (True, True)
+        kept = tracked["Result"]["capabilities"]
+        assert kept[:64] == answer["capabilities"][:64]
+        assert kept[64:] == [{"reason": "item_limit", "type": "array"}]
+        listed = await sim.call("rimbridge/list_operations", limit=5, includeResults=True)
+        same = [o for o in listed["operations"] if o["OperationId"] == operation_id]
+        assert same[0]["ResultWasTruncated"] is True
