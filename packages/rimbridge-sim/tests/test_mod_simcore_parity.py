@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 
-from rimbridge_sim.diagnostics import OperationJournal
+from lib_gab.attention import AttentionManager
+from rimbridge_sim.clock import ManualClock
+from rimbridge_sim.diagnostics import LogRing, OperationJournal, log_with_operation
+from rimbridge_sim.feed import AttentionFeed
+from rimbridge_sim.policy import Policy
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +94,27 @@ async def test_get_operation_shows_a_long_list_cut_at_64_entries_and_flagged(
         listed = await sim.call("rimbridge/list_operations", limit=5, includeResults=True)
         same = [o for o in listed["operations"] if o["OperationId"] == operation_id]
         assert same[0]["ResultWasTruncated"] is True
+
+
+def test_after_an_ack_a_line_folding_into_an_earlier_entry_counts_once() -> None:
+    # the mod's aggregator forgets the repeat counts it saw on reset and adds the entry's whole
+    # RepeatCount (here 6) to the new item; the sim counts the one new line
+    clock = ManualClock(100.0)
+    ring = LogRing(2000, collapse_window=2.0, clock=clock)
+    journal = OperationJournal(clock=clock)
+    manager = AttentionManager(update_interval=0.0, clock=clock)
+    with AttentionFeed(manager, Policy.load("faithful"), ring, journal):
+        for _ in range(5):
+            log_with_operation(ring, journal, "error", "Repeated failure", source="world")
+        first = manager.current()
+        assert first is not None
+        assert manager.ack(first.to_wire()["attentionId"]).acknowledged
+
+        log_with_operation(ring, journal, "error", "Repeated failure", source="world")
+
+        current = manager.current()
+        assert current is not None
+        item = current.to_wire()
+        assert item["attentionId"] != first.to_wire()["attentionId"]
+        assert item["totalUrgentEntries"] == 1
+        assert ring.query(minimum_level="error").entries[0].repeat_count == 6
