@@ -14,8 +14,6 @@ from rimbridge_sim.diagnostics import LogRing, OperationJournal, log_with_operat
 from rimbridge_sim.feed import AttentionFeed
 from rimbridge_sim.policy import Policy
 
-pytestmark = pytest.mark.anyio
-
 
 async def _levels(sim: Any, **arguments: Any) -> list[str]:
     page = await sim.call("rimbridge/list_logs", limit=500, **arguments)
