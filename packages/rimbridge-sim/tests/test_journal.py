@@ -375,8 +375,8 @@ def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: Manual
 
     assert journal.result_of("op-0") == (False, None, False)
     assert journal.result_of("op-2") == (True, {"index": 2}, False)
-    retained, text, truncated = journal.result_of("big")
-    assert (retained, truncated, len(text)) == (True, True, 16_000)
+    retained, cut, truncated = journal.result_of("big")
+    assert (retained, truncated, cut) == (True, True, {"text": "x" * 1024 + "..."})
     record = journal.get("op-2")
     assert record is not None
     assert journal.envelope(record, include_result=True)["Result"] == {"index": 2}

@@ -170,7 +170,8 @@ def test_minimum_level_reads_like_the_mod_unknown_levels_count_as_info(ring: Log
     assert messages(ring.query(minimum_level="bogus").entries) == ["broken", "careful", "note"]
     assert len(ring.query(minimum_level="debug").entries) == 4
     assert len(ring.query(minimum_level="trace").entries) == 4
-    assert (query_rank(None), query_rank(" Warning "), level_rank("fatal")) == (1, 2, 4)
+    assert len(ring.query(minimum_level=" ").entries) == 4  # blank: no level filter
+    assert (query_rank(None), query_rank(" Warning "), level_rank("fatal")) == (-1, 2, 4)
 
 
 def test_operation_filters_match_exactly_and_the_combined_one_matches_either(

@@ -38,10 +38,11 @@ def level_rank(level: str) -> int:
 
 
 def query_rank(level: str | None) -> int:
-    """The rank a ``minimumLevel`` filter asks for: case and spaces ignored, ``trace`` below
-    ``debug``, and anything unknown (or empty) read as ``info``, as the real mod reads it."""
+    """The rank a ``minimumLevel`` filter asks for, as the real mod reads it: case and spaces
+    ignored, ``trace`` below ``debug``, anything unknown read as ``info``, and no filter at all
+    (every level, ``debug`` included) when it is ``None`` or blank."""
     if not level or not level.strip():
-        return RANK["info"]
+        return _QUERY_RANK["trace"]
     return _QUERY_RANK.get(level.strip().lower(), RANK["info"])
 
 

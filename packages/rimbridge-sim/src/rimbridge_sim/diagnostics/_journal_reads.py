@@ -5,11 +5,10 @@ under the journal's lock."""
 from __future__ import annotations
 
 import builtins
-import json
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from rimbridge_sim.diagnostics._common import check_limit
 from rimbridge_sim.diagnostics._records import (
@@ -22,10 +21,9 @@ from rimbridge_sim.diagnostics._records import (
     OperationStatus,
     UnknownOperationError,
 )
+from rimbridge_sim.diagnostics._snapshot import bounded_copy
 
 __all__ = ["JournalReads"]
-
-_RESULT_CHARS: Final = 16_000
 
 
 class JournalReads:
@@ -123,19 +121,15 @@ class JournalReads:
             ]
 
     def result_of(self, operation_id: str) -> tuple[bool, Any, bool]:
-        """``(retained, result, truncated)``: a retained result longer than 16,000 characters
-        of JSON comes back as the first 16,000 characters (a string)."""
+        """``(retained, result, truncated)``: the retained result within the mod's bounds
+        (:func:`~rimbridge_sim.diagnostics._snapshot.bounded_copy`: six levels, 64 entries per
+        object or array, 1024 characters per string), and whether anything was cut."""
         with self._lock:
             if operation_id not in self._results:
                 return False, None, False
             result = self._results[operation_id]
-        try:
-            text = json.dumps(result, default=str)
-        except (TypeError, ValueError):
-            return True, None, True
-        if len(text) > _RESULT_CHARS:
-            return True, text[:_RESULT_CHARS], True
-        return True, result, False
+        copy, truncated = bounded_copy(result)
+        return True, copy, truncated
 
     def result_truncated(self, operation_id: str) -> bool:
         """Whether the operation's retained result is cut (false when none is retained)."""

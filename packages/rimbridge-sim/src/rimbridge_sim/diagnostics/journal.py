@@ -230,7 +230,7 @@ class OperationJournal(JournalReads):
         """Mark a running operation completed (a payload failure is still a completion).
 
         ``result`` (JSON-ready) is retained for ``list_operations {includeResults}``: the
-        most recent ones only, and cut when its JSON is longer than 16,000 characters."""
+        most recent ones only, read back within the mod's bounds (``_snapshot.bounded_copy``)."""
         record = self._finish(operation_id, "completed", result_summary, None, result=result)
         assert isinstance(record, tuple)
         return record

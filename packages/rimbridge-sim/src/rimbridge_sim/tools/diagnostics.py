@@ -411,7 +411,10 @@ class DiagnosticsTools:
         "tick}], nextCursor, hasMore, truncated, oldestSequence, latestSequence}.",
     )
     @parameter("limit", "Most entries to return.")
-    @parameter("minimum_level", "Least severe level: info, warning, error or fatal (debug too).")
+    @parameter(
+        "minimum_level",
+        "Least severe level: info, warning, error or fatal (debug too); blank for every level.",
+    )
     @parameter("after_sequence", "Only entries with a higher sequence (0: the newest).")
     @parameter("operation_id", "Only lines of this operation.")
     @parameter(
