@@ -1,5 +1,5 @@
 """The script language's values: expressions (``$ref``, ``$var``, arithmetic, comparisons,
-logic) and conditions (``all``, ``any``, ``path`` with comparisons, item quantifiers).
+logic); conditions are in :mod:`rimbridge_sim.scripting.conditions`.
 
 Truthiness is Lua's: only ``null`` and ``false`` are false (``0`` and ``""`` are true).
 """
@@ -18,7 +18,6 @@ __all__ = [
     "Scope",
     "ScriptError",
     "evaluate",
-    "matches",
     "operation_error",
     "resolve_path",
     "truthy",
@@ -245,84 +244,4 @@ def _select(root: Any, expression: Mapping[str, Any], default: str, what: str) -
             )
             raise ScriptError(code, f"{what}: nothing at path '{path}'")
         return None
-    return value
-
-
-_COMPARISONS: Final = {
-    "equals": "$equals",
-    "notEquals": "$notEquals",
-    "greaterThan": "$greaterThan",
-    "greaterThanOrEqual": "$greaterThanOrEqual",
-    "lessThan": "$lessThan",
-    "lessThanOrEqual": "$lessThanOrEqual",
-}
-_KEYS: Final = {
-    "all",
-    "any",
-    "path",
-    "exists",
-    "allItems",
-    "anyItem",
-    "countEquals",
-    "in",
-    "notIn",
-    "value",
-    *_COMPARISONS,
-}
-
-
-def matches(condition: Any, root: Any, scope: Scope, refs: Callable[[str], Any]) -> bool:
-    """Whether a condition object holds against ``root`` (see the module doc)."""
-    if not isinstance(condition, Mapping) or not condition:
-        raise ScriptError(
-            "script.invalid_condition", f"a condition is an object, got {condition!r}"
-        )
-    unknown = set(condition) - _KEYS
-    if unknown:
-        raise ScriptError("script.invalid_condition", f"unknown condition keys {sorted(unknown)}")
-    if "all" in condition:
-        return all(matches(c, root, scope, refs) for c in _list(condition["all"]))
-    if "any" in condition:
-        return any(matches(c, root, scope, refs) for c in _list(condition["any"]))
-    if "value" in condition:
-        selected = evaluate(condition["value"], scope, refs)
-    else:
-        path = condition.get("path", "")
-        if isinstance(path, Mapping):
-            path = evaluate(path, scope, refs)
-        selected = resolve_path(root, str(path))
-    if "exists" in condition:
-        wanted = truthy(evaluate(condition["exists"], scope, refs))
-        if (selected is not MISSING) != wanted:
-            return False
-    if "allItems" in condition or "anyItem" in condition:
-        items = selected if isinstance(selected, list) else []
-        inner = condition.get("allItems", condition.get("anyItem"))
-        test = all if "allItems" in condition else any
-        if not test(matches(inner, item, scope, refs) for item in items):
-            return False
-    if "countEquals" in condition:
-        count = len(selected) if isinstance(selected, list | Mapping) else -1
-        if count != evaluate(condition["countEquals"], scope, refs):
-            return False
-    for key, operator in _COMPARISONS.items():
-        if key in condition:
-            other = evaluate(condition[key], scope, refs)
-            if selected is MISSING or not _compare(operator, selected, other):
-                return False
-    for key in ("in", "notIn"):
-        if key in condition:
-            collection = evaluate(condition[key], scope, refs)
-            found = any(_equal(selected, item) for item in _list(collection))
-            if found != (key == "in"):
-                return False
-    only_selector = not (set(condition) - {"path", "value"})
-    if only_selector:
-        return truthy(selected)
-    return True
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise ScriptError("script.invalid_condition", f"expected a list, got {value!r}")
     return value

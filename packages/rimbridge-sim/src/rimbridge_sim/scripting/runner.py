@@ -26,13 +26,14 @@ import anyio
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.diagnostics._records import STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
+from rimbridge_sim.scripting.conditions import check
 from rimbridge_sim.scripting.definition import (
     NO_STEPS,
     count_statements,
     limit_error,
     normalize_definition,
 )
-from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
+from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate
 from rimbridge_sim.scripting.report import CallOutcome, ScriptReport, call_row, failed_row
 
 __all__ = ["NO_STEPS", "CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
@@ -192,13 +193,14 @@ class ScriptRunner:
         except ScriptError as error:
             raise _failure(code, error.message) from error
 
-    def _holds(self, condition: Any, root: Any) -> bool:
+    def _holds(self, condition: Any, root: Any) -> tuple[bool, str]:
+        """Whether a condition holds, and why (the mod's sentence)."""
         try:
-            return matches(condition, root, self._scope, self._refs)
+            return check(condition, root, self._scope, self._refs)
         except ScriptError as error:
             raise _failure("script.invalid_condition", error.message) from error
 
-    def _vars_holds(self, condition: Any) -> bool:
+    def _vars_check(self, condition: Any) -> tuple[bool, str]:
         return self._holds(condition, {"vars": self._scope.flatten()})
 
     # statements ------------------------------------------------------------------------------
@@ -257,7 +259,7 @@ class ScriptRunner:
         await self._control(statement_id, f"block body '{statement_id}'", step.get("body", []))
 
     async def _if(self, step: dict[str, Any], statement_id: str) -> None:
-        matched = self._vars_holds(self._condition(step, statement_id))
+        matched = self._vars_check(self._condition(step, statement_id))[0]
         branch = step.get("body" if matched else "elseBody", [])
         await self._control(statement_id, f"if body '{statement_id}'", branch)
 
@@ -296,7 +298,7 @@ class ScriptRunner:
         self._deeper(statement_id, what)
         try:
             iteration = 0
-            while self._vars_holds(condition):
+            while self._vars_check(condition)[0]:
                 iteration += 1
                 self._reserve(statement_id, f"while iteration {iteration} of '{statement_id}'")
                 if iteration > limit:
@@ -310,9 +312,12 @@ class ScriptRunner:
 
     async def _assert(self, step: dict[str, Any], statement_id: str) -> None:
         condition = self._condition(step, statement_id)
-        if not self._vars_holds(condition):
+        held, reason = self._vars_check(condition)
+        if not held:
             message = (step.get("message") or "").strip() or f"Assertion '{statement_id}' failed."
-            details = {"condition": condition, "reason": ""}
+            # the mod adds the reason the condition gave to the message, and to the details
+            message = f"{message} {reason}" if reason else message
+            details = {"condition": condition, "reason": reason}
             raise _failure("script.assertion_failed", message, details, halt=True)
 
     async def _fail(self, step: dict[str, Any], statement_id: str) -> None:
@@ -438,16 +443,21 @@ class ScriptRunner:
             if checked is not row:
                 return checked
             if row["success"]:
-                unsatisfied = ""
                 try:
-                    if matches(condition, row, self._scope, self._refs):
+                    satisfied, unsatisfied = check(condition, row, self._scope, self._refs)
+                    if satisfied:
                         return row
                 except ScriptError as error:
                     failure = ScriptError("script.invalid_condition", error.message)
                     return _condition_failure(row, failure)
             elif row["status"] == STATUS_NAMES["timed_out"]:
-                reason = (row["error"] or {}).get("Message") or "no message"
-                unsatisfied = f"The most recent continueUntil attempt timed out: {reason}"
+                reason = ((row["error"] or {}).get("Message") or "").strip()
+                unsatisfied = (
+                    f"The most recent continueUntil attempt timed out: {reason}"
+                    if reason
+                    else "The most recent continueUntil attempt timed out. "
+                    "Retrying until the step-level timeout expires."
+                )
             else:
                 return row
             elapsed_ms = (time.monotonic() - clock) * 1000
