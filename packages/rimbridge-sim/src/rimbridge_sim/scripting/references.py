@@ -154,9 +154,9 @@ _CONDITIONS: Final = (
     (
         "path",
         "Select a value from the root (result.colonists[0].name) for the tests below; "
-        "alone, the value must be truthy.",
+        "alone, it must resolve.",
     ),
-    ("value", "Select a value by expression instead of path (the Lua front-end uses it)."),
+    ("value", "Select a value by expression instead of path."),
     ("exists", "Whether the selected path exists."),
     ("allItems", "Every item of the selected list matches the child condition."),
     ("anyItem", "Some item of the selected list matches the child condition."),
