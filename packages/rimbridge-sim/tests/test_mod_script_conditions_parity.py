@@ -138,3 +138,15 @@ async def test_any_item_gives_the_last_items_reason() -> None:
     assert report["error"]["Details"]["reason"] == (
         "Continue condition expected path 'job' to equal the requested value."
     )
+
+
+async def test_block_is_not_a_statement_type_of_the_mods_runner() -> None:
+    # the mod's runner knows call, let, set, if, foreach, while, assert, fail, print, return
+    report = await run({"type": "block", "body": [{"id": "inner", "call": "test/echo"}]})
+    assert [s["id"] for s in report["steps"]] == ["statement-1"]
+    assert report["error"] == {
+        "Code": "script.invalid_step",
+        "Message": "The script step 'statement-1' declares unsupported type 'block'.",
+        "ExceptionType": "System.InvalidOperationException",
+        "Details": None,
+    }

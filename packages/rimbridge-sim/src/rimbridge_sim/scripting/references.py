@@ -81,13 +81,6 @@ _STATEMENTS: Final = (
         ],
     ),
     (
-        "block",
-        "Run statements in a new variable scope.",
-        [
-            field("body", "statement[]", False, [], "The statements."),
-        ],
-    ),
-    (
         "if",
         "Branch on a condition over {vars}.",
         [

@@ -1,8 +1,8 @@
 """The script runner: executes a JSON script (``rimbridge/run_script``, and the Lua front-end
 lowered into the same model) through the bridge's tools, one child operation per call.
 
-Statements: ``call`` (the default when ``call`` is given), ``let``, ``set``, ``block``,
-``if``, ``foreach``, ``while``, ``assert``, ``fail``, ``print``, ``return``. Every statement,
+Statements: ``call`` (the default when ``call`` is given), ``let``, ``set``, ``if``,
+``foreach``, ``while``, ``assert``, ``fail``, ``print``, ``return``. Every statement,
 loop iteration and polling attempt spends one unit of ``maxExecutedStatements``; the script
 also stops at ``maxDurationMs`` and ``maxControlDepth``.
 
@@ -255,9 +255,6 @@ class ScriptRunner:
             )
         owner.values[name] = value
 
-    async def _block(self, step: dict[str, Any], statement_id: str) -> None:
-        await self._control(statement_id, f"block body '{statement_id}'", step.get("body", []))
-
     async def _if(self, step: dict[str, Any], statement_id: str) -> None:
         matched = self._vars_check(self._condition(step, statement_id))[0]
         branch = step.get("body" if matched else "elseBody", [])
@@ -488,7 +485,6 @@ _Handler = Callable[[ScriptRunner, dict[str, Any], str], Awaitable[None]]
 _HANDLERS: Final[dict[str, _Handler]] = {
     "let": ScriptRunner._let,
     "set": ScriptRunner._set,
-    "block": ScriptRunner._block,
     "if": ScriptRunner._if,
     "foreach": ScriptRunner._foreach,
     "while": ScriptRunner._while,
