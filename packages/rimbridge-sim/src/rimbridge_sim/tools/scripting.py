@@ -148,8 +148,8 @@ class ScriptingTools:
         "Get the authoring reference of the JSON script language rimbridge/run_script runs.",
         title="Get script reference",
         result_description="{success, version, summary, tool, definition, statementTypes, "
-        "expressionForms, references, continueUntil, conditionModel, truthiness, limits, "
-        "failureCodes, authoringTips, resultShape, examples}.",
+        "expressionForms, references, continueUntil, conditionModel, resultShape, truthiness, "
+        "limits, failureCodes, authoringTips, examples}.",
     )
     async def get_script_reference(self) -> dict[str, Any]:
         return script_reference()
