@@ -150,3 +150,45 @@ async def test_block_is_not_a_statement_type_of_the_mods_runner() -> None:
         "ExceptionType": "System.InvalidOperationException",
         "Details": None,
     }
+
+
+async def test_reference_and_variable_failures_name_the_statement_as_the_mod_does() -> None:
+    first = {"id": "first", "call": "test/echo", "arguments": {"sum": 5}}
+
+    async def message(*steps: dict[str, Any]) -> str:
+        report = await run(*steps)
+        text: str = report["error"]["Message"]
+        return text
+
+    def echo(value: Any) -> dict[str, Any]:
+        return {"id": "second", "call": "test/echo", "arguments": {"left": value}}
+
+    assert await message(first, echo({"$ref": "first", "path": "result.missing"})) == (
+        "Step 'second' could not resolve script reference 'first' path 'result.missing'."
+    )
+    assert await message(echo({"$ref": "later"})) == (
+        "Step 'second' cannot reference step 'later' because it has not executed yet."
+    )
+    assert await message(echo({"$var": "nope"})) == (
+        "Step 'second' cannot resolve variable 'nope' because it is not declared in any "
+        "active scope."
+    )
+    assert await message(let("v", {"a": 1}), echo({"$var": "v", "path": "b"})) == (
+        "Step 'second' could not resolve variable 'v' path 'b'."
+    )
+    assert await message({"type": "set", "name": "nope", "value": 1}) == (
+        "Step 'set-1' cannot assign variable 'nope' because it is not declared in any active scope."
+    )
+
+
+async def test_a_path_member_matches_ignoring_case_when_none_matches_exactly() -> None:
+    report = await run(
+        let("v", {"Count": 2, "count": 3, "Name": "Blue"}),
+        {"id": "echo", "call": "test/echo", "arguments": {
+            "exact": {"$var": "v", "path": "count"},
+            "folded": {"$var": "v", "path": "NAME"},
+        }},
+        check({"path": "vars.v.name", "equals": "Blue"}),
+    )  # fmt: skip
+    assert report["success"] is True, report["error"]
+    assert report["steps"][0]["result"] == {"exact": 3, "folded": "Blue"}

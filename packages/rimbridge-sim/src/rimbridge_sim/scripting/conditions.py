@@ -56,9 +56,11 @@ def matches(condition: Any, root: Any, scope: Scope, refs: Refs) -> bool:
 def check(condition: Any, root: Any, scope: Scope, refs: Refs) -> tuple[bool, str]:
     """Whether a condition holds against ``root``, and the mod's sentence saying so."""
     if not isinstance(condition, Mapping):
-        raise ScriptError("script.invalid_condition", "A condition node is not an object.")
+        message = "contains a continue condition node that is not an object."
+        raise ScriptError("script.invalid_condition", message, scoped=True)
     if not condition:
-        raise ScriptError("script.invalid_condition", "A condition is empty.")
+        message = "contains an empty continue condition."
+        raise ScriptError("script.invalid_condition", message, scoped=True)
     unknown = set(condition) - _KEYS
     if unknown:
         raise ScriptError("script.invalid_condition", f"unknown condition keys {sorted(unknown)}")

@@ -27,11 +27,19 @@ __all__ = [
 class ScriptError(Exception):
     """A script failed; ``code`` is one of the documented ``script.*`` failure codes."""
 
-    def __init__(self, code: str, message: str, details: Any = None) -> None:
+    def __init__(
+        self, code: str, message: str, details: Any = None, *, scoped: bool = False
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details
+        self.scoped = scoped
+        """The message goes on from "Step '<id>' ", as the mod names the statement first."""
+
+    def message_at(self, statement_id: str) -> str:
+        """The message as the statement ``statement_id`` reports it."""
+        return f"Step '{statement_id}' {self.message}" if self.scoped else self.message
 
     def to_wire(self) -> dict[str, Any]:
         return operation_error(self.code, self.message, details=self.details)
@@ -103,8 +111,13 @@ def resolve_path(root: Any, path: str) -> Any:
     value = root
     for field, index in _SEGMENT.findall(path or ""):
         if field:
-            if not isinstance(value, Mapping) or field not in value:
+            if not isinstance(value, Mapping):
                 return MISSING
+            if field not in value:  # as the mod: then the first key equal ignoring case
+                folded = field.casefold()
+                field = next((k for k in value if str(k).casefold() == folded), None)
+                if field is None:
+                    return MISSING
             value = value[field]
         else:
             position = int(index)
@@ -195,14 +208,34 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
     if not isinstance(expression, Mapping):
         return expression
     if "$ref" in expression:
-        root = refs(str(expression["$ref"]))
-        return _select(root, expression, "result", f"$ref {expression['$ref']}")
+        step = _name(expression["$ref"])
+        if not step:
+            message = "contains a script reference without a valid '$ref' target."
+            raise ScriptError("script.invalid_reference", message, scoped=True)
+        path = _name(expression.get("path", "result"))
+        found = _select(refs(step), expression, path)
+        if found is MISSING:
+            where = f" path '{path}'" if path else ""
+            message = f"could not resolve script reference '{step}'{where}."
+            raise ScriptError("script.invalid_reference", message, scoped=True)
+        return found
     if "$var" in expression:
-        name = str(expression["$var"])
+        name = _name(expression["$var"])
+        if not name:
+            message = "contains a variable expression without a valid '$var' name."
+            raise ScriptError("script.invalid_variable", message, scoped=True)
         value = scope.get(name)
         if value is MISSING:
-            raise ScriptError("script.invalid_variable", f"unknown variable '{name}'")
-        return _select(value, expression, "", f"$var {name}")
+            message = (
+                f"cannot resolve variable '{name}' because it is not declared in any active scope."
+            )
+            raise ScriptError("script.invalid_variable", message, scoped=True)
+        path = _name(expression.get("path", ""))
+        found = _select(value, expression, path) if path else value
+        if found is MISSING:
+            message = f"could not resolve variable '{name}' path '{path}'."
+            raise ScriptError("script.invalid_variable", message, scoped=True)
+        return found
     # as the mod: an operator is an object with that one key; any other object (an unknown
     # "$name" included) is a value whose members are resolved
     operator = next(iter(expression)) if len(expression) == 1 else None
@@ -232,16 +265,19 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
     return _compare(operator, value[0], value[1])
 
 
-def _select(root: Any, expression: Mapping[str, Any], default: str, what: str) -> Any:
-    path = expression.get("path", default)
-    value = resolve_path(root, str(path) if path is not None else "")
-    if value is MISSING:
-        if expression.get("required", True):
-            code = (
-                "script.invalid_reference"
-                if what.startswith("$ref")
-                else ("script.invalid_variable")
-            )
-            raise ScriptError(code, f"{what}: nothing at path '{path}'")
+def _name(value: Any) -> str:
+    """A name or path as the mod reads one: its text, trimmed (nothing for null)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value).strip()
+
+
+def _select(root: Any, expression: Mapping[str, Any], path: str) -> Any:
+    """What ``path`` selects in ``root``; null when it is not there and the expression says
+    ``required: false``, else :data:`MISSING`."""
+    value = resolve_path(root, path)
+    if value is MISSING and not truthy(expression.get("required", True)):
         return None
     return value

@@ -180,28 +180,27 @@ class ScriptRunner:
     def _refs(self, step_id: str) -> Any:
         found = self._references.get(step_id)
         if found is None:
-            raise ScriptError(
-                "script.invalid_reference", f"$ref '{step_id}' names no executed call step"
-            )
+            message = f"cannot reference step '{step_id}' because it has not executed yet."
+            raise ScriptError("script.invalid_reference", message, scoped=True)
         return found
 
-    def _eval(self, expression: Any, code: str) -> Any:
+    def _eval(self, expression: Any, code: str, statement_id: str) -> Any:
         """An expression's value; a failure is the statement's, under the code the mod gives
         failures at that place."""
         try:
             return evaluate(expression, self._scope, self._refs)
         except ScriptError as error:
-            raise _failure(code, error.message) from error
+            raise _failure(code, error.message_at(statement_id)) from error
 
-    def _holds(self, condition: Any, root: Any) -> tuple[bool, str]:
+    def _holds(self, condition: Any, root: Any, statement_id: str) -> tuple[bool, str]:
         """Whether a condition holds, and why (the mod's sentence)."""
         try:
             return check(condition, root, self._scope, self._refs)
         except ScriptError as error:
-            raise _failure("script.invalid_condition", error.message) from error
+            raise _failure("script.invalid_condition", error.message_at(statement_id)) from error
 
-    def _vars_check(self, condition: Any) -> tuple[bool, str]:
-        return self._holds(condition, {"vars": self._scope.flatten()})
+    def _vars_check(self, condition: Any, statement_id: str) -> tuple[bool, str]:
+        return self._holds(condition, {"vars": self._scope.flatten()}, statement_id)
 
     # statements ------------------------------------------------------------------------------
 
@@ -242,21 +241,24 @@ class ScriptRunner:
 
     async def _let(self, step: dict[str, Any], statement_id: str) -> None:
         name = self._name(step, statement_id)
-        self._scope.values[name] = self._eval(step.get("value"), "script.invalid_expression")
+        self._scope.values[name] = self._eval(
+            step.get("value"), "script.invalid_expression", statement_id
+        )
 
     async def _set(self, step: dict[str, Any], statement_id: str) -> None:
         name = self._name(step, statement_id)
-        value = self._eval(step.get("value"), "script.invalid_expression")
+        value = self._eval(step.get("value"), "script.invalid_expression", statement_id)
         owner = self._scope.find(name)
         if owner is None:
             raise _failure(
                 "script.invalid_variable",
-                f"Step '{statement_id}' cannot assign variable '{name}': it is not declared.",
+                f"Step '{statement_id}' cannot assign variable '{name}' because it is not declared "
+                "in any active scope.",
             )
         owner.values[name] = value
 
     async def _if(self, step: dict[str, Any], statement_id: str) -> None:
-        matched = self._vars_check(self._condition(step, statement_id))[0]
+        matched = self._vars_check(self._condition(step, statement_id), statement_id)[0]
         branch = step.get("body" if matched else "elseBody", [])
         await self._control(statement_id, f"if body '{statement_id}'", branch)
 
@@ -265,7 +267,7 @@ class ScriptRunner:
         if not isinstance(item_name, str) or not item_name.strip():
             message = f"Step '{statement_id}' declares 'foreach' without an itemName."
             raise _failure("script.invalid_step", message)
-        items = self._eval(step.get("collection"), "script.invalid_expression")
+        items = self._eval(step.get("collection"), "script.invalid_expression", statement_id)
         if isinstance(items, Mapping):
             items = list(items.values())
         if not isinstance(items, list):
@@ -295,7 +297,7 @@ class ScriptRunner:
         self._deeper(statement_id, what)
         try:
             iteration = 0
-            while self._vars_check(condition)[0]:
+            while self._vars_check(condition, statement_id)[0]:
                 iteration += 1
                 self._reserve(statement_id, f"while iteration {iteration} of '{statement_id}'")
                 if iteration > limit:
@@ -309,7 +311,7 @@ class ScriptRunner:
 
     async def _assert(self, step: dict[str, Any], statement_id: str) -> None:
         condition = self._condition(step, statement_id)
-        held, reason = self._vars_check(condition)
+        held, reason = self._vars_check(condition, statement_id)
         if not held:
             message = (step.get("message") or "").strip() or f"Assertion '{statement_id}' failed."
             # the mod adds the reason the condition gave to the message, and to the details
@@ -320,7 +322,7 @@ class ScriptRunner:
     async def _fail(self, step: dict[str, Any], statement_id: str) -> None:
         details = None
         if step.get("value") is not None:
-            details = self._eval(step["value"], "script.invalid_expression")
+            details = self._eval(step["value"], "script.invalid_expression", statement_id)
         message = (step.get("message") or "").strip()
         message = message or f"Script requested failure at '{statement_id}'."
         raise _failure("script.failed", message, details, halt=True)
@@ -328,7 +330,7 @@ class ScriptRunner:
     async def _print(self, step: dict[str, Any], statement_id: str) -> None:
         value = None
         if step.get("value") is not None:
-            value = self._eval(step["value"], "script.invalid_expression")
+            value = self._eval(step["value"], "script.invalid_expression", statement_id)
         self._report.output.append(
             {
                 "index": len(self._report.output) + 1,
@@ -343,7 +345,7 @@ class ScriptRunner:
     async def _return(self, step: dict[str, Any], statement_id: str) -> None:
         value = None
         if step.get("value") is not None:
-            value = self._eval(step["value"], "script.invalid_expression")
+            value = self._eval(step["value"], "script.invalid_expression", statement_id)
         self._report.returned = True
         self._report.result = value
 
@@ -369,7 +371,7 @@ class ScriptRunner:
             if alias.lower() == _NESTED:
                 message = "Nested rimbridge/run_script calls are not supported in this version."
                 raise _failure("script.invalid_step", message)
-            arguments = self._eval(step.get("arguments") or {}, "script.invalid_reference")
+            arguments = self._eval(step.get("arguments") or {}, "script.invalid_reference", base)
             policy = step.get("continueUntil")
             if policy is None:
                 row = await self._attempt(base, step_id, index, alias, arguments, 1, time.time())
@@ -445,7 +447,7 @@ class ScriptRunner:
                     if satisfied:
                         return row
                 except ScriptError as error:
-                    failure = ScriptError("script.invalid_condition", error.message)
+                    failure = ScriptError("script.invalid_condition", error.message_at(base))
                     return _condition_failure(row, failure)
             elif row["status"] == STATUS_NAMES["timed_out"]:
                 reason = ((row["error"] or {}).get("Message") or "").strip()
