@@ -11,12 +11,14 @@ numeric test on something that is not a number does not hold (numeric text is a 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
-from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
 from rimbridge_sim.scripting.expressions import MISSING, Scope, ScriptError, evaluate, resolve_path
+from rimbridge_sim.scripting.values import compare_numbers as _compare_numbers
+from rimbridge_sim.scripting.values import equal as _equal
+from rimbridge_sim.scripting.values import number as _number
+from rimbridge_sim.scripting.values import text as _text
 
 __all__ = ["check", "matches"]
 
@@ -42,8 +44,6 @@ _KEYS: Final = {
     "notIn",
     *(key for key, _, _ in _COMPARISONS),
 }
-# .NET's NumberStyles.Number: blanks, a leading or trailing sign, thousands commas, a point
-_NUMERIC_TEXT: Final = re.compile(r"\s*([-+]?)(\d[\d,]*(?:\.\d*)?|\.\d+)([-+]?)\s*")
 
 Refs = Callable[[str], Any]
 
@@ -207,50 +207,6 @@ def _contains(collection: Any, subject: Any) -> bool:
             "Continue condition 'in'/'notIn' requires a collection value.",
         )
     return any(_equal(item, subject) for item in items)
-
-
-def _number(value: Any) -> Decimal | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        try:
-            return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-        except InvalidOperation:
-            return None
-    if isinstance(value, str):
-        found = _NUMERIC_TEXT.fullmatch(value)
-        if found is None or (found.group(1) and found.group(3)):
-            return None
-        sign = "-" if "-" in (found.group(1) + found.group(3)) else ""
-        return Decimal(sign + found.group(2).replace(",", ""))
-    return None
-
-
-def _compare_numbers(left: Any, right: Any) -> int | None:
-    a, b = _number(left), _number(right)
-    if a is None or b is None:
-        return None
-    return (a > b) - (a < b)
-
-
-def _equal(left: Any, right: Any) -> bool:
-    comparison = _compare_numbers(left, right)
-    if comparison is not None:
-        return comparison == 0
-    if isinstance(left, str) or isinstance(right, str):
-        return _text(left) == _text(right)
-    if isinstance(left, bool) != isinstance(right, bool):
-        return False
-    return bool(left == right)
-
-
-def _text(value: Any) -> str:
-    """A value as .NET's Convert.ToString writes it (True, False, nothing for null)."""
-    if value is None or value is MISSING:
-        return ""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    return str(value)
 
 
 def _to_bool(value: Any) -> bool:

@@ -6,10 +6,19 @@ Truthiness is Lua's: only ``null`` and ``false`` are false (``0`` and ``""`` are
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any, Final
+
+from rimbridge_sim.scripting.values import (
+    MISSING,
+    arithmetic,
+    compare_numbers,
+    equal,
+    number,
+    whole_or_fraction,
+)
 
 __all__ = [
     "MISSING",
@@ -61,12 +70,6 @@ def operation_error(
     return {"Code": code, "Message": message, "ExceptionType": exception_type, "Details": details}
 
 
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Final = _Missing()
 _SEGMENT: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -131,52 +134,45 @@ def truthy(value: Any) -> bool:
     return value is not None and value is not False and value is not MISSING
 
 
-def _number(operator: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ScriptError("script.invalid_expression", f"{operator} needs numbers, got {value!r}")
-    return value
+def _numbers(operator: str, value: Any) -> list[Decimal]:
+    if not isinstance(value, list):
+        raise ScriptError(
+            "script.invalid_expression", "Arithmetic expressions require an array of operands."
+        )
+    numbers = [number(item) for item in value]
+    if any(item is None for item in numbers):
+        raise ScriptError(
+            "script.invalid_expression", "Arithmetic expressions require numeric operands."
+        )
+    return [item for item in numbers if item is not None]
 
 
-def _arith(operator: str, operands: list[Any]) -> Any:
-    numbers = [_number(operator, v) for v in operands]
-    if operator == "$add":
-        result: float = sum(numbers)
-    elif operator == "$multiply":
-        result = math.prod(numbers)
-    elif len(numbers) != 2:
-        raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
-    elif operator == "$subtract":
-        result = numbers[0] - numbers[1]
-    elif numbers[1] == 0:
-        raise ScriptError("script.invalid_expression", f"{operator}: division by zero")
-    elif operator == "$divide":
-        result = numbers[0] / numbers[1]
-    else:
-        result = numbers[0] % numbers[1]
-    # as the mod, a whole result (a quotient too) is an integer: 6 / 3 is 2, 7 / 2 is 3.5
-    return int(result) if float(result).is_integer() else result
+def _arith(operator: str, operands: Any) -> Any:
+    try:
+        return arithmetic(operator, _numbers(operator, operands))
+    except ValueError as error:
+        raise ScriptError("script.invalid_expression", str(error)) from error
 
 
-def _compare(operator: str, left: Any, right: Any) -> bool:
+def _compare(operator: str, operands: Any) -> bool:
+    if not isinstance(operands, list) or len(operands) != 2:
+        message = "Comparison expressions require an array of exactly two operands."
+        raise ScriptError("script.invalid_expression", message)
+    left, right = operands
     if operator == "$equals":
-        return _equal(left, right)
+        return equal(left, right)
     if operator == "$notEquals":
-        return not _equal(left, right)
-    a, b = _number(operator, left), _number(operator, right)
+        return not equal(left, right)
+    comparison = compare_numbers(left, right)
+    if comparison is None:
+        message = f"Logical expression '{operator}' requires numeric operands."
+        raise ScriptError("script.invalid_expression", message)
     return {
-        "$greaterThan": a > b,
-        "$greaterThanOrEqual": a >= b,
-        "$lessThan": a < b,
-        "$lessThanOrEqual": a <= b,
+        "$greaterThan": comparison > 0,
+        "$greaterThanOrEqual": comparison >= 0,
+        "$lessThan": comparison < 0,
+        "$lessThanOrEqual": comparison <= 0,
     }[operator]
-
-
-def _equal(left: Any, right: Any) -> bool:
-    left = None if left is MISSING else left
-    right = None if right is MISSING else right
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    return bool(left == right)
 
 
 Lookup = Callable[[str, str, bool], Any]
@@ -245,24 +241,30 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
         return {k: evaluate(v, scope, refs) for k, v in expression.items()}
     raw = expression[operator]
     if operator in ("$and", "$or"):
+        if not isinstance(raw, list):
+            message = "Logical expressions require an array of operands."
+            raise ScriptError("script.invalid_expression", message)
+        if not raw:
+            message = "Logical expressions require at least one operand."
+            raise ScriptError("script.invalid_expression", message)
         result: Any = None
-        for item in raw if isinstance(raw, list) else [raw]:
+        for item in raw:
             result = evaluate(item, scope, refs)
             if truthy(result) == (operator == "$or"):
                 return result
         return result
     value = evaluate(raw, scope, refs)
     if operator == "$negate":
-        return -_number(operator, value)
+        negated = number(value)
+        if negated is None:
+            message = "Logical expression '$negate' requires a numeric operand."
+            raise ScriptError("script.invalid_expression", message)
+        return whole_or_fraction(-negated)
     if operator == "$not":
         return not truthy(value)
-    if not isinstance(value, list):
-        raise ScriptError("script.invalid_expression", f"{operator} takes a list of operands")
     if operator in ("$add", "$subtract", "$multiply", "$divide", "$mod"):
         return _arith(operator, value)
-    if len(value) != 2:
-        raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
-    return _compare(operator, value[0], value[1])
+    return _compare(operator, value)
 
 
 def _name(value: Any) -> str:
