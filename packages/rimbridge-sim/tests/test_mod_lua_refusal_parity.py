@@ -3,6 +3,8 @@ writing the read-only ``params`` binding, and assigning a name never declared.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
@@ -32,3 +34,16 @@ def test_assigning_an_undeclared_name_is_a_refused_global_assignment_with_its_pl
     assert refused.value.message == (
         "Global assignment to 'count' is not supported in rimbridge/run_lua v1. (line 2, column 3)"
     )
+
+
+async def test_a_lua_run_counts_its_lua_script_steps_with_a_capital_l(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        ran = await sim.call("rimbridge/run_lua", luaSource='rb.call("rimbridge/ping")')
+        assert (ran["success"], ran["message"]) == (
+            True,
+            "Executed 1 Lua script steps successfully.",
+        )
+        ran = await sim.call(
+            "rimbridge/run_script", scriptJson='{"steps": [{"call": "rimbridge/ping"}]}'
+        )
+        assert ran["message"] == "Executed 1 script steps successfully."
