@@ -192,3 +192,27 @@ async def test_a_path_member_matches_ignoring_case_when_none_matches_exactly() -
     )  # fmt: skip
     assert report["success"] is True, report["error"]
     assert report["steps"][0]["result"] == {"exact": 3, "folded": "Blue"}
+
+
+async def test_foreach_over_an_object_iterates_its_entries_as_key_and_value() -> None:
+    report = await run(
+        let("counts", {"wood": 3, "steel": 5}),
+        {"type": "foreach", "itemName": "entry", "collection": {"$var": "counts"},
+         "body": [{"id": "each", "call": "test/echo",
+                   "arguments": {"name": {"$var": "entry", "path": "Key"},
+                                 "count": {"$var": "entry", "path": "Value"}}}]},
+    )  # fmt: skip
+    assert [s["result"] for s in report["steps"]] == [
+        {"name": "wood", "count": 3},
+        {"name": "steel", "count": 5},
+    ]
+
+
+async def test_foreach_over_text_is_refused_as_not_enumerable() -> None:
+    report = await run(
+        {"id": "loop", "type": "foreach", "itemName": "c", "collection": "abc", "body": []}
+    )
+    assert (report["error"]["Code"], report["error"]["Message"]) == (
+        "script.invalid_step",
+        "Step 'loop' did not resolve its foreach collection to an enumerable value.",
+    )

@@ -17,6 +17,7 @@ from typing import Any, Final
 from rimbridge_sim.scripting.expressions import MISSING, Scope, ScriptError, evaluate, resolve_path
 from rimbridge_sim.scripting.values import compare_numbers as _compare_numbers
 from rimbridge_sim.scripting.values import equal as _equal
+from rimbridge_sim.scripting.values import items as _items
 from rimbridge_sim.scripting.values import number as _number
 from rimbridge_sim.scripting.values import text as _text
 
@@ -188,15 +189,6 @@ def _group(condition: Mapping[str, Any], key: str) -> list[Any]:
             f"Continue condition key '{key}' must contain an array of condition objects.",
         )
     return children
-
-
-def _items(value: Any) -> list[Any] | None:
-    """A collection's items as the mod enumerates them (an object's are its entries)."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, Mapping):
-        return [{"Key": key, "Value": item} for key, item in value.items()]
-    return None
 
 
 def _contains(collection: Any, subject: Any) -> bool:

@@ -80,7 +80,7 @@ _STATEMENT_TABLE: Final = (
     ),
     (
         "foreach",
-        "Run the body once per item of a list (object values for an object).",
+        "Run the body once per item of a list (an object's entries as {Key, Value}).",
         [
             field("itemName", "string", True, None, "Variable for the item."),
             field("indexName", "string", False, "", "Variable for the zero-based index."),

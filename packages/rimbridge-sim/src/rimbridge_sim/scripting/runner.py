@@ -35,6 +35,7 @@ from rimbridge_sim.scripting.definition import (
 )
 from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate
 from rimbridge_sim.scripting.report import CallOutcome, ScriptReport, call_row, failed_row
+from rimbridge_sim.scripting.values import items as collection_items
 
 __all__ = ["NO_STEPS", "CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
 
@@ -267,12 +268,13 @@ class ScriptRunner:
         if not isinstance(item_name, str) or not item_name.strip():
             message = f"Step '{statement_id}' declares 'foreach' without an itemName."
             raise _failure("script.invalid_step", message)
-        items = self._eval(step.get("collection"), "script.invalid_expression", statement_id)
-        if isinstance(items, Mapping):
-            items = list(items.values())
-        if not isinstance(items, list):
-            message = f"Step '{statement_id}' did not resolve its foreach collection to a list."
-            raise _failure("script.invalid_step", message)
+        collection = self._eval(step.get("collection"), "script.invalid_expression", statement_id)
+        items = collection_items(collection)  # an object's entries are {Key, Value}, as in .NET
+        if items is None:
+            enumerable = "its foreach collection to an enumerable value"
+            raise _failure(
+                "script.invalid_step", f"Step '{statement_id}' did not resolve {enumerable}."
+            )
         what = f"foreach body '{statement_id}'"
         self._deeper(statement_id, what)
         try:

@@ -5,6 +5,7 @@ value, numeric text counting as a number; text against anything as text; arithme
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import Decimal, DivisionByZero, InvalidOperation
 from typing import Any, Final
 
@@ -13,6 +14,7 @@ __all__ = [
     "arithmetic",
     "compare_numbers",
     "equal",
+    "items",
     "number",
     "text",
     "whole_or_fraction",
@@ -102,3 +104,12 @@ def arithmetic(operator: str, numbers: list[Decimal]) -> int | float:
         return whole_or_fraction(left / right if operator == "$divide" else left % right)
     except (DivisionByZero, InvalidOperation) as error:
         raise ValueError("Attempted to divide by zero.") from error
+
+
+def items(value: Any) -> list[Any] | None:
+    """A collection's items as the mod enumerates them (an object's are its entries)."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, Mapping):
+        return [{"Key": key, "Value": item} for key, item in value.items()]
+    return None
