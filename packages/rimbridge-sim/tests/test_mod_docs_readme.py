@@ -164,8 +164,11 @@ def test_a_poll_interval_that_is_not_a_number_is_a_compile_error() -> None:
 async def test_an_assert_without_a_message_fails_naming_its_statement() -> None:
     report = await run_lua("rb.assert(false)")
     assert report["error"]["Code"] == "script.assertion_failed"
-    assert report["error"]["Message"].startswith("Assertion '")
-    assert report["error"]["Message"].endswith("' failed.")
+    # the mod adds the reason its condition gave: the hidden variable is false or nil
+    assert report["error"]["Message"] == (
+        "Assertion 'assert-3' failed. Continue condition expected path "
+        "'vars.__lua_assert_condition_1' not to be in the requested set."
+    )
 
 
 async def test_an_empty_table_constructor_is_an_empty_array() -> None:

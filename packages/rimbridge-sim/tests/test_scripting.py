@@ -198,12 +198,16 @@ async def test_assert_fail_print_foreach_and_continue_until() -> None:
     )
     assert report["steps"][0]["attempts"] == 3
     assert [o["value"] for o in report["output"]] == ["x", "y"]
-    # the mod's OperationError, as its script runner makes it
+    # the mod's OperationError, as its script runner makes it: the reason its condition gave
+    # follows the message and is the details' reason
+    reason = (
+        "Continue condition expected path 'vars.missing' existence to be True, but it was False."
+    )
     assert report["error"] == {
         "Code": "script.assertion_failed",
-        "Message": "no such variable",
+        "Message": f"no such variable {reason}",
         "ExceptionType": "System.InvalidOperationException",
-        "Details": {"condition": {"path": "vars.missing", "exists": True}, "reason": ""},
+        "Details": {"condition": {"path": "vars.missing", "exists": True}, "reason": reason},
     }
 
 

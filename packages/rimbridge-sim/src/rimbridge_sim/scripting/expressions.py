@@ -1,15 +1,24 @@
 """The script language's values: expressions (``$ref``, ``$var``, arithmetic, comparisons,
-logic) and conditions (``all``, ``any``, ``path`` with comparisons, item quantifiers).
+logic); conditions are in :mod:`rimbridge_sim.scripting.conditions`.
 
 Truthiness is Lua's: only ``null`` and ``false`` are false (``0`` and ``""`` are true).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any, Final
+
+from rimbridge_sim.scripting.values import (
+    MISSING,
+    arithmetic,
+    compare_numbers,
+    equal,
+    number,
+    whole_or_fraction,
+)
 
 __all__ = [
     "MISSING",
@@ -18,7 +27,6 @@ __all__ = [
     "Scope",
     "ScriptError",
     "evaluate",
-    "matches",
     "operation_error",
     "resolve_path",
     "truthy",
@@ -28,11 +36,19 @@ __all__ = [
 class ScriptError(Exception):
     """A script failed; ``code`` is one of the documented ``script.*`` failure codes."""
 
-    def __init__(self, code: str, message: str, details: Any = None) -> None:
+    def __init__(
+        self, code: str, message: str, details: Any = None, *, scoped: bool = False
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details
+        self.scoped = scoped
+        """The message goes on from "Step '<id>' ", as the mod names the statement first."""
+
+    def message_at(self, statement_id: str) -> str:
+        """The message as the statement ``statement_id`` reports it."""
+        return f"Step '{statement_id}' {self.message}" if self.scoped else self.message
 
     def to_wire(self) -> dict[str, Any]:
         return operation_error(self.code, self.message, details=self.details)
@@ -54,12 +70,6 @@ def operation_error(
     return {"Code": code, "Message": message, "ExceptionType": exception_type, "Details": details}
 
 
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Final = _Missing()
 _SEGMENT: Final = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -104,8 +114,13 @@ def resolve_path(root: Any, path: str) -> Any:
     value = root
     for field, index in _SEGMENT.findall(path or ""):
         if field:
-            if not isinstance(value, Mapping) or field not in value:
+            if not isinstance(value, Mapping):
                 return MISSING
+            if field not in value:  # as the mod: then the first key equal ignoring case
+                folded = field.casefold()
+                field = next((k for k in value if str(k).casefold() == folded), None)
+                if field is None:
+                    return MISSING
             value = value[field]
         else:
             position = int(index)
@@ -119,52 +134,45 @@ def truthy(value: Any) -> bool:
     return value is not None and value is not False and value is not MISSING
 
 
-def _number(operator: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ScriptError("script.invalid_expression", f"{operator} needs numbers, got {value!r}")
-    return value
+def _numbers(operator: str, value: Any) -> list[Decimal]:
+    if not isinstance(value, list):
+        raise ScriptError(
+            "script.invalid_expression", "Arithmetic expressions require an array of operands."
+        )
+    numbers = [number(item) for item in value]
+    if any(item is None for item in numbers):
+        raise ScriptError(
+            "script.invalid_expression", "Arithmetic expressions require numeric operands."
+        )
+    return [item for item in numbers if item is not None]
 
 
-def _arith(operator: str, operands: list[Any]) -> Any:
-    numbers = [_number(operator, v) for v in operands]
-    if operator == "$add":
-        result: float = sum(numbers)
-    elif operator == "$multiply":
-        result = math.prod(numbers)
-    elif len(numbers) != 2:
-        raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
-    elif operator == "$subtract":
-        result = numbers[0] - numbers[1]
-    elif numbers[1] == 0:
-        raise ScriptError("script.invalid_expression", f"{operator}: division by zero")
-    elif operator == "$divide":
-        result = numbers[0] / numbers[1]
-    else:
-        result = numbers[0] % numbers[1]
-    # as the mod, a whole result (a quotient too) is an integer: 6 / 3 is 2, 7 / 2 is 3.5
-    return int(result) if float(result).is_integer() else result
+def _arith(operator: str, operands: Any) -> Any:
+    try:
+        return arithmetic(operator, _numbers(operator, operands))
+    except ValueError as error:
+        raise ScriptError("script.invalid_expression", str(error)) from error
 
 
-def _compare(operator: str, left: Any, right: Any) -> bool:
+def _compare(operator: str, operands: Any) -> bool:
+    if not isinstance(operands, list) or len(operands) != 2:
+        message = "Comparison expressions require an array of exactly two operands."
+        raise ScriptError("script.invalid_expression", message)
+    left, right = operands
     if operator == "$equals":
-        return _equal(left, right)
+        return equal(left, right)
     if operator == "$notEquals":
-        return not _equal(left, right)
-    a, b = _number(operator, left), _number(operator, right)
+        return not equal(left, right)
+    comparison = compare_numbers(left, right)
+    if comparison is None:
+        message = f"Logical expression '{operator}' requires numeric operands."
+        raise ScriptError("script.invalid_expression", message)
     return {
-        "$greaterThan": a > b,
-        "$greaterThanOrEqual": a >= b,
-        "$lessThan": a < b,
-        "$lessThanOrEqual": a <= b,
+        "$greaterThan": comparison > 0,
+        "$greaterThanOrEqual": comparison >= 0,
+        "$lessThan": comparison < 0,
+        "$lessThanOrEqual": comparison <= 0,
     }[operator]
-
-
-def _equal(left: Any, right: Any) -> bool:
-    left = None if left is MISSING else left
-    right = None if right is MISSING else right
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    return bool(left == right)
 
 
 Lookup = Callable[[str, str, bool], Any]
@@ -196,14 +204,34 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
     if not isinstance(expression, Mapping):
         return expression
     if "$ref" in expression:
-        root = refs(str(expression["$ref"]))
-        return _select(root, expression, "result", f"$ref {expression['$ref']}")
+        step = _name(expression["$ref"])
+        if not step:
+            message = "contains a script reference without a valid '$ref' target."
+            raise ScriptError("script.invalid_reference", message, scoped=True)
+        path = _name(expression.get("path", "result"))
+        found = _select(refs(step), expression, path)
+        if found is MISSING:
+            where = f" path '{path}'" if path else ""
+            message = f"could not resolve script reference '{step}'{where}."
+            raise ScriptError("script.invalid_reference", message, scoped=True)
+        return found
     if "$var" in expression:
-        name = str(expression["$var"])
+        name = _name(expression["$var"])
+        if not name:
+            message = "contains a variable expression without a valid '$var' name."
+            raise ScriptError("script.invalid_variable", message, scoped=True)
         value = scope.get(name)
         if value is MISSING:
-            raise ScriptError("script.invalid_variable", f"unknown variable '{name}'")
-        return _select(value, expression, "", f"$var {name}")
+            message = (
+                f"cannot resolve variable '{name}' because it is not declared in any active scope."
+            )
+            raise ScriptError("script.invalid_variable", message, scoped=True)
+        path = _name(expression.get("path", ""))
+        found = _select(value, expression, path) if path else value
+        if found is MISSING:
+            message = f"could not resolve variable '{name}' path '{path}'."
+            raise ScriptError("script.invalid_variable", message, scoped=True)
+        return found
     # as the mod: an operator is an object with that one key; any other object (an unknown
     # "$name" included) is a value whose members are resolved
     operator = next(iter(expression)) if len(expression) == 1 else None
@@ -213,116 +241,45 @@ def evaluate(expression: Any, scope: Scope, refs: Callable[[str], Any]) -> Any:
         return {k: evaluate(v, scope, refs) for k, v in expression.items()}
     raw = expression[operator]
     if operator in ("$and", "$or"):
+        if not isinstance(raw, list):
+            message = "Logical expressions require an array of operands."
+            raise ScriptError("script.invalid_expression", message)
+        if not raw:
+            message = "Logical expressions require at least one operand."
+            raise ScriptError("script.invalid_expression", message)
         result: Any = None
-        for item in raw if isinstance(raw, list) else [raw]:
+        for item in raw:
             result = evaluate(item, scope, refs)
             if truthy(result) == (operator == "$or"):
                 return result
         return result
     value = evaluate(raw, scope, refs)
     if operator == "$negate":
-        return -_number(operator, value)
+        negated = number(value)
+        if negated is None:
+            message = "Logical expression '$negate' requires a numeric operand."
+            raise ScriptError("script.invalid_expression", message)
+        return whole_or_fraction(-negated)
     if operator == "$not":
         return not truthy(value)
-    if not isinstance(value, list):
-        raise ScriptError("script.invalid_expression", f"{operator} takes a list of operands")
     if operator in ("$add", "$subtract", "$multiply", "$divide", "$mod"):
         return _arith(operator, value)
-    if len(value) != 2:
-        raise ScriptError("script.invalid_expression", f"{operator} takes two operands")
-    return _compare(operator, value[0], value[1])
+    return _compare(operator, value)
 
 
-def _select(root: Any, expression: Mapping[str, Any], default: str, what: str) -> Any:
-    path = expression.get("path", default)
-    value = resolve_path(root, str(path) if path is not None else "")
-    if value is MISSING:
-        if expression.get("required", True):
-            code = (
-                "script.invalid_reference"
-                if what.startswith("$ref")
-                else ("script.invalid_variable")
-            )
-            raise ScriptError(code, f"{what}: nothing at path '{path}'")
+def _name(value: Any) -> str:
+    """A name or path as the mod reads one: its text, trimmed (nothing for null)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value).strip()
+
+
+def _select(root: Any, expression: Mapping[str, Any], path: str) -> Any:
+    """What ``path`` selects in ``root``; null when it is not there and the expression says
+    ``required: false``, else :data:`MISSING`."""
+    value = resolve_path(root, path)
+    if value is MISSING and not truthy(expression.get("required", True)):
         return None
-    return value
-
-
-_COMPARISONS: Final = {
-    "equals": "$equals",
-    "notEquals": "$notEquals",
-    "greaterThan": "$greaterThan",
-    "greaterThanOrEqual": "$greaterThanOrEqual",
-    "lessThan": "$lessThan",
-    "lessThanOrEqual": "$lessThanOrEqual",
-}
-_KEYS: Final = {
-    "all",
-    "any",
-    "path",
-    "exists",
-    "allItems",
-    "anyItem",
-    "countEquals",
-    "in",
-    "notIn",
-    "value",
-    *_COMPARISONS,
-}
-
-
-def matches(condition: Any, root: Any, scope: Scope, refs: Callable[[str], Any]) -> bool:
-    """Whether a condition object holds against ``root`` (see the module doc)."""
-    if not isinstance(condition, Mapping) or not condition:
-        raise ScriptError(
-            "script.invalid_condition", f"a condition is an object, got {condition!r}"
-        )
-    unknown = set(condition) - _KEYS
-    if unknown:
-        raise ScriptError("script.invalid_condition", f"unknown condition keys {sorted(unknown)}")
-    if "all" in condition:
-        return all(matches(c, root, scope, refs) for c in _list(condition["all"]))
-    if "any" in condition:
-        return any(matches(c, root, scope, refs) for c in _list(condition["any"]))
-    if "value" in condition:
-        selected = evaluate(condition["value"], scope, refs)
-    else:
-        path = condition.get("path", "")
-        if isinstance(path, Mapping):
-            path = evaluate(path, scope, refs)
-        selected = resolve_path(root, str(path))
-    if "exists" in condition:
-        wanted = truthy(evaluate(condition["exists"], scope, refs))
-        if (selected is not MISSING) != wanted:
-            return False
-    if "allItems" in condition or "anyItem" in condition:
-        items = selected if isinstance(selected, list) else []
-        inner = condition.get("allItems", condition.get("anyItem"))
-        test = all if "allItems" in condition else any
-        if not test(matches(inner, item, scope, refs) for item in items):
-            return False
-    if "countEquals" in condition:
-        count = len(selected) if isinstance(selected, list | Mapping) else -1
-        if count != evaluate(condition["countEquals"], scope, refs):
-            return False
-    for key, operator in _COMPARISONS.items():
-        if key in condition:
-            other = evaluate(condition[key], scope, refs)
-            if selected is MISSING or not _compare(operator, selected, other):
-                return False
-    for key in ("in", "notIn"):
-        if key in condition:
-            collection = evaluate(condition[key], scope, refs)
-            found = any(_equal(selected, item) for item in _list(collection))
-            if found != (key == "in"):
-                return False
-    only_selector = not (set(condition) - {"path", "value"})
-    if only_selector:
-        return truthy(selected)
-    return True
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise ScriptError("script.invalid_condition", f"expected a list, got {value!r}")
     return value

@@ -28,6 +28,7 @@ LOOP_LIMIT: Final = 1000
 """``maxIterations`` of a lowered numeric ``for`` (the mod's ``DefaultLoopMaxIterations``)."""
 WHILE_LIMIT: Final = 100
 """``maxIterations`` of a lowered ``while`` (the mod's ``DefaultWhileMaxIterations``)."""
+_READ_ONLY: Final = "Lua binding 'params' is read-only in rimbridge/run_lua v1."
 
 
 def compile_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -46,9 +47,7 @@ class _Compiler(ExpressionParser):
 
     def _declare(self, name: str, token: Token) -> None:
         if name == "params":
-            self._fail(
-                "lua.unsupported_statement", "params is read-only and cannot be redeclared", token
-            )
+            self._fail("lua.unsupported_statement", _READ_ONLY, token)
         self._scopes[-1].add(name)
 
     def _generated_id(self, prefix: str) -> str:
@@ -119,11 +118,11 @@ class _Compiler(ExpressionParser):
         if self._is("="):
             equals = self._take()
             if name == "params":
-                self._fail("lua.unsupported_statement", "params is read-only", token)
+                self._fail("lua.unsupported_statement", _READ_ONLY, token)
             if not self._declared(name):
                 self._fail(
                     "lua.unsupported_statement",
-                    f"assignment to undeclared '{name}': declare it with local first",
+                    f"Global assignment to '{name}' is not supported in rimbridge/run_lua v1.",
                     token,
                 )
             del equals
@@ -209,7 +208,7 @@ class _Compiler(ExpressionParser):
         first = self._name()
         if self._is("="):
             if first == "params":
-                self._fail("lua.unsupported_statement", "params is read-only", start)
+                self._fail("lua.unsupported_statement", _READ_ONLY, start)
             return self._numeric_for(first, first_token)
         index = first
         names: tuple[str, ...] = (index,)
@@ -218,7 +217,7 @@ class _Compiler(ExpressionParser):
             names += (self._name(),)
         self._expect("in")
         if "params" in names:
-            self._fail("lua.unsupported_statement", "params is read-only", start)
+            self._fail("lua.unsupported_statement", _READ_ONLY, start)
         if self._token.value != "ipairs":
             self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
         self._take()

@@ -7,6 +7,14 @@ from __future__ import annotations
 from typing import Any, Final
 
 from rimbridge_sim.scripting.expressions import OPERATORS
+from rimbridge_sim.scripting.reference_parts import (
+    CONDITIONS,
+    EXPRESSION_SHAPES,
+    REFERENCE_NOTES,
+    RESULT_SHAPE,
+    STATEMENTS,
+    field,
+)
 
 __all__ = ["FAILURE_CODES", "field", "script_reference"]
 
@@ -27,151 +35,6 @@ FAILURE_CODES: Final = {
 }
 
 
-def field(name: str, kind: str, required: bool, default: Any, text: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "type": kind,
-        "required": required,
-        "defaultValue": default,
-        "description": text,
-    }
-
-
-_STATEMENTS: Final = (
-    (
-        "call",
-        "Call a tool (the type when 'call' is given). The step fails only when the call "
-        "fails (the tool throws or times out, or its arguments are refused); a tool that "
-        "answers success: false completes the step, with that answer under result. A name "
-        "that is neither a tool nor a capability id fails the whole script call.",
-        [
-            field("id", "string", False, None, "Step id; $ref uses it. Repeats report id#2, id#3."),
-            field(
-                "call",
-                "string",
-                True,
-                None,
-                "The tool or its capability id, in any case, e.g. rimworld/list_colonists.",
-            ),
-            field("arguments", "object", False, {}, "The tool's arguments; may hold expressions."),
-            field(
-                "continueUntil",
-                "object",
-                False,
-                None,
-                "Call again until its condition matches: timeoutMs, pollIntervalMs, "
-                "timeoutMessage, condition (on this step's reference root).",
-            ),
-        ],
-    ),
-    (
-        "let",
-        "Declare a variable in the current block.",
-        [
-            field("name", "string", True, None, "The variable."),
-            field("value", "expression", False, None, "Its value."),
-        ],
-    ),
-    (
-        "set",
-        "Assign a declared variable.",
-        [
-            field("name", "string", True, None, "The variable."),
-            field("value", "expression", False, None, "Its new value."),
-        ],
-    ),
-    (
-        "block",
-        "Run statements in a new variable scope.",
-        [
-            field("body", "statement[]", False, [], "The statements."),
-        ],
-    ),
-    (
-        "if",
-        "Branch on a condition over {vars}.",
-        [
-            field("condition", "condition", True, None, "The condition."),
-            field("body", "statement[]", False, [], "When it holds."),
-            field("elseBody", "statement[]", False, [], "When it does not."),
-        ],
-    ),
-    (
-        "foreach",
-        "Run the body once per item of a list (object values for an object).",
-        [
-            field("collection", "expression", True, None, "The list."),
-            field("itemName", "string", True, None, "Variable for the item."),
-            field("indexName", "string", False, "", "Variable for the zero-based index."),
-            field("body", "statement[]", False, [], "The statements."),
-        ],
-    ),
-    (
-        "while",
-        "Repeat while a condition holds, at most maxIterations times.",
-        [
-            field("condition", "condition", True, None, "Checked before each iteration."),
-            field("maxIterations", "int", True, 100, "Iteration limit (script.max_iterations)."),
-            field("body", "statement[]", False, [], "The statements."),
-        ],
-    ),
-    (
-        "assert",
-        "Stop the script unless a condition holds (even with continueOnError).",
-        [
-            field("condition", "condition", True, None, "What must hold."),
-            field("message", "string", False, "", "The failure message."),
-        ],
-    ),
-    (
-        "fail",
-        "Stop the script with a failure.",
-        [
-            field("message", "string", False, "", "The failure message."),
-            field("value", "expression", False, None, "Details attached to the error."),
-        ],
-    ),
-    (
-        "print",
-        "Add a row to the script's output (not a step).",
-        [
-            field("message", "string", False, "", "A label."),
-            field("value", "expression", False, None, "A value."),
-        ],
-    ),
-    (
-        "return",
-        "End the script successfully with a result.",
-        [
-            field("value", "expression", False, None, "The result."),
-        ],
-    ),
-)
-
-_CONDITIONS: Final = (
-    ("all", "Every child condition holds."),
-    ("any", "At least one child condition holds."),
-    (
-        "path",
-        "Select a value from the root (result.colonists[0].name) for the tests below; "
-        "alone, the value must be truthy.",
-    ),
-    ("value", "Select a value by expression instead of path (the Lua front-end uses it)."),
-    ("exists", "Whether the selected path exists."),
-    ("allItems", "Every item of the selected list matches the child condition."),
-    ("anyItem", "Some item of the selected list matches the child condition."),
-    ("countEquals", "The selected list or object has this many entries."),
-    ("equals", "Equal to the operand."),
-    ("notEquals", "Not equal to the operand."),
-    ("in", "One of the operand list."),
-    ("notIn", "None of the operand list."),
-    ("greaterThan", "Greater than the operand."),
-    ("greaterThanOrEqual", "At least the operand."),
-    ("lessThan", "Less than the operand."),
-    ("lessThanOrEqual", "At most the operand."),
-)
-
-
 _OPERATOR_DEFAULT: Final = "Operator; operands in a list (one for $not, $negate)."
 _OPERATOR_TEXT: Final = {
     "$and": "Operands in a list, read in order: the value is the first falsey operand, or the "
@@ -181,8 +44,33 @@ _OPERATOR_TEXT: Final = {
 }
 
 
+_FAILED_STEP: Final = (
+    "Whatever fails is a failed row of steps: a call whose operation failed, or a statement "
+    "the runner failed (named by its id and script/<type>). It halts the script unless "
+    'continueOnError (assert and fail halt it always), with haltReason "Step <index> '
+    "('<id>') failed.\". The first failed step's error is the script's error, and its "
+    "message the top-level message."
+)
+
+
 def _limit(name: str, default: int, code: str) -> dict[str, Any]:
     return {"name": name, "defaultValue": default, "failureCode": code}
+
+
+def _expression_forms() -> list[dict[str, Any]]:
+    return [
+        {"name": "literal", "description": "Any JSON value without an operator key."},
+        {
+            "name": "$ref",
+            "description": "An executed call step's reference root: "
+            "{$ref, path (default 'result'; '' for the whole root), required}.",
+        },
+        {"name": "$var", "description": "A variable: {$var, path, required}."},
+        *(
+            {"name": op, "description": _OPERATOR_TEXT.get(op, _OPERATOR_DEFAULT)}
+            for op in OPERATORS
+        ),
+    ]
 
 
 def script_reference() -> dict[str, Any]:
@@ -250,6 +138,7 @@ def script_reference() -> dict[str, Any]:
         "tool": {
             "name": "rimbridge/run_script",
             "companionTool": "rimbridge/get_script_reference",
+            "description": "Run a JSON script of tool calls through the bridge's tools.",
             "arguments": [
                 field("scriptJson", "string", True, None, "The script object, as JSON text."),
                 field(
@@ -262,6 +151,7 @@ def script_reference() -> dict[str, Any]:
             ],
         },
         "definition": {
+            "description": "The JSON object scriptJson holds.",
             "fields": [
                 field("name", "string", False, "", "A name for the report."),
                 field(
@@ -284,22 +174,9 @@ def script_reference() -> dict[str, Any]:
             ],
             "keys": "Keys are matched without regard to case, as the real mod does.",
         },
-        "statementTypes": [
-            {"type": kind, "description": text, "fields": fields}
-            for kind, text, fields in _STATEMENTS
-        ],
+        "statementTypes": list(STATEMENTS),
         "expressionForms": [
-            {"name": "literal", "description": "Any JSON value without an operator key."},
-            {
-                "name": "$ref",
-                "description": "An executed call step's reference root: "
-                "{$ref, path (default 'result'; '' for the whole root), required}.",
-            },
-            {"name": "$var", "description": "A variable: {$var, path, required}."},
-            *(
-                {"name": op, "description": _OPERATOR_TEXT.get(op, _OPERATOR_DEFAULT)}
-                for op in OPERATORS
-            ),
+            {**form, "shape": EXPRESSION_SHAPES.get(form["name"])} for form in _expression_forms()
         ],
         "references": {
             "stepReferenceRootFields": [
@@ -318,6 +195,7 @@ def script_reference() -> dict[str, Any]:
                 "error",
                 "warnings",
             ],
+            "notes": list(REFERENCE_NOTES),
         },
         "continueUntil": {
             "description": "On a call step, optional: repeat the call until the condition "
@@ -336,12 +214,23 @@ def script_reference() -> dict[str, Any]:
             ],
         },
         "conditionModel": {
+            "description": "continueUntil, if, while and assert take a condition.",
             "roots": [
-                {"context": "continueUntil", "root": "the step's reference root (result.x)"},
-                {"context": "if / while / assert", "root": "{vars: the script's variables}"},
+                {
+                    "context": "continueUntil",
+                    "rootDescription": "The latest attempt's reference root: paths usually "
+                    "begin with result.<field>.",
+                    "examplePath": "result.colonists",
+                },
+                {
+                    "context": "if / while / assert",
+                    "rootDescription": "Only the script's variables, under vars.",
+                    "examplePath": "vars.count",
+                },
             ],
-            "operators": [{"name": n, "description": d} for n, d in _CONDITIONS],
+            "operators": list(CONDITIONS),
         },
+        "resultShape": {**RESULT_SHAPE, "failedStep": _FAILED_STEP},
         "truthiness": "Only null and false are false; 0 and empty strings are true.",
         "limits": {
             "global": [
@@ -367,42 +256,26 @@ def script_reference() -> dict[str, Any]:
             "rimworld/right_click_cell and rimworld/open_context_menu keeps the button down "
             "that long.",
         ],
-        "resultShape": {
-            "topLevelFields": [
-                "success",
-                "message",
-                "returned",
-                "result",
-                "error",
-                "output",
-                "script",
-            ],
-            "failedStep": "Whatever fails is a failed row of steps: a call whose operation "
-            "failed, or a statement the runner failed (named by its id and script/<type>). It "
-            "halts the script unless continueOnError (assert and fail halt it always), with "
-            "haltReason \"Step <index> ('<id>') failed.\". The first failed step's error is "
-            "the script's error, and its message the top-level message.",
-            "reportFields": [
-                "name",
-                "continueOnError",
-                "success",
-                "halted",
-                "returned",
-                "haltReason",
-                "result",
-                "error",
-                "stepCount",
-                "executedStepCount",
-                "succeededStepCount",
-                "failedStepCount",
-                "output",
-                "steps",
-            ],
-        },
         "examples": [
-            {"name": "minimal", "script": minimal},
-            {"name": "bounded_loop", "script": loop},
-            {"name": "value_passing", "script": value_passing},
-            {"name": "test_style", "script": test_style},
+            {
+                "name": "minimal",
+                "description": "Two calls in order, then a result.",
+                "script": minimal,
+            },
+            {
+                "name": "value_passing",
+                "description": "One call's answer as the next call's argument ($ref).",
+                "script": value_passing,
+            },
+            {
+                "name": "bounded_loop",
+                "description": "let, while, set, arithmetic and return together.",
+                "script": loop,
+            },
+            {
+                "name": "test_style",
+                "description": "A script that reads as a test: print, assert, return.",
+                "script": test_style,
+            },
         ],
     }

@@ -1,8 +1,8 @@
 """The script runner: executes a JSON script (``rimbridge/run_script``, and the Lua front-end
 lowered into the same model) through the bridge's tools, one child operation per call.
 
-Statements: ``call`` (the default when ``call`` is given), ``let``, ``set``, ``block``,
-``if``, ``foreach``, ``while``, ``assert``, ``fail``, ``print``, ``return``. Every statement,
+Statements: ``call`` (the default when ``call`` is given), ``let``, ``set``, ``if``,
+``foreach``, ``while``, ``assert``, ``fail``, ``print``, ``return``. Every statement,
 loop iteration and polling attempt spends one unit of ``maxExecutedStatements``; the script
 also stops at ``maxDurationMs`` and ``maxControlDepth``.
 
@@ -26,14 +26,16 @@ import anyio
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.diagnostics._records import STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
+from rimbridge_sim.scripting.conditions import check
 from rimbridge_sim.scripting.definition import (
     NO_STEPS,
     count_statements,
     limit_error,
     normalize_definition,
 )
-from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate, matches
+from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate
 from rimbridge_sim.scripting.report import CallOutcome, ScriptReport, call_row, failed_row
+from rimbridge_sim.scripting.values import items as collection_items
 
 __all__ = ["NO_STEPS", "CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
 
@@ -179,27 +181,27 @@ class ScriptRunner:
     def _refs(self, step_id: str) -> Any:
         found = self._references.get(step_id)
         if found is None:
-            raise ScriptError(
-                "script.invalid_reference", f"$ref '{step_id}' names no executed call step"
-            )
+            message = f"cannot reference step '{step_id}' because it has not executed yet."
+            raise ScriptError("script.invalid_reference", message, scoped=True)
         return found
 
-    def _eval(self, expression: Any, code: str) -> Any:
+    def _eval(self, expression: Any, code: str, statement_id: str) -> Any:
         """An expression's value; a failure is the statement's, under the code the mod gives
         failures at that place."""
         try:
             return evaluate(expression, self._scope, self._refs)
         except ScriptError as error:
-            raise _failure(code, error.message) from error
+            raise _failure(code, error.message_at(statement_id)) from error
 
-    def _holds(self, condition: Any, root: Any) -> bool:
+    def _holds(self, condition: Any, root: Any, statement_id: str) -> tuple[bool, str]:
+        """Whether a condition holds, and why (the mod's sentence)."""
         try:
-            return matches(condition, root, self._scope, self._refs)
+            return check(condition, root, self._scope, self._refs)
         except ScriptError as error:
-            raise _failure("script.invalid_condition", error.message) from error
+            raise _failure("script.invalid_condition", error.message_at(statement_id)) from error
 
-    def _vars_holds(self, condition: Any) -> bool:
-        return self._holds(condition, {"vars": self._scope.flatten()})
+    def _vars_check(self, condition: Any, statement_id: str) -> tuple[bool, str]:
+        return self._holds(condition, {"vars": self._scope.flatten()}, statement_id)
 
     # statements ------------------------------------------------------------------------------
 
@@ -240,24 +242,24 @@ class ScriptRunner:
 
     async def _let(self, step: dict[str, Any], statement_id: str) -> None:
         name = self._name(step, statement_id)
-        self._scope.values[name] = self._eval(step.get("value"), "script.invalid_expression")
+        self._scope.values[name] = self._eval(
+            step.get("value"), "script.invalid_expression", statement_id
+        )
 
     async def _set(self, step: dict[str, Any], statement_id: str) -> None:
         name = self._name(step, statement_id)
-        value = self._eval(step.get("value"), "script.invalid_expression")
+        value = self._eval(step.get("value"), "script.invalid_expression", statement_id)
         owner = self._scope.find(name)
         if owner is None:
             raise _failure(
                 "script.invalid_variable",
-                f"Step '{statement_id}' cannot assign variable '{name}': it is not declared.",
+                f"Step '{statement_id}' cannot assign variable '{name}' because it is not declared "
+                "in any active scope.",
             )
         owner.values[name] = value
 
-    async def _block(self, step: dict[str, Any], statement_id: str) -> None:
-        await self._control(statement_id, f"block body '{statement_id}'", step.get("body", []))
-
     async def _if(self, step: dict[str, Any], statement_id: str) -> None:
-        matched = self._vars_holds(self._condition(step, statement_id))
+        matched = self._vars_check(self._condition(step, statement_id), statement_id)[0]
         branch = step.get("body" if matched else "elseBody", [])
         await self._control(statement_id, f"if body '{statement_id}'", branch)
 
@@ -266,12 +268,13 @@ class ScriptRunner:
         if not isinstance(item_name, str) or not item_name.strip():
             message = f"Step '{statement_id}' declares 'foreach' without an itemName."
             raise _failure("script.invalid_step", message)
-        items = self._eval(step.get("collection"), "script.invalid_expression")
-        if isinstance(items, Mapping):
-            items = list(items.values())
-        if not isinstance(items, list):
-            message = f"Step '{statement_id}' did not resolve its foreach collection to a list."
-            raise _failure("script.invalid_step", message)
+        collection = self._eval(step.get("collection"), "script.invalid_expression", statement_id)
+        items = collection_items(collection)  # an object's entries are {Key, Value}, as in .NET
+        if items is None:
+            enumerable = "its foreach collection to an enumerable value"
+            raise _failure(
+                "script.invalid_step", f"Step '{statement_id}' did not resolve {enumerable}."
+            )
         what = f"foreach body '{statement_id}'"
         self._deeper(statement_id, what)
         try:
@@ -296,7 +299,7 @@ class ScriptRunner:
         self._deeper(statement_id, what)
         try:
             iteration = 0
-            while self._vars_holds(condition):
+            while self._vars_check(condition, statement_id)[0]:
                 iteration += 1
                 self._reserve(statement_id, f"while iteration {iteration} of '{statement_id}'")
                 if iteration > limit:
@@ -310,15 +313,18 @@ class ScriptRunner:
 
     async def _assert(self, step: dict[str, Any], statement_id: str) -> None:
         condition = self._condition(step, statement_id)
-        if not self._vars_holds(condition):
+        held, reason = self._vars_check(condition, statement_id)
+        if not held:
             message = (step.get("message") or "").strip() or f"Assertion '{statement_id}' failed."
-            details = {"condition": condition, "reason": ""}
+            # the mod adds the reason the condition gave to the message, and to the details
+            message = f"{message} {reason}" if reason else message
+            details = {"condition": condition, "reason": reason}
             raise _failure("script.assertion_failed", message, details, halt=True)
 
     async def _fail(self, step: dict[str, Any], statement_id: str) -> None:
         details = None
         if step.get("value") is not None:
-            details = self._eval(step["value"], "script.invalid_expression")
+            details = self._eval(step["value"], "script.invalid_expression", statement_id)
         message = (step.get("message") or "").strip()
         message = message or f"Script requested failure at '{statement_id}'."
         raise _failure("script.failed", message, details, halt=True)
@@ -326,7 +332,7 @@ class ScriptRunner:
     async def _print(self, step: dict[str, Any], statement_id: str) -> None:
         value = None
         if step.get("value") is not None:
-            value = self._eval(step["value"], "script.invalid_expression")
+            value = self._eval(step["value"], "script.invalid_expression", statement_id)
         self._report.output.append(
             {
                 "index": len(self._report.output) + 1,
@@ -341,7 +347,7 @@ class ScriptRunner:
     async def _return(self, step: dict[str, Any], statement_id: str) -> None:
         value = None
         if step.get("value") is not None:
-            value = self._eval(step["value"], "script.invalid_expression")
+            value = self._eval(step["value"], "script.invalid_expression", statement_id)
         self._report.returned = True
         self._report.result = value
 
@@ -367,7 +373,7 @@ class ScriptRunner:
             if alias.lower() == _NESTED:
                 message = "Nested rimbridge/run_script calls are not supported in this version."
                 raise _failure("script.invalid_step", message)
-            arguments = self._eval(step.get("arguments") or {}, "script.invalid_reference")
+            arguments = self._eval(step.get("arguments") or {}, "script.invalid_reference", base)
             policy = step.get("continueUntil")
             if policy is None:
                 row = await self._attempt(base, step_id, index, alias, arguments, 1, time.time())
@@ -438,16 +444,21 @@ class ScriptRunner:
             if checked is not row:
                 return checked
             if row["success"]:
-                unsatisfied = ""
                 try:
-                    if matches(condition, row, self._scope, self._refs):
+                    satisfied, unsatisfied = check(condition, row, self._scope, self._refs)
+                    if satisfied:
                         return row
                 except ScriptError as error:
-                    failure = ScriptError("script.invalid_condition", error.message)
+                    failure = ScriptError("script.invalid_condition", error.message_at(base))
                     return _condition_failure(row, failure)
             elif row["status"] == STATUS_NAMES["timed_out"]:
-                reason = (row["error"] or {}).get("Message") or "no message"
-                unsatisfied = f"The most recent continueUntil attempt timed out: {reason}"
+                reason = ((row["error"] or {}).get("Message") or "").strip()
+                unsatisfied = (
+                    f"The most recent continueUntil attempt timed out: {reason}"
+                    if reason
+                    else "The most recent continueUntil attempt timed out. "
+                    "Retrying until the step-level timeout expires."
+                )
             else:
                 return row
             elapsed_ms = (time.monotonic() - clock) * 1000
@@ -478,7 +489,6 @@ _Handler = Callable[[ScriptRunner, dict[str, Any], str], Awaitable[None]]
 _HANDLERS: Final[dict[str, _Handler]] = {
     "let": ScriptRunner._let,
     "set": ScriptRunner._set,
-    "block": ScriptRunner._block,
     "if": ScriptRunner._if,
     "foreach": ScriptRunner._foreach,
     "while": ScriptRunner._while,

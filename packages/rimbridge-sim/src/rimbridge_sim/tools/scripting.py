@@ -120,11 +120,12 @@ class ScriptingTools:
         finally:
             _DEPTH.reset(depth)
         wire = report.to_wire()
+        steps = noun.replace("Script", "script")  # "script steps", "Lua script steps"
         if report.success:
             message = (
                 f"{noun} returned successfully."
                 if report.returned
-                else (f"Executed {len(report.steps)} {noun.lower()} steps successfully.")
+                else (f"Executed {len(report.steps)} {steps} steps successfully.")
             )
         elif report.error is not None:
             message = report.error["Message"]
@@ -132,7 +133,7 @@ class ScriptingTools:
             message = report.halt_reason
         else:
             failed = sum(1 for s in report.steps if not s["success"])
-            message = f"Executed {len(report.steps)} {noun.lower()} steps with {failed} failure(s)."
+            message = f"Executed {len(report.steps)} {steps} steps with {failed} failure(s)."
         return {
             "success": report.success,
             "message": message,
@@ -148,8 +149,8 @@ class ScriptingTools:
         "Get the authoring reference of the JSON script language rimbridge/run_script runs.",
         title="Get script reference",
         result_description="{success, version, summary, tool, definition, statementTypes, "
-        "expressionForms, references, continueUntil, conditionModel, truthiness, limits, "
-        "failureCodes, authoringTips, resultShape, examples}.",
+        "expressionForms, references, continueUntil, conditionModel, resultShape, truthiness, "
+        "limits, failureCodes, authoringTips, examples}.",
     )
     async def get_script_reference(self) -> dict[str, Any]:
         return script_reference()
