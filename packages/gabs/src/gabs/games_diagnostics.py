@@ -171,6 +171,28 @@ def refuse_missing_environment(game: GameConfig, claim: RuntimeState) -> None:
     )
 
 
+def _unverified_environment(game: GameConfig) -> str:
+    """The Go bridge's warning, with its advice per launch mode, when the bridge's variables
+    cannot be confirmed on a store-launched game's process."""
+    lead = "Could not verify GABP environment on the real game process; "
+    if game.launch_mode == "SteamAppId":
+        return (
+            f"{lead}SteamAppId launcher URL mode can reuse stale environment from an "
+            f"already-running launcher. Run 'gabs games repair {game.id}' to switch to managed "
+            "Steam launch."
+        )
+    if game.launch_mode == "SteamManaged":
+        return (
+            f"{lead}Steam-managed launch can still lose environment variables if the platform "
+            "relaunches the app. Use DirectPath or CustomCommand when the final game process "
+            "does not inherit the bridge environment."
+        )
+    return (
+        f"{lead}{game.launch_mode} launchers can reuse stale environment from an "
+        "already-running launcher."
+    )
+
+
 def state_diagnostics(
     game: GameConfig,
     status: str,
@@ -192,11 +214,7 @@ def state_diagnostics(
     if missing is not None:
         code, severity, message = "process-bridge-environment-missing", "warning", missing
     if platform and not _usable(game, environment):
-        warnings.append(
-            f"The bridge's variables could not be confirmed on the real game process: a "
-            f"{game.launch_mode} launch goes through the platform client, which may start the "
-            "game without them or with those of an earlier launch."
-        )
+        warnings.append(_unverified_environment(game))
     diagnostics: dict[str, Any] = {
         "code": code,
         "severity": severity,
