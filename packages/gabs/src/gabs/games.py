@@ -49,14 +49,12 @@ class GameManager(LifecycleMixin):
         self,
         config: GabsConfig,
         *,
-        bridge_path: str | None = None,
         on_tools_changed: ListsChanged | None = None,
         liveness_interval: float = 5.0,
         backoff: tuple[float, float] | None = None,
     ) -> None:
         self.store = ConfigStore(config)
         self.lc = Lifecycle(config.config_dir, config.settings)
-        self.bridge_path = bridge_path
         self.backoff = backoff or self.default_backoff
         self._on_tools_changed = on_tools_changed
         self._listed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
-
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier
 
-__all__ = ["bridge_executable", "open_manager"]
-
-
-def bridge_executable() -> str | None:
-    """The path of the ``gabs`` executable, told to games as ``GABS_BRIDGE_PATH``."""
-    found = shutil.which("gabs")
-    if found:
-        return found
-    argv0 = Path(sys.argv[0])
-    return str(argv0.resolve()) if argv0.name == "gabs" and argv0.exists() else None
+__all__ = ["open_manager"]
 
 
 def open_manager(config: GabsConfig, notifier: ToolListNotifier) -> GameManager:
@@ -27,4 +14,4 @@ def open_manager(config: GabsConfig, notifier: ToolListNotifier) -> GameManager:
 
     Use it as ``async with open_manager(config, notifier) as manager``.
     """
-    return GameManager(config, bridge_path=bridge_executable(), on_tools_changed=notifier)
+    return GameManager(config, on_tools_changed=notifier)
