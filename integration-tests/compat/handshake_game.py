@@ -29,7 +29,9 @@ hands them over); with ``COMPAT_GAME_DIR`` set it writes its process id to
   ``tools-many``: 3,000 tools ``hs/t0000`` ... ``hs/t2999``; ``tools-late``: every
   ``tools/list`` after the first also lists ``hs/late`` (a tool the game registered after the
   bridge connected; with ``tools-empty``, the first list is empty and the later ones have only
-  ``hs/late``); ``tools-error-late``: every ``tools/list`` after the first answered ``-32603``.
+  ``hs/late``); ``tools-error-late``: every ``tools/list`` after the first answered ``-32603``;
+  ``tools-exit-late``: the process ends, unanswered, at the second ``tools/list`` (a game that
+  dies under a bridge's re-list).
 
 Tools (unless the mode replaces them): ``hs/echo {text}`` -> ``{"text": text}`` (``hs/echo
 {result}`` -> ``result``, an object, as it is). Two more
@@ -224,6 +226,8 @@ class Game:
                 return response(rid, error={"code": -31000, "message": "Invalid token"})
             return response(rid, result=welcome(self.game_id, self.mode))
         if method == "tools/list":
+            if "tools-exit-late" in self.mode and self.lists_answered > 0:
+                os._exit(0)
             if "tools-error" in self.mode or (
                 "tools-error-late" in self.mode and self.lists_answered > 0
             ):

@@ -139,3 +139,23 @@ async def test_a_list_that_fails_again_keeps_the_tools_listed_before(
     assert text_of(refused).startswith("Already connected to 'hs' but failed to sync tools: ")
     assert kept == ["hs_hs_close", "hs_hs_echo", "hs_hs_restart"]
     assert data(called) == {"text": "x"}, text_of(called)
+
+
+@pytest.mark.beyond_go
+async def test_a_connect_whose_re_list_finds_the_game_gone_judges_the_claim(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # The game dies under the re-list of a connect (``tools-exit-late``). The Go bridge answers
+    # `Already connected to 'hs' but failed to sync tools: ...`, although nothing is connected
+    # any more; `gabs` goes on as a connect to a game that is not connected: the claim's
+    # process is gone, so the claim is dropped and nothing is attachable.
+    late_game(config_dir, "tools-exit-late")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client, "hs")
+            refused = await client.call_tool("games_connect", {"gameId": "hs"})
+            seen = await client.call_tool("games_status", {"gameId": "hs"})
+    assert refused.is_error, text_of(refused)
+    assert data(refused)["code"] == "endpoint_unavailable", text_of(refused)
+    assert "failed to sync tools" not in text_of(refused)
+    assert data(seen)["status"] == "stopped", text_of(seen)

@@ -239,7 +239,9 @@ class ConnectMixin(AttachMixin):
         if claim is not None and self._bound(runtime, claim):
             # as Go: the list is asked for again, so a tool the game added since is found
             failed = await self.sync_tools(runtime, timeout, always=True)
-            if failed is not None:  # Go's words; the connection stays, calls still go through
+            if failed is None:
+                return self._connected(runtime, claim, "Already connected to", resynced=True)
+            if self._bound(runtime, claim):  # Go's words; the connection stays, calls go through
                 raise LifecycleError(
                     "tool_sync_failed",
                     f"Already connected to '{game_id}' but failed to sync tools: {failed}",
@@ -253,7 +255,8 @@ class ConnectMixin(AttachMixin):
                     ],
                     warnings_key="warnings",
                 )
-            return self._connected(runtime, claim, "Already connected to", resynced=True)
+            # the connection ended under the re-list (the game is gone or restarting): this is a
+            # connect to a game not connected, which judges the claim first
         if runtime.session is not None:
             await self._close_session(runtime)
         foreign = self.lc.foreign_owner(claim, active_only=False)
