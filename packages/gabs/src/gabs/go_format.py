@@ -9,7 +9,15 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
-__all__ = ["go_duration", "go_html_escape", "go_json", "go_numbers", "go_quote"]
+__all__ = ["go_duration", "go_html_escape", "go_json", "go_numbers", "go_quote", "go_reason"]
+
+
+def go_reason(exc: OSError) -> str:
+    """An OS error's reason as Go's error strings put it, in lower case: ``permission
+    denied``, ``is a directory`` (Python's ``strerror`` begins with a capital)."""
+    reason = exc.strerror or str(exc)
+    return reason[:1].lower() + reason[1:]
+
 
 _ESCAPES: Final = {
     "\a": "\\a",

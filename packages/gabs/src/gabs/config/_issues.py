@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..go_format import go_reason
+
 __all__ = [
     "ConfigError",
     "ConfigIssue",
@@ -91,8 +93,7 @@ class ConfigError(ValueError):
 def read_failure(path: Path, exc: OSError) -> str:
     """An unreadable file as the Go bridge words it: ``read <path>: is a directory``."""
     verb = "read" if isinstance(exc, IsADirectoryError) else "open"
-    reason = exc.strerror or str(exc)
-    return f"{verb} {path}: {reason[:1].lower()}{reason[1:]}"
+    return f"{verb} {path}: {go_reason(exc)}"
 
 
 class UnknownGameError(ConfigError, LookupError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..go_format import go_quote
+from ..go_format import go_quote, go_reason
 from ._rules import check_game_id
 
 __all__ = ["LooseGameDir", "ensure_game_dir", "game_dir_problem"]
@@ -105,8 +105,7 @@ def ensure_game_dir(folder: Path) -> None:
     try:
         os.chmod(folder, 0o700)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
         raise LooseGameDir(
             f"game dir {folder} has loose permissions ({_go_mode(mode)}) that cannot be "
-            f"tightened: chmod {folder}: {reason[:1].lower()}{reason[1:]}"
+            f"tightened: chmod {folder}: {go_reason(exc)}"
         ) from None

@@ -18,6 +18,8 @@ from typing import Final
 
 import anyio
 
+from gabs.go_format import go_reason
+
 __all__ = [
     "LOCK_FILE",
     "LOCK_TIMEOUT",
@@ -45,12 +47,6 @@ class LockUnavailable(OSError):
     def __init__(self, message: str, cause: OSError) -> None:
         super().__init__(message)
         self.errno = cause.errno
-
-
-def _reason(exc: OSError) -> str:
-    """An OS error's reason as Go's error strings put it (lower case: ``permission denied``)."""
-    reason = exc.strerror or str(exc)
-    return reason[:1].lower() + reason[1:]
 
 
 def try_flock(fd: int) -> bool:
@@ -129,7 +125,7 @@ async def transition_lock(
         except OSError as exc:
             where = exc.filename or game_dir
             raise LockUnavailable(
-                f"failed to create game dir for transition lock: mkdir {where}: {_reason(exc)}",
+                f"failed to create game dir for transition lock: mkdir {where}: {go_reason(exc)}",
                 exc,
             ) from None
     path = os.path.join(game_dir, LOCK_FILE)
@@ -138,7 +134,7 @@ async def transition_lock(
     except OSError as exc:
         if not create and isinstance(exc, FileNotFoundError):
             raise
-        raise LockUnavailable(_open_failed(game_dir, game_id, path, _reason(exc)), exc) from None
+        raise LockUnavailable(_open_failed(game_dir, game_id, path, go_reason(exc)), exc) from None
     try:
         deadline = time.monotonic() + timeout
         while not try_flock(fd):

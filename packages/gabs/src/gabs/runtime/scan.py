@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from gabs.config import check_game_id
+from gabs.go_format import go_reason
 
 from .claim import CLAIM_FILE
 
@@ -54,8 +55,7 @@ def list_claims(config_dir: Path) -> list[str]:
             ids.append(game_id)
     if failure:
         exc = failure[0]
-        reason = (exc.strerror or str(exc)).lower()
-        raise type(exc)(f"open {base}: {reason}")
+        raise type(exc)(f"open {base}: {go_reason(exc)}")
     return sorted(ids)
 
 
