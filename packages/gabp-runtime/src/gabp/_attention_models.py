@@ -96,8 +96,24 @@ class AttentionCurrentParams(WireModel):
     pass
 
 
+def _missing_item_is_null(data: Any, key: str, info: ValidationInfo) -> Any:
+    """From a peer, a left-out item member means no item (``null``).
+
+    The .NET runtime's serializer leaves every ``null`` member out, so a game built on it
+    answers "no item" without the member; the Go runtime reads the gap as ``null`` too.
+    """
+    if isinstance(data, dict) and key not in data and peer_mode(info):
+        return {**data, key: None}
+    return data
+
+
 class AttentionCurrentResult(WireModel):
     attention: Attention | None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_member_from_a_peer(cls, data: Any, info: ValidationInfo) -> Any:
+        return _missing_item_is_null(data, "attention", info)
 
     def model_post_init(self, context: Any, /) -> None:
         self.model_fields_set.add("attention")
@@ -117,6 +133,11 @@ class AttentionAckResult(WireModel):
     acknowledged: bool
     attention_id: NonEmpty
     current_attention: Attention | None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_member_from_a_peer(cls, data: Any, info: ValidationInfo) -> Any:
+        return _missing_item_is_null(data, "currentAttention", info)
 
     def model_post_init(self, context: Any, /) -> None:
         self.model_fields_set.add("current_attention")

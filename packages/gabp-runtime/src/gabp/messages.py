@@ -17,7 +17,9 @@ Two modes of validation:
   ``parameters`` instead of ``arguments`` (preferred when both are there) and ``null`` for
   either, ``platform: "darwin"`` means ``macos``, method names may hold digits, ``_`` and
   ``-``, a response that carries both ``result`` and ``error`` with one of them ``null`` is
-  read as the other, and an ``attention/cleared`` payload is read as cleared and not blocking.
+  read as the other, an ``attention/cleared`` payload is read as cleared and not blocking, and
+  an attention result without its ``attention`` or ``currentAttention`` member reads it as
+  ``null``.
 
 Field names are snake_case in Python and camelCase on the wire; :func:`dump_message` and
 :meth:`WireModel.to_wire` write the wire form.

@@ -63,16 +63,21 @@ class AttentionCache:
     """True once the cache was filled (from attention/current or an event) since connecting."""
     applied: int = 0
     dropped_stale: int = 0
+    behind: bool = False
+    """An event's payload could not be read since the last ``attention/current`` answer: the
+    item may have changed unseen, so the gate asks the game again before the next call."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def reset(self) -> None:
         with self._lock:
             self.item = None
             self.known = False
+            self.behind = False
 
     def set_current(self, item: Attention | None) -> None:
         """Fill from an ``attention/current`` answer (unless events already told more)."""
         with self._lock:
+            self.behind = False  # the answer is newer than any event read before it
             if (
                 item is not None
                 and self.item is not None
@@ -89,6 +94,7 @@ class AttentionCache:
             item = parse_payload(channel, payload)
         except MessageError as exc:
             logger.warning("ignoring an invalid %s payload: %s", channel, exc)
+            self.behind = True
             return None
         if not isinstance(item, Attention):
             return None

@@ -424,9 +424,9 @@ class GameSession:
         if (
             self.gate.mode != "off"
             and self.supports_attention
-            and (not fully_subscribed or self._needs_refresh)
+            and (not fully_subscribed or self._needs_refresh or self.cache.behind)
         ):
-            # without every channel (or after a seq gap) the cache may be behind: ask the game
+            # the cache may be behind (a channel missing, a seq gap, an unreadable event): ask
             try:
                 await self.refresh_attention()
                 self._needs_refresh = False
