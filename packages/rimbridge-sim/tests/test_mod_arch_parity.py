@@ -59,3 +59,64 @@ async def test_the_bridge_s_own_mod_entry_reports_the_mod_s_version(open_sim: An
         entry = status["currentActiveMod"]
         assert (entry["packageId"], entry["version"]) == ("brrainz.rimbridgeserver", "2.0.0")
         assert entry["version"] == bridge["version"]["bridgeVersion"]
+
+
+@pytest.mark.anyio
+async def test_the_architecture_page_s_sample_script_runs_as_the_mod_reads_it(
+    open_sim: Any,
+) -> None:
+    # the page's "suggested first shape" has `args`, `defaults` and a `wait` statement; the
+    # mod's definition has none of them: its JSON reader drops the unknown keys, so the call
+    # runs with its defaults and the `wait` statement has no type and halts the script
+    async with open_sim(tick_rate=0) as sim:
+        script = {
+            "name": "load-fixture-and-run-debug-action",
+            "defaults": {"mode": "wait", "timeoutMs": 10000},
+            "steps": [
+                {"call": "rimworld/pause_game", "args": {"pause": False}},
+                {"wait": {"condition": "game.idle", "timeoutMs": 60000}},
+                {"call": "rimworld/take_screenshot", "args": {"fileName": "after_action"}},
+            ],
+        }
+        answer = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+
+        report = answer["script"]
+        message = "The script step 'statement-2' declares unsupported type ''."
+        assert (answer["success"], answer["message"]) == (False, message)
+        assert (report["stepCount"], report["executedStepCount"], report["haltReason"]) == (
+            3,
+            2,
+            "Step 2 ('statement-2') failed.",
+        )
+        paused, waited = report["steps"]
+        assert (paused["id"], paused["success"], paused["result"]["paused"]) == (
+            "step-1",
+            True,
+            True,
+        )
+        assert (waited["call"], waited["error"]["Code"]) == ("script/", "script.invalid_step")
+
+
+@pytest.mark.anyio
+async def test_the_bridge_status_names_the_sdk_the_mod_ships_with_its_own_version(
+    open_sim: Any,
+) -> None:
+    # architecture.md: "RimBridgeServer.Sdk always resolves to the assembly shipped by
+    # RimBridgeServer"; its project takes ModVersion for every version it has
+    async with open_sim(tick_rate=0) as sim:
+        status = await sim.call("rimbridge/get_bridge_status")
+
+        assert status["version"] == {
+            "bridgeVersion": "2.0.0",
+            "bridgeAssemblyVersion": "2.0.0.0",
+            "sdkVersion": "2.0.0.0",
+            "sdkInformationalVersion": "2.0.0",
+        }
+        assert status["sdk"] == {
+            "sdkAssembly": "RimBridgeServer.Sdk",
+            "sdkVersion": "2.0.0.0",
+            "sdkInformationalVersion": "2.0.0",
+            "companionCount": 0,
+            "companionWarningCount": 0,
+            "companionErrorCount": 0,
+        }
