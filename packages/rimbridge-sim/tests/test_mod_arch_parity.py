@@ -120,3 +120,40 @@ async def test_the_bridge_status_names_the_sdk_the_mod_ships_with_its_own_versio
             "companionWarningCount": 0,
             "companionErrorCount": 0,
         }
+
+
+@pytest.mark.anyio
+async def test_a_script_step_s_operation_records_the_name_as_the_script_spells_it(
+    open_sim: Any,
+) -> None:
+    # the mod's runner hands the step's `call` to the registry unchanged, and the registry
+    # records what it was asked for as requestedId (the capability id stays the resolved one)
+    async with open_sim(tick_rate=0) as sim:
+        script = {
+            "name": "names",
+            "steps": [
+                {"id": "by-id", "call": "rimbridge.core/diagnostics/ping"},
+                {"id": "upper", "call": "RIMWORLD/Pause_Game", "arguments": {"pause": True}},
+            ],
+        }
+        answer = await sim.call("rimbridge/run_script", scriptJson=json.dumps(script))
+
+        seen = []
+        for step in answer["script"]["steps"]:
+            found = await sim.call("rimbridge/get_operation", operationId=step["operationId"])
+            tracked = found["trackedOperation"]
+            metadata = tracked["Metadata"]
+            seen.append((metadata["requestedId"], metadata["scriptCall"], tracked["CapabilityId"]))
+        assert seen == [
+            (
+                "rimbridge.core/diagnostics/ping",
+                "rimbridge.core/diagnostics/ping",
+                "rimbridge.core/diagnostics/ping",
+            ),
+            ("RIMWORLD/Pause_Game", "RIMWORLD/Pause_Game", "rimbridge.core/lifecycle/pause-game"),
+        ]
+        direct = await sim.call("rimworld/pause_game", pause=False)
+        found = await sim.call(
+            "rimbridge/get_operation", operationId=direct["operation"]["OperationId"]
+        )
+        assert found["trackedOperation"]["Metadata"]["requestedId"] == "rimworld/pause_game"
