@@ -383,10 +383,11 @@ def test_recent_results_are_retained_bounded_and_cut_when_too_long(clock: Manual
     assert journal.envelope(record)["Result"] is None
 
 
-def test_new_operation_ids_are_fresh_uuids() -> None:
+def test_new_operation_ids_are_fresh_and_named_as_the_mod_names_them() -> None:
     first, second = new_operation_id(), new_operation_id()
     assert first != second
-    assert uuid.UUID(first).version == 4
+    assert first.startswith("op_")
+    assert uuid.UUID(hex=first.removeprefix("op_")).version == 4
 
 
 # --- attribution ---------------------------------------------------------------------------------

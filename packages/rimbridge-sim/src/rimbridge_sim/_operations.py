@@ -89,11 +89,13 @@ class OperationRunner:
         self, name: str, arguments: dict[str, Any], parent_id: str | None
     ) -> dict[str, Any]:
         """What the mod's registry records as an operation's ``Metadata`` when it starts it:
-        the alias called, the provider, its category and the arguments, then the caller's
-        operation (the parent, its capability, the root) and script step when there is one."""
+        the name called (a script step's ``call`` as the script spells it), the provider, its
+        category and the arguments, then the caller's operation (the parent, its capability,
+        the root) and script step when there is one."""
         capability = capability_of(name)
+        step = current_script_step()
         metadata: dict[str, Any] = {
-            "requestedId": name,
+            "requestedId": name if step is None else step.call,
             "providerId": capability.provider_id,
             "category": capability.category,
             "arguments": arguments,
@@ -104,7 +106,6 @@ class OperationRunner:
             if parent_method is not None:
                 metadata["parentCapabilityId"] = capability_id(parent_method)
             metadata["rootOperationId"] = self._journal.root_of(parent_id)
-        step = current_script_step()
         if step is not None:
             metadata["scriptStatementId"] = step.statement_id
             metadata["scriptStepId"] = step.step_id

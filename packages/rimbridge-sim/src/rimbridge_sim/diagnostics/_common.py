@@ -47,8 +47,9 @@ def query_rank(level: str | None) -> int:
 
 
 def new_operation_id() -> str:
-    """A fresh operation id (a UUID4 string) for follow-up work or a script step."""
-    return str(uuid.uuid4())
+    """A fresh operation id for follow-up work or a script step: ``op_`` and 32 hex digits,
+    as the mod's capability registry names the operations it starts."""
+    return "op_" + uuid.uuid4().hex
 
 
 def check_limit(limit: int) -> None:

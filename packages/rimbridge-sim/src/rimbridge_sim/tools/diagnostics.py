@@ -11,7 +11,7 @@ from typing import Any, Final
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
 from rimbridge_sim.clock import iso_utc
-from rimbridge_sim.config import MOD_VERSION
+from rimbridge_sim.config import APP_VERSION, MOD_VERSION
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
@@ -161,7 +161,7 @@ class DiagnosticsTools:
         title="Get bridge status",
         result_description="{success, state (null while the main loop is busy), version, sdk "
         "{sdkAssembly, sdkVersion, sdkInformationalVersion, companionCount, "
-        "companionWarningCount, companionErrorCount, available, reason}, companions, patches "
+        "companionWarningCount, companionErrorCount}, companions, patches "
         "{applied, essentialApplied, optionalPatch...Count, optionalPatchFailures, "
         "lateInputPatches}, recentOperationCount, operationJournalCapacity (1000), "
         "retainedResultCount, retainedResultCapacity, recentEventCount, eventJournalCapacity "
@@ -184,21 +184,20 @@ class DiagnosticsTools:
             "success": True,
             "state": state,
             "stateUnavailableReason": state_error,
+            # the mod ships its SDK and builds it with the mod's own version
             "version": {
                 "bridgeVersion": MOD_VERSION,
                 "bridgeAssemblyVersion": host.app_info()["version"],
-                "sdkVersion": "simulated",
-                "sdkInformationalVersion": "simulated",
+                "sdkVersion": APP_VERSION,
+                "sdkInformationalVersion": MOD_VERSION,
             },
             "sdk": {
                 "sdkAssembly": "RimBridgeServer.Sdk",
-                "sdkVersion": "simulated",
-                "sdkInformationalVersion": "simulated",
+                "sdkVersion": APP_VERSION,
+                "sdkInformationalVersion": MOD_VERSION,
                 "companionCount": 0,
                 "companionWarningCount": 0,
                 "companionErrorCount": 0,
-                "available": False,
-                "reason": "no companion SDK in the simulation",
             },
             "companions": {"totalCount": 0, "registeredToolCount": 0, "diagnostics": []},
             "patches": _PATCHES,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
+from rimbridge_sim.config import MOD_VERSION
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._selection import stable_hash
 from rimbridge_sim.world.errors import RefusedError
@@ -65,7 +66,7 @@ INSTALLED_MODS: Final[tuple[ModInfo, ...]] = (
         "RimBridgeServer",
         "LocalMods",
         "Andreas Pardeike",
-        "1.5-sim",
+        MOD_VERSION,  # About.xml's modVersion, as get_bridge_status reports it
     ),
     ModInfo(
         "sim.tidystockpiles",
