@@ -27,3 +27,40 @@ async def test_a_pawn_name_is_a_short_or_full_name_not_first_and_last_name(
     for answer in (by_full, by_short, by_first):
         assert answer["success"] is True
         assert answer["selected"]["pawnId"] == pawn["pawnId"]
+
+
+def _setting(settings: dict[str, Any], name: str) -> Any:
+    return next(c["value"] for c in settings["root"]["children"] if c["name"] == name)
+
+
+async def test_a_mod_settings_dialog_checkbox_changes_the_mods_settings_and_closing_writes_them(
+    open_sim: Any,
+) -> None:
+    # README: drive built-in UI (get_ui_layout -> click_ui_target) and change mod settings.
+    # RimWorld's Dialog_ModSettings draws the mod's DoSettingsWindowContents, whose checkboxes
+    # are bound to the ModSettings fields, and its PreClose calls Mod.WriteSettings()
+    async with open_sim() as sim:
+        mod_id = (await sim.call("rimworld/list_mod_settings_surfaces"))["surfaces"][0]["modId"]
+        before = _setting(await sim.call("rimworld/get_mod_settings", modId=mod_id), "enabled")
+        await sim.call("rimworld/open_mod_settings", modId=mod_id)
+        layout = await sim.call("rimworld/get_ui_layout")
+        elements = layout["surfaces"][0]["elements"]
+        checkbox = next(e for e in elements if e["kind"] == "checkbox" and e["label"] == "enabled")
+        close = next(e for e in elements if e["kind"] == "button" and e["label"] == "Close")
+        assert checkbox["isChecked"] is before
+        await sim.call("rimworld/click_ui_target", targetId=checkbox["targetId"])
+        in_memory = await sim.call("rimworld/get_mod_settings", modId=mod_id)
+        await sim.call("rimworld/reload_mod_settings", modId=mod_id)  # drops unsaved changes
+        unsaved = await sim.call("rimworld/get_mod_settings", modId=mod_id)
+        await sim.call("rimworld/open_mod_settings", modId=mod_id)
+        layout = await sim.call("rimworld/get_ui_layout")
+        elements = layout["surfaces"][0]["elements"]
+        checkbox = next(e for e in elements if e["kind"] == "checkbox" and e["label"] == "enabled")
+        close = next(e for e in elements if e["kind"] == "button" and e["label"] == "Close")
+        await sim.call("rimworld/click_ui_target", targetId=checkbox["targetId"])
+        await sim.call("rimworld/click_ui_target", targetId=close["targetId"])
+        await sim.call("rimworld/reload_mod_settings", modId=mod_id)
+        written = await sim.call("rimworld/get_mod_settings", modId=mod_id)
+    assert _setting(in_memory, "enabled") is (not before)
+    assert _setting(unsaved, "enabled") is before
+    assert _setting(written, "enabled") is (not before)
