@@ -330,7 +330,8 @@ class ModTools:
     @tool(
         "rimworld/open_mod_settings",
         "Open a mod's settings window (closing open mod-settings windows first unless "
-        "replaceExisting is false).",
+        "replaceExisting is false). Its checkboxes change the settings in memory; closing "
+        "the window writes them, as RimWorld's dialog does.",
         title="Open mod settings",
         result_description="{success, changed, requestedModId, replaceExisting, "
         "closedExistingDialogCount, message, mod, dialog {windowType, windowId, mod}, before, "
@@ -381,12 +382,13 @@ class ModTools:
             mod.name,
             semantic_kind="mod_settings",
             buttons=[*toggles, ("Close", "close")],
-            details={
-                "modId": store.surface_id(mod),
-                **{k: store.values(mod)[k] for k, _ in toggles},
-            },
+            details={"modId": store.surface_id(mod)},
             content_height=900.0,
         )
+        # as RimWorld's Dialog_ModSettings: the checkboxes change the mod's settings in
+        # memory, and closing the dialog (PreClose) writes them (Mod.WriteSettings)
+        window.settings = lambda: store.values(mod)
+        window.on_close = lambda: store.write(mod)
         surface = store.describe_surface(mod)
         dialog = {"windowType": window.type, "windowId": window.id, "mod": surface}
         window.semantic_details = dialog

@@ -1,8 +1,8 @@
 """Colonists, the selection, drafting, and the selection's inspect pane and gizmos.
 
-Pawns are named by ``pawnName`` (nickname, first or full name; case ignored; a unique
-partial match is enough) or ``pawnId`` (``Thing_Human12``), as the mod resolves them. A name
-or id that matches no colonist is a payload failure (``unknown_id`` / ``stale_id``).
+Pawns are named by ``pawnName`` (nickname or full name, ``First 'Nick' Last``; case ignored;
+a unique part of either is enough) or ``pawnId`` (``Thing_Human12``), as the mod resolves
+them. A name or id that matches no colonist is a payload failure (``unknown_id`` / ``stale_id``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _PAWN = (
     "mapId, position {x, z}, job, mentalState, faction, health, needs {food, mood}, "
     "carriedThingId, jobTarget, jobOperationId}"
 )
-_NAME = "The colonist's name: nickname, first or full name (case ignored)."
+_NAME = "The colonist's name: nickname or full name, or a unique part of one (case ignored)."
 _ID = "The colonist's id from rimworld/list_colonists (wins over pawnName)."
 _COLONIST = "player-controlled colonist"
 """What the mod's select and draft lookups say they searched (every map's colonists)."""

@@ -284,8 +284,10 @@ class WorldCore:
         among: Sequence[Pawn] | None = None,
         what: str = "current-map colonist",
     ) -> Pawn:
-        """A pawn by id, else by name (exact short, nick or full name first, then a unique
-        partial match; case ignored), as the real mod resolves ``pawnName`` / ``pawnId``.
+        """A pawn by id, else by name (its short name or full name, ``First 'Nick' Last``:
+        an exact match first, then a unique partial one; case ignored), as the real mod
+        resolves ``pawnName`` / ``pawnId`` (``ToStringShort``, ``ToStringFull`` and the
+        labels, which here are the short name).
         ``what`` is the mod's word for where it looked (``player-controlled colonist``,
         ``selected pawn``, ``current-map pawn``), used as it is in the refusals."""
         colony = self.require_colony()
@@ -303,12 +305,7 @@ class WorldCore:
         query = name.strip().lower()
 
         def names(pawn: Pawn) -> list[str]:
-            return [
-                pawn.nickname,
-                pawn.first_name,
-                pawn.full_name,
-                f"{pawn.first_name} {pawn.last_name}",
-            ]
+            return [pawn.nickname, pawn.full_name]
 
         exact = [p for p in pawns if any(n.lower() == query for n in names(p))]
         if len(exact) == 1:

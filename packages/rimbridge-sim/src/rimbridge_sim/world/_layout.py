@@ -288,16 +288,20 @@ class UiLayouts:
 
     def _toggle_value(self, window: Window, label: str) -> bool:
         """A checkbox's state: the game's setting where the checkbox shows one (the Work tab's
-        ``Manual priorities``), else the window's own."""
+        ``Manual priorities``, a mod settings dialog's fields), else the window's own."""
         game = self._world.game
         if game is not None and _is_work_priorities(window, label):
             return game.use_work_priorities
+        if window.settings is not None:
+            return bool(window.settings().get(label))
         return bool(window.details.get(label))
 
     def _set_toggle(self, window: Window, label: str, value: bool) -> None:
         game = self._world.game
         if game is not None and _is_work_priorities(window, label):
             game.use_work_priorities = value
+        elif window.settings is not None:
+            window.settings()[label] = value
         else:
             window.details[label] = value
 

@@ -172,6 +172,8 @@ class Windows:
     def close(self, window: Window) -> None:
         if window in self.stack:
             self.stack.remove(window)
+            if window.on_close is not None:
+                window.on_close()
         ui = self._world.ui
         if ui.context_menu is not None and ui.context_menu.window_id == window.id:
             ui.context_menu = None

@@ -309,6 +309,12 @@ class Window:
     """Labelled actions (label, action key) the window offers, drawn as buttons."""
     scroll_y: float = 0.0
     content_height: float = 0.0
+    settings: Callable[[], dict[str, Any]] | None = None
+    """The live values a mod settings dialog's checkboxes show and change: the mod's
+    ``ModSettings``, which ``DoSettingsWindowContents`` binds its widgets to."""
+    on_close: Callable[[], object] | None = None
+    """Run once when the window is closed (``PreClose``: a mod settings dialog writes the
+    mod's settings, ``Mod.WriteSettings()``)."""
 
     @property
     def short_type(self) -> str:
