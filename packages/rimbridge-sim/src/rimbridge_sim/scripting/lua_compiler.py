@@ -127,11 +127,7 @@ class _Compiler(ExpressionParser):
                 )
             del equals
             return self._assign(name, declare=False)
-        self._fail(
-            "lua.unsupported_statement",
-            f"only assignments to locals and rb.* calls can stand alone; found '{name}'",
-            token,
-        )
+        self._refuse_statement(name, token)
 
     def _local(self) -> list[dict[str, Any]]:
         self._take()
@@ -140,7 +136,10 @@ class _Compiler(ExpressionParser):
         token = self._token
         name = self._name()
         if self._is(","):
-            self._fail("lua.unsupported_statement", "declare one local per statement")
+            self._fail(
+                "lua.unsupported_statement",
+                "Multiple-assignment Lua statements are not supported in rimbridge/run_lua v1.",
+            )
         self._declare(name, token)
         if not self._is("="):
             return [{"type": "let", "name": name, "value": None}]
@@ -318,6 +317,11 @@ class _Compiler(ExpressionParser):
     # -- host calls --------------------------------------------------------------------------
 
     def _arguments(self) -> list[Any]:
+        # Lua's call forms: f(...), and f"text" or f{...} with that one argument
+        if self._token.kind == "string":
+            return [self._take().value]
+        if self._is("{"):
+            return [self._table()]
         self._expect("(")
         values: list[Any] = []
         while not self._is(")"):

@@ -1,0 +1,108 @@
+"""The mod's Lua front-end design page (docs/lua-frontend-design.md) read claim by claim, with
+the mod's ``LuaScriptCompiler`` deciding what the page leaves open.
+
+The page lists what the v1 subset refuses (``require``, metatables, coroutines, the ``io``,
+``os``, ``package`` and ``debug`` libraries) and names ``rb`` as the one host namespace. In
+the mod's lowering a call statement of anything but ``rb.*``, ``print`` or ``ipairs`` is an
+unsupported *expression*, an assignment to a table field or to several names an unsupported
+*statement*; and since MoonSharp parses real Lua, a host call may use Lua's other call forms
+(``print "text"``, ``rb.call "alias"``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
+
+NOT_A_HOST_CALL = (
+    "Only supported rb.* calls and print/ipairs helpers can be used in rimbridge/run_lua v1."
+)
+
+
+def refused(source: str) -> LuaCompileError:
+    with pytest.raises(LuaCompileError) as caught:
+        compile_lua(source)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ('require("json")', 1),
+        ("setmetatable({}, {})", 1),
+        ("local co = 1\ncoroutine.yield(co)", 2),
+        ('io.write("x")', 1),
+        ("os.exit()", 1),
+        ("debug.traceback()", 1),
+        ("local t = { 1 }\nt.run()", 2),
+        ('local t = { 1 }\nt:run "now"', 2),
+        ("helper { 1, 2 }", 1),
+    ],
+)
+def test_a_call_statement_of_anything_but_the_host_is_an_unsupported_expression(
+    source: str, line: int
+) -> None:
+    error = refused(source)
+    assert (error.code, error.line) == ("lua.unsupported_expression", line)
+    assert error.message.startswith(NOT_A_HOST_CALL)
+
+
+@pytest.mark.parametrize(
+    "source", ["params.limit = 3", "local t = {}\nt.x = 1", "local t = { 1 }\nt[1] = 2"]
+)
+def test_assigning_a_table_field_is_refused_as_the_mod_words_it(source: str) -> None:
+    error = refused(source)
+    assert error.code == "lua.unsupported_statement"
+    assert error.message.startswith(
+        "Table-field assignment is not supported in rimbridge/run_lua v1."
+    )
+
+
+@pytest.mark.parametrize("source", ["local a, b = 1, 2", "local a = 1\nlocal b = 2\na, b = b, a"])
+def test_assigning_several_names_at_once_is_refused_as_the_mod_words_it(source: str) -> None:
+    error = refused(source)
+    assert error.code == "lua.unsupported_statement"
+    assert error.message.startswith(
+        "Multiple-assignment Lua statements are not supported in rimbridge/run_lua v1."
+    )
+
+
+def test_ipairs_on_its_own_is_an_unsupported_statement() -> None:
+    error = refused("ipairs({ 1, 2 })")
+    assert error.code == "lua.unsupported_statement"
+    assert error.message.startswith("Lua 'ipairs' is not supported in rimbridge/run_lua v1.")
+
+
+def test_a_name_on_its_own_is_not_a_statement() -> None:
+    assert refused("local a = 1\na").code == "lua.syntax_error"
+
+
+@pytest.mark.parametrize(
+    ("short", "long"),
+    [
+        ('print "hello"', 'print("hello")'),
+        ('rb.print "hello"', 'rb.print("hello")'),
+        ("print { 1, 2 }", "print({ 1, 2 })"),
+        ('rb.call "rimbridge/ping"', 'rb.call("rimbridge/ping")'),
+        (
+            'local p = rb.call "rimbridge/ping"\nreturn p',
+            'local p = rb.call("rimbridge/ping")\nreturn p',
+        ),
+        ('return rb.call "rimbridge/ping"', 'return rb.call("rimbridge/ping")'),
+        ('rb.fail "stop"', 'rb.fail("stop")'),
+    ],
+)
+def test_host_calls_take_luas_string_and_table_call_forms(short: str, long: str) -> None:
+    assert compile_lua(short) == compile_lua(long)
+
+
+async def test_the_tools_answer_a_library_call_with_the_mods_code(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        compiled = await sim.call("rimbridge/compile_lua", luaSource='require("json")')
+        assert compiled["success"] is False
+        assert compiled["error"]["code"] == "lua.unsupported_expression"
+        ran = await sim.call("rimbridge/run_lua", luaSource='rb.call "rimbridge/ping"')
+        assert ran["success"] is True, ran
+        assert [step["call"] for step in ran["script"]["steps"]] == ["rimbridge/ping"]
