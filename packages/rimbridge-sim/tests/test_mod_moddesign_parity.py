@@ -106,3 +106,17 @@ async def test_the_tools_answer_a_library_call_with_the_mods_code(open_sim: Any)
         ran = await sim.call("rimbridge/run_lua", luaSource='rb.call "rimbridge/ping"')
         assert ran["success"] is True, ran
         assert [step["call"] for step in ran["script"]["steps"]] == ["rimbridge/ping"]
+
+
+def test_an_rb_function_the_subset_lacks_is_refused_in_the_mods_words() -> None:
+    error = refused('local p = rb.call("rimbridge/ping")\nreturn rb.ref("p", "result")')
+    assert error.code == "lua.unsupported_expression"
+    assert error.message.startswith("rb.ref is not supported in rimbridge/run_lua v1.")
+
+
+async def test_a_compile_errors_details_name_its_place(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        compiled = await sim.call("rimbridge/compile_lua", luaSource="local a = 1\n  count = 1\n")
+        error = compiled["error"]
+        assert (error["line"], error["column"]) == (2, 3)
+        assert error["details"] == {"line": 2, "column": 3}

@@ -82,7 +82,9 @@ class LuaCompileError(Exception):
             "message": self.message,
             "line": self.line,
             "column": self.column,
-            "details": None,
+            # the mod's details name the place too, and MoonSharp's node class (nodeType),
+            # which has no counterpart here
+            "details": {"line": self.line, "column": self.column},
         }
 
 

@@ -103,7 +103,9 @@ class ExpressionParser:
             name = f"rb.{self._peek(2).value}"
             if name not in HOST_FUNCTIONS:
                 self._fail(
-                    "lua.unsupported_expression", f"unknown host function {name}", self._peek(2)
+                    "lua.unsupported_expression",
+                    f"{name} is not supported in rimbridge/run_lua v1.",
+                    self._peek(2),
                 )
             return name
         return None
