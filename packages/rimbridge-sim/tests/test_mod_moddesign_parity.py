@@ -120,3 +120,31 @@ async def test_a_compile_errors_details_name_its_place(open_sim: Any) -> None:
         error = compiled["error"]
         assert (error["line"], error["column"]) == (2, 3)
         assert error["details"] == {"line": 2, "column": 3}
+
+
+def test_only_a_parameter_path_may_be_missing_in_the_lowered_script() -> None:
+    steps = compile_lua(
+        'local p = rb.call("rimbridge/ping")\nlocal a = p.result.message\nlocal b = params.limit\n'
+    )["steps"]
+    assert steps[3] == {
+        "type": "let",
+        "name": "a",
+        "value": {"$var": "p", "path": "result.message"},
+    }
+    assert steps[4] == {
+        "type": "let",
+        "name": "b",
+        "value": {"$var": "params", "path": "limit", "required": False},
+    }
+
+
+async def test_a_path_a_result_lacks_fails_the_script_and_a_missing_parameter_is_nil(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        lacking = 'local p = rb.call("rimbridge/ping")\nlocal x = p.result.nothing\nreturn 1\n'
+        ran = await sim.call("rimbridge/run_lua", luaSource=lacking)
+        assert (ran["success"], ran["returned"]) == (False, False)
+        assert "could not resolve variable 'p' path 'result.nothing'." in ran["message"]
+        missing = await sim.call("rimbridge/run_lua", luaSource="return params.limit == nil")
+        assert (missing["success"], missing["result"]) == (True, True)

@@ -279,9 +279,13 @@ class ExpressionParser:
                 self._fail("lua.unsupported_expression", "calling values is not supported")
             else:
                 break
-        if path:
+        if not path:
+            return base
+        if base.get("$var") == "params":
+            # a parameter nobody passed reads as nil; a path any other local lacks fails the
+            # statement, as the mod lowers them
             return {**base, "path": path, "required": False}
-        return base
+        return {**base, "path": path}
 
     def _table(self) -> Any:
         self._expect("{")
