@@ -148,3 +148,48 @@ async def test_a_path_a_result_lacks_fails_the_script_and_a_missing_parameter_is
         assert "could not resolve variable 'p' path 'result.nothing'." in ran["message"]
         missing = await sim.call("rimbridge/run_lua", luaSource="return params.limit == nil")
         assert (missing["success"], missing["result"]) == (True, True)
+
+
+@pytest.mark.parametrize(
+    ("source", "code", "message"),
+    [
+        (
+            "for a, b, c in ipairs({}) do end",
+            "lua.unsupported_statement",
+            "Lua ipairs loops in rimbridge/run_lua v1 support one or two loop variables.",
+        ),
+        (
+            "for k, v in pairs({}) do end",
+            "lua.unsupported_statement",
+            "Only 'for ... in ipairs(...) do' is supported in rimbridge/run_lua v1.",
+        ),
+        (
+            "for i in ipairs({}, 2) do end",
+            "lua.unsupported_expression",
+            "ipairs requires exactly one collection expression.",
+        ),
+    ],
+)
+def test_a_generic_for_outside_the_subset_is_refused_as_the_mod_refuses_it(
+    source: str, code: str, message: str
+) -> None:
+    error = refused(source)
+    assert error.code == code
+    assert error.message.startswith(message)
+
+
+def test_ipairs_takes_a_table_constructor_in_lua_call_form() -> None:
+    assert compile_lua("for i in ipairs { 1, 2 } do end") == compile_lua(
+        "for i in ipairs({ 1, 2 }) do end"
+    )
+
+
+def test_a_poll_policy_keeps_whole_milliseconds_and_a_trimmed_timeout_message() -> None:
+    steps = compile_lua(
+        'rb.poll("rimbridge/ping", nil, { timeoutMs = 250.7, pollIntervalMs = 20.5, '
+        'timeoutMessage = "  still waiting ", condition = { path = "success", equals = true } })'
+    )["steps"]
+    policy = steps[1]["continueUntil"]
+    assert (policy["timeoutMs"], policy["pollIntervalMs"]) == (251, 20)
+    assert type(policy["timeoutMs"]) is int
+    assert policy["timeoutMessage"] == "still waiting"

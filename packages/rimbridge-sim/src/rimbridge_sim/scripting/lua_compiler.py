@@ -211,18 +211,35 @@ class _Compiler(ExpressionParser):
             return self._numeric_for(first, first_token)
         index = first
         names: tuple[str, ...] = (index,)
-        if self._is(","):
+        while self._is(","):
             self._take()
             names += (self._name(),)
         self._expect("in")
+        if len(names) > 2:
+            self._fail(
+                "lua.unsupported_statement",
+                "Lua ipairs loops in rimbridge/run_lua v1 support one or two loop variables.",
+                start,
+            )
         if "params" in names:
             self._fail("lua.unsupported_statement", _READ_ONLY, start)
-        if self._token.value != "ipairs":
-            self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
-        self._take()
-        self._expect("(")
-        collection = self._expression()
-        self._expect(")")
+        after = self._peek()
+        if self._token.value != "ipairs" or not (
+            (after.value in ("(", "{") and after.kind == "symbol") or after.kind == "string"
+        ):
+            self._fail(
+                "lua.unsupported_statement",
+                "Only 'for ... in ipairs(...) do' is supported in rimbridge/run_lua v1.",
+            )
+        call = self._take()
+        collections = self._arguments()
+        if len(collections) != 1:
+            self._fail(
+                "lua.unsupported_expression",
+                "ipairs requires exactly one collection expression.",
+                call,
+            )
+        collection = collections[0]
         self._expect("do")
         item = self._temp("foreach_item", declare=False)
         counter = self._temp("foreach_index", declare=False)
@@ -343,7 +360,8 @@ class _Compiler(ExpressionParser):
 
     def _poll_policy(self, policy: Any, token: Token) -> dict[str, Any]:
         """``rb.poll``'s third argument as the mod reads it: a table with a non-empty
-        ``condition`` table; ``timeoutMs`` and ``pollIntervalMs``, when given, numbers."""
+        ``condition`` table; ``timeoutMs`` and ``pollIntervalMs``, when given, numbers, kept as
+        whole milliseconds; ``timeoutMessage`` trimmed."""
         if not isinstance(policy, dict) or "$var" in policy:
             self._fail("lua.unsupported_expression", "the rb.poll policy must be a table", token)
         condition = policy.get("condition")
@@ -357,6 +375,10 @@ class _Compiler(ExpressionParser):
             value = policy.get(key)
             if value is not None and not isinstance(value, int | float):
                 self._fail("lua.compile_error", f"the rb.poll {key} must be a number", token)
+            if value is not None:
+                policy[key] = round(value)  # whole milliseconds, rounded half to even
+        if isinstance(policy.get("timeoutMessage"), str):
+            policy["timeoutMessage"] = policy["timeoutMessage"].strip()
         return policy
 
     def _host_call(self, host: str, target: tuple[str, str] | None) -> list[dict[str, Any]]:
