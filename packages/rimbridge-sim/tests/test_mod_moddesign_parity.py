@@ -193,3 +193,16 @@ def test_a_poll_policy_keeps_whole_milliseconds_and_a_trimmed_timeout_message() 
     assert (policy["timeoutMs"], policy["pollIntervalMs"]) == (251, 20)
     assert type(policy["timeoutMs"]) is int
     assert policy["timeoutMessage"] == "still waiting"
+
+
+@pytest.mark.parametrize(
+    ("literal", "value"), [("2.0", 2), ("1e3", 1000), ("-4.0", -4), ("0.5", 0.5), ("0x10", 16)]
+)
+def test_a_number_literal_without_a_fraction_is_a_whole_number(literal: str, value: Any) -> None:
+    returned = compile_lua(f"return {literal}")["steps"][1]["value"]
+    assert returned == value and type(returned) is type(value)
+
+
+def test_a_whole_number_index_written_with_a_point_is_a_static_index() -> None:
+    steps = compile_lua("local t = { 1, 2 }\nreturn t[2.0]")["steps"]
+    assert steps[2] == {"type": "return", "value": {"$var": "t", "path": "[1]"}}

@@ -159,7 +159,7 @@ def tokenize(source: str) -> list[Token]:
                 raise LuaCompileError(
                     "lua.syntax_error", f"malformed number {text!r}", line, column
                 ) from None
-            tokens.append(Token("number", value, line, column))
+            tokens.append(Token("number", _whole(value), line, column))
             continue
         if ch in "\"'":
             i, text = _string(source, i, line, column)
@@ -181,6 +181,17 @@ def tokenize(source: str) -> list[Token]:
         i += len(symbol)
     tokens.append(Token("eof", None, line, i - line_start + 1))
     return tokens
+
+
+def _whole(value: object) -> object:
+    """A number literal as the mod reads it: every Lua number is a double, and one without a
+    fraction that fits in 64 bits becomes a whole number (``2.0`` and ``1e3`` are ``2`` and
+    ``1000``; a whole number too large for 64 bits stays a double)."""
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value
 
 
 def _string(source: str, i: int, line: int, column: int) -> tuple[int, str]:
