@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from rimbridge_sim.scripting import CallOutcome, ScriptRunner, normalize_definition
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 
 NOT_A_HOST_CALL = (
@@ -196,7 +197,7 @@ def test_a_poll_policy_keeps_whole_milliseconds_and_a_trimmed_timeout_message() 
 
 
 @pytest.mark.parametrize(
-    ("literal", "value"), [("2.0", 2), ("1e3", 1000), ("-4.0", -4), ("0.5", 0.5), ("0x10", 16)]
+    ("literal", "value"), [("2.0", 2), ("1e3", 1000), ("0.5", 0.5), ("0x10", 16)]
 )
 def test_a_number_literal_without_a_fraction_is_a_whole_number(literal: str, value: Any) -> None:
     returned = compile_lua(f"return {literal}")["steps"][1]["value"]
@@ -206,3 +207,23 @@ def test_a_number_literal_without_a_fraction_is_a_whole_number(literal: str, val
 def test_a_whole_number_index_written_with_a_point_is_a_static_index() -> None:
     steps = compile_lua("local t = { 1, 2 }\nreturn t[2.0]")["steps"]
     assert steps[2] == {"type": "return", "value": {"$var": "t", "path": "[1]"}}
+
+
+async def _echo(name: str, arguments: Any) -> CallOutcome:
+    return CallOutcome(True, f"op-{name}", "completed", dict(arguments), None)
+
+
+async def test_unary_minus_stays_an_expression_even_over_a_number() -> None:
+    source = (
+        'local seen = rb.call("test/echo", { n = -5 })\n'
+        "local total = 0\n"
+        "for i = 3, 1, -1 do total = total + i end\n"
+        "return { seen.result.n, total, -2.5 }\n"
+    )
+    steps = compile_lua(source)["steps"]
+    assert steps[1]["arguments"] == {"n": {"$negate": 5}}
+    assert steps[-1]["value"][2] == {"$negate": 2.5}
+    runner = ScriptRunner(_echo, include_step_results=True)
+    report = (await runner.run(normalize_definition(compile_lua(source)))).to_wire()
+    assert report["success"] is True, report["error"]
+    assert report["result"] == [-5, 6, -2.5]

@@ -194,12 +194,9 @@ class ExpressionParser:
             left: Any = {"$not": self._expression(_UNARY_PRIORITY)}
         elif self._is("-"):
             self._take()
-            operand = self._expression(_UNARY_PRIORITY)
-            left = (
-                -operand
-                if isinstance(operand, int | float) and not isinstance(operand, bool)
-                else {"$negate": operand}
-            )
+            # never folded, not even for a number: MoonSharp keeps -3 a unary minus over 3, so
+            # the mod's lowering writes {"$negate": 3} and the runner works it out
+            left = {"$negate": self._expression(_UNARY_PRIORITY)}
         elif self._is("#"):
             self._fail(
                 "lua.unsupported_expression", "'#' is not supported: the subset has no length"
