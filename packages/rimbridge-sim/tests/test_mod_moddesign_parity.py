@@ -227,3 +227,8 @@ async def test_unary_minus_stays_an_expression_even_over_a_number() -> None:
     report = (await runner.run(normalize_definition(compile_lua(source)))).to_wire()
     assert report["success"] is True, report["error"]
     assert report["result"] == [-5, 6, -2.5]
+
+
+@pytest.mark.parametrize("source", ["::done::", "goto done\n::done::"])
+def test_labels_and_goto_are_statements_outside_the_subset(source: str) -> None:
+    assert refused(source).code == "lua.unsupported_statement"

@@ -109,6 +109,8 @@ class _Compiler(ExpressionParser):
                     "lua.unsupported_statement", f"'{keyword}' is not supported in this subset"
                 )
             return handler()
+        if self._is("::"):  # a label: Lua, but outside the subset, as goto is
+            self._fail("lua.unsupported_statement", "labels are not supported in this subset")
         if token.kind != "name":
             self._fail("lua.syntax_error", f"unexpected {self._describe()}")
         host = self._host_name()
