@@ -232,3 +232,30 @@ async def test_unary_minus_stays_an_expression_even_over_a_number() -> None:
 @pytest.mark.parametrize("source", ["::done::", "goto done\n::done::"])
 def test_labels_and_goto_are_statements_outside_the_subset(source: str) -> None:
     assert refused(source).code == "lua.unsupported_statement"
+
+
+@pytest.mark.parametrize(
+    ("literal", "text"),
+    [
+        ('"\\65\\066\\0671"', "ABC1"),
+        ('"\\x41\\x62"', "Ab"),
+        ('"a\\z\n     b"', "ab"),
+        ('"\\u{48}\\u{e9}"', "H\u00e9"),
+        ('"\\a\\b\\f\\v"', "\a\b\f\v"),
+        ('"one\\\ntwo"', "one\ntwo"),
+        ("[==[a]]b]==]", "a]]b"),
+        ("[=[\nfirst]=]", "first"),
+    ],
+)
+def test_strings_take_luas_escapes_and_long_brackets_of_any_level(literal: str, text: str) -> None:
+    assert compile_lua(f"return {literal}")["steps"][1]["value"] == text
+
+
+@pytest.mark.parametrize("literal", ['"\\q"', '"\\256"', '"\\xZZ"', "[==[open]]"])
+def test_a_broken_escape_or_an_unclosed_long_string_is_a_syntax_error(literal: str) -> None:
+    assert refused(f"return {literal}").code == "lua.syntax_error"
+
+
+def test_lines_are_counted_through_long_strings_comments_and_escaped_line_breaks() -> None:
+    source = 'local a = [==[x\ny]==]\n--[=[ a\ncomment ]=]\nlocal b = "p\\\nq"\ncount = 1\n'
+    assert refused(source).line == 7
