@@ -243,6 +243,8 @@ def test_labels_and_goto_are_statements_outside_the_subset(source: str) -> None:
         ('"\\u{48}\\u{e9}"', "H\u00e9"),
         ('"\\a\\b\\f\\v"', "\a\b\f\v"),
         ('"one\\\ntwo"', "one\ntwo"),
+        ('"one\\\r\ntwo"', "one\ntwo"),
+        ('"\\[\\]"', "[]"),
         ("[==[a]]b]==]", "a]]b"),
         ("[=[\nfirst]=]", "first"),
     ],

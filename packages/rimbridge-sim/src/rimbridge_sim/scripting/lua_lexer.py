@@ -73,6 +73,8 @@ _ESCAPES: Final = {
     "\\": "\\",
     '"': '"',
     "'": "'",
+    "[": "[",
+    "]": "]",
     "\n": "\n",
 }
 MAX_SOURCE: Final = 200_000
@@ -246,6 +248,9 @@ def _string(source: str, i: int, line: int, column: int) -> tuple[int, str]:
         if following in _ESCAPES:
             parts.append(_ESCAPES[following])
             i += 2
+        elif source.startswith("\r\n", i + 1):  # an escaped Windows line break
+            parts.append("\n")
+            i += 3
         elif following == "z":  # skips the white space after it, line breaks included
             i += 2
             while i < length and source[i] in " \t\r\n\f\v":
