@@ -261,3 +261,11 @@ def test_a_broken_escape_or_an_unclosed_long_string_is_a_syntax_error(literal: s
 def test_lines_are_counted_through_long_strings_comments_and_escaped_line_breaks() -> None:
     source = 'local a = [==[x\ny]==]\n--[=[ a\ncomment ]=]\nlocal b = "p\\\nq"\ncount = 1\n'
     assert refused(source).line == 7
+
+
+def test_a_return_ends_its_block_as_in_lua() -> None:
+    assert refused("return 1\nlocal x = 2").code == "lua.syntax_error"
+    assert refused("local x = 1\nif x then return x\nx = 2 end").code == "lua.syntax_error"
+    steps = compile_lua("local x = 1\nif x == 1 then return else return 2; end")["steps"]
+    assert steps[3]["body"] == [{"type": "return", "value": None}]
+    assert steps[3]["elseBody"] == [{"type": "return", "value": 2}]

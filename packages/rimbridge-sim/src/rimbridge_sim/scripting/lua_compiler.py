@@ -29,6 +29,7 @@ LOOP_LIMIT: Final = 1000
 WHILE_LIMIT: Final = 100
 """``maxIterations`` of a lowered ``while`` (the mod's ``DefaultWhileMaxIterations``)."""
 _READ_ONLY: Final = "Lua binding 'params' is read-only in rimbridge/run_lua v1."
+_BLOCK_ENDS: Final = ("end", "else", "elseif", "until")
 
 
 def compile_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -321,8 +322,20 @@ class _Compiler(ExpressionParser):
         ]
 
     def _return(self) -> list[dict[str, Any]]:
+        steps = self._return_value()
+        # as in Lua, a return ends its block: only a ';' may follow it before the block's end
+        if self._is(";"):
+            self._take()
+        if not (self._token.kind == "eof" or any(self._is(e) for e in _BLOCK_ENDS)):
+            self._fail(
+                "lua.syntax_error",
+                f"expected the end of the block after return, found {self._describe()}",
+            )
+        return steps
+
+    def _return_value(self) -> list[dict[str, Any]]:
         self._take()
-        if self._token.kind == "eof" or self._is("end") or self._is(";"):
+        if self._token.kind == "eof" or self._is(";") or any(self._is(e) for e in _BLOCK_ENDS):
             return [{"type": "return", "value": None}]
         host = self._host_name()
         if host is not None:
