@@ -33,7 +33,7 @@ def test_a_call_an_if_with_elseif_and_an_assert_lower_as_the_mod_lowers_them() -
     assert steps[3] == {
         "type": "let",
         "name": "__lua_if_condition_1",
-        "value": {"$var": "s", "path": "success", "required": False},
+        "value": {"$var": "s", "path": "success"},
     }
     assert steps[4] == {
         # the outer if takes its id after the nested one in its else branch

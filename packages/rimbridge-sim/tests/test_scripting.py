@@ -238,7 +238,7 @@ def test_lua_lowers_locals_calls_loops_and_params_into_the_script_model() -> Non
     assert steps[4]["value"] == {
         "$or": [
             {"$var": "params", "path": "limit", "required": False},
-            {"$var": "snap", "path": "result.count", "required": False},
+            {"$var": "snap", "path": "result.count"},
         ]
     }
 

@@ -29,6 +29,7 @@ LOOP_LIMIT: Final = 1000
 WHILE_LIMIT: Final = 100
 """``maxIterations`` of a lowered ``while`` (the mod's ``DefaultWhileMaxIterations``)."""
 _READ_ONLY: Final = "Lua binding 'params' is read-only in rimbridge/run_lua v1."
+_BLOCK_ENDS: Final = ("end", "else", "elseif", "until")
 
 
 def compile_lua(source: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -109,6 +110,8 @@ class _Compiler(ExpressionParser):
                     "lua.unsupported_statement", f"'{keyword}' is not supported in this subset"
                 )
             return handler()
+        if self._is("::"):  # a label: Lua, but outside the subset, as goto is
+            self._fail("lua.unsupported_statement", "labels are not supported in this subset")
         if token.kind != "name":
             self._fail("lua.syntax_error", f"unexpected {self._describe()}")
         host = self._host_name()
@@ -127,11 +130,7 @@ class _Compiler(ExpressionParser):
                 )
             del equals
             return self._assign(name, declare=False)
-        self._fail(
-            "lua.unsupported_statement",
-            f"only assignments to locals and rb.* calls can stand alone; found '{name}'",
-            token,
-        )
+        self._refuse_statement(name, token)
 
     def _local(self) -> list[dict[str, Any]]:
         self._take()
@@ -140,7 +139,10 @@ class _Compiler(ExpressionParser):
         token = self._token
         name = self._name()
         if self._is(","):
-            self._fail("lua.unsupported_statement", "declare one local per statement")
+            self._fail(
+                "lua.unsupported_statement",
+                "Multiple-assignment Lua statements are not supported in rimbridge/run_lua v1.",
+            )
         self._declare(name, token)
         if not self._is("="):
             return [{"type": "let", "name": name, "value": None}]
@@ -212,18 +214,35 @@ class _Compiler(ExpressionParser):
             return self._numeric_for(first, first_token)
         index = first
         names: tuple[str, ...] = (index,)
-        if self._is(","):
+        while self._is(","):
             self._take()
             names += (self._name(),)
         self._expect("in")
+        if len(names) > 2:
+            self._fail(
+                "lua.unsupported_statement",
+                "Lua ipairs loops in rimbridge/run_lua v1 support one or two loop variables.",
+                start,
+            )
         if "params" in names:
             self._fail("lua.unsupported_statement", _READ_ONLY, start)
-        if self._token.value != "ipairs":
-            self._fail("lua.unsupported_statement", "generic for only iterates ipairs(list)")
-        self._take()
-        self._expect("(")
-        collection = self._expression()
-        self._expect(")")
+        after = self._peek()
+        if self._token.value != "ipairs" or not (
+            (after.value in ("(", "{") and after.kind == "symbol") or after.kind == "string"
+        ):
+            self._fail(
+                "lua.unsupported_statement",
+                "Only 'for ... in ipairs(...) do' is supported in rimbridge/run_lua v1.",
+            )
+        call = self._take()
+        collections = self._arguments()
+        if len(collections) != 1:
+            self._fail(
+                "lua.unsupported_expression",
+                "ipairs requires exactly one collection expression.",
+                call,
+            )
+        collection = collections[0]
         self._expect("do")
         item = self._temp("foreach_item", declare=False)
         counter = self._temp("foreach_index", declare=False)
@@ -303,8 +322,20 @@ class _Compiler(ExpressionParser):
         ]
 
     def _return(self) -> list[dict[str, Any]]:
+        steps = self._return_value()
+        # as in Lua, a return ends its block: only a ';' may follow it before the block's end
+        if self._is(";"):
+            self._take()
+        if not (self._token.kind == "eof" or any(self._is(e) for e in _BLOCK_ENDS)):
+            self._fail(
+                "lua.syntax_error",
+                f"expected the end of the block after return, found {self._describe()}",
+            )
+        return steps
+
+    def _return_value(self) -> list[dict[str, Any]]:
         self._take()
-        if self._token.kind == "eof" or self._is("end") or self._is(";"):
+        if self._token.kind == "eof" or self._is(";") or any(self._is(e) for e in _BLOCK_ENDS):
             return [{"type": "return", "value": None}]
         host = self._host_name()
         if host is not None:
@@ -318,6 +349,11 @@ class _Compiler(ExpressionParser):
     # -- host calls --------------------------------------------------------------------------
 
     def _arguments(self) -> list[Any]:
+        # Lua's call forms: f(...), and f"text" or f{...} with that one argument
+        if self._token.kind == "string":
+            return [self._take().value]
+        if self._is("{"):
+            return [self._table()]
         self._expect("(")
         values: list[Any] = []
         while not self._is(")"):
@@ -339,7 +375,8 @@ class _Compiler(ExpressionParser):
 
     def _poll_policy(self, policy: Any, token: Token) -> dict[str, Any]:
         """``rb.poll``'s third argument as the mod reads it: a table with a non-empty
-        ``condition`` table; ``timeoutMs`` and ``pollIntervalMs``, when given, numbers."""
+        ``condition`` table; ``timeoutMs`` and ``pollIntervalMs``, when given, numbers, kept as
+        whole milliseconds; ``timeoutMessage`` trimmed."""
         if not isinstance(policy, dict) or "$var" in policy:
             self._fail("lua.unsupported_expression", "the rb.poll policy must be a table", token)
         condition = policy.get("condition")
@@ -353,6 +390,10 @@ class _Compiler(ExpressionParser):
             value = policy.get(key)
             if value is not None and not isinstance(value, int | float):
                 self._fail("lua.compile_error", f"the rb.poll {key} must be a number", token)
+            if value is not None:
+                policy[key] = round(value)  # whole milliseconds, rounded half to even
+        if isinstance(policy.get("timeoutMessage"), str):
+            policy["timeoutMessage"] = policy["timeoutMessage"].strip()
         return policy
 
     def _host_call(self, host: str, target: tuple[str, str] | None) -> list[dict[str, Any]]:

@@ -62,7 +62,21 @@ _SYMBOLS: Final = (
     ",",
     ".",
 )
-_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
+_ESCAPES: Final = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "[": "[",
+    "]": "]",
+    "\n": "\n",
+}
 MAX_SOURCE: Final = 200_000
 
 
@@ -82,7 +96,9 @@ class LuaCompileError(Exception):
             "message": self.message,
             "line": self.line,
             "column": self.column,
-            "details": None,
+            # the mod's details name the place too, and MoonSharp's node class (nodeType),
+            # which has no counterpart here
+            "details": {"line": self.line, "column": self.column},
         }
 
 
@@ -114,17 +130,14 @@ def tokenize(source: str) -> list[Token]:
             i += 1
             continue
         if source.startswith("--", i):
-            if source.startswith("--[[", i):
-                end = source.find("]]", i + 4)
-                if end < 0:
-                    raise LuaCompileError(
-                        "lua.syntax_error", "unfinished block comment", line, column
-                    )
+            long = _long_bracket(source, i + 2, line, column, "block comment")
+            if long is not None:
+                end = long[0]
                 newlines = source.count("\n", i, end)
                 if newlines:
                     line += newlines
                     line_start = source.rfind("\n", i, end) + 1
-                i = end + 2
+                i = end
             else:
                 end = source.find("\n", i)
                 i = length if end < 0 else end
@@ -157,20 +170,20 @@ def tokenize(source: str) -> list[Token]:
                 raise LuaCompileError(
                     "lua.syntax_error", f"malformed number {text!r}", line, column
                 ) from None
-            tokens.append(Token("number", value, line, column))
+            tokens.append(Token("number", _whole(value), line, column))
             continue
-        if ch in "\"'":
-            i, text = _string(source, i, line, column)
+        long = _long_bracket(source, i, line, column, "long string") if ch == "[" else None
+        if ch in "\"'" or long is not None:
+            start = i
+            if long is not None:
+                i, text = long
+            else:
+                i, text = _string(source, i, line, column)
             tokens.append(Token("string", text, line, column))
-            continue
-        if source.startswith("[[", i):
-            end = source.find("]]", i + 2)
-            if end < 0:
-                raise LuaCompileError("lua.syntax_error", "unfinished long string", line, column)
-            text = source[i + 2 : end].removeprefix("\n")
-            line += source.count("\n", i, end)
-            i = end + 2
-            tokens.append(Token("string", text, line, column))
+            newlines = source.count("\n", start, i)  # a long string, or an escaped line break
+            if newlines:
+                line += newlines
+                line_start = source.rfind("\n", start, i) + 1
             continue
         symbol = next((s for s in _SYMBOLS if source.startswith(s, i)), None)
         if symbol is None:
@@ -181,24 +194,92 @@ def tokenize(source: str) -> list[Token]:
     return tokens
 
 
+def _whole(value: object) -> object:
+    """A number literal as the mod reads it: every Lua number is a double, and one without a
+    fraction that fits in 64 bits becomes a whole number (``2.0`` and ``1e3`` are ``2`` and
+    ``1000``; a whole number too large for 64 bits stays a double)."""
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value
+
+
+def _long_bracket(source: str, i: int, line: int, column: int, what: str) -> tuple[int, str] | None:
+    """A long bracket at ``i`` (``[[...]]``, ``[==[...]==]``): the index after it and its text
+    (a first line break dropped, nothing unescaped); ``None`` when none starts there."""
+    if not source.startswith("[", i):
+        return None
+    level = 0
+    while source.startswith("=", i + 1 + level):
+        level += 1
+    if not source.startswith("[", i + 1 + level):
+        return None
+    body = i + 2 + level
+    closing = "]" + "=" * level + "]"
+    end = source.find(closing, body)
+    if end < 0:
+        raise LuaCompileError("lua.syntax_error", f"unfinished {what}", line, column)
+    text = source[body:end]
+    if text.startswith("\r\n"):
+        text = text[2:]
+    elif text.startswith("\n"):
+        text = text[1:]
+    return end + len(closing), text
+
+
 def _string(source: str, i: int, line: int, column: int) -> tuple[int, str]:
+    """A quoted string at ``i`` with Lua's escapes: the index after it and its text."""
     quote = source[i]
     i += 1
     parts: list[str] = []
+    length = len(source)
     while True:
-        if i >= len(source) or source[i] == "\n":
+        if i >= length or source[i] == "\n":
             raise LuaCompileError("lua.syntax_error", "unfinished string", line, column)
         ch = source[i]
         if ch == quote:
             return i + 1, "".join(parts)
-        if ch == "\\":
-            following = source[i + 1 : i + 2]
-            if following in _ESCAPES:
-                parts.append(_ESCAPES[following])
-                i += 2
-                continue
+        if ch != "\\":
+            parts.append(ch)
+            i += 1
+            continue
+        following = source[i + 1 : i + 2]
+        if following in _ESCAPES:
+            parts.append(_ESCAPES[following])
+            i += 2
+        elif source.startswith("\r\n", i + 1):  # an escaped Windows line break
+            parts.append("\n")
+            i += 3
+        elif following == "z":  # skips the white space after it, line breaks included
+            i += 2
+            while i < length and source[i] in " \t\r\n\f\v":
+                i += 1
+        elif following.isdigit():  # \ddd: a byte, up to three decimal digits
+            digits = source[i + 1 : i + 4]
+            digits = digits[: len(digits) - len(digits.lstrip("0123456789"))] or digits[:1]
+            if int(digits) > 255:
+                raise LuaCompileError(
+                    "lua.syntax_error", f"escape \\{digits} is too large", line, column
+                )
+            parts.append(chr(int(digits)))
+            i += 1 + len(digits)
+        elif following == "x" and _hex(source[i + 2 : i + 4], 2):
+            parts.append(chr(int(source[i + 2 : i + 4], 16)))
+            i += 4
+        elif following == "u" and source.startswith("{", i + 2) and "}" in source[i + 3 : i + 12]:
+            digits = source[i + 3 : source.index("}", i + 3)]
+            if not _hex(digits, len(digits)) or int(digits, 16) > 0x10FFFF:
+                raise LuaCompileError(
+                    "lua.syntax_error", f"invalid escape \\u{{{digits}}}", line, column
+                )
+            parts.append(chr(int(digits, 16)))
+            i += 4 + len(digits)
+        else:
             raise LuaCompileError(
-                "lua.syntax_error", f"unsupported escape \\{following}", line, column
+                "lua.syntax_error", f"invalid escape sequence \\{following}", line, column
             )
-        parts.append(ch)
-        i += 1
+
+
+def _hex(text: str, count: int) -> bool:
+    return 0 < len(text) == count and all(c in "0123456789abcdefABCDEF" for c in text)

@@ -31,6 +31,9 @@ _BINARY: Final = {
 _UNARY_PRIORITY: Final = 7
 _REFUSED_BINARY: Final = {"..": "string concatenation", "^": "exponentiation"}
 HOST_FUNCTIONS: Final = {"rb.call", "rb.poll", "rb.print", "rb.assert", "rb.fail", "print"}
+_NOT_A_HOST_CALL: Final = (
+    "Only supported rb.* calls and print/ipairs helpers can be used in rimbridge/run_lua v1."
+)
 
 
 class ExpressionParser:
@@ -92,16 +95,95 @@ class ExpressionParser:
         token = self._token
         if token.kind != "name":
             return None
-        if token.value == "print" and self._peek().value == "(":
+        if token.value == "print" and (
+            self._peek().value in ("(", "{") or self._peek().kind == "string"
+        ):
             return "print"
         if token.value == "rb" and self._peek().value == ".":
             name = f"rb.{self._peek(2).value}"
             if name not in HOST_FUNCTIONS:
                 self._fail(
-                    "lua.unsupported_expression", f"unknown host function {name}", self._peek(2)
+                    "lua.unsupported_expression",
+                    f"{name} is not supported in rimbridge/run_lua v1.",
+                    self._peek(2),
                 )
             return name
         return None
+
+    # -- statements the subset refuses -------------------------------------------------------
+
+    def _refuse_statement(self, name: str, token: Token) -> NoReturn:
+        """Refuse a statement that starts with ``name`` (already read at ``token``) and is
+        neither a host call nor an assignment to a name, as the mod's lowering refuses it: a
+        call of anything else is an unsupported expression, an assignment to a field or to
+        several names an unsupported statement, and a name on its own is not Lua."""
+        call: Token | None = None
+        suffixes = 0
+        while True:
+            current = self._token
+            if self._is("."):
+                self._take()
+                self._name()
+                call = None
+            elif self._is("["):
+                self._skip_group("[", "]")
+                call = None
+            elif self._is(":"):
+                self._take()
+                call = self._token
+                self._name()
+                self._skip_call_arguments()
+            elif self._is("(") or self._is("{") or current.kind == "string":
+                call = current
+                self._skip_call_arguments()
+            else:
+                break
+            suffixes += 1
+        if self._is(","):
+            self._fail(
+                "lua.unsupported_statement",
+                "Multiple-assignment Lua statements are not supported in rimbridge/run_lua v1.",
+                token,
+            )
+        if self._is("=") and suffixes and call is None:
+            self._fail(
+                "lua.unsupported_statement",
+                "Table-field assignment is not supported in rimbridge/run_lua v1.",
+                token,
+            )
+        if call is not None:
+            if name == "ipairs" and suffixes == 1:
+                self._fail(
+                    "lua.unsupported_statement",
+                    "Lua 'ipairs' is not supported in rimbridge/run_lua v1.",
+                    token,
+                )
+            self._fail("lua.unsupported_expression", _NOT_A_HOST_CALL, call)
+        self._fail(
+            "lua.syntax_error",
+            f"unexpected {self._describe()} after '{name}': a statement is a call or an assignment",
+        )
+
+    def _skip_call_arguments(self) -> None:
+        """Step over a call's arguments: ``(...)``, one table constructor or one string."""
+        if self._token.kind == "string":
+            self._take()
+        elif self._is("{"):
+            self._skip_group("{", "}")
+        else:
+            self._skip_group("(", ")")
+
+    def _skip_group(self, opening: str, closing: str) -> None:
+        self._expect(opening)
+        depth = 1
+        while depth:
+            if self._token.kind == "eof":
+                self._fail("lua.syntax_error", f"expected '{closing}', found {self._describe()}")
+            if self._is(opening):
+                depth += 1
+            elif self._is(closing):
+                depth -= 1
+            self._take()
 
     # -- expressions -------------------------------------------------------------------------
 
@@ -112,12 +194,9 @@ class ExpressionParser:
             left: Any = {"$not": self._expression(_UNARY_PRIORITY)}
         elif self._is("-"):
             self._take()
-            operand = self._expression(_UNARY_PRIORITY)
-            left = (
-                -operand
-                if isinstance(operand, int | float) and not isinstance(operand, bool)
-                else {"$negate": operand}
-            )
+            # never folded, not even for a number: MoonSharp keeps -3 a unary minus over 3, so
+            # the mod's lowering writes {"$negate": 3} and the runner works it out
+            left = {"$negate": self._expression(_UNARY_PRIORITY)}
         elif self._is("#"):
             self._fail(
                 "lua.unsupported_expression", "'#' is not supported: the subset has no length"
@@ -197,9 +276,13 @@ class ExpressionParser:
                 self._fail("lua.unsupported_expression", "calling values is not supported")
             else:
                 break
-        if path:
+        if not path:
+            return base
+        if base.get("$var") == "params":
+            # a parameter nobody passed reads as nil; a path any other local lacks fails the
+            # statement, as the mod lowers them
             return {**base, "path": path, "required": False}
-        return base
+        return {**base, "path": path}
 
     def _table(self) -> Any:
         self._expect("{")

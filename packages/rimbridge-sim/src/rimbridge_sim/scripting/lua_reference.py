@@ -344,11 +344,13 @@ def lua_reference() -> dict[str, Any]:
                 _code("lua.syntax_error", "The source is not valid Lua."),
                 _code(
                     "lua.unsupported_statement",
-                    "A statement outside the subset (a global or params assignment, a function).",
+                    "A statement outside the subset (a global, params, field or multiple "
+                    "assignment, a function, a loop other than while, numeric for or ipairs).",
                 ),
                 _code(
                     "lua.unsupported_expression",
-                    "An expression outside the subset (an unknown name, a dynamic index, '^').",
+                    "An expression outside the subset (an unknown name, a call of anything but "
+                    "rb.*, print or ipairs, a dynamic index, '^').",
                 ),
             ],
         },
