@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.scripting.expressions import ScriptError
@@ -79,7 +79,7 @@ class ScriptReport:
             "failedStepCount": sum(1 for s in self.steps if not s["success"]),
             "startedAtUtc": iso_utc(self.started),
             "completedAtUtc": iso_utc(done),
-            "durationMs": round((done - self.started) * 1000),
+            "durationMs": whole_ms(done - self.started),
             "output": list(self.output),
             # the mod projects each step with its OperationStatus, an integer on the wire
             "steps": [{**step, "status": _WIRE_STATUS[step["status"]]} for step in self.steps],
@@ -115,7 +115,7 @@ def call_row(
         "attempts": attempts,
         "startedAtUtc": iso_utc(started),
         "completedAtUtc": iso_utc(done),
-        "durationMs": round((done - started) * 1000),
+        "durationMs": whole_ms(done - started),
         "result": outcome.result,
         "error": outcome.error,
         "warnings": [],

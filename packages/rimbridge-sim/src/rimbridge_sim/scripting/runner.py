@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import anyio
 
-from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.diagnostics._records import STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
 from rimbridge_sim.scripting.conditions import check
@@ -118,7 +118,7 @@ class ScriptRunner:
     # budgets ---------------------------------------------------------------------------------
 
     def _elapsed_ms(self) -> int:
-        return round((time.monotonic() - self._started) * 1000)
+        return whole_ms(time.monotonic() - self._started)
 
     def _limit(self, code: str, key: str, what: str, statement_id: str, **extra: Any) -> _Failed:
         details = {
