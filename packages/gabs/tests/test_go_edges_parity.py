@@ -1,7 +1,8 @@
-"""Texts the Go bridge 1.1.0 builds from OS errors, where ours must read the same: the reason a
+"""Small edges where ours must read as the Go bridge 1.1.0 (built with Go 1.27.3): the reason a
 reported working directory could not be canonicalized (``CanonicalizeCwd`` in
-``internal/process/context_delivery.go``, whose ``filepath.EvalSymlinks`` words the failure).
-The expected texts are what Go's ``filepath.EvalSymlinks`` prints for the same paths."""
+``internal/process/context_delivery.go``, whose ``filepath.EvalSymlinks`` words the failure),
+and the ``\\p{...}`` names of a launch input's pattern (Go's ``regexp/syntax``). The expected
+texts and matches are what Go printed for the same paths and patterns."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gabs.config._re2 import Re2Error, compile_re2
 from gabs.lifecycle.digests import compute_digests, evaluate_delivery, parse_observed
 
 PREFIX = "the reported working directory could not be canonicalized: "
@@ -57,3 +59,39 @@ def test_a_missing_part_names_the_lstat_of_that_part_in_go_s_lower_case(tmp_path
         "unknown",
         PREFIX + f"lstat {tmp_path / 'nowhere'}: no such file or directory",
     )
+
+
+# --- \p{...} in a launch input's pattern -------------------------------------------------------
+
+#: A pattern Go accepts, a value, and whether Go matches it (``^(?:<pattern>)$``).
+GO_UNICODE_MATCHES = [
+    (r"\p{Greek}+", "\u03b1\u03b2\u03b3", True),  # a script
+    (r"\p{Greek}+", "abc", False),
+    (r"\P{Greek}+", "abc", True),
+    (r"\p{^Greek}", "\u03b1", False),
+    (r"[\p{Hiragana}\p{Katakana}]+", "ひらカタ", True),
+    (r"\p{Han}+", "漢字", True),
+    (r"\p{Cyrillic}", "ж", True),
+    (r"\p{greek}", "\u03b1", True),  # names read without regard to case, `_`, `-` or spaces
+    (r"\p{OLD-ITALIC}", "\U00010300", True),
+    (r"\p{Letter}\p{Decimal_Number}", "a1", True),  # the long names of categories
+    (r"\p{uppercase_letter}", "a", False),
+    (r"\p{LC}\p{Lc}", "aB", True),  # cased letters
+    (r"\p{LC}", "ª", False),  # a letter without case (Lo)
+    (r"\p{ASCII}", "é", False),
+    (r"\p{Assigned}", "\u0378", False),  # an unassigned code point
+    (r"\p{Cn}", "\u0378", True),
+    (r"\p{L}", "\U0001e030", True),  # a letter since Unicode 15 (Go's tables, not Python's)
+]
+
+
+@pytest.mark.parametrize(("pattern", "value", "matches"), GO_UNICODE_MATCHES)
+def test_a_unicode_class_matches_what_go_matches(pattern: str, value: str, matches: bool) -> None:
+    assert (compile_re2(pattern).match(value) is not None) is matches
+
+
+@pytest.mark.parametrize("pattern", [r"\p{Foo}", r"\p{Zzzz}", r"\p{L&}", r"\p{}", r"\p{Unknown}"])
+def test_a_name_go_does_not_know_is_refused_with_go_s_words(pattern: str) -> None:
+    with pytest.raises(Re2Error) as refused:
+        compile_re2(pattern)
+    assert str(refused.value) == f"error parsing regexp: invalid character class range: `{pattern}`"
