@@ -3,8 +3,9 @@ written, and what an explicit ``null`` argument does."""
 
 from __future__ import annotations
 
+import datetime
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from rimbridge_sim.clock import ManualClock, whole_ms
 from rimbridge_sim.config import BridgeConfig
 from rimbridge_sim.diagnostics import OperationJournal
 from rimbridge_sim.integration import RimBridge
-from rimbridge_sim.scripting import CallOutcome, report
+from rimbridge_sim.scripting import CallOutcome, ScriptRunner, normalize_definition, report
 
 # --- durations: the mod cuts the fraction ((long)TotalMilliseconds, Stopwatch.ElapsedMilliseconds)
 
@@ -50,6 +51,42 @@ def test_a_script_report_and_its_call_steps_cut_their_durations(
     outcome = CallOutcome(True, "op-1", "completed", {"ok": True}, None)
     row = report.call_row(1, "step-1", "rimworld/pause_game", outcome, 1, 1000.0)
     assert (script.to_wire()["durationMs"], row["durationMs"]) == (25, 25)
+
+
+def _moment(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+async def test_a_continue_until_step_reports_its_last_attempt_as_the_mod_does() -> None:
+    # The mod's step takes the last attempt's envelope (StartedAtUtc, DurationMs); a step
+    # that fails on the runner's terms is timed from that attempt's start to its failure.
+    calls = 0
+
+    async def poll(name: str, arguments: Mapping[str, Any]) -> CallOutcome:
+        nonlocal calls
+        calls += 1
+        return CallOutcome(True, f"op-{calls}", "completed", {"ready": calls >= 2}, None)
+
+    def step(condition: dict[str, Any], timeout_ms: int) -> dict[str, Any]:
+        policy = {"pollIntervalMs": 150, "timeoutMs": timeout_ms, "condition": condition}
+        return {"id": "p", "call": "a/poll", "continueUntil": policy}
+
+    ready = step({"path": "result.ready", "equals": True}, 5000)
+    runner = ScriptRunner(poll, include_step_results=True)
+    wire = (await runner.run(normalize_definition({"steps": [ready]}))).to_wire()
+    row = wire["steps"][0]
+    waited = _moment(row["startedAtUtc"]) - _moment(wire["startedAtUtc"])
+    assert (row["attempts"], row["success"]) == (2, True)
+    assert waited >= datetime.timedelta(milliseconds=140)  # after the first attempt's pause
+    assert row["durationMs"] < 140
+
+    calls = 0
+    never = step({"path": "result.ready", "equals": "never"}, 400)
+    runner = ScriptRunner(poll, include_step_results=True)
+    row = (await runner.run(normalize_definition({"steps": [never]}))).to_wire()["steps"][0]
+    span = _moment(row["completedAtUtc"]) - _moment(row["startedAtUtc"])
+    assert (row["error"]["Code"], row["attempts"] > 2) == ("script.continue_timeout", True)
+    assert abs(row["durationMs"] - span / datetime.timedelta(milliseconds=1)) <= 1
 
 
 # --- an explicit null for a parameter with a default ---------------------------------------------

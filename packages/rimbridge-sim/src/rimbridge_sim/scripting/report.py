@@ -12,7 +12,7 @@ from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.scripting.expressions import ScriptError
 
-__all__ = ["CallOutcome", "ScriptReport", "call_row", "failed_row"]
+__all__ = ["CallOutcome", "ScriptReport", "call_row", "condition_failure", "failed_row"]
 
 
 @dataclass
@@ -141,4 +141,18 @@ def failed_row(index: int, step_id: str, call: str, error: ScriptError) -> dict[
         "result": None,
         "error": error.to_wire(),
         "warnings": [],
+    }
+
+
+def condition_failure(row: dict[str, Any], error: ScriptError, started: float) -> dict[str, Any]:
+    """A call step that ran but failed on the runner's terms: its last attempt's row (which
+    began at ``started``), failed with the runner's error, completed now."""
+    done = time.time()
+    return {
+        **row,
+        "status": STATUS_NAMES["failed"],
+        "success": False,
+        "completedAtUtc": iso_utc(done),
+        "durationMs": whole_ms(done - started),
+        "error": error.to_wire(),
     }
