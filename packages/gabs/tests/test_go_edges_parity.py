@@ -13,6 +13,7 @@ import pytest
 
 from gabs.config._re2 import Re2Error, compile_re2
 from gabs.lifecycle.digests import compute_digests, evaluate_delivery, parse_observed
+from gabs.runtime.endpoint import prepare_endpoint, stamp_bridge_file
 
 PREFIX = "the reported working directory could not be canonicalized: "
 
@@ -59,6 +60,26 @@ def test_a_missing_part_names_the_lstat_of_that_part_in_go_s_lower_case(tmp_path
         "unknown",
         PREFIX + f"lstat {tmp_path / 'nowhere'}: no such file or directory",
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX errors")
+def test_a_stamp_on_a_bridge_file_that_cannot_be_read_words_it_as_go_s_read_file(
+    tmp_path: Path,
+) -> None:
+    # StampBridgeDiagnostics reads bridge.json with os.ReadFile; its error is the start warning's
+    folder = tmp_path / "g"
+    ready = prepare_endpoint(folder, "g")
+    bridge = folder / "bridge.json"
+
+    def stamp() -> str | None:
+        return stamp_bridge_file(
+            folder, port=ready.port, token=ready.token, profile="", revision="r", started_at="t"
+        )
+
+    bridge.unlink()
+    assert stamp() == f"open {bridge}: no such file or directory"
+    bridge.mkdir()
+    assert stamp() == f"read {bridge}: is a directory"
 
 
 # --- \p{...} in a launch input's pattern -------------------------------------------------------
