@@ -104,7 +104,7 @@ def test_a_stamp_says_why_it_could_not_write_and_is_silent_on_a_rotated_endpoint
     problem = stamp()
     assert problem is not None and problem.startswith(f"{folder / 'bridge.json'}: ")
     (folder / "bridge.json").unlink()
-    assert stamp() == f"{folder / 'bridge.json'}: No such file or directory"
+    assert stamp() == f"open {folder / 'bridge.json'}: no such file or directory"
     assert not (folder / "bridge.json").exists()  # nothing is written for a file that is gone
 
 

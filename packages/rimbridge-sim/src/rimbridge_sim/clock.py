@@ -6,13 +6,20 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-__all__ = ["ManualClock", "iso_utc"]
+__all__ = ["ManualClock", "iso_utc", "whole_ms"]
 
 _last_second: list[tuple[int | None, str]] = [(None, "")]
 """The Unix second last formatted and its text up to the second (one entry, replaced whole)."""
 _last_milli: list[tuple[int | None, str]] = [(None, "")]
 """The millisecond last formatted (``second * 1000 + millis``) and its whole text: a call's
 envelope formats its start and its end, mostly within one millisecond."""
+
+
+def whole_ms(seconds: float) -> int:
+    """A duration in whole milliseconds as the mod writes every ``DurationMs``, ``durationMs``
+    and ``elapsedMs``: ``(long)TimeSpan.TotalMilliseconds`` or ``Stopwatch.ElapsedMilliseconds``,
+    the fraction cut off (0.9 ms is 0), never rounded."""
+    return int(seconds * 1000)
 
 
 def iso_utc(epoch_seconds: float) -> str:

@@ -4,21 +4,20 @@ The Go bridge compiles ``^(?:<pattern>)$``, so the same text is read here, the w
 parser reads it, and rewritten in ``re`` terms: RE2's meaning of each construct is spelled out
 (``\\d``, ``\\w``, ``\\s`` and ``\\b`` are ASCII; ``$`` is the end of the text unless
 ``(?m)``; ``(?i)`` may stand anywhere; ``\\z``, ``\\Q...\\E``, ``\\x{...}``, octal escapes,
-``\\p{...}``, ``[[:alpha:]]``, group names of ASCII letters, digits and ``_``), and what RE2
-refuses is refused with Go's words and the text Go quotes (lookarounds, backreferences,
+``\\p{...}`` with every name Go knows (categories, scripts, long names; see
+``_unicode_classes``), ``[[:alpha:]]``, group names of ASCII letters, digits and ``_``), and what
+RE2 refuses is refused with Go's words and the text Go quotes (lookarounds, backreferences,
 possessive repeats, an unclosed group or class, a repeat of nothing, a count above 1000).
-Unicode scripts (``\\p{Greek}``) have no ``re`` counterpart and are refused.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-import sys
-import unicodedata
 from dataclasses import dataclass
 from typing import Final
+
+from gabs.config._unicode_classes import Ranges, complement, named_class
 
 __all__ = ["Re2Error", "compile_re2"]
 
@@ -54,8 +53,6 @@ _SIMPLE_ESCAPES: Final = {"a": 7, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
 #: Escapes outside a class that stand for a position, and their ``re`` spelling.
 _ASSERTIONS: Final = {"A": r"\A", "b": _BOUNDARY, "B": _NOT_BOUNDARY, "z": r"\Z"}
 
-Ranges = tuple[tuple[int, int], ...]
-
 
 class Re2Error(ValueError):
     """A pattern RE2 refuses (Go's words after ``error parsing regexp: ``), or one ``re``
@@ -72,51 +69,6 @@ def compile_re2(pattern: str) -> re.Pattern[str]:
     (``^(?:pattern)$``) with RE2's meaning; :class:`Re2Error` with Go's words, or (for what
     ``re`` cannot express) :class:`re.error`."""
     return re.compile(_Translator("^(?:" + pattern + ")$").run())
-
-
-def _complement(ranges: Ranges) -> Ranges:
-    result, low = [], 0
-    for start, end in sorted(ranges):
-        if start > low:
-            result.append((low, start - 1))
-        low = max(low, end + 1)
-    if low <= sys.maxunicode:
-        result.append((low, sys.maxunicode))
-    return tuple(result)
-
-
-@functools.lru_cache(maxsize=1)
-def _categories() -> dict[str, Ranges]:
-    """Every Unicode general category (``Lu``, ...) and its major class (``L``), as ranges.
-
-    Planes 4 to 13 are unassigned and planes 15 and 16 private use (but for their last two
-    points), so only the other planes are looked at point by point."""
-    found: dict[str, list[tuple[int, int]]] = {}
-
-    def add(kind: str, start: int, end: int) -> None:
-        for name in (kind, kind[0]):
-            ranges = found.setdefault(name, [])
-            if ranges and ranges[-1][1] == start - 1:
-                ranges[-1] = (ranges[-1][0], end)
-            else:
-                ranges.append((start, end))
-
-    def scan(start: int, end: int) -> None:
-        kinds = map(unicodedata.category, map(chr, range(start, end)))
-        for kind, run in itertools.groupby(kinds):
-            length = sum(1 for _ in run)
-            add(kind, start, start + length - 1)
-            start += length
-
-    scan(0, 0x40000)
-    add("Cn", 0x40000, 0xDFFFF)
-    scan(0xE0000, 0xF0000)
-    for plane in (15, 16):
-        add("Co", plane << 16, (plane << 16) + 0xFFFD)
-        add("Cn", (plane << 16) + 0xFFFE, (plane << 16) + 0xFFFF)
-    result = {name: tuple(ranges) for name, ranges in found.items()}
-    result["Any"] = ((0, sys.maxunicode),)
-    return result
 
 
 def _set_text(ranges: Ranges) -> str:
@@ -157,17 +109,12 @@ class _Translator:
         self.operand: int | None = None
         self.assertion = False
         self.repeat_at: int | None = None
-        # a Unicode script, which RE2 knows and ``re`` does not: refused once the whole text
-        # is read, so that what RE2 itself refuses is reported as RE2 reports it
-        self.script: str | None = None
 
     def run(self) -> str:
         while self.pos < len(self.src):
             self._step()
         if len(self.groups) > 1:
             raise _perl_error("missing closing )", self.src)
-        if self.script is not None:
-            raise Re2Error(f"Unicode scripts such as \\p{{{self.script}}} have no counterpart here")
         return "".join(self.out)
 
     def _operand(self, text: str, *, assertion: bool = False) -> None:
@@ -299,7 +246,7 @@ class _Translator:
         if char and char.lower() in _PERL:
             self.pos = start + 2
             ranges = _PERL[char.lower()]
-            return _complement(ranges) if char.isupper() else ranges
+            return complement(ranges) if char.isupper() else ranges
         if char in ("p", "P"):
             self.pos = start + 2
             return self._unicode_class(char == "P")
@@ -363,13 +310,10 @@ class _Translator:
             name, self.pos = src[start : start + 1], start + 1
         if name.startswith("^"):
             name, negated = name[1:], not negated
-        ranges = _categories().get(name) if re.fullmatch(r"Any|[CLMNPSZ][a-z]?", name) else None
+        ranges = named_class(name)
         if ranges is None:
-            if name and name[0].isupper() and len(name) > 2:
-                self.script = self.script or name
-                return ()
             raise _perl_error("invalid character class range", src[start - 2 : self.pos])
-        return _complement(ranges) if negated else ranges
+        return complement(ranges) if negated else ranges
 
     def _class(self) -> str:
         """A bracketed class (Go's ``parseClass``), as an ``re`` class of code point ranges."""
@@ -419,4 +363,4 @@ class _Translator:
         if ranges is None:
             raise _perl_error("invalid character class range", name)
         self.pos = close + 2
-        return _complement(ranges) if inner.startswith("^") else ranges
+        return complement(ranges) if inner.startswith("^") else ranges

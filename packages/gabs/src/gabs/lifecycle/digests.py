@@ -14,12 +14,15 @@ bridge verifies a launch the other pinned.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+from gabs.go_format import go_reason
 
 __all__ = [
     "Observed",
@@ -110,10 +113,21 @@ def canonical_cwd(path: str) -> str:
     try:
         resolved = os.path.realpath(absolute, strict=True)
     except OSError as exc:
-        raise OSError(f"lstat {exc.filename or absolute}: {(exc.strerror or '').lower()}") from None
+        raise OSError(_eval_symlinks_error(exc, absolute)) from None
     if os.name == "nt":
         resolved = resolved.replace("\\", "/").lower()
     return resolved
+
+
+def _eval_symlinks_error(exc: OSError, absolute: str) -> str:
+    """The text Go's ``filepath.EvalSymlinks`` gives for the same failure: a part that is not
+    a directory is a bare ``not a directory``, a symlink loop ``EvalSymlinks: too many links``
+    (neither names a path), anything else the ``lstat`` of the failing part."""
+    if exc.errno == errno.ENOTDIR:
+        return go_reason(exc)
+    if exc.errno == errno.ELOOP:
+        return "EvalSymlinks: too many links"
+    return f"lstat {exc.filename or absolute}: {go_reason(exc)}"
 
 
 def _value_digest(salt: str, value: str) -> str:

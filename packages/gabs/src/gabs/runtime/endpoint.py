@@ -18,6 +18,7 @@ put its token back over a newer launch's, whichever bridge or process writes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -29,7 +30,7 @@ from typing import Any, Final
 
 from gabp.handoff import generate_token, write_secret_file
 from gabs.config import LooseGameDir, PortRange, ensure_game_dir
-from gabs.go_format import go_html_escape
+from gabs.go_format import go_html_escape, go_reason
 from gabs.runtime.lock import held_flock
 
 __all__ = [
@@ -228,13 +229,18 @@ def stamp_bridge_file(
     path = game_dir / BRIDGE_FILE
     try:
         with _bridge_lock(game_dir, game_dir.name):
-            current = _parse(path.read_text(encoding="utf-8"))
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as exc:  # as Go's os.ReadFile words it (a folder opens, then fails)
+                step = "read" if exc.errno == errno.EISDIR else "open"
+                return f"{step} {exc.filename or path}: {go_reason(exc)}"
+            current = _parse(text)
             if current.get("port") != port or current.get("token") != token:
                 return None
             current.update(profile=profile, configRevision=revision, startedAt=started_at)
             _write(game_dir, current)
     except OSError as exc:
-        return f"{exc.filename or path}: {exc.strerror}" if exc.strerror else str(exc)
+        return f"{exc.filename or path}: {go_reason(exc)}" if exc.strerror else str(exc)
     except ValueError as exc:
         return f"{path}: {exc}"
     return None

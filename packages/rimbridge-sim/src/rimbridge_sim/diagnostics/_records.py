@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, Protocol, TypeAlias
 
+from rimbridge_sim.clock import whole_ms
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._common import iso_utc
 
@@ -288,7 +289,7 @@ def wire_envelope(
         "StartedAtUtc": iso_utc(operation.started_wall),
         "CompletedAtUtc": None if finished_wall is None else iso_utc(finished_wall),
         "DurationMs": (
-            None if finished_at is None else round((finished_at - operation.started_at) * 1000)
+            None if finished_at is None else whole_ms(finished_at - operation.started_at)
         ),
         "Result": result,
         "HasResult": has_result,

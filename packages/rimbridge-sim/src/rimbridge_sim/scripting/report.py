@@ -7,12 +7,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.scripting.expressions import ScriptError
 
-__all__ = ["CallOutcome", "ScriptReport", "call_row", "failed_row"]
+__all__ = ["CallOutcome", "ScriptReport", "call_row", "condition_failure", "failed_row"]
 
 
 @dataclass
@@ -79,7 +79,7 @@ class ScriptReport:
             "failedStepCount": sum(1 for s in self.steps if not s["success"]),
             "startedAtUtc": iso_utc(self.started),
             "completedAtUtc": iso_utc(done),
-            "durationMs": round((done - self.started) * 1000),
+            "durationMs": whole_ms(done - self.started),
             "output": list(self.output),
             # the mod projects each step with its OperationStatus, an integer on the wire
             "steps": [{**step, "status": _WIRE_STATUS[step["status"]]} for step in self.steps],
@@ -115,7 +115,7 @@ def call_row(
         "attempts": attempts,
         "startedAtUtc": iso_utc(started),
         "completedAtUtc": iso_utc(done),
-        "durationMs": round((done - started) * 1000),
+        "durationMs": whole_ms(done - started),
         "result": outcome.result,
         "error": outcome.error,
         "warnings": [],
@@ -141,4 +141,18 @@ def failed_row(index: int, step_id: str, call: str, error: ScriptError) -> dict[
         "result": None,
         "error": error.to_wire(),
         "warnings": [],
+    }
+
+
+def condition_failure(row: dict[str, Any], error: ScriptError, started: float) -> dict[str, Any]:
+    """A call step that ran but failed on the runner's terms: its last attempt's row (which
+    began at ``started``), failed with the runner's error, completed now."""
+    done = time.time()
+    return {
+        **row,
+        "status": STATUS_NAMES["failed"],
+        "success": False,
+        "completedAtUtc": iso_utc(done),
+        "durationMs": whole_ms(done - started),
+        "error": error.to_wire(),
     }

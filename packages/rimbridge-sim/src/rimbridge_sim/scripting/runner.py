@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import anyio
 
-from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.diagnostics._records import STATUS_NAMES
 from rimbridge_sim.diagnostics.script_context import in_script_step
 from rimbridge_sim.scripting.conditions import check
@@ -34,7 +34,13 @@ from rimbridge_sim.scripting.definition import (
     normalize_definition,
 )
 from rimbridge_sim.scripting.expressions import Scope, ScriptError, evaluate
-from rimbridge_sim.scripting.report import CallOutcome, ScriptReport, call_row, failed_row
+from rimbridge_sim.scripting.report import (
+    CallOutcome,
+    ScriptReport,
+    call_row,
+    condition_failure,
+    failed_row,
+)
 from rimbridge_sim.scripting.values import items as collection_items
 
 __all__ = ["NO_STEPS", "CallOutcome", "ScriptReport", "ScriptRunner", "normalize_definition"]
@@ -118,7 +124,7 @@ class ScriptRunner:
     # budgets ---------------------------------------------------------------------------------
 
     def _elapsed_ms(self) -> int:
-        return round((time.monotonic() - self._started) * 1000)
+        return whole_ms(time.monotonic() - self._started)
 
     def _limit(self, code: str, key: str, what: str, statement_id: str, **extra: Any) -> _Failed:
         details = {
@@ -376,8 +382,9 @@ class ScriptRunner:
             arguments = self._eval(step.get("arguments") or {}, "script.invalid_reference", base)
             policy = step.get("continueUntil")
             if policy is None:
-                row = await self._attempt(base, step_id, index, alias, arguments, 1, time.time())
-                row = self._after_call(base, row)
+                started = time.time()
+                row = await self._attempt(base, step_id, index, alias, arguments, 1, started)
+                row = self._after_call(base, row, started)
             else:
                 row = await self._poll(base, step_id, index, alias, arguments, policy)
         except _Failed as failed:
@@ -401,13 +408,13 @@ class ScriptRunner:
             outcome = await self._call(alias, arguments)
         return call_row(index, step_id, alias, outcome, attempts, started)
 
-    def _after_call(self, base: str, row: dict[str, Any]) -> dict[str, Any]:
+    def _after_call(self, base: str, row: dict[str, Any], started: float) -> dict[str, Any]:
         """The row as it stands once the call returned: failed if the script ran out of time
         during it (it keeps the call's result and ids)."""
         try:
             self._check_duration(base, f"call step '{base}'")
         except _Failed as failed:
-            return _condition_failure(row, failed.error)
+            return condition_failure(row, failed.error, started)
         return row
 
     async def _poll(
@@ -428,6 +435,7 @@ class ScriptRunner:
             raise _failure("script.invalid_step", message)
         timeout_ms = max(0, policy.get("timeoutMs", 10000))
         interval_ms = max(0, policy.get("pollIntervalMs", 100))
+        # the step reports its last attempt's start, as the mod's takes the last envelope's
         started, clock = time.time(), time.monotonic()
         attempts, unsatisfied = 0, ""
         row: dict[str, Any] = {}
@@ -438,9 +446,10 @@ class ScriptRunner:
                 try:
                     self._reserve(base, what)
                 except _Failed as failed:
-                    return _condition_failure(row, failed.error)
+                    return condition_failure(row, failed.error, started)
+            started = time.time()
             row = await self._attempt(base, step_id, index, alias, arguments, attempts, started)
-            checked = self._after_call(base, row)
+            checked = self._after_call(base, row, started)
             if checked is not row:
                 return checked
             if row["success"]:
@@ -450,7 +459,7 @@ class ScriptRunner:
                         return row
                 except ScriptError as error:
                     failure = ScriptError("script.invalid_condition", error.message_at(base))
-                    return _condition_failure(row, failure)
+                    return condition_failure(row, failure, started)
             elif row["status"] == STATUS_NAMES["timed_out"]:
                 reason = ((row["error"] or {}).get("Message") or "").strip()
                 unsatisfied = (
@@ -468,21 +477,11 @@ class ScriptRunner:
                 )
                 if unsatisfied:
                     message += " " + unsatisfied
-                return _condition_failure(row, ScriptError("script.continue_timeout", message))
+                return condition_failure(
+                    row, ScriptError("script.continue_timeout", message), started
+                )
             if interval_ms > 0:
                 await anyio.sleep(min(interval_ms, timeout_ms - elapsed_ms) / 1000)
-
-
-def _condition_failure(row: dict[str, Any], error: ScriptError) -> dict[str, Any]:
-    """A call step that ran but failed on the runner's terms: its last attempt's row, failed
-    with the runner's error."""
-    return {
-        **row,
-        "status": STATUS_NAMES["failed"],
-        "success": False,
-        "completedAtUtc": iso_utc(time.time()),
-        "error": error.to_wire(),
-    }
 
 
 _Handler = Callable[[ScriptRunner, dict[str, Any], str], Awaitable[None]]

@@ -11,6 +11,7 @@ from typing import Any, Final
 import anyio
 
 from rimbridge_sim.calls import MainLoopTimeout
+from rimbridge_sim.clock import whole_ms
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import InvalidArgumentError, World
 
@@ -124,7 +125,7 @@ async def wait_until(
         if time.monotonic() >= deadline:
             break
         await poll_pause(host, poll_ms)
-    elapsed = round((time.monotonic() - started) * 1000)
+    elapsed = whole_ms(time.monotonic() - started)
     return WaitOutcome(
         last.satisfied,
         last.message if last.satisfied else _timed_out(timeout_message, last_error),

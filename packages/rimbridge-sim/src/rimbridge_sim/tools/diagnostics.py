@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
-from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.config import APP_VERSION, MOD_VERSION
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
@@ -488,7 +488,7 @@ class DiagnosticsTools:
             "success": done,
             "satisfied": done,
             "message": message,
-            "elapsedMs": round((time.monotonic() - started) * 1000),
+            "elapsedMs": whole_ms(time.monotonic() - started),
             "attempts": attempts,
             "probeFailureCount": 0,
             "lastProbeError": None,

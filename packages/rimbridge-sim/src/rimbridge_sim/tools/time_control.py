@@ -15,7 +15,7 @@ from rimbridge_sim.calls import (
     call_spec,
     without_game,
 )
-from rimbridge_sim.clock import iso_utc
+from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._waits import poll_pause
 from rimbridge_sim.world import MAX_STEP_TICKS, ProgramState, TimeSpeed, World
@@ -291,7 +291,7 @@ class TimeTools:
 
         state, gone = await host.on_main_thread(end)
         game = world.game
-        elapsed = round((time.monotonic() - started) * 1000)
+        elapsed = whole_ms(time.monotonic() - started)
         if stopped is not None:
             message = stopped
         elif gone is not None:
