@@ -23,16 +23,17 @@ async def test_a_game_wait_polls_at_the_requested_interval_of_real_time(
 async def test_a_game_wait_sleeps_its_whole_last_poll_interval_before_the_final_probe(
     open_sim: Any,
 ) -> None:
-    async with open_sim(tick_rate=240.0, start_game=False) as sim:
+    # 40 frames/s: the map's 20 frames take about 0.5 s, so the first probe sees the long
+    # event even on a loaded machine, and the probe after the whole 1000 ms interval (past
+    # the 250 ms timeout: the mod sleeps the interval whole) sees it finished
+    async with open_sim(tick_rate=40.0, start_game=False) as sim:
         waited = await sim.call(
             "rimbridge/wait_for_long_event_idle", timeoutMs=0, pollIntervalMs=400
         )
         assert (waited["success"], waited["attempts"]) == (True, 1)
         await sim.call("rimworld/start_debug_game")
-        # the map takes about 20 frames (under 0.1 s here): the first probe sees the long
-        # event, the one after the whole 1000 ms interval sees it finished
         waited = await sim.call(
-            "rimbridge/wait_for_long_event_idle", timeoutMs=1, pollIntervalMs=1000
+            "rimbridge/wait_for_long_event_idle", timeoutMs=250, pollIntervalMs=1000
         )
     assert (waited["success"], waited["attempts"]) == (True, 2)
     assert waited["elapsedMs"] >= 1000
@@ -47,12 +48,14 @@ async def load_operation(sim: Any) -> str:
 async def test_wait_for_operation_sees_an_operation_that_ends_during_its_last_poll_interval(
     open_sim: Any,
 ) -> None:
-    async with open_sim(tick_rate=240.0) as sim:
+    # 40 frames/s: the load's 30 frames take about 0.75 s (a timeout of 1 ms would end the
+    # wait after its first probe whenever that probe takes a millisecond, as in the mod)
+    async with open_sim(tick_rate=40.0) as sim:
         operation_id = await load_operation(sim)
         waited = await sim.call(
             "rimbridge/wait_for_operation",
             operationId=operation_id,
-            timeoutMs=1,
+            timeoutMs=250,
             pollIntervalMs=1000,
         )
     assert waited["success"] is True
