@@ -19,8 +19,8 @@ from rimbridge_sim.diagnostics._records import (
     JournalListener,
     OperationEvent,
     OperationRecord,
-    OperationState,
 )
+from rimbridge_sim.diagnostics._state import OperationState
 
 __all__ = ["EventFilter", "JournalListeners", "Notice"]
 
