@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from rimbridge_sim.diagnostics._journal_reads import JournalReads
-from rimbridge_sim.diagnostics._listeners import EventFilter, JournalListeners, Notice
+from rimbridge_sim.diagnostics._listeners import EventFilter, JournalListeners, KindFilter, Notice
 from rimbridge_sim.diagnostics._records import (
     EVENT_TYPES,
     OPERATION_EVENT_KINDS,
@@ -194,14 +194,20 @@ class OperationJournal(JournalReads):
             record = operation.snapshot() if want_record else None
             listeners = self._listeners
             if listeners.active:
-                record = listeners.select(operation, operation.started_event(), notices, record)
+                record = listeners.select(operation, "started", None, notices, record)
             if parent is not None:
                 parent.add_child(operation_id)
                 parent_event = parent.add("child_started", f"{operation_id} {method}", now)
                 if listeners.active:
-                    listeners.select(parent, parent_event, notices)
+                    listeners.select(parent, "child_started", parent_event, notices)
             if len(operations) > self._capacity:
-                self._evict()
+                oldest_id, oldest = operations.popitem(last=False)
+                if oldest.status == "running":  # rare: _evict() picks the victim
+                    operations[oldest_id] = oldest
+                    operations.move_to_end(oldest_id, last=False)
+                    self._evict()
+                else:  # the common case: the oldest has finished
+                    self._evicted += 1
         if notices:
             self._listeners.notify(notices)
         return record
@@ -226,7 +232,7 @@ class OperationJournal(JournalReads):
             record = operation.snapshot()
             notices: builtins.list[Notice] = []
             if self._listeners.active:
-                self._listeners.select(operation, event, notices, record)
+                self._listeners.select(operation, kind, event, notices, record)
         self._listeners.notify(notices)
         return record
 
@@ -292,7 +298,9 @@ class OperationJournal(JournalReads):
                 results[operation_id] = result
                 if len(results) > self._result_capacity:
                     results.popitem(last=False)
-            operation = self._get(operation_id)
+            operation = self._operations.get(operation_id)
+            if operation is None:
+                raise UnknownOperationError(operation_id)
             listeners = self._listeners
             event: OperationEvent | None
             if operation.status != "running":
@@ -314,13 +322,10 @@ class OperationJournal(JournalReads):
                 self._next_sequence = sequence + 1
                 self._stream.append(operation)  # the outcome's place in the stream
                 event = operation.finished(sequence, operation_id in self._results)
-                if event is None and listeners.active:
-                    event = operation.outcome_event()
             record = None if answer else operation.snapshot()
             notices: builtins.list[Notice] = []
             if listeners.active:
-                assert event is not None
-                listeners.select(operation, event, notices, record)
+                listeners.select(operation, event.kind if event else kind, event, notices, record)
             reply = wire_envelope(operation, True) if answer else None
         if notices:
             listeners.notify(notices)
@@ -351,12 +356,18 @@ class OperationJournal(JournalReads):
     # -- listeners
 
     def subscribe(
-        self, listener: JournalListener, *, accepts: EventFilter | None = None
+        self,
+        listener: JournalListener,
+        *,
+        accepts: EventFilter | None = None,
+        takes: KindFilter | None = None,
     ) -> Callable[[], None]:
         """Call ``listener(record, event)`` after every event, or only after those
-        ``accepts(event)`` takes (called with the journal's lock held: keep it short, and
-        never call the journal from it); returns an unsubscriber.
+        ``takes(kind, method)`` and ``accepts(event)`` take (both called with the journal's
+        lock held: keep them short, and never call the journal from them); returns an
+        unsubscriber.
 
         A filter is what keeps a call cheap: the record snapshot is only built for an event
-        some listener is called for."""
-        return self._listeners.add(listener, accepts)
+        some listener is called for, and with ``takes`` alone a call's start and outcome are
+        not even built as events unless one is taken."""
+        return self._listeners.add(listener, accepts, takes)
