@@ -22,7 +22,7 @@ def _script(journal: OperationJournal, clock: ManualClock) -> dict[str, Any]:
     for n in range(4):
         journal.begin(f"call-{n}", "rimworld/get_game_info", arguments_summary="{}")
         clock.advance(0.003)
-        answers[f"call-{n}"] = journal.complete_call(f"call-{n}", '{"n":%d}' % n, {"n": n})
+        answers[f"call-{n}"] = journal.complete_call(f"call-{n}", f'{{"n":{n}}}', {"n": n})
     journal.begin("script", "rimbridge/run_script", arguments_summary='{"a":1}')
     journal.start("step-1", "rimworld/pause_game", parent_id="script")
     journal.event("step-1", "progress", "half")
@@ -61,8 +61,7 @@ def _reads(journal: OperationJournal, prefix: str) -> dict[str, Any]:
         "stream": [event_wire(event) for event in journal.stream(limit=100)],
         "page": [event_wire(event) for event in journal.stream(after_sequence=9, limit=3)],
         "failed": [
-            event_wire(event)
-            for event in journal.stream(event_type="operation.failed", limit=100)
+            event_wire(event) for event in journal.stream(event_type="operation.failed", limit=100)
         ],
         "stats": journal.stats(),
         "latest": journal.latest_event_sequence,
