@@ -208,6 +208,7 @@ class OperationJournal(JournalReads):
                     self._evict()
                 else:  # the common case: the oldest has finished
                     self._evicted += 1
+                    oldest.kept = None  # only its start and outcome stay readable (the stream)
         if notices:
             self._listeners.notify(notices)
         return record
@@ -340,6 +341,7 @@ class OperationJournal(JournalReads):
             oldest_id, oldest = operations.popitem(last=False)
             if oldest.status != "running":  # the common case: the oldest has finished
                 self._evicted += 1
+                oldest.kept = None
                 continue
             operations[oldest_id] = oldest
             operations.move_to_end(oldest_id, last=False)
@@ -350,7 +352,7 @@ class OperationJournal(JournalReads):
                 victim = next(iter(operations))
                 self._evicted_running += 1
                 self._running -= 1
-            del operations[victim]
+            operations.pop(victim).kept = None
             self._evicted += 1
 
     # -- listeners
