@@ -11,7 +11,7 @@ import functools
 import json
 import logging
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Literal
 
 import anyio
@@ -20,7 +20,7 @@ import msgspec
 
 from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_sim._mainloop import MainLoop
-from rimbridge_sim.calls import MainLoopTimeout, payload_failure, spec_of
+from rimbridge_sim.calls import CallSpec, MainLoopTimeout, payload_failure, spec_of
 from rimbridge_sim.contract import wire_name
 from rimbridge_sim.contract.capabilities import capability_id, capability_of
 from rimbridge_sim.diagnostics import OperationJournal, new_operation_id
@@ -153,7 +153,17 @@ class OperationRunner:
 
         A cancelled async body (:meth:`invoke_async`) ends its operation ``cancelled``.
         """
-        spec = spec_of(function)
+        return self._run(name, function, spec_of(function), arguments, parent_id, held)
+
+    def _run(
+        self,
+        name: str,
+        function: Callable[..., Any],
+        spec: CallSpec,
+        arguments: Mapping[str, Any],
+        parent_id: str | None,
+        held: bool,
+    ) -> Any:
         operation_id = self._begin(name, arguments, parent_id)
         try:
             if spec.world and held:
@@ -184,15 +194,26 @@ class OperationRunner:
         """:meth:`invoke` for a quick read of the world (``CallSpec.quick``): on the event loop
         when the world lock is free at this moment, otherwise in a worker thread that waits
         for it (a stalled main loop never blocks the event loop)."""
+        return await self.quick(name, function)(**arguments)
+
+    def quick(self, name: str, function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+        """The tool function of the quick read ``function`` (see :meth:`invoke_quick`), its
+        call spec read once."""
+        spec = spec_of(function)
         lock = self._loop.lock
-        if lock.acquire(blocking=False):
-            try:
-                return self.invoke(name, function, arguments, held=True)
-            finally:
-                lock.release()
-        return await anyio.to_thread.run_sync(
-            functools.partial(self.invoke, name, function, arguments)
-        )
+        run = self._run
+
+        async def call_quick(**arguments: Any) -> Any:
+            if lock.acquire(blocking=False):
+                try:
+                    return run(name, function, spec, arguments, None, True)
+                finally:
+                    lock.release()
+            return await anyio.to_thread.run_sync(
+                functools.partial(run, name, function, spec, arguments, None, False)
+            )
+
+        return call_quick
 
     async def invoke_async(
         self,

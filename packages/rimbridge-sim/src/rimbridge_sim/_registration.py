@@ -40,12 +40,7 @@ def _wrap(
         return call_async
 
     if spec_of(function).quick:
-
-        @functools.wraps(function)
-        async def call_quick(**arguments: Any) -> Any:
-            return await runner.invoke_quick(name, function, arguments)
-
-        return call_quick
+        return functools.wraps(function)(runner.quick(name, function))
 
     @functools.wraps(function)
     def call_sync(**arguments: Any) -> Any:

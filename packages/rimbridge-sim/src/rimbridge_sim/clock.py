@@ -28,6 +28,15 @@ def iso_utc(epoch_seconds: float) -> str:
     Every operation envelope carries two of these, so the part up to the second is formatted
     once per second; within it only the milliseconds are worked out, with ``fromtimestamp``'s
     rounding (to the nearest microsecond, half to even)."""
+    scaled = epoch_seconds * 1000.0
+    key = int(scaled)
+    if 0.002 < scaled - key < 0.998:
+        # 2 us or more from either edge of its millisecond, where neither that rounding nor
+        # the product's error (a fraction of a microsecond) can move it to the next one:
+        # the millisecond last formatted is mostly this one (an envelope's start and end)
+        cached_key, text = _last_milli[0]
+        if cached_key == key:
+            return text
     fraction, whole = math.modf(epoch_seconds)
     micros = round(fraction * 1_000_000)
     if micros >= 1_000_000:

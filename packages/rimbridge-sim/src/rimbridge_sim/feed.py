@@ -126,7 +126,7 @@ class AttentionFeed:
         self._op_reported = 0
         self._unsubscribers: list[Callable[[], None]] = [
             ring.subscribe(self._on_log),
-            journal.subscribe(self._on_operation, accepts=self._takes_operation_event),
+            journal.subscribe(self._on_operation, takes=self._takes_operation_event),
         ]
 
     def __repr__(self) -> str:
@@ -209,11 +209,11 @@ class AttentionFeed:
             self._log_seen += 1
             self._log_reported += 1
 
-    def _takes_operation_event(self, event: OperationEvent) -> bool:
+    def _takes_operation_event(self, kind: str, method: str) -> bool:
         """The journal's filter (under its lock): the events the policy may count go to
         :meth:`_on_operation`; the others (a call's start and most completions) are only
-        counted as seen, without a record built for them."""
-        if self._policy.may_count_operation(event.kind):
+        counted as seen, without an event or a record built for them."""
+        if self._policy.may_count_operation(kind):
             return True
         self._op_passed += 1  # only ever changed here, under the journal's lock: no lock of ours
         return False

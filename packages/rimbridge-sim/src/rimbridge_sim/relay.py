@@ -124,7 +124,7 @@ class EventRelay:
         self._loop_thread: int | None = None
         self._unsubscribers: list[Callable[[], None]] = [
             ring.subscribe(self._on_log),
-            journal.subscribe(self._on_operation, accepts=_relayed),
+            journal.subscribe(self._on_operation, takes=_relayed),
         ]
 
     def __repr__(self) -> str:
@@ -237,11 +237,10 @@ class EventRelay:
                 await wake.wait()
 
 
-def _relayed(event: OperationEvent) -> bool:
-    """The operation events the mod relays (the journal's filter for :class:`EventRelay`):
-    every failure, cancellation and timeout, and the completions of tools outside the
-    diagnostics module; never a start."""
-    kind = event.kind
+def _relayed(kind: str, method: str) -> bool:
+    """The operation events the mod relays (the journal's filter for :class:`EventRelay`, by
+    the event's kind and its operation's method): every failure, cancellation and timeout, and
+    the completions of tools outside the diagnostics module; never a start."""
     return kind in _FAILURES or (
-        kind == "completed" and not capability_id(event.method).startswith(DIAGNOSTICS_PREFIX)
+        kind == "completed" and not capability_id(method).startswith(DIAGNOSTICS_PREFIX)
     )

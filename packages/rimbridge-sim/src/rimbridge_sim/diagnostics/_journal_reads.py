@@ -17,11 +17,11 @@ from rimbridge_sim.diagnostics._records import (
     JournalStats,
     OperationEvent,
     OperationRecord,
-    OperationState,
     OperationStatus,
     UnknownOperationError,
 )
 from rimbridge_sim.diagnostics._snapshot import bounded_copy
+from rimbridge_sim.diagnostics._state import OperationState
 
 __all__ = ["JournalReads"]
 
@@ -37,7 +37,7 @@ class JournalReads:
     _started: int
     _evicted: int
     _evicted_running: int
-    _stream: deque[OperationEvent]
+    _stream: deque[OperationState]
     _next_sequence: int
     _results: OrderedDict[str, Any]
     _result_capacity: int
@@ -169,13 +169,18 @@ class JournalReads:
             return []
         picked: builtins.list[OperationEvent] = []
         with self._lock:
-            events = list(self._stream)
-        for event in reversed(events):
-            if event.sequence <= after_sequence:
+            # each entry is the operation of one event, the newest last with the newest
+            # sequence; an event is built here, from what its operation recorded
+            operations = list(self._stream)
+            newest = self._next_sequence - 1
+        for offset, operation in enumerate(reversed(operations)):
+            sequence = newest - offset
+            if sequence <= after_sequence:
                 break
-            if event_type and EVENT_TYPES[event.kind] != event_type:
+            if operation_id and operation.id != operation_id:
                 continue
-            if operation_id and event.operation_id != operation_id:
+            event = operation.stream_event(sequence)
+            if event_type and EVENT_TYPES[event.kind] != event_type:
                 continue
             if keep is not None and not keep(event):
                 continue

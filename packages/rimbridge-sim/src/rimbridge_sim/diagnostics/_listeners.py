@@ -19,16 +19,19 @@ from rimbridge_sim.diagnostics._records import (
     JournalListener,
     OperationEvent,
     OperationRecord,
-    OperationState,
 )
+from rimbridge_sim.diagnostics._state import OperationState
 
-__all__ = ["EventFilter", "JournalListeners", "Notice"]
+__all__ = ["EventFilter", "JournalListeners", "KindFilter", "Notice"]
 
 EventFilter: TypeAlias = Callable[[OperationEvent], bool]
 """Which events a listener is called for (see :meth:`OperationJournal.subscribe`)."""
+KindFilter: TypeAlias = Callable[[str, str], bool]
+"""Which events a listener is called for, by ``(event kind, operation method)``: asked before
+the event is built, so an event no listener takes is never built at all."""
 Notice: TypeAlias = tuple[tuple[JournalListener, ...], OperationRecord, OperationEvent]
 """An event to hand out: the listeners chosen, the record after the event, the event."""
-_Subscription: TypeAlias = tuple[JournalListener, EventFilter | None]
+_Subscription: TypeAlias = tuple[JournalListener, EventFilter | None, KindFilter | None]
 
 
 class JournalListeners:
@@ -41,10 +44,12 @@ class JournalListeners:
         self._lock = threading.Lock()
         self.active: tuple[_Subscription, ...] = ()
 
-    def add(self, listener: JournalListener, accepts: EventFilter | None) -> Callable[[], None]:
-        """Subscribe ``listener`` (for the events ``accepts`` takes, all without a filter);
-        returns a function that removes it again."""
-        subscription: _Subscription = (listener, accepts)
+    def add(
+        self, listener: JournalListener, accepts: EventFilter | None, takes: KindFilter | None
+    ) -> Callable[[], None]:
+        """Subscribe ``listener`` (for the events ``takes`` and ``accepts`` both take, all
+        without a filter); returns a function that removes it again."""
+        subscription: _Subscription = (listener, accepts, takes)
         with self._lock:
             self.active = (*self.active, subscription)
 
@@ -60,24 +65,37 @@ class JournalListeners:
     def select(
         self,
         operation: OperationState,
-        event: OperationEvent,
+        kind: str,
+        event: OperationEvent | None,
         notices: list[Notice],
         record: OperationRecord | None = None,
     ) -> OperationRecord | None:
-        """Add the notice of ``event`` for the listeners whose filter takes it, with
-        ``record`` or, when there is none yet, a snapshot of ``operation`` (the journal's lock
-        held); returns the record, given or built (``None`` when nobody took the event and
-        none was given)."""
+        """Add the notice of the event of ``kind`` just recorded for ``operation`` for the
+        listeners whose filters take it (the journal's lock held). ``event`` is built from
+        ``operation`` (its start or its outcome, by ``kind``) only when a filter or a listener
+        needs it, and so is ``record`` (a snapshot of ``operation``) when none is given;
+        returns the record, given or built (``None`` when nobody took the event and none was
+        given)."""
         chosen: tuple[JournalListener, ...] = ()
-        for listener, accepts in self.active:
-            if accepts is not None:
+        for listener, accepts, takes in self.active:
+            if takes is not None:
                 try:
-                    if not accepts(event):
+                    if not takes(kind, operation.method):
                         continue
                 except Exception:  # a filter that raises takes the event: its listener runs
                     pass
+            if accepts is not None:
+                if event is None:
+                    event = _built(operation, kind)
+                try:
+                    if not accepts(event):
+                        continue
+                except Exception:
+                    pass
             chosen = (*chosen, listener)
         if chosen:
+            if event is None:
+                event = _built(operation, kind)
             if record is None:
                 record = operation.snapshot()
             notices.append((chosen, record, event))
@@ -88,3 +106,9 @@ class JournalListeners:
         """Call the chosen listeners (the lock released); a listener that raises is logged."""
         for listeners, record, event in notices:
             call_listeners(listeners, record, event)
+
+
+def _built(operation: OperationState, kind: str) -> OperationEvent:
+    """The start or the outcome of ``operation``, as recorded (the only events not built at
+    once: :class:`OperationState`)."""
+    return operation.started_event() if kind == "started" else operation.outcome_event()

@@ -7,8 +7,6 @@ of a frozen dataclass with as many fields."""
 
 from __future__ import annotations
 
-import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, Protocol, TypeAlias
@@ -30,7 +28,6 @@ __all__ = [
     "OperationEvent",
     "OperationEventKind",
     "OperationRecord",
-    "OperationState",
     "OperationStatus",
     "UnknownOperationError",
     "wire_envelope",
@@ -318,120 +315,3 @@ class JournalStats:
 
 JournalListener: TypeAlias = Callable[[OperationRecord, OperationEvent], None]
 """Called with ``(record after the event, event)`` for every event recorded."""
-
-
-class OperationState:
-    __slots__ = (
-        "arguments_summary",
-        "children",
-        "error",
-        "error_code",
-        "events",
-        "events_dropped",
-        "exception_type",
-        "finished_at",
-        "finished_wall",
-        "id",
-        "metadata",
-        "method",
-        "next_index",
-        "parent_id",
-        "result_summary",
-        "root_id",
-        "started_at",
-        "started_wall",
-        "status",
-    )
-
-    def __init__(
-        self,
-        operation_id: str,
-        method: str,
-        parent_id: str | None,
-        root_id: str,
-        arguments_summary: str | None,
-        now: float,
-        event_limit: int,
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        self.id = operation_id
-        self.method = method
-        self.parent_id = parent_id
-        self.root_id = root_id
-        self.status: OperationStatus = "running"
-        self.started_at = now
-        self.finished_at: float | None = None
-        self.arguments_summary = arguments_summary
-        self.result_summary: str | None = None
-        self.error: str | None = None
-        self.error_code: str | None = None
-        self.exception_type: str | None = None
-        self.started_wall = time.time()
-        self.finished_wall: float | None = None
-        self.children: list[str] = []
-        self.events: deque[OperationEvent] = deque(maxlen=event_limit)
-        self.events_dropped = 0
-        self.next_index = 1
-        self.metadata = metadata
-
-    def add(
-        self,
-        kind: OperationEventKind,
-        message: str | None,
-        now: float,
-        sequence: int = 0,
-        event_id: str = "",
-        has_result: bool = False,
-    ) -> OperationEvent:
-        code = text = ""
-        if kind in OUTCOME_KINDS:
-            code, text = self.error_code or f"tool.{self.status}", self.error or ""
-        event = _new(
-            OperationEvent,
-            (
-                self.next_index,
-                kind,
-                now,
-                message,
-                sequence,
-                self.id,
-                self.method,
-                time.time(),
-                self.status,
-                event_id,
-                code,
-                text,
-                has_result,
-                self.metadata,
-            ),
-        )
-        self.next_index += 1
-        if len(self.events) == self.events.maxlen:
-            self.events_dropped += 1
-        self.events.append(event)
-        return event
-
-    def snapshot(self) -> OperationRecord:
-        return _new(
-            OperationRecord,
-            (
-                self.id,
-                self.method,
-                self.parent_id,
-                self.root_id,
-                self.status,
-                self.started_at,
-                self.finished_at,
-                self.arguments_summary,
-                self.result_summary,
-                self.error,
-                tuple(self.children),
-                tuple(self.events),
-                self.events_dropped,
-                self.started_wall,
-                self.finished_wall,
-                self.error_code,
-                self.exception_type,
-                self.metadata,
-            ),
-        )

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from rimbridge_sim.diagnostics._journal_reads import JournalReads
-from rimbridge_sim.diagnostics._listeners import EventFilter, JournalListeners, Notice
+from rimbridge_sim.diagnostics._listeners import EventFilter, JournalListeners, KindFilter, Notice
 from rimbridge_sim.diagnostics._records import (
     EVENT_TYPES,
     OPERATION_EVENT_KINDS,
@@ -34,11 +34,11 @@ from rimbridge_sim.diagnostics._records import (
     OperationEvent,
     OperationEventKind,
     OperationRecord,
-    OperationState,
     OperationStatus,
     UnknownOperationError,
     wire_envelope,
 )
+from rimbridge_sim.diagnostics._state import OperationState
 
 __all__ = [
     "EVENT_TYPES",
@@ -96,7 +96,9 @@ class OperationJournal(JournalReads):
         self._evicted = 0
         self._evicted_running = 0
         self._listeners = JournalListeners()
-        self._stream: deque[OperationEvent] = deque(maxlen=max(1, stream_capacity))
+        # the stream holds each event's operation, its start's and its outcome's place; the
+        # newest has sequence _next_sequence - 1 (see JournalReads.stream)
+        self._stream: deque[OperationState] = deque(maxlen=max(1, stream_capacity))
         self._next_sequence = 1
         self._event_prefix = "evt_" + uuid.uuid4().hex[:20]
         self._results: OrderedDict[str, Any] = OrderedDict()
@@ -157,6 +159,7 @@ class OperationJournal(JournalReads):
         if type(method) is not str or not method:
             raise ValueError(f"method must be a non-empty str, got {method!r}")
         now = self._clock()
+        wall = time.time()
         notices: builtins.list[Notice] = []
         with self._lock:
             operations = self._operations
@@ -169,6 +172,8 @@ class OperationJournal(JournalReads):
                 root_id = parent_id
             else:
                 root_id = operation_id
+            sequence = self._next_sequence
+            self._next_sequence = sequence + 1
             operation = OperationState(
                 operation_id,
                 method,
@@ -178,24 +183,32 @@ class OperationJournal(JournalReads):
                 now,
                 self._event_limit,
                 metadata,
+                wall,
+                sequence,
+                self._event_prefix,
             )
             operations[operation_id] = operation
             self._running += 1
             self._started += 1
-            event = self._record(operation, "started", arguments_summary, now)
+            self._stream.append(operation)  # the start's place in the stream (see stream())
             record = operation.snapshot() if want_record else None
             listeners = self._listeners
             if listeners.active:
-                record = listeners.select(operation, event, notices, record)
+                record = listeners.select(operation, "started", None, notices, record)
             if parent is not None:
-                parent.children.append(operation_id)
-                parent_event = self._record(
-                    parent, "child_started", f"{operation_id} {method}", now, streamed=False
-                )
+                parent.add_child(operation_id)
+                parent_event = parent.add("child_started", f"{operation_id} {method}", now)
                 if listeners.active:
-                    listeners.select(parent, parent_event, notices)
+                    listeners.select(parent, "child_started", parent_event, notices)
             if len(operations) > self._capacity:
-                self._evict()
+                oldest_id, oldest = operations.popitem(last=False)
+                if oldest.status == "running":  # rare: _evict() picks the victim
+                    operations[oldest_id] = oldest
+                    operations.move_to_end(oldest_id, last=False)
+                    self._evict()
+                else:  # the common case: the oldest has finished
+                    self._evicted += 1
+                    oldest.kept = None  # only its start and outcome stay readable (the stream)
         if notices:
             self._listeners.notify(notices)
         return record
@@ -216,11 +229,11 @@ class OperationJournal(JournalReads):
         now = self._clock()
         with self._lock:
             operation = self._get(operation_id)
-            event = self._record(operation, kind, message, now, streamed=False)
+            event = operation.add(kind, message, now)
             record = operation.snapshot()
             notices: builtins.list[Notice] = []
             if self._listeners.active:
-                self._listeners.select(operation, event, notices, record)
+                self._listeners.select(operation, kind, event, notices, record)
         self._listeners.notify(notices)
         return record
 
@@ -278,6 +291,7 @@ class OperationJournal(JournalReads):
         """Record the outcome (the first one wins) and retain ``result`` (when not None);
         returns the record, or with ``answer`` the call's envelope."""
         now = self._clock()
+        wall = time.time()
         with self._lock:
             if result is not None and self._result_capacity:
                 results = self._results
@@ -285,62 +299,41 @@ class OperationJournal(JournalReads):
                 results[operation_id] = result
                 if len(results) > self._result_capacity:
                     results.popitem(last=False)
-            operation = self._get(operation_id)
+            operation = self._operations.get(operation_id)
+            if operation is None:
+                raise UnknownOperationError(operation_id)
+            listeners = self._listeners
+            event: OperationEvent | None
             if operation.status != "running":
                 # the first outcome wins (e.g. a completion after a timeout); keep the trace
                 text = error if error is not None else result_summary
                 late = f"ignored late {kind}" + (f": {text}" if text else "")
-                event = self._record(operation, "log", late, now, streamed=False)
+                event = operation.add("log", late, now)
             else:
                 operation.status = kind
                 operation.finished_at = now
-                operation.finished_wall = time.time()
+                operation.finished_wall = wall
                 operation.result_summary = result_summary
                 operation.error = error
                 operation.error_code = error_code
                 operation.exception_type = exception_type
                 self._running -= 1
                 self._operations.move_to_end(operation_id)  # the mod lists it first again
-                event = self._record(
-                    operation,
-                    kind,
-                    error if error is not None else result_summary,
-                    now,
-                    has_result=operation_id in self._results,
-                )
+                sequence = self._next_sequence
+                self._next_sequence = sequence + 1
+                self._stream.append(operation)  # the outcome's place in the stream
+                event = operation.finished(sequence, operation_id in self._results)
             record = None if answer else operation.snapshot()
             notices: builtins.list[Notice] = []
-            if self._listeners.active:
-                self._listeners.select(operation, event, notices, record)
+            if listeners.active:
+                listeners.select(operation, event.kind if event else kind, event, notices, record)
             reply = wire_envelope(operation, True) if answer else None
         if notices:
-            self._listeners.notify(notices)
+            listeners.notify(notices)
         if reply is not None:
             return reply
         assert record is not None
         return record
-
-    def _record(
-        self,
-        operation: OperationState,
-        kind: OperationEventKind,
-        message: str | None,
-        now: float,
-        *,
-        streamed: bool = True,
-        has_result: bool = False,
-    ) -> OperationEvent:
-        """Add an event to ``operation`` and, when ``streamed``, to the journal-wide stream
-        with the next sequence (lock held)."""
-        if not streamed:
-            return operation.add(kind, message, now, has_result=has_result)
-        sequence = self._next_sequence
-        self._next_sequence += 1
-        event = operation.add(
-            kind, message, now, sequence, f"{self._event_prefix}{sequence:012x}", has_result
-        )
-        self._stream.append(event)
-        return event
 
     def _evict(self) -> None:
         operations = self._operations
@@ -348,6 +341,7 @@ class OperationJournal(JournalReads):
             oldest_id, oldest = operations.popitem(last=False)
             if oldest.status != "running":  # the common case: the oldest has finished
                 self._evicted += 1
+                oldest.kept = None
                 continue
             operations[oldest_id] = oldest
             operations.move_to_end(oldest_id, last=False)
@@ -358,18 +352,24 @@ class OperationJournal(JournalReads):
                 victim = next(iter(operations))
                 self._evicted_running += 1
                 self._running -= 1
-            del operations[victim]
+            operations.pop(victim).kept = None
             self._evicted += 1
 
     # -- listeners
 
     def subscribe(
-        self, listener: JournalListener, *, accepts: EventFilter | None = None
+        self,
+        listener: JournalListener,
+        *,
+        accepts: EventFilter | None = None,
+        takes: KindFilter | None = None,
     ) -> Callable[[], None]:
         """Call ``listener(record, event)`` after every event, or only after those
-        ``accepts(event)`` takes (called with the journal's lock held: keep it short, and
-        never call the journal from it); returns an unsubscriber.
+        ``takes(kind, method)`` and ``accepts(event)`` take (both called with the journal's
+        lock held: keep them short, and never call the journal from them); returns an
+        unsubscriber.
 
         A filter is what keeps a call cheap: the record snapshot is only built for an event
-        some listener is called for."""
-        return self._listeners.add(listener, accepts)
+        some listener is called for, and with ``takes`` alone a call's start and outcome are
+        not even built as events unless one is taken."""
+        return self._listeners.add(listener, accepts, takes)

@@ -6,13 +6,15 @@ or a plain JSON object from :mod:`rimbridge_sim.world.describe`; every refusal i
 :mod:`~rimbridge_sim.world.model`, the rules in the world's private modules.
 """
 
+import functools
+
 from rimbridge_sim.world._lifecycle import (
     GENERATE_FRAMES,
     LOAD_TICKS,
     MAX_SAVES,
     MAX_STEP_TICKS,
-    game_date,
 )
+from rimbridge_sim.world._lifecycle import game_date as _game_date
 from rimbridge_sim.world._saves import sanitize_name, sanitize_save_name
 from rimbridge_sim.world.errors import (
     InvalidArgumentError,
@@ -107,3 +109,7 @@ __all__ = [
     "sanitize_name",
     "sanitize_save_name",
 ]
+
+game_date = functools.lru_cache(maxsize=256)(_game_date)
+"""The in-game date of a tick (``5 Aprimay 5500, 7h``), kept for the last 256 ticks asked
+about: a game hour is 2,500 ticks, and agents poll ``get_game_info`` often."""
