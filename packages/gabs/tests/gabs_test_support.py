@@ -4,6 +4,8 @@ result's structured content and text."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -60,3 +62,28 @@ def data(result: types.CallToolResult) -> dict[str, Any]:
 def text(result: types.CallToolResult) -> str:
     """A tool result's text, its text parts joined by newlines."""
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def read_raw_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    """One ``Content-Length`` framed GABP message read by hand (a fake game's side of the
+    wire, as the Go tests' fake servers read it); ``None`` at the end of the stream."""
+    length = None
+    while line := (await reader.readline()).strip():
+        name, _, value = line.decode("ascii").partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    if length is None:
+        return None
+    message: dict[str, Any] = json.loads(await reader.readexactly(length))
+    return message
+
+
+def raw_frame(message: dict[str, Any]) -> bytes:
+    """``message`` framed by hand with its ``Content-Length`` header."""
+    body = json.dumps(message).encode("utf-8")
+    return f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
+
+
+def write_raw_frame(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
+    """Write ``message`` framed by hand (see :func:`raw_frame`)."""
+    writer.write(raw_frame(message))

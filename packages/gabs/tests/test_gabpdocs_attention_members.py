@@ -13,12 +13,12 @@ without ``blocking``) is refused, and the gate asks the game before the next cal
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import anyio
 
 from gabs.session import GameSession
+from gabs_test_support import read_raw_frame, write_raw_frame
 
 TOKEN = "beef01" * 11
 HELLO = {
@@ -50,28 +50,11 @@ TOOLS = [
 ]
 
 
-async def _read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
-    length = None
-    while line := (await reader.readline()).strip():
-        name, _, value = line.decode("ascii").partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    if length is None:
-        return None
-    message: dict[str, Any] = json.loads(await reader.readexactly(length))
-    return message
-
-
-def _write_frame(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode("utf-8")
-    writer.write(f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body)
-
-
 async def test_attention_answers_without_their_null_item_read_as_nothing_open() -> None:
     seen: list[str] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (message := await _read_frame(reader)) is not None:
+        while (message := await read_raw_frame(reader)) is not None:
             method = str(message.get("method"))
             seen.append(method)
             results: dict[str, Any] = {
@@ -82,7 +65,7 @@ async def test_attention_answers_without_their_null_item_read_as_nothing_open() 
                 "attention/ack": {"acknowledged": True, "attentionId": "attn_1"},
             }
             reply = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
-            _write_frame(writer, {**reply, "result": results.get(method)})
+            write_raw_frame(writer, {**reply, "result": results.get(method)})
             await writer.drain()
         writer.close()
 
@@ -126,7 +109,7 @@ async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_gam
     asked: list[str] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (message := await _read_frame(reader)) is not None:
+        while (message := await read_raw_frame(reader)) is not None:
             method = str(message.get("method"))
             asked.append(method)
             reply = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
@@ -147,8 +130,8 @@ async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_gam
                     "seq": 0,
                     "payload": OPENED_WITHOUT_BLOCKING,
                 }
-                _write_frame(writer, event)
-            _write_frame(writer, {**reply, "result": results.get(method)})
+                write_raw_frame(writer, event)
+            write_raw_frame(writer, {**reply, "result": results.get(method)})
             await writer.drain()
         writer.close()
 

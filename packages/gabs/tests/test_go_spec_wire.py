@@ -36,6 +36,7 @@ from gabs.launch.vdf import SteamError
 from gabs.lifecycle import Lifecycle, LifecycleError, start_game
 from gabs.mcp.call_results import game_call_result
 from gabs.session import GameSession
+from gabs_test_support import read_raw_frame, write_raw_frame
 
 TOKEN = "c0ffee" * 11
 
@@ -109,23 +110,6 @@ def test_a_mirrored_tool_s_schemas_have_whole_floats_as_integers() -> None:
 # ---- a message without a known type (Go: "unknown message type", dropped) ----
 
 
-async def _read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
-    length = None
-    while line := (await reader.readline()).strip():
-        name, _, value = line.decode("ascii").partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    if length is None:
-        return None
-    message: dict[str, Any] = json.loads(await reader.readexactly(length))
-    return message
-
-
-def _write_frame(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode("utf-8")
-    writer.write(f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body)
-
-
 HELLO = {
     "agentId": "faulty",
     "app": {"name": "faulty", "version": "1"},
@@ -147,17 +131,17 @@ async def test_an_answer_without_a_known_type_is_dropped_never_answered(
     seen: list[dict[str, Any]] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (message := await _read_frame(reader)) is not None:
+        while (message := await read_raw_frame(reader)) is not None:
             seen.append(message)
             base = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
             method = message.get("method")
             if method == "session/hello":
-                _write_frame(writer, {**base, "result": HELLO})
+                write_raw_frame(writer, {**base, "result": HELLO})
             elif method == "tools/list":
-                _write_frame(writer, {**base, "result": {"tools": TOOLS}})
+                write_raw_frame(writer, {**base, "result": {"tools": TOOLS}})
             elif method == "tools/call":
                 reply = {"v": "gabp/1", "id": message["id"], "result": {"ran": True}, **members}
-                _write_frame(writer, reply)
+                write_raw_frame(writer, reply)
             await writer.drain()
         writer.close()
 
@@ -354,15 +338,15 @@ async def test_a_final_answer_written_just_before_the_game_hangs_up_is_the_resul
     # client_test.go TestSendRequestReturnsFinalResponseBeforePeerClose: an answer the game
     # wrote before it closed the connection is the call's result, not a connection failure.
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (message := await _read_frame(reader)) is not None:
+        while (message := await read_raw_frame(reader)) is not None:
             base = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
             method = message.get("method")
             if method == "session/hello":
-                _write_frame(writer, {**base, "result": HELLO})
+                write_raw_frame(writer, {**base, "result": HELLO})
             elif method == "tools/list":
-                _write_frame(writer, {**base, "result": {"tools": TOOLS}})
+                write_raw_frame(writer, {**base, "result": {"tools": TOOLS}})
             elif method == "tools/call":
-                _write_frame(writer, {**base, "result": {"message": "pong"}})
+                write_raw_frame(writer, {**base, "result": {"message": "pong"}})
                 await writer.drain()
                 break
             await writer.drain()

@@ -4,7 +4,6 @@ response: the call's outcome says the answer was unreadable, never a bridge fail
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import anyio
@@ -12,6 +11,7 @@ import pytest
 
 from gabs.results import outcome_text
 from gabs.session import GameSession
+from gabs_test_support import read_raw_frame, write_raw_frame
 
 TOKEN = "c0ffee" * 11
 TOOLS = [{"name": "fault/act", "description": "Act up.", "inputSchema": {"type": "object"}}]
@@ -23,38 +23,21 @@ HELLO = {
 }
 
 
-async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
-    length = None
-    while line := (await reader.readline()).strip():
-        name, _, value = line.decode("ascii").partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    if length is None:
-        return None
-    message: dict[str, Any] = json.loads(await reader.readexactly(length))
-    return message
-
-
-def write_frame(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode("utf-8")
-    writer.write(f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body)
-
-
 def faulty_game(answer: dict[str, Any]) -> Any:
     """A game whose ``tools/call`` answer is ``answer`` (``v``, ``id``, ``type`` added unless
     given); every other request is answered properly."""
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (message := await read_frame(reader)) is not None:
+        while (message := await read_raw_frame(reader)) is not None:
             base = {"v": "gabp/1", "id": message["id"], "type": "response"}
             if message.get("method") == "session/hello":
-                write_frame(writer, {**base, "result": HELLO})
+                write_raw_frame(writer, {**base, "result": HELLO})
             elif message.get("method") == "tools/list":
-                write_frame(writer, {**base, "result": {"tools": TOOLS}})
+                write_raw_frame(writer, {**base, "result": {"tools": TOOLS}})
             elif message.get("method") == "tools/call":
-                write_frame(writer, {**base, **answer})
+                write_raw_frame(writer, {**base, **answer})
             else:
-                write_frame(writer, {**base, "error": {"code": -32601, "message": "no"}})
+                write_raw_frame(writer, {**base, "error": {"code": -32601, "message": "no"}})
             await writer.drain()
         writer.close()
 
