@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 import anyio.abc
 import pytest
+from mcp import StdioServerParameters
 
 from gabp import Connection, RemoteError, generate_token, new_id
 from gabp.framing import FrameDecoder
@@ -38,11 +39,65 @@ ATTENTION_CHANNELS = ["attention/opened", "attention/updated", "attention/cleare
 LISTENING = re.compile(rb"listening on 127\.0\.0\.1:(\d+)")
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 10.0
+GABS = Path(sys.executable).parent / "gabs"
+OTHER_BRIDGE = os.environ.get("GABS_FLOW_BRIDGE", "")
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# -- the bridge a documented flow runs through --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FlowBridge:
+    """The real ``gabs`` executable, or (``other``) another GABS build such as the Go bridge
+    1.1.0, named by ``GABS_FLOW_BRIDGE``."""
+
+    other: str = ""
+
+    def params(self, config_dir: Path, config: dict[str, Any]) -> StdioServerParameters:
+        """Write ``config`` as ``config_dir/config.json`` and say how to start the bridge on
+        it over stdio (another build gets its own flags, a ``HOME`` of its own and no
+        ``timeouts``, which Go 1.1.0 does not read)."""
+        if self.other:
+            for game in config.get("games", {}).values():
+                game.pop("timeouts", None)
+            home = config_dir / "home"
+            home.mkdir()
+            environment = {
+                k: v for k, v in os.environ.items() if not k.startswith(("GABS_", "GABP_"))
+            }
+            params = StdioServerParameters(
+                command=self.other,
+                args=["server", "stdio", "--configDir", str(config_dir), "--log-level", "warn"],
+                env={**environment, "HOME": str(home)},
+            )
+        else:
+            params = StdioServerParameters(
+                command=str(GABS),
+                args=["serve", "--config-dir", str(config_dir), "--log-level", "WARNING"],
+                env={"GABS_CONFIG_DIR": str(config_dir)},
+            )
+        (config_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        return params
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("", id="gabs"),
+        pytest.param(
+            OTHER_BRIDGE,
+            id="other-bridge",
+            marks=pytest.mark.skipif(not OTHER_BRIDGE, reason="GABS_FLOW_BRIDGE is not set"),
+        ),
+    ]
+)
+def flow_bridge(request: pytest.FixtureRequest) -> FlowBridge:
+    """Each documented flow through ``gabs``, and through ``GABS_FLOW_BRIDGE`` when set."""
+    return FlowBridge(str(request.param))
 
 
 # -- what the bridge receives -------------------------------------------------------------------

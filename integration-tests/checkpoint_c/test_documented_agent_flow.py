@@ -17,8 +17,6 @@ results only, since the call info and the attention attached to a call are ours.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,16 +25,13 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from gabs.mcp.call_results import call_view
 
 BIN = Path(sys.executable).parent
-GABS = BIN / "gabs"
 RIMBRIDGE_SIM = BIN / "rimbridge-sim"
 SAVE_NAME = "Kolonie Ærø \u2013 開拓 ✓"  # an en dash, CJK and a check mark
-OTHER_BRIDGE = os.environ.get("GABS_FLOW_BRIDGE", "")
 
 
 NO_SUCCESS_FIELD = frozenset({"rimworld/get_game_info"})
@@ -79,7 +74,7 @@ class Agent:
 
 
 @asynccontextmanager
-async def agent_at_main_menu(config_dir: Path, other: str = "") -> AsyncIterator[Agent]:
+async def agent_at_main_menu(config_dir: Path, bridge: Any) -> AsyncIterator[Agent]:
     """The real ``gabs`` (or the ``other`` bridge executable) with ``rimbridge-sim`` started
     through it, at the main menu."""
     config = {
@@ -95,25 +90,10 @@ async def agent_at_main_menu(config_dir: Path, other: str = "") -> AsyncIterator
             }
         },
     }
-    if other:
-        del config["games"]["rimworld"]["timeouts"]  # type: ignore[index]
-        home = config_dir / "home"
-        home.mkdir()
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("GABS_", "GABP_"))}
-        params = StdioServerParameters(
-            command=other,
-            args=["server", "stdio", "--configDir", str(config_dir), "--log-level", "warn"],
-            env={**environment, "HOME": str(home)},
-        )
-    else:
-        params = StdioServerParameters(
-            command=str(GABS),
-            args=["serve", "--config-dir", str(config_dir), "--log-level", "WARNING"],
-            env={"GABS_CONFIG_DIR": str(config_dir)},
-        )
-    (config_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
-        agent = Agent(client, ours=not other)
+    async with Client(
+        bridge.params(config_dir, config), mode="legacy", read_timeout_seconds=30
+    ) as client:
+        agent = Agent(client, ours=not bridge.other)
         started = await agent.bridge("games_start", {"gameId": "rimworld"})
         assert started["code"] == "started_connected", started
         try:
@@ -122,22 +102,11 @@ async def agent_at_main_menu(config_dir: Path, other: str = "") -> AsyncIterator
             await client.call_tool("games_stop", {"gameId": "rimworld"})
 
 
-@pytest.mark.parametrize(
-    "other",
-    [
-        pytest.param("", id="gabs"),
-        pytest.param(
-            OTHER_BRIDGE,
-            id="other-bridge",
-            marks=pytest.mark.skipif(not OTHER_BRIDGE, reason="GABS_FLOW_BRIDGE is not set"),
-        ),
-    ],
-)
 async def test_the_documented_flow_runs_through_gabs_without_an_argument_error(
-    tmp_path: Path, other: str
+    tmp_path: Path, flow_bridge: Any
 ) -> None:
     with anyio.fail_after(90):
-        async with agent_at_main_menu(tmp_path, other) as agent:
+        async with agent_at_main_menu(tmp_path, flow_bridge) as agent:
             # the tool list the model sees is the mod's
             names = await agent.bridge(
                 "games_tool_names", {"gameId": "rimworld", "prefix": "rimworld/", "limit": 500}

@@ -16,7 +16,6 @@ bridge 1.1.0) to run the same flow through.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,12 +25,10 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 BIN = Path(sys.executable).parent
-GABS = BIN / "gabs"
 RIMBRIDGE_SIM = BIN / "rimbridge-sim"
-OTHER_BRIDGE = os.environ.get("GABS_FLOW_BRIDGE", "")
 
 RECOVERY_TOOLS = {
     "rimbridge/get_bridge_status": "success",
@@ -74,7 +71,7 @@ class Caller:
 
 
 @asynccontextmanager
-async def blocked_game(config_dir: Path, other: str = "") -> AsyncIterator[Caller]:
+async def blocked_game(config_dir: Path, bridge: Any) -> AsyncIterator[Caller]:
     config = {
         "version": "1.0",
         "games": {
@@ -89,24 +86,9 @@ async def blocked_game(config_dir: Path, other: str = "") -> AsyncIterator[Calle
             }
         },
     }
-    if other:
-        del config["games"]["rimworld"]["timeouts"]  # type: ignore[index]
-        home = config_dir / "home"
-        home.mkdir()
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("GABS_", "GABP_"))}
-        params = StdioServerParameters(
-            command=other,
-            args=["server", "stdio", "--configDir", str(config_dir), "--log-level", "warn"],
-            env={**environment, "HOME": str(home)},
-        )
-    else:
-        params = StdioServerParameters(
-            command=str(GABS),
-            args=["serve", "--config-dir", str(config_dir), "--log-level", "WARNING"],
-            env={"GABS_CONFIG_DIR": str(config_dir)},
-        )
-    (config_dir / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+    async with Client(
+        bridge.params(config_dir, config), mode="legacy", read_timeout_seconds=30
+    ) as client:
         caller = Caller(client)
         is_error, text = await caller.bridge("games_start", {"gameId": "rimworld"})
         assert not is_error, text
@@ -116,22 +98,11 @@ async def blocked_game(config_dir: Path, other: str = "") -> AsyncIterator[Calle
             await client.call_tool("games_stop", {"gameId": "rimworld"})
 
 
-@pytest.mark.parametrize(
-    "other",
-    [
-        pytest.param("", id="gabs"),
-        pytest.param(
-            OTHER_BRIDGE,
-            id="other-bridge",
-            marks=pytest.mark.skipif(not OTHER_BRIDGE, reason="GABS_FLOW_BRIDGE is not set"),
-        ),
-    ],
-)
 async def test_the_readme_recovery_tools_answer_while_game_calls_wait_for_an_ack(
-    tmp_path: Path, other: str
+    tmp_path: Path, flow_bridge: Any
 ) -> None:
     with anyio.fail_after(60):
-        async with blocked_game(tmp_path, other) as caller:
+        async with blocked_game(tmp_path, flow_bridge) as caller:
             status = await caller.game_result("rimbridge/get_bridge_status")
             attention = status["attention"]
             assert attention["blocking"] is True
