@@ -159,3 +159,24 @@ async def test_other_tools_payload_failures_all_carry_a_code(open_sim: Any) -> N
             result = await sim.call(tool, **arguments)
             assert result["success"] is False, tool
             assert result.get("code") == code, (tool, result["message"])
+
+
+async def test_answers_whose_success_is_computed_carry_a_code_when_it_is_false(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        outside = await sim.call(
+            "rimworld/apply_architect_designator",
+            designatorId="architect-designator:structure:build-wall",
+            x=-5,
+            z=-5,
+            dryRun=True,
+        )
+        assert (outside["success"], outside["acceptedCellCount"]) == (False, 0)
+        assert outside["code"] == "invalid_cell"
+        failed = await sim.call("rimbridge/run_lua", luaSource="rb.assert(false)")
+        assert failed["success"] is False
+        assert failed["code"] == failed["error"]["Code"] == "script.assertion_failed"
+        passed = await sim.call("rimbridge/run_lua", luaSource="rb.assert(true)")
+        assert passed["success"] is True
+        assert "code" not in passed

@@ -25,7 +25,7 @@ from rimbridge_sim.scripting.runner import (
     normalize_definition,
 )
 from rimbridge_sim.scripting.wire import definition_wire
-from rimbridge_sim.world.errors import InvalidArgumentError
+from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError
 
 __all__ = ["ScriptingTools"]
 
@@ -42,6 +42,13 @@ _RUN = (
 _PARAMETERS = "An object exposed to the script as the read-only table params."
 _SOURCE = "Lua source in the supported subset (see rimbridge/get_lua_reference)."
 _PATH = "Path of a .lua file (absolute, or relative to the current directory)."
+
+
+def _script_code(error: dict[str, Any] | None, steps: list[dict[str, Any]]) -> str:
+    """A failed script's ``code``: its error's, else the first failed step's, else
+    ``refused``."""
+    errors = [error] + [step.get("error") for step in steps if not step["success"]]
+    return next((e["Code"] for e in errors if e and e.get("Code")), RefusedError.code)
 
 
 def _refusal(error: ScriptError) -> dict[str, Any]:
@@ -147,6 +154,7 @@ class ScriptingTools:
             "error": report.error,
             "output": wire["output"],
             "script": wire,
+            **({} if report.success else {"code": _script_code(report.error, report.steps)}),
         }
 
     @tool(

@@ -389,4 +389,5 @@ class TimeTools:
             "message": f"Advanced {done} game tick(s) across "
             f"{max(1, world.frame - start_frame)} Unity update frame(s).",
             "state": world.state_snapshot(),
+            **({} if end_tick is not None else {"code": "no_game"}),
         }
