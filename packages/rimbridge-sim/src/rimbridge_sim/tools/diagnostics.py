@@ -9,7 +9,7 @@ import time
 from typing import Any, Final
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
+from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec, payload_failure
 from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.config import APP_VERSION, MOD_VERSION
 from rimbridge_sim.contract.capabilities import capability_id
@@ -322,11 +322,8 @@ class DiagnosticsTools:
         _require_operation_id(operation_id)
         record = self.host.journal.get(operation_id)
         if record is None:
-            return {
-                "success": False,
-                "message": f"Operation '{operation_id}' was not found in the journal.",
-                "code": UnknownIdError.code,
-            }
+            missing = f"Operation '{operation_id}' was not found in the journal."
+            return payload_failure(missing, UnknownIdError.code)
         tracked = self.host.journal.envelope(record, include_result=True)
         tracked["events"] = [event.to_wire() for event in record.events]
         return {"success": True, "trackedOperation": tracked}
