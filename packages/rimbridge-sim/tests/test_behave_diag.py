@@ -23,6 +23,7 @@ async def test_get_capability_refuses_a_padded_alias_and_names_it_as_not_registe
             "success": False,
             "message": "Capability ' rimworld/select_pawn ' is not registered.",
             "requestedId": " rimworld/select_pawn ",
+            "code": "unknown_id",
             "operation": padded["operation"],
         }
         blank = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="  ")

@@ -105,6 +105,7 @@ async def test_load_game_ready_during_a_long_event_loads_once_the_event_ends(
             "success": False,
             "message": "Save 'nowhere' does not exist.",
             "path": missing["path"],
+            "code": "unknown_id",
             "operation": missing["operation"],
         }
         await sim.call("rimworld/go_to_main_menu")

@@ -101,7 +101,7 @@ async def test_gizmos_draft_the_selection_and_stale_ids_are_refused(open_sim: An
         assert (await _colonist(sim))["drafted"] is True
         await sim.call("rimworld/select_pawn", pawnId=(await _colonist(sim, 1))["pawnId"])
         stale = await sim.call("rimworld/execute_gizmo", gizmoId=draft["id"])
-        assert (stale["success"], stale["code"]) == (False, "refused")
+        assert (stale["success"], stale["code"]) == (False, "stale_id")
 
 
 async def test_the_inspect_pane_and_inventory_describe_the_selected_colonist(

@@ -177,6 +177,7 @@ async def test_click_ui_target_answers_with_the_mods_keys_in_order(open_sim: Any
             "targetId",
             "before",
             "after",
+            "code",
         ]
         assert (refused["success"], refused["changed"]) == (False, False)
         assert refused["before"] == refused["after"]

@@ -17,6 +17,7 @@ from rimbridge_sim.world import InvalidArgumentError, World
 
 __all__ = [
     "READINESS",
+    "TIMED_OUT",
     "Probe",
     "WaitOutcome",
     "poll_pause",
@@ -27,6 +28,8 @@ __all__ = [
 ]
 
 READINESS: Final = ("gameData", "mapData", "currentMap", "playable", "visual")
+TIMED_OUT: Final = "timed_out"
+"""The ``code`` of a wait that ran out of time before its condition held."""
 _KEYS: Final = {
     "gameData": "gameDataReady",
     "mapData": "mapDataReady",
@@ -156,6 +159,7 @@ def wait_response(outcome: WaitOutcome, target: str | None = None) -> dict[str, 
         "probeFailureCount": outcome.probe_failures,
         "lastProbeError": None if outcome.satisfied else outcome.last_probe_error,
         "state": outcome.snapshot,
+        **({} if outcome.satisfied else {"code": TIMED_OUT}),
     }
 
 

@@ -12,7 +12,14 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_SENTENCE, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, ProgramState, RefusedError, World, WorldError
+from rimbridge_sim.world import (
+    Cell,
+    InvalidCellError,
+    ProgramState,
+    RefusedError,
+    World,
+    WorldError,
+)
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_cell, describe_zone
 
 __all__ = ["ArchitectTools"]
@@ -243,6 +250,7 @@ class ArchitectTools:
             "designatorState": world.architect.state(),
             "sampleCell": sample,
             "state": world.state_snapshot(),
+            **({} if accepted else {"code": InvalidCellError.code}),
         }
 
     # -- zones and areas -----------------------------------------------------------------------

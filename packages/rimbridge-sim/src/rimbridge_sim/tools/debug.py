@@ -74,13 +74,14 @@ class DebugTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
 
-    def _failure(self, message: str) -> dict[str, Any]:
+    def _failure(self, message: str, code: str = RefusedError.code) -> dict[str, Any]:
         world = self.host.world
         return {
             "success": False,
             "message": message,
             "devModeEnabled": world.dev_mode,
             "state": world.state_snapshot(),
+            "code": code,
         }
 
     @tool(
@@ -115,7 +116,7 @@ class DebugTools:
         try:
             node = debug.resolve(path)
         except RefusedError as error:
-            return self._failure(error.message)
+            return self._failure(error.message, error.code)
         children = debug.children(node, include_hidden)
         return {
             "success": True,
@@ -153,7 +154,7 @@ class DebugTools:
         debug = self.host.world.debug
         query = (query or "").strip()
         if not query:
-            return self._failure("A non-empty query is required.")
+            return self._failure("A non-empty query is required.", InvalidArgumentError.code)
         if limit <= 0:
             limit = 50
         kind = (required_target_kind or "").strip() or None
@@ -199,7 +200,7 @@ class DebugTools:
         try:
             node = debug.resolve(path)
         except RefusedError as error:
-            return self._failure(error.message)
+            return self._failure(error.message, error.code)
         children = debug.children(node, include_hidden_children) if include_children else None
         return {
             "success": True,
@@ -234,13 +235,13 @@ class DebugTools:
         try:
             node = debug.resolve(path)
         except RefusedError as error:
-            return self._failure(error.message)
+            return self._failure(error.message, error.code)
         assessment = debug.assess(node)
         if not assessment.supported:
             return self._node_failure(assessment.reason or "", node)
         pawn = None
         if node.pawn_target:
-            refused, codes = None, {}
+            refused, code = None, InvalidArgumentError.code
             if not (pawn_name or pawn_id):
                 refused = (
                     f"Debug action '{node.path}' requires a current-map pawn target. "
@@ -254,14 +255,14 @@ class DebugTools:
                         f"Could not resolve pawn target for debug action '{node.path}': "
                         f"{error.message}"
                     )
-                    codes = {"code": error.code}
+                    code = error.code
             if refused is not None:
-                return self._node_failure(refused, node, requiredTargetKind="pawn", **codes)
+                return self._node_failure(refused, node, code, requiredTargetKind="pawn")
         before = self._capture()
         try:
             debug.execute(node, pawn)
         except RefusedError as error:
-            return self._node_failure(error.message, node)
+            return self._node_failure(error.message, node, error.code)
         return {
             "success": True,
             "path": node.path,
@@ -272,14 +273,20 @@ class DebugTools:
             "effects": self._effects(before),
         }
 
-    def _node_failure(self, message: str, node: DebugNode, **extra: Any) -> dict[str, Any]:
-        """The mod's refusal about a resolved debug node: its path, the node and the state."""
+    def _node_failure(
+        self, message: str, node: DebugNode, code: str = RefusedError.code, **extra: Any
+    ) -> dict[str, Any]:
+        """The mod's refusal about a resolved debug node: its path, the node and the state,
+        then the sim's ``code``."""
         world = self.host.world
+        failure = self._failure(message, code)
+        del failure["code"]
         return {
-            **self._failure(message),
+            **failure,
             "path": node.path,
             "node": world.debug.describe(node),
             **extra,
+            "code": code,
         }
 
     def _capture(self) -> tuple[dict[str, Any], list[str], int]:
@@ -319,12 +326,12 @@ class DebugTools:
         try:
             node = debug.resolve(path)
         except RefusedError as error:
-            return self._failure(error.message)
+            return self._failure(error.message, error.code)
         before = self._capture()
         try:
             previous = debug.set_setting(node, enabled)
         except RefusedError as error:
-            return self._node_failure(error.message, node)
+            return self._node_failure(error.message, node, error.code)
         return {
             "success": True,
             "changed": previous != enabled,
@@ -364,6 +371,7 @@ class DebugTools:
                 "requestedPawnName": pawn_name,
                 "requestedPawnId": pawn_id,
                 "state": world.state_snapshot(),
+                "code": error.code,
             }
         changed = pawn.job_logging != enabled
         pawn.job_logging = enabled
@@ -435,6 +443,7 @@ class DebugTools:
             return {
                 "success": False,
                 "message": f"Cell ({x}, {z}) is out of bounds for the current map.",
+                "code": "invalid_cell",
             }
         try:
             thing = world.spawn_stack(def_name, stack_count, (x, z))
@@ -443,6 +452,7 @@ class DebugTools:
                 "success": False,
                 "message": f"Could not resolve ThingDef '{def_name}'.",
                 "exception": error.message,
+                "code": error.code,
             }
         return {
             "success": True,

@@ -9,15 +9,15 @@ import time
 from typing import Any, Final
 
 from rimbridge_annotations import parameter, tool
-from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec
+from rimbridge_sim.calls import NO_GAME_MESSAGE, MainLoopTimeout, call_spec, payload_failure
 from rimbridge_sim.clock import iso_utc, whole_ms
 from rimbridge_sim.config import APP_VERSION, MOD_VERSION
 from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
-from rimbridge_sim.tools._waits import poll_pause
-from rimbridge_sim.world import InvalidArgumentError, TimeSpeed, game_date
+from rimbridge_sim.tools._waits import TIMED_OUT, poll_pause
+from rimbridge_sim.world import InvalidArgumentError, TimeSpeed, UnknownIdError, game_date
 
 __all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
 
@@ -301,6 +301,7 @@ class DiagnosticsTools:
                 if blank
                 else f"Capability '{capability_id_or_alias}' is not registered.",
                 "requestedId": capability_id_or_alias,
+                "code": InvalidArgumentError.code if blank else UnknownIdError.code,
             }
         return {"success": True, "requestedId": capability_id_or_alias, "capability": found}
 
@@ -321,10 +322,8 @@ class DiagnosticsTools:
         _require_operation_id(operation_id)
         record = self.host.journal.get(operation_id)
         if record is None:
-            return {
-                "success": False,
-                "message": f"Operation '{operation_id}' was not found in the journal.",
-            }
+            missing = f"Operation '{operation_id}' was not found in the journal."
+            return payload_failure(missing, UnknownIdError.code)
         tracked = self.host.journal.envelope(record, include_result=True)
         tracked["events"] = [event.to_wire() for event in record.events]
         return {"success": True, "trackedOperation": tracked}
@@ -495,4 +494,5 @@ class DiagnosticsTools:
             "trackedOperation": (
                 None if record is None else host.journal.envelope(record, include_result=True)
             ),
+            **({} if done else {"code": TIMED_OUT}),
         }

@@ -21,6 +21,7 @@ from rimbridge_sim.calls import (
 from rimbridge_sim.clock import iso_utc
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._waits import (
+    TIMED_OUT,
     Probe,
     WaitOutcome,
     resolve_readiness,
@@ -31,6 +32,7 @@ from rimbridge_sim.tools._waits import (
 from rimbridge_sim.world import (
     ProgramState,
     RefusedError,
+    UnknownIdError,
     World,
     WorldError,
     sanitize_save_name,
@@ -73,7 +75,12 @@ def _start(world: World) -> dict[str, Any]:
     try:
         world.queue_debug_game()
     except RefusedError as error:
-        return {"success": False, "message": error.message, "state": world.state_snapshot()}
+        return {
+            "success": False,
+            "message": error.message,
+            "state": world.state_snapshot(),
+            "code": error.code,
+        }
     return {
         "success": True,
         "status": "queued",
@@ -86,8 +93,11 @@ def _start(world: World) -> dict[str, Any]:
     }
 
 
-def _queue_failure(safe: str, path: str, message: str, idle: WaitOutcome) -> dict[str, Any]:
-    """``load_game_ready`` when the load could not be queued, in the mod's shape."""
+def _queue_failure(
+    safe: str, path: str, message: str, idle: WaitOutcome, code: str
+) -> dict[str, Any]:
+    """``load_game_ready`` when the load could not be queued, in the mod's shape, then the
+    sim's ``code``."""
     return {
         "success": False,
         "saveName": safe,
@@ -102,8 +112,15 @@ def _queue_failure(safe: str, path: str, message: str, idle: WaitOutcome) -> dic
             "probeFailureCount": idle.probe_failures,
             "lastProbeError": idle.last_probe_error,
             "blockingReason": idle.blocking_reason,
+            "code": code,
         },
+        "code": code,
     }
+
+
+def _code_of(wait: dict[str, Any]) -> dict[str, Any]:
+    """The failed wait's ``code`` for a call that answers with the wait's outcome."""
+    return {} if wait["success"] else {"code": wait["code"]}
 
 
 class LifecycleTools:
@@ -237,6 +254,7 @@ class LifecycleTools:
                 "message": entry["message"],
                 "state": entry["state"],
                 "entry": entry,
+                "code": entry["code"],
             }
         start = await host.on_main_thread(lambda: _start(host.world))
         if not start["success"]:
@@ -245,6 +263,7 @@ class LifecycleTools:
                 "message": start["message"],
                 "state": start["state"],
                 "start": start,
+                "code": start["code"],
             }
         remaining = max(1, timeout_ms - round((time.monotonic() - started) * 1000))
         wait = await wait_for_readiness(host, remaining, poll_interval_ms, target, pause_if_needed)
@@ -255,6 +274,7 @@ class LifecycleTools:
             "entry": entry,
             "start": start,
             "wait": wait,
+            **_code_of(wait),
         }
 
     @tool(
@@ -277,7 +297,12 @@ class LifecycleTools:
         try:
             world.go_to_main_menu()
         except RefusedError as error:
-            return {"success": False, "message": error.message, "state": world.state_snapshot()}
+            return {
+                "success": False,
+                "message": error.message,
+                "state": world.state_snapshot(),
+                "code": error.code,
+            }
         return {
             "success": True,
             "status": "queued",
@@ -344,7 +369,12 @@ class LifecycleTools:
         safe = sanitize_save_name(save_name)
         path = world.save_path(safe)
         if world.find_save(safe) is None:
-            return {"success": False, "message": f"Save '{safe}' does not exist.", "path": path}
+            return {
+                "success": False,
+                "message": f"Save '{safe}' does not exist.",
+                "path": path,
+                "code": UnknownIdError.code,
+            }
         operation = current_operation()
         assert operation is not None  # tools always run under an operation
         child = self.host.begin_load(safe, operation.id)
@@ -402,7 +432,12 @@ class LifecycleTools:
         safe = sanitize_save_name(save_name)
         path = world.save_path(safe)
         if world.find_save(safe) is None:
-            return {"success": False, "message": f"Save '{safe}' does not exist.", "path": path}
+            return {
+                "success": False,
+                "message": f"Save '{safe}' does not exist.",
+                "path": path,
+                "code": UnknownIdError.code,
+            }
         # the mod queues the load behind a running long event; the sim lets that event end
         # first, within the call's time
         idle = await wait_until(
@@ -416,12 +451,12 @@ class LifecycleTools:
             poll_ms=poll_interval_ms,
             timeout_message="Timed out waiting for RimWorld main thread before queueing save load.",
         )
+        if not idle.satisfied:
+            return _queue_failure(safe, path, idle.message, idle, TIMED_OUT)
         try:
-            if not idle.satisfied:
-                raise WorldError(idle.message)
             load = await host.on_main_thread(lambda: self._queue_load(save_name))
         except WorldError as error:
-            return _queue_failure(safe, path, error.message, idle)
+            return _queue_failure(safe, path, error.message, idle, error.code)
         if not load["success"]:
             return load
         remaining = max(1, timeout_ms - round((time.monotonic() - started) * 1000))
@@ -434,4 +469,5 @@ class LifecycleTools:
             "state": wait["state"] or load["state"],
             "load": load,
             "wait": wait,
+            **_code_of(wait),
         }

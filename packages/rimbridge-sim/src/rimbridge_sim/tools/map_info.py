@@ -10,7 +10,13 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_SENTENCE, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, InvalidCellError, RefusedError, WorldError
+from rimbridge_sim.world import (
+    Cell,
+    InvalidArgumentError,
+    InvalidCellError,
+    RefusedError,
+    WorldError,
+)
 from rimbridge_sim.world._camera import rect_payload
 from rimbridge_sim.world._cell_search import Criteria
 from rimbridge_sim.world.describe import (
@@ -165,7 +171,11 @@ class MapInfoTools:
         has_thing = bool(thing_id and thing_id.strip())
         has_pawn = bool((pawn_name and pawn_name.strip()) or (pawn_id and pawn_id.strip()))
         if has_thing == has_pawn:
-            return {"success": False, "message": "Provide either thingId or pawnName/pawnId."}
+            return {
+                "success": False,
+                "message": "Provide either thingId or pawnName/pawnId.",
+                "code": InvalidArgumentError.code,
+            }
         if has_thing:
             assert thing_id is not None
             thing = world.thing_by_id(thing_id.strip())
@@ -275,6 +285,7 @@ class MapInfoTools:
                 "message": f"Could not find a nearby cell that satisfied the requested criteria "
                 f"near ({x}, {z}).",
                 **common,
+                "code": InvalidCellError.code,
             }
         return {
             "success": True,

@@ -342,7 +342,11 @@ class MapInputTools:
         world = self.host.world
         menu = world.ui.context_menu
         if menu is None:
-            return {"success": False, "message": "No debug context menu has been opened yet."}
+            return {
+                "success": False,
+                "message": "No debug context menu has been opened yet.",
+                "code": RefusedError.code,
+            }
         options = world.map_input.describe_options(menu)
         return {
             "success": True,
@@ -368,7 +372,12 @@ class MapInputTools:
         except RefusedError as error:
             # the refused option's label; none when no option was resolved, as in the mod
             refused = error.label if isinstance(error, OptionRefusedError) else None
-            return {"success": False, "message": error.message, "label": refused}
+            return {
+                "success": False,
+                "message": error.message,
+                "label": refused,
+                "code": error.code,
+            }
         return {"success": True, "executedIndex": index, "label": option.label}
 
     @tool(

@@ -35,6 +35,7 @@ class ModTools:
             "requestedModId": requested,
             "mod": None if mod is None else mods.describe(mod),
             "configurationStatus": mods.status(),
+            "code": RefusedError.code,
         }
 
     @tool(
@@ -197,7 +198,13 @@ class ModTools:
     def _settings_failure(self, message: str, requested: str, mod: ModInfo) -> dict[str, Any]:
         """A refusal about a resolved mod: the mod's answer names it (``mod``)."""
         surface = self.host.world.mod_settings.describe_surface(mod)
-        return {"success": False, "message": message, "requestedModId": requested, "mod": surface}
+        return {
+            "success": False,
+            "message": message,
+            "requestedModId": requested,
+            "mod": surface,
+            "code": RefusedError.code,
+        }
 
     def _settings(
         self, mod_id: str, max_depth: int, max_entries: int, read: bool = False, **extra: Any
@@ -236,7 +243,12 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "requestedModId": mod_id}
+            return {
+                "success": False,
+                "message": error.message,
+                "requestedModId": mod_id,
+                "code": error.code,
+            }
         try:
             store.require_settings(mod, mod_id)
         except RefusedError as error:
@@ -274,7 +286,12 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "requestedModId": mod_id}
+            return {
+                "success": False,
+                "message": error.message,
+                "requestedModId": mod_id,
+                "code": error.code,
+            }
         try:
             store.require_settings(mod, mod_id)
             if not values:
@@ -318,7 +335,12 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "requestedModId": mod_id}
+            return {
+                "success": False,
+                "message": error.message,
+                "requestedModId": mod_id,
+                "code": error.code,
+            }
         try:
             store.require_settings(mod, mod_id)
             store.reload(mod)
@@ -347,7 +369,12 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {"success": False, "message": error.message, "requestedModId": mod_id}
+            return {
+                "success": False,
+                "message": error.message,
+                "requestedModId": mod_id,
+                "code": error.code,
+            }
         if not mod.has_window:
             return self._settings_failure(
                 f"Mod '{mod_id}' does not expose a settings dialog.", mod_id, mod

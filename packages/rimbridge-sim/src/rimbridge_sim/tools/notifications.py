@@ -12,7 +12,7 @@ from rimbridge_sim.calls import (
     without_game,
 )
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world import RefusedError, StaleIdError, UnknownIdError
 
 __all__ = ["NotificationTools"]
 
@@ -144,6 +144,7 @@ class NotificationTools:
                 "message": error.message,
                 "requestedLetterId": letter_id,
                 "letter": notes.describe_letter(self.host.world.letter_by_id(letter_id)),
+                "code": error.code,
             }
         after = notes.state()
         return {
@@ -203,7 +204,7 @@ class NotificationTools:
         before = notes.state()
         try:
             alert = notes.activate(alert_id)
-        except RefusedError as error:
+        except (StaleIdError, UnknownIdError) as error:
             fingerprint, alerts = notes.alerts()
             return {
                 "success": False,
@@ -211,6 +212,7 @@ class NotificationTools:
                 "requestedAlertId": alert_id,
                 "alertSnapshotFingerprint": fingerprint,
                 "availableAlertIds": [a.id for a in alerts],
+                "code": error.code,
             }
         after = notes.state()
         return {

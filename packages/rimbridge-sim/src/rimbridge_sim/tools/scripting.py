@@ -25,7 +25,7 @@ from rimbridge_sim.scripting.runner import (
     normalize_definition,
 )
 from rimbridge_sim.scripting.wire import definition_wire
-from rimbridge_sim.world.errors import InvalidArgumentError
+from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError
 
 __all__ = ["ScriptingTools"]
 
@@ -44,12 +44,24 @@ _SOURCE = "Lua source in the supported subset (see rimbridge/get_lua_reference).
 _PATH = "Path of a .lua file (absolute, or relative to the current directory)."
 
 
+def _script_code(error: dict[str, Any] | None, steps: list[dict[str, Any]]) -> str:
+    """A failed script's ``code``: its error's, else the first failed step's, else
+    ``refused``."""
+    errors = [error] + [step.get("error") for step in steps if not step["success"]]
+    return next((e["Code"] for e in errors if e and e.get("Code")), RefusedError.code)
+
+
 def _refusal(error: ScriptError) -> dict[str, Any]:
     """A definition the mod refuses before running: a script without steps is its bare
     message, as the mod answers it."""
     if error.message == NO_STEPS:
-        return {"success": False, "message": NO_STEPS}
-    return {"success": False, "message": error.message, "error": error.to_wire()}
+        return {"success": False, "message": NO_STEPS, "code": "invalid_argument"}
+    return {
+        "success": False,
+        "message": error.message,
+        "error": error.to_wire(),
+        "code": error.code,
+    }
 
 
 class ScriptingTools:
@@ -142,6 +154,7 @@ class ScriptingTools:
             "error": report.error,
             "output": wire["output"],
             "script": wire,
+            **({} if report.success else {"code": _script_code(report.error, report.steps)}),
         }
 
     @tool(
@@ -174,7 +187,11 @@ class ScriptingTools:
         self, script_json: str, include_step_results: bool = True
     ) -> dict[str, Any]:
         if not script_json.strip():
-            return {"success": False, "message": "A non-empty scriptJson payload is required."}
+            return {
+                "success": False,
+                "message": "A non-empty scriptJson payload is required.",
+                "code": "invalid_argument",
+            }
         try:
             raw = json.loads(script_json)
             if raw is not None and not isinstance(raw, dict):
@@ -184,11 +201,13 @@ class ScriptingTools:
                 "success": False,
                 "message": "The scriptJson payload could not be parsed.",
                 "exception": str(error),
+                "code": "invalid_argument",
             }
         if raw is None:  # the JSON text null
             return {
                 "success": False,
                 "message": "The scriptJson payload did not produce a script definition.",
+                "code": "invalid_argument",
             }
         try:
             definition = normalize_definition(raw)
@@ -216,12 +235,18 @@ class ScriptingTools:
         if not source.strip():
             message = "A non-empty luaSource payload is required."
             error = {"code": "lua.invalid_source", "message": message, "details": None}
-            return None, {"success": False, "message": message, "error": error}
+            return None, {
+                "success": False,
+                "message": message,
+                "error": error,
+                "code": error["code"],
+            }
         try:
             definition = compile_lua(source, parameters)
             normalize_definition(definition)
         except LuaCompileError as error:
-            return None, {"success": False, "message": error.message, "error": error.to_wire()}
+            failure = {"success": False, "message": error.message, "error": error.to_wire()}
+            return None, {**failure, "code": error.code}
         except ScriptError as error:
             return None, _refusal(error)
         return definition, None
@@ -290,14 +315,22 @@ class ScriptingTools:
             return (
                 None,
                 None,
-                {"success": False, "message": "A non-empty scriptPath payload is required."},
+                {
+                    "success": False,
+                    "message": "A non-empty scriptPath payload is required.",
+                    "code": "invalid_argument",
+                },
             )
         path = Path(trimmed)
         if not trimmed.lower().endswith(".lua"):
             return (
                 None,
                 None,
-                {"success": False, "message": "Lua script files must use the .lua extension."},
+                {
+                    "success": False,
+                    "message": "Lua script files must use the .lua extension.",
+                    "code": "invalid_argument",
+                },
             )
         resolved = path if path.is_absolute() else Path.cwd() / path
         resolved = resolved.resolve()
@@ -308,6 +341,7 @@ class ScriptingTools:
                 {
                     "success": False,
                     "message": f"The Lua script file '{trimmed}' could not be found.",
+                    "code": "unknown_id",
                 },
             )
         try:
@@ -321,6 +355,7 @@ class ScriptingTools:
                     "scriptPath": script_path,
                     "resolvedScriptPath": str(resolved),
                     "message": f"The Lua script file could not be read. {error}",
+                    "code": "refused",
                 },
             )
 

@@ -176,7 +176,7 @@ class SelectionTools:
         try:
             return {"success": True, **self.host.world.selection.inventory()}
         except RefusedError as error:
-            return {"success": False, "error": error.message}
+            return {"success": False, "error": error.message, "code": error.code}
 
     @tool(
         "rimworld/get_selection_semantics",

@@ -167,6 +167,7 @@ class TimeTools:
                 "success": False,
                 "message": problem,
                 "state": await host.on_main_thread(world.state_snapshot),
+                "code": "invalid_argument",
             }
 
         settings = world.debug_settings
@@ -346,7 +347,12 @@ class TimeTools:
         elif ticks > MAX_STEP_TICKS:
             problem = f"ticks must be at most {MAX_STEP_TICKS}."
         if problem is not None:
-            return {"success": False, "message": problem, "state": world.state_snapshot()}
+            return {
+                "success": False,
+                "message": problem,
+                "state": world.state_snapshot(),
+                "code": "invalid_argument",
+            }
         if (unavailable := playback_unavailable(world)) is not None:
             return _step_refused(world, unavailable, "no_game")
         game = world.require_colony().game
@@ -383,4 +389,5 @@ class TimeTools:
             "message": f"Advanced {done} game tick(s) across "
             f"{max(1, world.frame - start_frame)} Unity update frame(s).",
             "state": world.state_snapshot(),
+            **({} if end_tick is not None else {"code": "no_game"}),
         }

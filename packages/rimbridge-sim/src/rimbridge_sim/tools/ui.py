@@ -9,7 +9,14 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import NO_GAME_SENTENCE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import RefusedError, World
+from rimbridge_sim.world import (
+    InvalidArgumentError,
+    NoGameError,
+    RefusedError,
+    StaleIdError,
+    UnknownIdError,
+    World,
+)
 from rimbridge_sim.world._ui_records import pascal_ui_state
 from rimbridge_sim.world._windows import INSPECT_TABS, MAIN_TABS
 
@@ -88,7 +95,8 @@ class UiTools:
         try:
             did = action()
         except RefusedError as error:
-            return windows.command(command, before, error.message, success=False)
+            failed = windows.command(command, before, error.message, success=False)
+            return {**failed, "code": error.code}
         return windows.command(command, before, success_message or str(did))
 
     def _tab_command(self, command: str, action: Any) -> dict[str, Any]:
@@ -106,6 +114,7 @@ class UiTools:
                 "message": error.message,
                 "before": before,
                 "after": before,
+                "code": error.code,
             }
         after = windows.ui_state()
         changed = (before["openMainTabId"], before["mainTabOpen"]) != (
@@ -244,7 +253,7 @@ class UiTools:
         world = self.host.world
         before = world.windows.ui_state()
 
-        def refuse(message: str, listed: bool = True) -> dict[str, Any]:
+        def refuse(message: str, code: str, listed: bool = True) -> dict[str, Any]:
             return {
                 "success": False,
                 "command": "open_inspect_tab",
@@ -256,29 +265,37 @@ class UiTools:
                 "tabs": tabs if listed else None,
                 "before": before,
                 "after": before,
+                "code": code,
             }
 
         tabs: list[dict[str, Any]] = []
         fingerprint = ""
         if world.game is None:
-            return {**refuse(NO_GAME_SENTENCE, listed=False), "code": "no_game"}
+            return refuse(NO_GAME_SENTENCE, NoGameError.code, listed=False)
         if not inspect_tab_id or not inspect_tab_id.strip():
             return refuse(
                 "Provide an inspect tab id, translated label, type name, or tutor tag.",
+                InvalidArgumentError.code,
                 listed=False,
             )
         tabs, fingerprint = _inspect_tabs(world)
         parts = inspect_tab_id.split(":")
         if not world.selection.ids:
-            return refuse("No object is currently selected.")
+            return refuse("No object is currently selected.", RefusedError.code)
         if not tabs:
-            return refuse("The current selection does not expose any inspect tabs.")
+            return refuse(
+                "The current selection does not expose any inspect tabs.", RefusedError.code
+            )
         if len(parts) == 4 and parts[0] == "inspect-tab" and parts[1] not in ("", fingerprint):
-            return refuse("The requested inspect tab id no longer matches the current selection.")
+            return refuse(
+                "The requested inspect tab id no longer matches the current selection.",
+                StaleIdError.code,
+            )
         found = _resolve_tab(tabs, inspect_tab_id)
         if found is None:
             return refuse(
-                f"Could not find inspect tab '{inspect_tab_id}' for the current selection."
+                f"Could not find inspect tab '{inspect_tab_id}' for the current selection.",
+                UnknownIdError.code,
             )
         changed = world.ui.inspect_tab != found["shortType"]
         world.ui.inspect_tab = found["shortType"]
@@ -373,7 +390,8 @@ class UiTools:
         try:
             window = windows.open_by_type(window_type, replace_existing)
         except RefusedError as error:
-            return windows.command("open_window_by_type", before, error.message, success=False)
+            failed = windows.command("open_window_by_type", before, error.message, success=False)
+            return {**failed, "code": error.code}
         if window is None:  # already open, and not to be replaced: the mod answers success
             full = windows.matching(window_type)[-1].type
             return {

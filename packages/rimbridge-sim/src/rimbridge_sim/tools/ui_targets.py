@@ -10,7 +10,7 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import RefusedError, WorldError
+from rimbridge_sim.world import InvalidArgumentError, RefusedError, WorldError
 from rimbridge_sim.world._hover import HoverRequest, number_text, place_hover
 from rimbridge_sim.world._target_ids import target_id_kind
 from rimbridge_sim.world._windows import CLICK_CHANGE_KEYS, LANGUAGES, display_name
@@ -145,7 +145,8 @@ class UiTargetTools:
                 )
         except RefusedError as error:
             failed = windows.command("click_screen_target", before, error.message, success=False)
-            return _screen_click(failed, target_id, target_kind, action_kind, (None, None))
+            answer = _screen_click(failed, target_id, target_kind, action_kind, (None, None))
+            return {**answer, "code": error.code}
         done = windows.command("click_screen_target", before, message)
         return _screen_click(done, target_id, target_kind, action_kind, executed)
 
@@ -169,7 +170,7 @@ class UiTargetTools:
         try:
             return self.host.world.screen.layout(surface_id, _timeout(timeout_ms))
         except RefusedError as error:
-            return {"success": False, "message": error.message}
+            return {"success": False, "message": error.message, "code": error.code}
 
     @tool(
         "rimworld/click_ui_target",
@@ -189,7 +190,7 @@ class UiTargetTools:
             did = self.host.world.screen.layouts.click_element(target_id, _timeout(timeout_ms))
         except RefusedError as error:
             failed = windows.command("click_ui_target", before, error.message, success=False)
-            return _click_answer(failed, target_id, refused=True)
+            return {**_click_answer(failed, target_id, refused=True), "code": error.code}
         done = windows.command("click_ui_target", before, did, change_keys=CLICK_CHANGE_KEYS)
         return _click_answer(done, target_id)
 
@@ -229,6 +230,7 @@ class UiTargetTools:
                 "changed": False,
                 "message": error.message,
                 "targetId": target_id,
+                "code": error.code,
             }
         changed = any(abs(before[k] - after[k]) > 0.001 for k in ("offsetX", "offsetY"))
         message = (
@@ -307,7 +309,12 @@ class UiTargetTools:
                 lambda: place_hover(world, world.screen, request)
             )
         except WorldError as error:  # the mod answers every failure in the payload
-            return {"success": False, "command": "set_hover_target", "message": error.message}
+            return {
+                "success": False,
+                "command": "set_hover_target",
+                "message": error.message,
+                "code": error.code,
+            }
         settle = max(0, min(_MAX_SETTLE_MS, settle_ms))
         await anyio.sleep(settle / 1000)
         return {
@@ -385,17 +392,20 @@ class UiTargetTools:
         common = {"success": True, "command": "switch_language"}
         query = language.strip()  # the mod resolves and names the trimmed query
 
-        def refuse(message: str) -> dict[str, Any]:
+        def refuse(message: str, code: str = RefusedError.code) -> dict[str, Any]:
             return {
                 "success": False,
                 "command": "switch_language",
                 "message": message,
                 "before": before,
                 "beforeUi": before_ui,
+                "code": code,
             }
 
         if not query:
-            return refuse("A language id or exact language name is required.")
+            return refuse(
+                "A language id or exact language name is required.", InvalidArgumentError.code
+            )
         if world.long_event is not None:
             return refuse(
                 "RimWorld is busy with another long event. Wait for it to finish before "
@@ -404,7 +414,7 @@ class UiTargetTools:
         try:
             wanted = windows.language(query)
         except RefusedError as error:
-            return refuse(error.message)
+            return refuse(error.message, error.code)
         previous = next(lang for lang in LANGUAGES if lang.id == world.language)
         requested = windows.describe_language(wanted)
         if wanted == previous:

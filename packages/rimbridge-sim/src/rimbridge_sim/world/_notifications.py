@@ -18,7 +18,7 @@ from rimbridge_sim.world.describe import (
     describe_thing,
     pawn_name,
 )
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import RefusedError, StaleIdError, UnknownIdError
 from rimbridge_sim.world.model import LetterKind, LogLevel, ProgramState, ThingCategory
 from rimbridge_sim.world.state import Letter, Message, Pawn
 
@@ -381,8 +381,8 @@ class Notifications:
         # the mod says "stale" only for a well-formed id from another snapshot
         parts = alert_id.split(":")
         stale = len(parts) == 4 and parts[0] == "alert" and parts[1] not in ("", fingerprint)
-        raise RefusedError(
-            "The requested alert id no longer matches the current active alert snapshot."
-            if stale
-            else f"Could not find active alert '{alert_id}'."
-        )
+        if stale:
+            raise StaleIdError(
+                "The requested alert id no longer matches the current active alert snapshot."
+            )
+        raise UnknownIdError(f"Could not find active alert '{alert_id}'.")

@@ -18,7 +18,7 @@ from rimbridge_sim.world.describe import (
     label_cap,
     label_cap_no_count,
 )
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import RefusedError, StaleIdError, UnknownIdError
 from rimbridge_sim.world.model import DesignationKind, LogLevel, ThingCategory
 from rimbridge_sim.world.state import Pawn, Thing
 
@@ -38,9 +38,10 @@ def stable_hash(*parts: str) -> str:
 class GizmoRefusedError(RefusedError):
     """A gizmo press the mod refuses in its payload, with the fields it adds to the message."""
 
-    def __init__(self, message: str, fields: dict[str, Any]) -> None:
+    def __init__(self, message: str, fields: dict[str, Any], code: str = "refused") -> None:
         super().__init__(message)
         self.fields = fields
+        self.code = code
 
 
 @dataclass
@@ -315,7 +316,16 @@ class Selection:
         gizmo = next((g for g in gizmos if g.id == gizmo_id), None)
         if gizmo is None:
             parts = gizmo_id.split(":")
-            stale = len(parts) == 4 and parts[0] == "selection-gizmo" and parts[1] != fingerprint
+            # the mod says "stale" only for a well-formed id from another selection
+            stale = (
+                len(parts) == 4
+                and parts[0] == "selection-gizmo"
+                and parts[1]
+                not in (
+                    "",
+                    fingerprint,
+                )
+            )
             message = (
                 "The requested gizmo id no longer matches the current selection."
                 if stale
@@ -328,6 +338,7 @@ class Selection:
                     "selectionFingerprint": fingerprint,
                     "availableGizmoIds": [g.id for g in gizmos],
                 },
+                StaleIdError.code if stale else UnknownIdError.code,
             )
         if gizmo.disabled_reason is not None:
             raise GizmoRefusedError(
