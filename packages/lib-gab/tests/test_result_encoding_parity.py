@@ -12,12 +12,11 @@ import uuid
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from typing_extensions import TypedDict
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 from gabp.wirejson import EncodedJson
 from lib_gab._json_values import ANY_VALUE
@@ -33,7 +32,7 @@ class Level(enum.IntEnum):
     LOW = 1
 
 
-class Name(str, enum.Enum):
+class Name(str, enum.Enum):  # noqa: UP042 - the mixin form, as older code writes it
     ALICE = "Alice"
 
 
