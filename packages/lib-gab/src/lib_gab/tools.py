@@ -241,9 +241,13 @@ class Tool:
         """:meth:`encode_result` for the wire: the result as JSON bytes
         (:class:`~gabp.wirejson.EncodedJson`), in one pass of the serializer, where the JSON
         form would be encoded and checked again. Raises what the serializer raises for a value
-        it cannot write."""
+        it cannot write.
+
+        The adapter's serializer is called directly: ``TypeAdapter.dump_json`` only forwards
+        its fifteen keyword arguments to it, at their defaults but ``by_alias``, which costs a
+        third of a microsecond per call (more than the serializing of a small result)."""
         adapter = self.output_adapter or ANY_VALUE
-        return EncodedJson(adapter.dump_json(result, by_alias=True))
+        return EncodedJson(adapter.serializer.to_json(result, by_alias=True))
 
 
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:
