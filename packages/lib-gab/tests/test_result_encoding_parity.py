@@ -154,6 +154,12 @@ TOOLS = {
 }
 
 
+def _value_id(value: Any) -> str:
+    """A test id that is the same in every worker (an ``object()``'s repr is not)."""
+    text = repr(value)
+    return text if " at 0x" not in text else type(value).__name__
+
+
 def _reference(tool: Tool, value: Any) -> bytes | type[BaseException]:
     """What the wire carried before: pydantic's ``dump_json`` of the result, or its error."""
     adapter = tool.output_adapter or ANY_VALUE
@@ -174,7 +180,7 @@ def _ours(tool: Tool, value: Any) -> bytes | type[BaseException]:
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic warns of a mismatched result
 @pytest.mark.parametrize("kind", list(TOOLS))
-@pytest.mark.parametrize("value", VALUES + REFUSED, ids=repr)
+@pytest.mark.parametrize("value", VALUES + REFUSED, ids=_value_id)
 def test_a_result_is_written_byte_for_byte_as_pydantic_writes_it(kind: str, value: Any) -> None:
     tool = TOOLS[kind]
     assert _ours(tool, value) == _reference(tool, value)

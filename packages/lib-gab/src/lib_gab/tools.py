@@ -241,11 +241,7 @@ class Tool:
         """:meth:`encode_result` for the wire: the result as JSON bytes
         (:class:`~gabp.wirejson.EncodedJson`), in one pass of the serializer, where the JSON
         form would be encoded and checked again. Raises what the serializer raises for a value
-        it cannot write.
-
-        The adapter's serializer is called directly: ``TypeAdapter.dump_json`` only forwards
-        its fifteen keyword arguments to it, at their defaults but ``by_alias``, which costs a
-        third of a microsecond per call (more than the serializing of a small result)."""
+        it cannot write. (``dump_json`` would forward 15 arguments to the same serializer.)"""
         adapter = self.output_adapter or ANY_VALUE
         return EncodedJson(adapter.serializer.to_json(result, by_alias=True))
 
