@@ -241,9 +241,9 @@ class Tool:
         """:meth:`encode_result` for the wire: the result as JSON bytes
         (:class:`~gabp.wirejson.EncodedJson`), in one pass of the serializer, where the JSON
         form would be encoded and checked again. Raises what the serializer raises for a value
-        it cannot write."""
+        it cannot write. (``dump_json`` would forward 15 arguments to the same serializer.)"""
         adapter = self.output_adapter or ANY_VALUE
-        return EncodedJson(adapter.dump_json(result, by_alias=True))
+        return EncodedJson(adapter.serializer.to_json(result, by_alias=True))
 
 
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:
