@@ -414,6 +414,7 @@ class ModTools:
         )
         # as RimWorld's Dialog_ModSettings: the checkboxes change the mod's settings in
         # memory, and closing the dialog (PreClose) writes them (Mod.WriteSettings)
+        window.force_pause = window.absorb_input = True  # as Dialog_ModSettings sets them
         window.settings = lambda: store.values(mod)
         window.on_close = lambda: store.write(mod)
         surface = store.describe_surface(mod)

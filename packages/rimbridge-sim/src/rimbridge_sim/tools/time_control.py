@@ -209,7 +209,7 @@ class TimeTools:
             if (unavailable := _playback_state_message(world)) is not None:
                 game = world.game
                 playable = game is not None and world.program_state is ProgramState.PLAYING
-                paused = playable and game is not None and game.time_speed is TimeSpeed.PAUSED
+                paused = playable and world.is_paused()
                 tick = game.tick if playable and game is not None else 0
                 return answer(
                     {
@@ -225,13 +225,15 @@ class TimeTools:
                     }
                 )
             game = world.require_colony().game
-            initially = game.time_speed is TimeSpeed.PAUSED
+            initially = world.is_paused()
             if force_requested_speed:
                 # DebugViewSettings.neverForceNormalSpeed, held on for the run as the mod does
                 # (the sim never slows down on its own, so the setting changes nothing else).
                 previous_never_force = settings.get(_NEVER_FORCE_NORMAL_SPEED, False)
                 settings[_NEVER_FORCE_NORMAL_SPEED] = True
             world.set_time_speed(TimeSpeed.parse(speed))
+            if world.is_paused():
+                world.pause(False)  # the mod's toggle: under a forced pause it pauses
             return initially, game.tick, game
 
         def restore() -> None:
@@ -248,7 +250,7 @@ class TimeTools:
             early = f"after {round(played_ms)}ms, before the requested {duration_ms}ms elapsed."
             if game is not session:
                 return f"Game session changed {early}"
-            if game is not None and game.time_speed is TimeSpeed.PAUSED and played_ms < duration_ms:
+            if game is not None and world.is_paused() and played_ms < duration_ms:
                 return f"Game was paused externally {early}"
             return None
 
@@ -283,7 +285,7 @@ class TimeTools:
 
         def end() -> tuple[dict[str, Any], str | None]:
             game = world.game
-            if game is not None and game.time_speed is not TimeSpeed.PAUSED:
+            if game is not None and not world.is_paused():
                 # RimWorld's pause toggle, which the mod uses even while a long event runs
                 game.paused_speed = game.time_speed
                 game.time_speed = TimeSpeed.PAUSED
@@ -356,8 +358,8 @@ class TimeTools:
         if (unavailable := playback_unavailable(world)) is not None:
             return _step_refused(world, unavailable, "no_game")
         game = world.require_colony().game
-        if pause_first:
-            world.pause(True)
+        if pause_first:  # the mod sets CurTimeSpeed, which a forced pause leaves as it is
+            world.set_time_speed(TimeSpeed.PAUSED)
         elif game.time_speed is not TimeSpeed.PAUSED:
             return _step_refused(world, _MUST_BE_PAUSED, "refused")
         self._steps += 1

@@ -31,6 +31,7 @@ from rimbridge_sim.world.model import (
     Phase,
     ProgramState,
     ThingDef,
+    TimeSpeed,
 )
 from rimbridge_sim.world.state import Game, Interface, Letter, LongEvent, Pawn, Thing
 from rimbridge_sim.world.storage import MemoryStorage, Storage
@@ -126,6 +127,17 @@ class WorldCore:
         if self._long_event is not None and self._long_event.kind != "SwitchingLanguage":
             return Phase.LOADING
         return Phase.MAIN_MENU if self._colony is None else Phase.PLAYING
+
+    def windows_force_pause(self) -> bool:
+        """Whether an open window has ``forcePause`` (the world with a window stack says)."""
+        return False
+
+    def is_paused(self) -> bool:
+        """RimWorld's ``TickManager.Paused``: the speed is Paused or a window forces a pause."""
+        game = self.game
+        return game is not None and (
+            game.time_speed is TimeSpeed.PAUSED or self.windows_force_pause()
+        )
 
     @property
     def game(self) -> Game | None:

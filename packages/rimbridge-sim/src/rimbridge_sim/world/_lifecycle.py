@@ -365,7 +365,7 @@ class LifecycleOps(WorldCore):
             colony = self._colony
             if colony is None:
                 continue
-            for _ in range(colony.game.time_speed.ticks_per_frame):
+            for _ in range(0 if self.is_paused() else colony.game.time_speed.ticks_per_frame):
                 colony.tick()
                 ran += 1
         tick = None if self._colony is None else self._colony.game.tick
@@ -385,11 +385,11 @@ class LifecycleOps(WorldCore):
     def pause(self, paused: bool = True) -> GameInfo:
         """Pause, or unpause to the speed before the last pause, or Normal when that was a
         pause too (RimWorld's toggle, which alone remembers the speed to return to)."""
-        game = self.require_colony().game
-        if paused and game.time_speed is not TimeSpeed.PAUSED:
-            game.paused_speed = game.time_speed
+        game = self.require_colony().game  # the mod toggles when Paused differs from the ask
+        if paused != self.is_paused() and game.time_speed is not TimeSpeed.PAUSED:
+            game.paused_speed = game.time_speed  # a forced pause makes an unpause pause
             return self.set_time_speed(TimeSpeed.PAUSED)
-        if not paused and game.time_speed is TimeSpeed.PAUSED:
+        if paused != self.is_paused():
             back = game.paused_speed
             return self.set_time_speed(TimeSpeed.NORMAL if back is TimeSpeed.PAUSED else back)
         return self.get_game_info()
@@ -438,7 +438,7 @@ class LifecycleOps(WorldCore):
             "currentMapIndex": None if game is None else 0,
             "mapCount": 0 if game is None else 1,
             "longEventPending": self._long_event is not None,
-            "paused": game is not None and game.time_speed is TimeSpeed.PAUSED,
+            "paused": self.is_paused(),
             "timeSpeed": None if game is None else game.time_speed.label,
             "screenFading": self.fade_frames > 0,
             "fadeOverlayAlpha": round(self.fade_frames / FADE_FRAMES, 4),
@@ -474,7 +474,7 @@ class LifecycleOps(WorldCore):
             tick=game.tick,
             date=game_date(game.tick),
             time_speed=int(game.time_speed),
-            paused=game.time_speed is TimeSpeed.PAUSED,
+            paused=self.is_paused(),
             colonist_count=len(game.pawns),
             thing_count=len(game.things),
             seed=game.seed,

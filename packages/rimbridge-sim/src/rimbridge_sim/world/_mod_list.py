@@ -56,9 +56,9 @@ INSTALLED_MODS: Final[tuple[ModInfo, ...]] = (
     ModInfo(
         "brrainz.harmony", "Harmony", "2009463077", "SteamWorkshop", "Andreas Pardeike", "2.3.3"
     ),
-    ModInfo("ludeon.rimworld", "Core", "Core", "Official", "Ludeon Studios", "1.5.4104"),
+    ModInfo("ludeon.rimworld", "Core", "Core", "Official", "Ludeon Studios", "1.6.4850"),
     ModInfo(
-        "ludeon.rimworld.royalty", "Royalty", "Royalty", "Official", "Ludeon Studios", "1.5.4104"
+        "ludeon.rimworld.royalty", "Royalty", "Royalty", "Official", "Ludeon Studios", "1.6.4850"
     ),
     ModInfo(
         "brrainz.rimbridgeserver",
@@ -291,7 +291,7 @@ class ModList:
         lines = [
             '<?xml version="1.0" encoding="utf-8"?>',
             "<ModsConfigData>",
-            "  <version>1.5.4104 rev435</version>",
+            "  <version>1.6.4850</version>",
             "  <activeMods>",
             *(f"    <li>{escape(package)}</li>" for package in self.active),
             "  </activeMods>",

@@ -47,7 +47,7 @@ def save_file(game: Game, name: str) -> bytes:
         '<?xml version="1.0" encoding="utf-8"?>',
         "<savegame>",
         "  <meta>",
-        "    <gameVersion>1.5-sim</gameVersion>",
+        "    <gameVersion>1.6.4850</gameVersion>",
         "    <modIds><li>ludeon.rimworld</li><li>brrainz.rimbridgeserver</li></modIds>",
         "  </meta>",
         "  <game>",

@@ -73,3 +73,6 @@ class World(LifecycleOps, MapOps):
         room = colony.room_for(def_name, near)
         placed = colony.place_items(def_name, min(count, room), near)
         return f"spawned {sum(t.stack_count for t in placed)} {def_name} near {near}"
+
+    def windows_force_pause(self) -> bool:
+        return any(window.force_pause for window in self.windows.stack)
