@@ -43,6 +43,9 @@ async def test_the_mod_settings_dialog_forces_a_pause_the_tools_report(open_sim:
         assert ui["windowsForcePause"] is True and ui["anyWindowAbsorbingAllInput"] is True
         unpaused = await sim.call("rimworld/pause_game", pause=False)
         assert unpaused["paused"] is True
+        await sim.call("rimworld/set_time_speed", speed="Normal")
+        info = await sim.call("rimworld/get_game_info")
+        assert (info["timeSpeed"], info["paused"]) == ("Normal", True)
 
 
 async def test_playing_under_a_forced_pause_ends_as_paused_externally(open_sim: Any) -> None:

@@ -17,7 +17,7 @@ from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
 from rimbridge_sim.tools._waits import TIMED_OUT, poll_pause
-from rimbridge_sim.world import InvalidArgumentError, TimeSpeed, UnknownIdError, game_date
+from rimbridge_sim.world import InvalidArgumentError, UnknownIdError, game_date
 
 __all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
 
@@ -146,7 +146,7 @@ class DiagnosticsTools:
             "tick": tick,
             "date": game_date(tick),
             "timeSpeed": speed.label,
-            "paused": speed is TimeSpeed.PAUSED,
+            "paused": world.is_paused(),
             "colonistCount": len(game.pawns),
             "thingCount": len(game.things),
             "seed": game.seed,
