@@ -71,16 +71,32 @@ def _readiness_parameters(timeout_doc: str) -> Callable[[F], F]:
     return describe
 
 
+def _refused(world: World, error: RefusedError) -> dict[str, Any]:
+    """A start or a return to the menu the game refused, in the mod's shape (the message and
+    the state), then the sim's ``code``."""
+    return {
+        "success": False,
+        "message": error.message,
+        "state": world.state_snapshot(),
+        "code": error.code,
+    }
+
+
+def _missing_save(safe: str, path: str) -> dict[str, Any]:
+    """A load of a save that does not exist, in the mod's shape, then the sim's ``code``."""
+    return {
+        "success": False,
+        "message": f"Save '{safe}' does not exist.",
+        "path": path,
+        "code": UnknownIdError.code,
+    }
+
+
 def _start(world: World) -> dict[str, Any]:
     try:
         world.queue_debug_game()
     except RefusedError as error:
-        return {
-            "success": False,
-            "message": error.message,
-            "state": world.state_snapshot(),
-            "code": error.code,
-        }
+        return _refused(world, error)
     return {
         "success": True,
         "status": "queued",
@@ -297,12 +313,7 @@ class LifecycleTools:
         try:
             world.go_to_main_menu()
         except RefusedError as error:
-            return {
-                "success": False,
-                "message": error.message,
-                "state": world.state_snapshot(),
-                "code": error.code,
-            }
+            return _refused(world, error)
         return {
             "success": True,
             "status": "queued",
@@ -369,12 +380,7 @@ class LifecycleTools:
         safe = sanitize_save_name(save_name)
         path = world.save_path(safe)
         if world.find_save(safe) is None:
-            return {
-                "success": False,
-                "message": f"Save '{safe}' does not exist.",
-                "path": path,
-                "code": UnknownIdError.code,
-            }
+            return _missing_save(safe, path)
         operation = current_operation()
         assert operation is not None  # tools always run under an operation
         child = self.host.begin_load(safe, operation.id)
@@ -432,12 +438,7 @@ class LifecycleTools:
         safe = sanitize_save_name(save_name)
         path = world.save_path(safe)
         if world.find_save(safe) is None:
-            return {
-                "success": False,
-                "message": f"Save '{safe}' does not exist.",
-                "path": path,
-                "code": UnknownIdError.code,
-            }
+            return _missing_save(safe, path)
         # the mod queues the load behind a running long event; the sim lets that event end
         # first, within the call's time
         idle = await wait_until(

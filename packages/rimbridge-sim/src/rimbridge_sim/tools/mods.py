@@ -243,12 +243,7 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {
-                "success": False,
-                "message": error.message,
-                "requestedModId": mod_id,
-                "code": error.code,
-            }
+            return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
         except RefusedError as error:
@@ -286,12 +281,7 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {
-                "success": False,
-                "message": error.message,
-                "requestedModId": mod_id,
-                "code": error.code,
-            }
+            return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
             if not values:
@@ -335,12 +325,7 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {
-                "success": False,
-                "message": error.message,
-                "requestedModId": mod_id,
-                "code": error.code,
-            }
+            return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
             store.reload(mod)
@@ -369,12 +354,7 @@ class ModTools:
         try:
             mod = store.resolve(mod_id)
         except RefusedError as error:
-            return {
-                "success": False,
-                "message": error.message,
-                "requestedModId": mod_id,
-                "code": error.code,
-            }
+            return _unresolved(error, mod_id)
         if not mod.has_window:
             return self._settings_failure(
                 f"Mod '{mod_id}' does not expose a settings dialog.", mod_id, mod
@@ -432,3 +412,14 @@ class ModTools:
             "before": before,
             "after": world.windows.ui_state(),
         }
+
+
+def _unresolved(error: RefusedError, mod_id: str) -> dict[str, Any]:
+    """A settings tool whose mod id matches no mod, in the mod's shape (the
+    message and the id asked for), then the sim's ``code``."""
+    return {
+        "success": False,
+        "message": error.message,
+        "requestedModId": mod_id,
+        "code": error.code,
+    }
