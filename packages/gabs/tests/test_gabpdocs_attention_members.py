@@ -148,3 +148,57 @@ async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_gam
     assert (second.executed, second.status) == (False, "blocked_by_attention")
     assert second.attention is not None and second.attention.attention_id == "attn_2"
     assert asked.count("attention/current") == 2 and asked.count("tools/call") == 1
+
+
+async def test_a_gap_in_an_attention_channel_s_seq_makes_the_gate_ask_the_game_again() -> None:
+    # seq 1 of attention/updated never arrives (it would have said the item turned blocking):
+    # the cache holds the advisory item of seq 0 and 2, so the gate must not trust it and asks
+    # attention/current before the next call
+    advisory = {**OPENED_WITHOUT_BLOCKING, "attentionId": "attn_3", "blocking": False}
+    blocking = {**OPENED_WITHOUT_BLOCKING, "blocking": True}
+    hello = {**HELLO, "capabilities": {**HELLO["capabilities"], "events": CHANNELS}}
+    asked: list[str] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (message := await read_raw_frame(reader)) is not None:
+            method = str(message.get("method"))
+            asked.append(method)
+            reply = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
+            results: dict[str, Any] = {
+                "session/hello": hello,
+                "tools/list": {"tools": TOOLS},
+                "events/subscribe": {"subscribed": CHANNELS},
+                "attention/current": {"attention": blocking if "tools/call" in asked else None},
+                "tools/call": {"ran": True},
+            }
+            if method == "tools/call":
+                for seq in (0, 2):
+                    event = {
+                        "v": "gabp/1",
+                        "id": f"5f0c2a4e-8f1b-4c3d-9e6a-7b2d1c0e9f8{seq}",
+                        "type": "event",
+                        "channel": "attention/updated",
+                        "seq": seq,
+                        "payload": advisory,
+                    }
+                    write_raw_frame(writer, event)
+            write_raw_frame(writer, {**reply, "result": results.get(method)})
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, anyio.create_task_group() as tg:
+        session = GameSession("dotnet", port=port, token=TOKEN, liveness_interval=60)
+        with anyio.fail_after(10):
+            await tg.start(session.run)
+            first = await session.call_tool("dotnet/act", {}, timeout=5)
+            second = await session.call_tool("dotnet/act", {}, timeout=5)
+            third = await session.call_tool("dotnet/act", {}, timeout=5)
+        await session.close()
+    assert (first.executed, first.status) == (True, "ok")
+    assert (second.executed, second.status) == (False, "blocked_by_attention")
+    assert second.attention is not None and second.attention.attention_id == "attn_2"
+    assert (third.executed, third.status) == (False, "blocked_by_attention")
+    # asked once at the connect and once after the gap, not again: the answer cleared the flag
+    assert asked.count("attention/current") == 2 and asked.count("tools/call") == 1

@@ -64,8 +64,9 @@ class AttentionCache:
     applied: int = 0
     dropped_stale: int = 0
     behind: bool = False
-    """An event's payload could not be read since the last ``attention/current`` answer: the
-    item may have changed unseen, so the gate asks the game again before the next call."""
+    """Since the last ``attention/current`` answer an event was lost (a gap in a channel's
+    ``seq``) or its payload could not be read: the item may have changed unseen, so the gate
+    asks the game again before the next call (the answer clears it)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def reset(self) -> None:

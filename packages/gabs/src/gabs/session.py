@@ -126,7 +126,6 @@ class GameSession:
         self._closed = False
         self._watches: dict[str, CallWatch] = {}
         self._last_seq: dict[str, int] = {}
-        self._needs_refresh = False
         self._tg: anyio.abc.TaskGroup | None = None
         self._launch_id = new_id()
         self.configured_concurrency = max_concurrent_requests
@@ -261,7 +260,6 @@ class GameSession:
         self.cache.reset()
         self.subscribed = []
         self._last_seq.clear()
-        self._needs_refresh = False
         if self.supports_attention and self.gate.mode != "off":
             channels = [c for c in ATTENTION_CHANNELS if c in self.capabilities.events]
             if channels:
@@ -331,7 +329,7 @@ class GameSession:
                 logger.warning(
                     "%s: %s jumped from seq %d to %d", self.game_id, event.channel, last, event.seq
                 )
-                self._needs_refresh = True
+                self.cache.behind = True
             self._last_seq[event.channel] = event.seq
             item = self.cache.apply(event.channel, event.payload)
             if item is not None:
@@ -424,12 +422,11 @@ class GameSession:
         if (
             self.gate.mode != "off"
             and self.supports_attention
-            and (not fully_subscribed or self._needs_refresh or self.cache.behind)
+            and (not fully_subscribed or self.cache.behind)
         ):
             # the cache may be behind (a channel missing, a seq gap, an unreadable event): ask
             try:
                 await self.refresh_attention()
-                self._needs_refresh = False
             except (GabpError, OSError):
                 self.cache.reset()
         return self.gate.check(
