@@ -99,12 +99,12 @@ OPENED_WITHOUT_BLOCKING = {
 }
 
 
-async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_game_again() -> None:
-    # The GABP conformance text: an invalid message is rejected and leaves no invalid state.
-    # The unreadable event still says the game's item changed, so the cache may be behind: the
-    # gate asks attention/current before the next call, as after a seq gap. gabs used to drop the
-    # event and let the next call through on the item it had cached before.
-    item = {**OPENED_WITHOUT_BLOCKING, "blocking": True}
+async def calls_after_events(
+    events: list[tuple[str, int, dict[str, Any]]], current: dict[str, Any], calls: int
+) -> tuple[list[Any], list[str]]:
+    """``calls`` calls of ``dotnet/act`` to a game that sends ``events`` (channel, seq,
+    payload) while it answers the first call and has ``current`` open after it; the outcomes
+    and the methods the game was asked, in order."""
     hello = {**HELLO, "capabilities": {**HELLO["capabilities"], "events": CHANNELS}}
     asked: list[str] = []
 
@@ -113,24 +113,20 @@ async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_gam
             method = str(message.get("method"))
             asked.append(method)
             reply = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
-            current = item if "tools/call" in asked else None
             results: dict[str, Any] = {
                 "session/hello": hello,
                 "tools/list": {"tools": TOOLS},
                 "events/subscribe": {"subscribed": CHANNELS},
-                "attention/current": {"attention": current},
+                "attention/current": {"attention": current if "tools/call" in asked else None},
                 "tools/call": {"ran": True},
             }
-            if method == "tools/call":  # the call opens the item; its event is unreadable
-                event = {
-                    "v": "gabp/1",
-                    "id": "5f0c2a4e-8f1b-4c3d-9e6a-7b2d1c0e9f8a",
-                    "type": "event",
-                    "channel": "attention/opened",
-                    "seq": 0,
-                    "payload": OPENED_WITHOUT_BLOCKING,
-                }
-                write_raw_frame(writer, event)
+            if method == "tools/call" and asked.count("tools/call") == 1:
+                for channel, seq, payload in events:
+                    event_id = f"5f0c2a4e-8f1b-4c3d-9e6a-7b2d1c0e9f{seq:02d}"
+                    event = {"v": "gabp/1", "id": event_id, "type": "event"}
+                    write_raw_frame(
+                        writer, {**event, "channel": channel, "seq": seq, "payload": payload}
+                    )
             write_raw_frame(writer, {**reply, "result": results.get(method)})
             await writer.drain()
         writer.close()
@@ -141,9 +137,19 @@ async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_gam
         session = GameSession("dotnet", port=port, token=TOKEN, liveness_interval=60)
         with anyio.fail_after(10):
             await tg.start(session.run)
-            first = await session.call_tool("dotnet/act", {}, timeout=5)
-            second = await session.call_tool("dotnet/act", {}, timeout=5)
+            outcomes = [await session.call_tool("dotnet/act", {}, timeout=5) for _ in range(calls)]
         await session.close()
+    return outcomes, asked
+
+
+async def test_an_attention_event_that_cannot_be_read_makes_the_gate_ask_the_game_again() -> None:
+    # The GABP conformance text: an invalid message is rejected and leaves no invalid state.
+    # The unreadable event still says the game's item changed, so the cache may be behind: the
+    # gate asks attention/current before the next call, as after a seq gap. gabs used to drop the
+    # event and let the next call through on the item it had cached before.
+    item = {**OPENED_WITHOUT_BLOCKING, "blocking": True}
+    events = [("attention/opened", 0, OPENED_WITHOUT_BLOCKING)]
+    (first, second), asked = await calls_after_events(events, item, 2)
     assert (first.executed, first.status) == (True, "ok")
     assert (second.executed, second.status) == (False, "blocked_by_attention")
     assert second.attention is not None and second.attention.attention_id == "attn_2"
@@ -156,46 +162,8 @@ async def test_a_gap_in_an_attention_channel_s_seq_makes_the_gate_ask_the_game_a
     # attention/current before the next call
     advisory = {**OPENED_WITHOUT_BLOCKING, "attentionId": "attn_3", "blocking": False}
     blocking = {**OPENED_WITHOUT_BLOCKING, "blocking": True}
-    hello = {**HELLO, "capabilities": {**HELLO["capabilities"], "events": CHANNELS}}
-    asked: list[str] = []
-
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (message := await read_raw_frame(reader)) is not None:
-            method = str(message.get("method"))
-            asked.append(method)
-            reply = {"v": "gabp/1", "id": message.get("id"), "type": "response"}
-            results: dict[str, Any] = {
-                "session/hello": hello,
-                "tools/list": {"tools": TOOLS},
-                "events/subscribe": {"subscribed": CHANNELS},
-                "attention/current": {"attention": blocking if "tools/call" in asked else None},
-                "tools/call": {"ran": True},
-            }
-            if method == "tools/call":
-                for seq in (0, 2):
-                    event = {
-                        "v": "gabp/1",
-                        "id": f"5f0c2a4e-8f1b-4c3d-9e6a-7b2d1c0e9f8{seq}",
-                        "type": "event",
-                        "channel": "attention/updated",
-                        "seq": seq,
-                        "payload": advisory,
-                    }
-                    write_raw_frame(writer, event)
-            write_raw_frame(writer, {**reply, "result": results.get(method)})
-            await writer.drain()
-        writer.close()
-
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    async with server, anyio.create_task_group() as tg:
-        session = GameSession("dotnet", port=port, token=TOKEN, liveness_interval=60)
-        with anyio.fail_after(10):
-            await tg.start(session.run)
-            first = await session.call_tool("dotnet/act", {}, timeout=5)
-            second = await session.call_tool("dotnet/act", {}, timeout=5)
-            third = await session.call_tool("dotnet/act", {}, timeout=5)
-        await session.close()
+    events = [("attention/updated", seq, advisory) for seq in (0, 2)]
+    (first, second, third), asked = await calls_after_events(events, blocking, 3)
     assert (first.executed, first.status) == (True, "ok")
     assert (second.executed, second.status) == (False, "blocked_by_attention")
     assert second.attention is not None and second.attention.attention_id == "attn_2"
