@@ -267,7 +267,7 @@ class MapInfoTools:
         )
         near = Cell(x, z)
         if not game.map.contains(near):
-            raise RefusedError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+            raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
         found = world.cell_search.random_near(
             near, starting_search_radius, max_search_radius, criteria
         )
@@ -353,7 +353,7 @@ class MapInfoTools:
         )
         root = Cell(x, z)
         if not game.map.contains(root):
-            raise RefusedError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+            raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
         result = world.cell_search.flood_fill(
             root,
             criteria,
