@@ -206,3 +206,17 @@ async def test_list_languages_gives_the_mods_usage_hint(open_sim: Any) -> None:
             "Prefer recommendedQuery when calling rimworld/switch_language. It uses the most "
             "stable ASCII-safe query when one is available."
         )
+
+
+async def test_an_open_float_menu_does_not_block_saving(open_sim: Any) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
+        spot = {"x": pawn["position"]["x"], "z": pawn["position"]["z"] - 3}
+        await sim.call("rimworld/spawn_thing", defName="Steel", stackCount=30, **spot)
+        await sim.call("rimworld/select_pawn", pawnName=pawn["name"])
+        opened = await sim.call("rimworld/right_click_cell", **spot)
+        assert opened["actionKind"] == "menu_opened"
+        ui = await sim.call("rimworld/get_ui_state")
+        assert (ui["floatMenuOpen"], ui["windowsPreventSave"]) == (True, False)
+        saved = await sim.call("rimworld/save_game", saveName="with-menu")
+        assert saved["success"] is True
