@@ -220,3 +220,52 @@ async def test_an_open_float_menu_does_not_block_saving(open_sim: Any) -> None:
         assert (ui["floatMenuOpen"], ui["windowsPreventSave"]) == (True, False)
         saved = await sim.call("rimworld/save_game", saveName="with-menu")
         assert saved["success"] is True
+
+
+async def test_a_cell_rect_screenshot_that_does_not_fit_is_refused_before_the_capture(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        before = _fields(await sim.call("rimworld/get_camera_state"))
+        camera = await sim.call("rimworld/get_camera_state")
+        refused = await sim.call(
+            "rimworld/screenshot_cell_rect", x=10, z=10, width=30, height=30, rootSize=5
+        )
+        assert _fields(refused) == [
+            "success",
+            "message",
+            "requestedRect",
+            "paddedRect",
+            "paddingCells",
+            "fullyVisible",
+            "rootSizeMode",
+            "requestedRootSize",
+            "requiredRootSize",
+            "appliedRootSize",
+            "cameraBefore",
+            "cameraDuringCapture",
+            "code",
+        ]
+        assert (refused["success"], refused["fullyVisible"], refused["code"]) == (
+            False,
+            False,
+            "refused",
+        )
+        assert refused["message"] == (
+            "Requested cell rectangle does not fit in the viewport at the selected camera "
+            "root size."
+        )
+        after = await sim.call("rimworld/get_camera_state")
+        assert {k: after[k] for k in before} == {k: camera[k] for k in before}
+        kept = await sim.call(
+            "rimworld/screenshot_cell_rect",
+            x=10,
+            z=10,
+            width=30,
+            height=30,
+            rootSize=5,
+            doNotResetCamera=True,
+        )
+        assert kept["success"] is False
+        moved = await sim.call("rimworld/get_camera_state")
+        assert moved["rootSize"] == 5
