@@ -269,3 +269,26 @@ async def test_a_cell_rect_screenshot_that_does_not_fit_is_refused_before_the_ca
         assert kept["success"] is False
         moved = await sim.call("rimworld/get_camera_state")
         assert moved["rootSize"] == 5
+
+
+async def test_settings_path_errors_name_dotnet_types_and_a_negative_index_as_the_mod(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0) as sim:
+        prefix = "Updating mod settings for 'sim.tidystockpiles' failed: "
+        for values, reason in (
+            ({"enabled.x": "1"}, "Could not resolve field 'x' on 'System.Boolean'."),
+            (
+                {"allowedDefs[-1]": "Steel"},
+                "Specified argument was out of the range of valid values. (Parameter 'index')",
+            ),
+            (
+                {"enabled[0]": "1"},
+                "Path segment '[0]' requires an IList-compatible container but found "
+                "'System.Boolean'.",
+            ),
+        ):
+            refused = await sim.call(
+                "rimworld/update_mod_settings", modId="sim.tidystockpiles", values=values
+            )
+            assert (refused["success"], refused["message"]) == (False, prefix + reason)
