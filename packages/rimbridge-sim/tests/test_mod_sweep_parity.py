@@ -91,6 +91,7 @@ async def test_a_cell_outside_the_map_is_an_invalid_cell_in_every_map_tool(
             ("rimworld/find_random_cell_near", {"x": -3, "z": 2}),
             ("rimworld/flood_fill_cells", {"x": -3, "z": 2}),
             ("rimworld/set_hover_target", {"x": -3, "z": 2}),
+            ("rimworld/get_cells_info", {"x": -3, "z": 2}),
         ):
             result = await sim.call(tool, **arguments)
             assert (result["success"], result["code"]) == (False, "invalid_cell"), tool

@@ -141,9 +141,7 @@ class MapInfoTools:
         cells = [Cell(x + dx, z + dz) for dz in range(height) for dx in range(width)]
         outside = [c for c in cells if not game.map.contains(c)]
         if outside:
-            raise RefusedError(
-                f"Cell ({outside[0].x}, {outside[0].z}) is out of bounds for the current map."
-            )
+            raise _out_of_bounds(outside[0])
         return {
             "success": True,
             "rect": rect_payload(x, z, width, height),
