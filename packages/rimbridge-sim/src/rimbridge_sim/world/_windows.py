@@ -235,9 +235,7 @@ class Windows:
             "mouseObscuredNow": False,
             "windowsForcePause": any(w.force_pause for w in self.stack),
             "windowsPreventCameraMotion": bool(dialogs),
-            # RimWorld's Window.preventSave: only colony-setup dialogs the sim has none of set
-            # it (a float menu does not), so saving is never blocked by a window here
-            "windowsPreventSave": False,
+            "windowsPreventSave": False,  # no simulated window (float menus neither) sets it
             "anyWindowAbsorbingAllInput": any(w.absorb_input for w in self.stack),
             "anySearchWidgetFocused": False,
             "floatMenuOpen": world.ui.context_menu is not None,
