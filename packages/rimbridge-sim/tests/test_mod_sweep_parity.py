@@ -4,6 +4,7 @@ tools (``RimWorldArchitect.cs``) and the language list (``RimWorldLanguages.cs``
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 STOCKPILE = "architect-designator:zone:dropdown-label-stockpile-zone:label-stockpile-zone"
@@ -293,3 +294,18 @@ async def test_settings_path_errors_name_dotnet_types_and_a_negative_index_as_th
                 "rimworld/update_mod_settings", modId="sim.tidystockpiles", values=values
             )
             assert (refused["success"], refused["message"]) == (False, prefix + reason)
+
+
+async def test_a_lua_file_path_is_made_absolute_without_resolving_links(
+    open_sim: Any, tmp_path: Path
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "noop.lua").write_text("return 1\n", encoding="utf-8")
+    (tmp_path / "linked").symlink_to(real, target_is_directory=True)
+    wanted = tmp_path / "linked" / "sub" / ".." / "noop.lua"
+    (real / "sub").mkdir()
+    async with open_sim(tick_rate=0) as sim:
+        ran = await sim.call("rimbridge/compile_lua_file", scriptPath=str(wanted))
+        assert ran["success"] is True, ran
+        assert ran["resolvedScriptPath"] == str(tmp_path / "linked" / "noop.lua")
