@@ -55,7 +55,7 @@ async def test_a_click_that_opens_a_menu_names_its_provider(open_sim: Any) -> No
         click = await sim.call("rimworld/click_cell", button="right", **spot)
         assert (click["actionKind"], click["command"]) == ("menu_opened", "click_cell")
         listed = await sim.call("rimworld/get_context_menu_options")
-        assert click["provider"] == listed["provider"] == "vanilla"
+        assert click["provider"] == listed["provider"] == "ui_event"
         assert (click["menuId"], click["optionCount"]) == (listed["menuId"], listed["optionCount"])
 
 

@@ -46,13 +46,13 @@ async def test_zone_and_area_refusals_carry_the_architect_failure_fields(
     open_sim: Any,
 ) -> None:
     async with open_sim(tick_rate=0) as sim:
-        for tool, arguments in (
-            ("rimworld/clear_area", {"areaId": "nope"}),
-            ("rimworld/delete_zone", {"zoneId": "nope"}),
-            ("rimworld/set_zone_target", {"designatorId": "nope"}),
+        for tool, arguments, code in (
+            ("rimworld/clear_area", {"areaId": "nope"}, "unknown_id"),
+            ("rimworld/delete_zone", {"zoneId": "nope"}, "unknown_id"),
+            ("rimworld/set_zone_target", {"designatorId": "nope"}, "refused"),
         ):
             refused = await sim.call(tool, **arguments)
-            assert (refused["success"], refused["code"]) == (False, "refused"), tool
+            assert (refused["success"], refused["code"]) == (False, code), tool
             assert refused["godMode"] is False, tool
             assert refused["state"]["hasCurrentGame"] is True, tool
             assert "devModeEnabled" in refused, tool

@@ -14,6 +14,7 @@ from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, NO_GAME_SENTENCE, call_sp
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import (
     Cell,
+    InvalidArgumentError,
     InvalidCellError,
     ProgramState,
     RefusedError,
@@ -25,6 +26,8 @@ from rimbridge_sim.world.describe import cell_payload, describe_area, describe_c
 __all__ = ["ArchitectTools"]
 
 _NO_GAME = DEFAULT_PAYLOAD_CODES | {"no_game"}
+_ZONE_PAYLOAD = _NO_GAME | {InvalidArgumentError.code}
+"""A zone or area tool answers a blank id in its payload too (``An id is required.``)."""
 _STATE = (
     "designatorState {hasSelection, selectedDesignatorId, selectedDesignator, "
     "selectedContainerDesignatorId, selectedAllowedArea}"
@@ -66,7 +69,7 @@ def _zone_tool(body: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, A
         try:
             result = body(self, *args, **kwargs)
         except WorldError as error:
-            if error.code not in _NO_GAME:
+            if error.code not in _ZONE_PAYLOAD:
                 raise
             # The mod's TryGetMapContext text when there is no game.
             message = NO_GAME_SENTENCE if error.code == "no_game" else error.message
@@ -332,10 +335,17 @@ class ArchitectTools:
     @call_spec(world=True, payload_codes=_NO_GAME)
     @_zone_tool
     def select_allowed_area(self, area_id: str | None = None) -> dict[str, Any]:
-        area = self.host.world.zones.select_allowed(area_id)
+        world = self.host.world
+        area = world.zones.select_allowed(area_id)
         if area is None:
             return self._areas_result(cleared=True)
-        return self._areas_result(area=describe_area(area))
+        # the mod names the selected allowed area first here, then the area asked for
+        return {
+            "success": True,
+            "selectedAllowedArea": describe_area(world.zones.selected_allowed_area()),
+            "area": describe_area(area),
+            "designatorState": world.architect.state(),
+        }
 
     @tool(
         "rimworld/set_zone_target",
@@ -351,19 +361,29 @@ class ArchitectTools:
     def set_zone_target(self, designator_id: str, zone_id: str | None = None) -> dict[str, Any]:
         world = self.host.world
         placed = world.architect.resolve(designator_id)
-        if placed.spec.application != "zone" or placed.spec.zone_kind in (None, "delete"):
+        kind = placed.spec.zone_kind
+        if placed.spec.application != "zone" or kind in (None, "delete"):
             raise RefusedError(
                 f"Architect designator '{designator_id}' does not support explicit "
                 "existing-zone targeting."
             )
-        zone = world.zones.set_target(placed.id, zone_id)
-        result: dict[str, Any] = {"success": True, "designator": world.architect.describe(placed)}
+        # the mod selects the designator first (its TrySelectDescriptor), then sets the target
+        world.architect.select(placed.id)
+        zone = world.zones.set_target(placed.id, kind or "", zone_id, designator_id)
+        designator = world.architect.describe(placed)
         if zone is None:
-            result["cleared"] = True
-        else:
-            result["zone"] = describe_zone(zone)
-        result["designatorState"] = world.architect.state()
-        return result
+            return {
+                "success": True,
+                "cleared": True,
+                "designator": designator,
+                "designatorState": world.architect.state(),
+            }
+        return {
+            "success": True,
+            "designator": designator,
+            "zone": describe_zone(zone),
+            "designatorState": world.architect.state(),
+        }
 
     @tool(
         "rimworld/clear_area",

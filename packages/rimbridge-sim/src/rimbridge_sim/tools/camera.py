@@ -8,7 +8,7 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError
+from rimbridge_sim.world import Cell, InvalidCellError, RefusedError
 from rimbridge_sim.world.describe import describe_pawn
 
 __all__ = ["CameraTools", "frame_refusal", "parse_list"]
@@ -108,7 +108,7 @@ class CameraTools:
         game = world.require_colony().game
         cell = Cell(x, z)
         if not game.map.contains(cell):
-            raise RefusedError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+            raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
         world.camera.jump_to(cell)
         return {"success": True, "cell": {"x": x, "z": z}, "camera": world.camera.state()}
 

@@ -141,9 +141,7 @@ class MapInfoTools:
         cells = [Cell(x + dx, z + dz) for dz in range(height) for dx in range(width)]
         outside = [c for c in cells if not game.map.contains(c)]
         if outside:
-            raise RefusedError(
-                f"Cell ({outside[0].x}, {outside[0].z}) is out of bounds for the current map."
-            )
+            raise _out_of_bounds(outside[0])
         return {
             "success": True,
             "rect": rect_payload(x, z, width, height),
@@ -267,7 +265,7 @@ class MapInfoTools:
         )
         near = Cell(x, z)
         if not game.map.contains(near):
-            raise RefusedError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+            raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
         found = world.cell_search.random_near(
             near, starting_search_radius, max_search_radius, criteria
         )
@@ -353,7 +351,7 @@ class MapInfoTools:
         )
         root = Cell(x, z)
         if not game.map.contains(root):
-            raise RefusedError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+            raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
         result = world.cell_search.flood_fill(
             root,
             criteria,

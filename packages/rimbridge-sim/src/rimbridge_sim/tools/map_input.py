@@ -14,7 +14,7 @@ from rimbridge_sim.calls import (
     without_game,
 )
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, RefusedError, World
+from rimbridge_sim.world import Cell, InvalidCellError, RefusedError, World
 from rimbridge_sim.world._map_input import OptionRefusedError
 from rimbridge_sim.world.describe import cell_payload
 
@@ -59,6 +59,17 @@ def _modifiers(text: str | None) -> str:
     return ",".join(seen) or "none"
 
 
+def completion_message(button: str, hold_ms: int, *, drag: bool, menu_open: bool) -> str:
+    """The mod's answer text for a gesture its injector saw through (``BuildCompletionMessage``
+    in its ``RimBridgeMapClickInjector``): it names the gesture, not what the game did."""
+    gesture = "drag" if drag else "click"
+    held = f" held for {hold_ms}ms" if hold_ms > 0 else ""
+    start = f"Dispatched a live {button}-{gesture}{held} through RimWorld's play UI"
+    if menu_open:
+        return start + " and a context menu remained open."
+    return start + f". No context menu remained open after the {gesture}."
+
+
 def _target(
     world: World, pawn_name: str | None, pawn_id: str | None, x: int, z: int
 ) -> tuple[Cell, str]:
@@ -72,7 +83,7 @@ def _cell(world: World, x: int, z: int) -> Cell:
     game = world.require_colony().game
     cell = Cell(x, z)
     if not game.map.contains(cell):
-        raise RefusedError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+        raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
     return cell
 
 
@@ -81,11 +92,11 @@ class MapInputTools:
         self.host = host
 
     def _menu_result(
-        self, menu_id: int, cell: Cell, label: str, options: list[Any]
+        self, menu_id: int, provider: str, cell: Cell, label: str, options: list[Any]
     ) -> dict[str, Any]:
         return {
             "menuId": menu_id,
-            "provider": "vanilla",
+            "provider": provider,
             "clickCell": cell_payload(cell),
             "target": label,
             "optionCount": len(options),
@@ -124,7 +135,9 @@ class MapInputTools:
             "holdDurationMs": hold_duration_ms,
             "modifiers": mods,
             "selectedPawns": [p.nickname for p in pawns],
-            "message": dispatch.message,
+            "message": completion_message(
+                button, hold_duration_ms, drag=False, menu_open=dispatch.menu is not None
+            ),
         }
         return common, dispatch
 
@@ -250,7 +263,7 @@ class MapInputTools:
         result.update(
             selectionBefore=before,
             selectionAfter=world.selection.snapshot(details=False),
-            message=dispatch.message,
+            message=completion_message(button, hold, drag=end is not None, menu_open=bool(opened)),
         )
         return result
 
@@ -350,7 +363,9 @@ class MapInputTools:
         options = world.map_input.describe_options(menu)
         return {
             "success": True,
-            **self._menu_result(menu.id, menu.click_cell, menu.target_label, options),
+            **self._menu_result(
+                menu.id, menu.provider, menu.click_cell, menu.target_label, options
+            ),
         }
 
     @tool(

@@ -248,6 +248,20 @@ class ScreenshotTools:
             code = failure.pop("code")
             return {**failure, "cameraBefore": before, "code": code}
         during = camera.state()
+        if not framed["fullyVisible"]:
+            # the mod refuses before it captures; its clean-up puts the camera back unless
+            # doNotResetCamera (the framing itself worked)
+            if not do_not_reset_camera:
+                camera.restore(saved)
+            return {
+                "success": False,
+                "message": "Requested cell rectangle does not fit in the viewport at the "
+                "selected camera root size.",
+                **{key: framed[key] for key in _CELL_RECT_FRAME_KEYS},
+                "cameraBefore": before,
+                "cameraDuringCapture": during,
+                "code": RefusedError.code,
+            }
         padded = framed["paddedRect"]
         corner_low = world.screen.cell_to_screen(_cell(padded["x"], padded["maxZ"]))
         corner_high = world.screen.cell_to_screen(_cell(padded["maxX"], padded["z"]))

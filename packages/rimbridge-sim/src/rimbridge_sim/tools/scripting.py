@@ -5,6 +5,7 @@ child operation and opens attention caused by the script's call)."""
 from __future__ import annotations
 
 import json
+import os
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Final
@@ -332,8 +333,8 @@ class ScriptingTools:
                     "code": "invalid_argument",
                 },
             )
-        resolved = path if path.is_absolute() else Path.cwd() / path
-        resolved = resolved.resolve()
+        # .NET's Path.GetFullPath: absolute and normalized, symbolic links left as written
+        resolved = Path(os.path.abspath(path if path.is_absolute() else Path.cwd() / path))
         if not resolved.is_file():
             return (
                 None,

@@ -360,7 +360,8 @@ class UiTargetTools:
             "success": True,
             "count": len(languages),
             "recommendedQueryField": "recommendedQuery",
-            "usageHint": "Pass recommendedQuery to rimworld/switch_language.",
+            "usageHint": "Prefer recommendedQuery when calling rimworld/switch_language. It "
+            "uses the most stable ASCII-safe query when one is available.",
             "activeLanguageId": active["id"],
             "activeLanguageRecommendedQuery": active["recommendedQuery"],
             "activeLanguage": active,

@@ -11,7 +11,7 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._layout import Rect
 from rimbridge_sim.world._screen import Screen
 from rimbridge_sim.world.describe import cell_payload, describe_pawn, describe_thing
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import InvalidCellError, RefusedError
 from rimbridge_sim.world.model import Cell
 
 __all__ = ["HoverRequest", "number_text", "place_hover"]
@@ -174,6 +174,6 @@ def _map_target(
     game = world.require_colony().game
     cell = Cell(request.x, request.z)
     if not game.map.contains(cell):
-        raise RefusedError(f"Cell ({cell.x}, {cell.z}) is out of bounds for the current map.")
+        raise InvalidCellError(f"Cell ({cell.x}, {cell.z}) is out of bounds for the current map.")
     details = {"cell": cell_payload(cell), "mapId": game.map.id, "mapIndex": 0}
     return "cell", f"cell:{cell.x}:{cell.z}", f"Cell ({cell.x}, {cell.z})", cell, details

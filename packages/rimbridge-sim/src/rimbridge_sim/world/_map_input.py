@@ -43,11 +43,11 @@ class OptionRefusedError(RefusedError):
 
 @dataclass
 class Dispatch:
-    """What one click or drag did: a menu opened, an order given, or nothing."""
+    """What one click or drag did: whether a float menu stayed open (``menu``). The answer's
+    text is the mod's, which names the gesture only (see the tools' ``completion_message``)."""
 
     gesture: str
     action_kind: str
-    message: str
     menu: ContextMenu | None = None
 
 
@@ -200,16 +200,14 @@ class MapInput:
         once; anything else with options opens the float menu."""
         options = self.options_at(pawns, cell)
         if not options:
-            return Dispatch("click", "click_dispatched", "The click opened no context menu.")
+            return Dispatch("click", "click_dispatched")
         only_goto = len(options) == 1 and options[0].priority == "GoHere"
         if only_goto and options[0].action is not None:
             did = options[0].action()
             self._world.emit(LogLevel.INFO, f"Right-click at {cell}: {did}", "input")
-            return Dispatch("click", "click_dispatched", f"Drafted colonists ordered: {did}.")
+            return Dispatch("click", "click_dispatched")
         menu = self.open_menu(target_label, cell, options)
-        return Dispatch(
-            "click", "menu_opened", f"Opened a context menu with {len(options)} option(s).", menu
-        )
+        return Dispatch("click", "menu_opened", menu)
 
     def click(self, cell: Cell, button: str) -> Dispatch:
         if button == "left":
@@ -222,12 +220,12 @@ class MapInput:
             target = pawn or thing
             if target is None:
                 self._selection.clear()
-                return Dispatch("click", "click_dispatched", "Cleared the selection.")
+                return Dispatch("click", "click_dispatched")
             self._selection.select(target.id, append=False)
-            return Dispatch("click", "click_dispatched", f"Selected {target.id}.")
+            return Dispatch("click", "click_dispatched")
         if button == "right":
             return self.right_click(cell, f"cell {cell.x},{cell.z}", self._world.selected_pawns())
-        return Dispatch("click", "click_dispatched", "Middle click: nothing to do on the map.")
+        return Dispatch("click", "click_dispatched")
 
     def drag(self, start: Cell, end: Cell, button: str) -> Dispatch:
         colony = self._world.require_colony()
@@ -242,18 +240,16 @@ class MapInput:
             self._selection.clear()
             for pawn in inside:
                 self._selection.select(pawn.id, append=True)
-            return Dispatch("drag", "drag_dispatched", f"Box-selected {len(inside)} colonist(s).")
+            return Dispatch("drag", "drag_dispatched")
         if button == "right":
             drafted = [p for p in self._world.selected_pawns() if p.drafted and not p.downed]
-            if not drafted:
-                return Dispatch("drag", "drag_dispatched", "No drafted colonists to position.")
-            line = _line(start, end)
-            did = self._go(drafted, end, along=line)
-            return Dispatch("drag", "drag_dispatched", f"Formation: {did}.")
+            if drafted:
+                self._go(drafted, end, along=_line(start, end))
+            return Dispatch("drag", "drag_dispatched")
         camera = self._world.ui.camera
         camera.x -= end.x - start.x
         camera.z -= end.z - start.z
-        return Dispatch("drag", "drag_dispatched", "Panned the camera.")
+        return Dispatch("drag", "drag_dispatched")
 
     # -- what options do ---------------------------------------------------------------------
 

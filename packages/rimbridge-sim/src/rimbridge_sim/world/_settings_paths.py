@@ -94,7 +94,10 @@ def locate(settings: dict[str, Any], path: str, type_name: str) -> tuple[Any, An
                     f"found '{_type(node)}'."
                 )
             if segment < 0:
-                raise RefusedError(f"Index {segment} is outside the collection bounds.")
+                # the mod's list growth throws ArgumentOutOfRangeException(nameof(index))
+                raise RefusedError(
+                    "Specified argument was out of the range of valid values. (Parameter 'index')"
+                )
             created = len(node) <= segment
             while len(node) <= segment:
                 node.append(_element_default(node))
@@ -102,8 +105,21 @@ def locate(settings: dict[str, Any], path: str, type_name: str) -> tuple[Any, An
     return parent, key, created
 
 
+_NET_TYPES: Final = {
+    "bool": "System.Boolean",
+    "int": "System.Int32",
+    "float": "System.Single",
+    "str": "System.String",
+    "list": "System.Collections.Generic.List`1",
+}
+
+
 def _type(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+    """The .NET type name the mod's path errors give (``Type.FullName``), as the settings
+    tree names them; a nested settings object is ``object``, its class being unknown here."""
+    if value is None:
+        return "null"
+    return _NET_TYPES.get(type(value).__name__, "object")
 
 
 def convert(path: str, previous: Any, value: Any) -> Any:

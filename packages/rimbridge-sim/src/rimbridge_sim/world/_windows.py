@@ -235,7 +235,7 @@ class Windows:
             "mouseObscuredNow": False,
             "windowsForcePause": any(w.force_pause for w in self.stack),
             "windowsPreventCameraMotion": bool(dialogs),
-            "windowsPreventSave": any(w.semantic_kind == "float_menu" for w in self.stack),
+            "windowsPreventSave": False,  # no simulated window (float menus neither) sets it
             "anyWindowAbsorbingAllInput": any(w.absorb_input for w in self.stack),
             "anySearchWidgetFocused": False,
             "floatMenuOpen": world.ui.context_menu is not None,

@@ -3,12 +3,18 @@ creating, changing and deleting them. A subsystem of the world (``world.zones``)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
 from rimbridge_sim.world._core import WorldCore
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.describe import zone_base_label
+from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError, UnknownIdError
 from rimbridge_sim.world.model import Cell, LogLevel
 from rimbridge_sim.world.state import Area, Zone
 
-__all__ = ["ZonesAndAreas"]
+__all__ = ["ZonesAndAreas", "zone_class"]
+
+_T = TypeVar("_T", Zone, Area)
 
 _ZONE_LABELS = {
     "Stockpile": "Stockpile zone",
@@ -16,6 +22,34 @@ _ZONE_LABELS = {
     "Growing": "Growing zone",
 }
 MAX_ALLOWED_AREAS = 10
+
+
+def zone_class(kind: str) -> str:
+    """The zone's .NET class: a dumping stockpile is a ``Zone_Stockpile`` too."""
+    return "RimWorld.Zone_Growing" if kind == "Growing" else "RimWorld.Zone_Stockpile"
+
+
+def _by_identity(
+    candidates: Iterable[_T], requested: str, labels: Callable[[_T], tuple[str, ...]]
+) -> _T:
+    """The mod's ``TryResolveByIdentity``: the exact id, else the one candidate whose label
+    matches ignoring case; its texts name the id as it was given (untrimmed)."""
+    if not requested or not requested.strip():
+        raise InvalidArgumentError("An id is required.")
+    wanted = requested.strip()
+    listed = list(candidates)
+    exact = next((c for c in listed if c.id == wanted), None)
+    if exact is not None:
+        return exact
+    folded = wanted.casefold()
+    matches = [c for c in listed if any(label.casefold() == folded for label in labels(c))]
+    if len(matches) > 1:
+        raise RefusedError(
+            f"'{requested}' matched multiple entries. Use the exact unique id instead."
+        )
+    if not matches:
+        raise UnknownIdError(f"Could not find '{requested}'.")
+    return matches[0]
 
 
 class ZonesAndAreas:
@@ -26,18 +60,18 @@ class ZonesAndAreas:
 
     def zones(self, *, include_hidden: bool, include_empty: bool) -> list[Zone]:
         game = self._world.require_colony().game
-        return [
+        found = [
             z
             for z in game.zones.values()
             if (include_hidden or not z.hidden) and (include_empty or z.cells)
         ]
+        # the mod's order: base label, then id (both ordinal)
+        return sorted(found, key=lambda z: (zone_base_label(z), z.id))
 
     def zone(self, zone_id: str) -> Zone:
+        """A zone by id, else by its label or base label (case ignored), as the mod resolves."""
         game = self._world.require_colony().game
-        zone = game.zones.get(zone_id.strip())
-        if zone is None:
-            raise RefusedError(f"No zone with id '{zone_id}' on the current map.")
-        return zone
+        return _by_identity(game.zones.values(), zone_id, lambda z: (z.label, zone_base_label(z)))
 
     def zone_or_none(self, zone_id: str | None) -> Zone | None:
         game = self._world.game
@@ -62,11 +96,19 @@ class ZonesAndAreas:
         self._world.emit(LogLevel.INFO, f"Deleted {zone.label}", "zones")
         return zone
 
-    def set_target(self, designator_id: str, zone_id: str | None) -> Zone | None:
+    def set_target(
+        self, designator_id: str, kind: str, zone_id: str | None, requested: str
+    ) -> Zone | None:
+        """Point the zone-add designator ``designator_id`` (placing ``kind``) at a zone, or
+        clear its target; ``requested`` is the designator id as the caller gave it."""
         if zone_id is None or not zone_id.strip():
             self._world.ui.zone_targets.pop(designator_id, None)
             return None
         zone = self.zone(zone_id)
+        if zone_class(zone.kind) != zone_class(kind):
+            raise RefusedError(
+                f"Zone '{zone_id}' is not compatible with architect designator '{requested}'."
+            )
         self._world.ui.zone_targets[designator_id] = zone.id
         return zone
 
@@ -121,11 +163,9 @@ class ZonesAndAreas:
         return sorted(found, key=lambda a: (a.list_priority, a.label, a.id))
 
     def area(self, area_id: str) -> Area:
+        """An area by id, else by its label (case ignored), as the mod resolves."""
         game = self._world.require_colony().game
-        area = game.areas.get(area_id.strip())
-        if area is None:
-            raise RefusedError(f"No area with id '{area_id}' on the current map.")
-        return area
+        return _by_identity(game.areas.values(), area_id, lambda a: (a.label,))
 
     def selected_allowed_area(self) -> Area | None:
         game = self._world.game
@@ -138,8 +178,11 @@ class ZonesAndAreas:
         game = self._world.require_colony().game
         allowed = [a for a in game.areas.values() if a.kind == "Allowed"]
         if len(allowed) >= MAX_ALLOWED_AREAS:
-            raise RefusedError(f"At most {MAX_ALLOWED_AREAS} allowed areas can exist.")
-        name = label.strip() if label and label.strip() else f"Area {len(allowed) + 1}"
+            raise RefusedError("RimWorld could not create a new allowed area for the current map.")
+        # RimWorld names a new allowed area "Area N" with the first N no area's label has
+        taken = {a.label for a in game.areas.values()}
+        number = next(n for n in range(1, len(taken) + 2) if f"Area {n}" not in taken)
+        name = label.strip() if label and label.strip() else f"Area {number}"
         area = Area(self._world.new_id("Area_"), "Allowed", name, set(), 1)
         game.areas[area.id] = area
         if select:
@@ -153,21 +196,25 @@ class ZonesAndAreas:
             return None
         area = self.area(area_id)
         if not area.assignable or area.kind != "Allowed":
-            raise RefusedError(f"Area '{area.label}' cannot be the allowed-area target.")
+            raise RefusedError(f"Area '{area_id}' cannot be used as an allowed area.")
         self._world.ui.allowed_area = area.id
         return area
 
     def clear_area(self, area_id: str) -> Area:
         area = self.area(area_id)
         if not area.mutable:
-            raise RefusedError(f"Area '{area.label}' cannot be cleared.")
+            raise RefusedError(
+                f"Area '{area_id}' is not mutable and cannot be cleared through this helper."
+            )
         area.cells.clear()
         return area
 
     def delete_area(self, area_id: str) -> Area:
         area = self.area(area_id)
         if not area.mutable:
-            raise RefusedError(f"Area '{area.label}' cannot be deleted.")
+            raise RefusedError(
+                f"Area '{area_id}' is not mutable and cannot be deleted through this helper."
+            )
         game = self._world.require_colony().game
         del game.areas[area.id]
         self._world.retire(area.id, destroyed=True)

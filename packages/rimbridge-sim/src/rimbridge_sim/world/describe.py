@@ -42,6 +42,7 @@ __all__ = [
     "thing_number",
     "view_rect",
     "walkable",
+    "zone_base_label",
 ]
 
 SCREEN_WIDTH: Final = 1280
@@ -179,6 +180,11 @@ def _class_name(thing: Thing) -> str:
     return "Verse.ThingWithComps"
 
 
+def zone_base_label(zone: Zone) -> str:
+    """RimWorld's ``Zone.BaseLabel``: the label without the number the zone manager adds."""
+    return zone.label.rstrip("0123456789 ")
+
+
 def describe_zone(zone: Zone | None) -> dict[str, Any] | None:
     if zone is None:
         return None
@@ -192,7 +198,7 @@ def describe_zone(zone: Zone | None) -> dict[str, Any] | None:
     return {
         "id": zone.id,
         "label": zone.label,
-        "baseLabel": zone.label.rstrip("0123456789 "),
+        "baseLabel": zone_base_label(zone),
         "inspectLabel": zone.label,
         "className": kind_class.get(zone.kind, "RimWorld.Zone"),
         "cellCount": len(zone.cells),

@@ -283,7 +283,8 @@ class ContextMenu:
     target_label: str
     click_cell: Cell
     options: list[MenuOption]
-    provider: str = "vanilla"
+    provider: str = "ui_event"
+    """The mod records every menu its injected click opens as ``ui_event``."""
 
 
 @dataclass
