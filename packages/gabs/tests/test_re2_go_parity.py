@@ -1,8 +1,9 @@
 """A launch input's pattern read as the Go bridge 1.1.0 reads it: ``regexp.Compile`` of
 ``^(?:<pattern>)$``, then ``MatchString`` (``internal/config/profiles.go``,
 ``internal/launch/resolver.go``). Every expected verdict and error text below is what Go's
-``regexp`` (Go 1.27.3, Unicode 17) printed for the same pattern and value in a differential run
-of both engines (``scripts/re2_go_parity/``, which needs a Go toolchain and is not run by CI)."""
+``regexp`` (Go 1.27.3, Unicode 17) printed for the same pattern and value in a differential
+run of both engines (``scripts/differential_re2.py``, which needs a Go toolchain and is not run
+by CI)."""
 
 from __future__ import annotations
 
