@@ -5,7 +5,12 @@ Go's ``regexp/syntax`` reads a ``\\p{...}`` name from ``unicode.Categories`` and
 ``re`` knows neither, and ``unicodedata`` no scripts and often an older Unicode, so ``gabs``
 reads both from a JSON file made here: for each name the code points as contiguous ranges (Go
 writes some with a stride), in hexadecimal, ``lo-hi`` or a single point, separated by spaces,
-plus the Unicode version the tables carry.
+plus the Unicode version the tables carry. Under ``(?i)`` Go widens a ``\\p{...}`` by the
+``unicode.FoldCategory`` or ``unicode.FoldScript`` table of that name (when there is one) and
+everything else by ``unicode.SimpleFold``; the file holds those tables and the orbits
+``SimpleFold`` walks (the code points equal under case folding, each orbit a space-separated
+list), computed here the way ``SimpleFold`` computes them from ``asciiFold``, ``caseOrbit`` and
+``CaseRanges``.
 
     uv run --frozen python scripts/extract_unicode_tables.py /path/to/go/src/unicode/tables.go
 
@@ -24,10 +29,13 @@ OUT = ROOT / "packages/gabs/src/gabs/config/unicode_tables.json"
 
 _VERSION = re.compile(r'^const Version = "([0-9.]+)"', re.M)
 _MAP = r"^var {} = map\[string\]\*RangeTable\{{\n(.*?)^\}}"
-_MAPS = ("Categories", "Scripts")
+_MAPS = ("Categories", "Scripts", "FoldCategory", "FoldScript")
 _ENTRY = re.compile(r'^\s*"(\w+)":\s*(\w+),', re.M)
 _ALIAS = re.compile(r"^\s*(\w+)\s*=\s*(_\w+)\b", re.M)
 _TRIPLE = re.compile(r"\{(0x[0-9a-f]+), (0x[0-9a-f]+), (\d+)\}")
+_PAIR = re.compile(r"\{(0x[0-9A-Fa-f]+), (0x[0-9A-Fa-f]+)\}")
+_CASE_RANGE = re.compile(r"\{(0x[0-9A-Fa-f]+), (0x[0-9A-Fa-f]+), d\{([^}]*)\}\}")
+_UPPER_LOWER = 0x110000  # Go's unicode.UpperLower: MaxRune + 1
 
 
 def _table(source: str, variable: str) -> list[tuple[int, int]]:
@@ -54,6 +62,62 @@ def _text(ranges: list[tuple[int, int]]) -> str:
     return " ".join(f"{lo:x}" if lo == hi else f"{lo:x}-{hi:x}" for lo, hi in ranges)
 
 
+def _body(source: str, opening: str) -> str:
+    found = re.search(rf"^{re.escape(opening)}\n(.*?)^\}}", source, re.M | re.S)
+    if found is None:
+        raise SystemExit(f"no {opening!r}")
+    return found.group(1)
+
+
+def _fold_orbits(source: str) -> list[str]:
+    """Every orbit of Go's ``unicode.SimpleFold`` with more than one member."""
+    ascii_fold = [int(x, 16) for x in re.findall(r"0x[0-9A-F]+", _body(source, _ASCII_FOLD))]
+    orbit_next = {int(a, 16): int(b, 16) for a, b in _PAIR.findall(_body(source, _CASE_ORBIT))}
+    case_ranges = [
+        (int(lo, 16), int(hi, 16), [_delta(x) for x in deltas.split(",")])
+        for lo, hi, deltas in _CASE_RANGE.findall(_body(source, _CASE_RANGES))
+    ]
+
+    def convert(case: int, point: int) -> int:
+        for lo, hi, deltas in case_ranges:
+            if lo <= point <= hi:
+                if deltas[case] == _UPPER_LOWER:
+                    return lo + (((point - lo) & ~1) | (case & 1))
+                return point + deltas[case]
+        return point
+
+    def simple_fold(point: int) -> int:
+        if point < len(ascii_fold):
+            return ascii_fold[point]
+        if point in orbit_next:
+            return orbit_next[point]
+        lower = convert(1, point)
+        return lower if lower != point else convert(0, point)
+
+    candidates = set(range(len(ascii_fold))) | set(orbit_next)
+    for lo, hi, _ in case_ranges:
+        candidates.update(range(lo, hi + 1))
+    orbits: set[tuple[int, ...]] = set()
+    for point in candidates:
+        orbit, step = {point}, simple_fold(point)
+        while step != point:
+            orbit.add(step)
+            step = simple_fold(step)
+        if len(orbit) > 1:
+            orbits.add(tuple(sorted(orbit)))
+    return [" ".join(f"{x:x}" for x in orbit) for orbit in sorted(orbits)]
+
+
+def _delta(text: str) -> int:
+    text = text.strip()
+    return _UPPER_LOWER if text == "UpperLower" else int(text)
+
+
+_ASCII_FOLD = "var asciiFold = [MaxASCII + 1]uint16{"
+_CASE_ORBIT = "var caseOrbit = []foldPair{"
+_CASE_RANGES = "var _CaseRanges = []CaseRange{"
+
+
 def main(tables_go: str) -> None:
     source = Path(tables_go).read_text(encoding="utf-8")
     version = _VERSION.search(source)
@@ -63,25 +127,30 @@ def main(tables_go: str) -> None:
     variables = dict(_ALIAS.findall(source))
     found = [
         {
-            name: _text(_table(source, variables[exported]))
+            name: _text(_table(source, variables.get(exported, exported)))
             for name, exported in _ENTRY.findall(listing.group(1))
         }
         for listing in listings
         if listing is not None
     ]
-    categories, scripts = found
+    categories, scripts, fold_categories, fold_scripts = found
     document = {
         "about": (
             "Unicode categories and scripts as Go's unicode.Categories and unicode.Scripts hold "
-            "them (src/unicode/tables.go), for \\p{...} in launch-input patterns; made by "
+            "them (src/unicode/tables.go), with their FoldCategory and FoldScript tables and the "
+            "orbits of unicode.SimpleFold, for \\p{...} and (?i) in launch-input patterns; made by "
             "scripts/extract_unicode_tables.py."
         ),
         "unicode": version.group(1),
         "categories": dict(sorted(categories.items())),
         "scripts": dict(sorted(scripts.items())),
+        "foldCategories": dict(sorted(fold_categories.items())),
+        "foldScripts": dict(sorted(fold_scripts.items())),
+        "foldOrbits": _fold_orbits(source),
     }
     OUT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    counts = f"{len(categories)} categories, {len(scripts)} scripts"
+    orbits = document["foldOrbits"]
+    counts = f"{len(categories)} categories, {len(scripts)} scripts, {len(orbits)} fold orbits"
     print(f"{counts} (Unicode {version.group(1)}) -> {OUT.relative_to(ROOT)}")
 
 

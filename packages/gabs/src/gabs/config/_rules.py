@@ -90,8 +90,10 @@ def _simple_lower(text: str) -> str:
 
 
 def full_match(pattern: str, value: str) -> bool:
-    """``pattern`` matched against the whole of ``value`` (the Go bridge anchors it)."""
-    return compile_re2(pattern).fullmatch(value) is not None
+    """``pattern`` matched against the whole of ``value``: the Go bridge anchors it,
+    ``^(?:pattern)$``, and asks ``MatchString`` (a search, which differs from a full match only
+    for a pattern that closes the anchoring group itself, such as ``a)|(b``)."""
+    return compile_re2(pattern).search(value) is not None
 
 
 class _Check:
