@@ -69,6 +69,12 @@ async def test_a_connect_with_no_claim_suggests_status_then_start(
     assert data(refused)["code"] == "endpoint_unavailable"
     assert data(refused)["causeClass"] == "environment"
     assert next_tools(refused) == ["games_status", "games_start"]
+    # the environment class's actions, as every environment-class failure words them
+    assert [a["reason"] for a in data(refused)["nextActions"]] == [
+        "Check host/store/network state (Steam running, daemon up, network reachable) \u2014 "
+        "this is an environment problem, not a launch-settings one.",
+        "Retry after the environment recovers.",
+    ]
 
 
 async def test_a_stop_of_our_own_leaves_no_disconnect_in_the_status(

@@ -152,3 +152,26 @@ async def test_stdio_tools_list_is_in_name_order(
     for request_id in (2, 3):
         names = [tool["name"] for tool in by_id[request_id]["result"]["tools"]]
         assert len(names) == 13 and names == sorted(names), names
+
+
+async def test_stdio_a_tools_call_whose_params_are_not_an_object_is_invalid_params(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """MCP's ``tools/call`` takes named parameters: an array (valid JSON-RPC by position), a
+    string or a number as ``params`` is ``-32602 Invalid params``, with the request's id."""
+    shapes: list[Any] = [[1], ["games_list", {}], "games_list", 5]
+    written = line(initialize(0, {"protocolVersion": "2025-06-18"}))
+    written += b"".join(line(request(n, "tools/call", p)) for n, p in enumerate(shapes, 1))
+    with anyio.fail_after(60):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(written)
+            await process.stdin.aclose()
+            answers = await read_lines(process.stdout)
+            await process.wait()
+    by_id = {answer["id"]: answer for answer in answers}
+    assert sorted(by_id) == list(range(len(shapes) + 1)), answers
+    for n, params in enumerate(shapes, 1):
+        error = by_id[n].get("error")
+        assert error is not None, (params, by_id[n])
+        assert (error["code"], error["message"]) == (-32602, "Invalid params"), params

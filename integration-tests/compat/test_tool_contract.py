@@ -41,6 +41,37 @@ async def test_an_unknown_argument_is_refused_naming_it_and_the_allowed_ones(
     assert "cursor" in structured(listed)["allowed"]
 
 
+@pytest.mark.parametrize(
+    ("arguments", "game_id"),
+    [
+        ({"gameId": "compat"}, "compat"),
+        ({"gameId": "compat", "tool": 5}, "compat"),
+        ({"tool": ["compat/echo"]}, ""),
+        ({}, ""),
+    ],
+    ids=["missing", "a-number", "a-list-without-game", "nothing"],
+)
+async def test_a_call_without_a_usable_tool_name_is_a_call_class_failure(
+    open_bridge: OpenBridge, config_dir: ConfigDir, arguments: dict[str, Any], game_id: str
+) -> None:
+    """``games_call_tool`` with ``tool`` missing or not a string is an error that says the call
+    must change: ``causeClass: call``, the neutral track record, ``games_show`` of the call's
+    game as next action, and the call's ``gameId`` when it gave one."""
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            refused = await client.call_tool("games_call_tool", arguments)
+    assert refused.is_error, text_of(refused)
+    data = structured(refused)
+    assert data["causeClass"] == "call"
+    assert data["trackRecord"] == "no successful starts recorded for this context"
+    assert [(a["tool"], a["arguments"]) for a in data["nextActions"]] == [
+        ("games_show", {"gameId": game_id})
+    ]
+    assert data.get("gameId", "") == game_id
+    assert "tool" in text_of(refused)
+
+
 async def test_tool_names_are_paged_with_a_cursor(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:

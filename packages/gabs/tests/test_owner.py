@@ -28,6 +28,7 @@ class Owners(OwnerMixin):
     def __init__(self, config_dir: Path) -> None:
         self.lc = Lifecycle(config_dir, Settings(owner_lease_seconds=30))
         self._claim_views = {}
+        self._lease_holds = {}
 
 
 @pytest.fixture
@@ -128,6 +129,42 @@ async def test_the_lease_is_renewed_when_it_runs_down_not_on_every_call(tmp_path
     generation = claim(tmp_path).generation
     assert await owners.ensure_owner(GAME, "tool 'x/y'", 10) is None
     assert claim(tmp_path).generation == generation + 1
+
+
+async def test_a_long_lease_is_cut_back_by_the_next_request_as_the_go_bridge_rewrites_it(
+    tmp_path: Path,
+) -> None:
+    """Go writes the lease on every request (the lease, or the request's timeout + 5 s): after
+    a call that could take 10 minutes, the next short request leaves a 30 s lease, so other
+    bridges are not kept out for 10 minutes after it. The lease used to stay as long."""
+    owners = Owners(tmp_path)
+    write_claim(tmp_path, os.getpid(), timedelta(seconds=30), instance=owners.lc.instance_id)
+    assert await owners.ensure_owner(GAME, "tool 'x/y'", 600) is None
+    long_lease = claim(tmp_path).owner_lease_until
+    assert long_lease is not None and long_lease > now() + timedelta(seconds=600)
+
+    assert await owners.ensure_owner(GAME, "tool 'x/y'", 10) is None
+    cut = claim(tmp_path).owner_lease_until
+    assert cut is not None
+    assert now() + timedelta(seconds=20) < cut <= now() + timedelta(seconds=31)
+    generation = claim(tmp_path).generation
+    assert await owners.ensure_owner(GAME, "tool 'x/y'", 10) is None
+    assert claim(tmp_path).generation == generation, "a fitting lease is not rewritten"
+
+
+async def test_a_call_still_running_keeps_the_lease_that_covers_it(tmp_path: Path) -> None:
+    """Calls run side by side here (Go serves one request at a time): a short request while a
+    long call runs keeps the long call's lease, and cuts it back once that call is done."""
+    owners = Owners(tmp_path)
+    write_claim(tmp_path, os.getpid(), timedelta(seconds=30), instance=owners.lc.instance_id)
+    assert await owners.ensure_owner(GAME, "tool 'x/slow'", 600) is None
+    with owners.lease_held(GAME, 600):
+        assert await owners.ensure_owner(GAME, "tool 'x/y'", 10) is None
+        held = claim(tmp_path).owner_lease_until
+        assert held is not None and held > now() + timedelta(seconds=590)
+    assert await owners.ensure_owner(GAME, "tool 'x/y'", 10) is None
+    after = claim(tmp_path).owner_lease_until
+    assert after is not None and after <= now() + timedelta(seconds=31)
 
 
 async def test_a_takeover_by_another_bridge_is_seen_on_the_next_call(

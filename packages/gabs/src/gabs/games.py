@@ -65,6 +65,7 @@ class GameManager(LifecycleMixin):
         }
         self._tg: anyio.abc.TaskGroup | None = None
         self._claim_views = {}
+        self._lease_holds = {}
         self.session_id = new_id()
         """This bridge run: the ledger's session."""
         self.ledger = CallLedger(
@@ -328,7 +329,8 @@ class GameManager(LifecycleMixin):
         session = self._session(runtime)
         await self._require_owner(runtime, f"tool '{mirrored.name}'", timeout)
         runtime.calls += 1
-        outcome = await session.call_tool(mirrored.name, arguments, timeout=timeout)
+        with self.lease_held(runtime.id, timeout):
+            outcome = await session.call_tool(mirrored.name, arguments, timeout=timeout)
         self.ledger.record_outcome(
             outcome, session_id=self.session_id, game_id=runtime.id, arguments=arguments
         )

@@ -20,6 +20,7 @@ from gabs.lifecycle import (
     Observation,
     Superseded,
     TrackRecord,
+    environment_actions,
     next_action,
     observe,
     stale_bridge_credential,
@@ -237,12 +238,7 @@ def endpoint_for(
             # Go's words
             f"Failed to resolve live GABP endpoint for '{game_id}': no runtime claim exists for "
             f"'{game_id}'; nothing is attachable \u2014 start the game, or check games_status",
-            next_actions=[  # Go's order for an environment-class failure
-                next_action(
-                    "games_status", {"gameId": game_id}, "Inspect the current launch state."
-                ),
-                next_action("games_start", {"gameId": game_id}, "Start the game."),
-            ],
+            next_actions=environment_actions(game_id),  # Go's for an environment-class failure
             warnings_key="warnings",
         )
     if claim.has_endpoint:

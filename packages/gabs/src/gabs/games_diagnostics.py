@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from gabs.config import GameConfig
-from gabs.lifecycle import LifecycleError, next_action
+from gabs.lifecycle import LifecycleError, environment_actions, next_action
 from gabs.runtime import RuntimeState
 from gabs.runtime.procenv import bridge_variables
 from gabs.runtime.procs import find_by_name, verify_pid
@@ -159,14 +159,10 @@ def refuse_missing_environment(game: GameConfig, claim: RuntimeState) -> None:
     missing = _missing_environment(game, environment)
     if missing is None:
         return
-    show = {"gameId": game.id}
     raise LifecycleError(
         "endpoint_unavailable",
         f"Failed to resolve live GABP endpoint for '{game.id}': {missing}",
-        next_actions=[  # Go's order for an environment-class failure
-            next_action("games_status", show, "Inspect the current launch state."),
-            next_action("games_start", show, "Start the game."),
-        ],
+        next_actions=environment_actions(game.id),  # Go's for an environment-class failure
         warnings_key="warnings",
     )
 

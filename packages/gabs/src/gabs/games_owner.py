@@ -13,7 +13,12 @@ is longer).
 Unlike the Go bridge, which rewrites the claim on every call, the renewal is written only when
 the lease has run down by a sixth of its length, so a busy game is not slowed by a file write per
 call; ``ownerLeaseUntil`` always covers the request, and other bridges see the owner as active
-for at least five sixths of the lease after its last call. The claim is read on every request,
+for at least five sixths of the lease after its last call. A lease longer than the request
+needs (left by an earlier call with a long timeout) is written anew, shorter, as the Go bridge
+writes it: a call that could take an hour does not keep other bridges out for an hour after
+the calls that follow it. While a call of this bridge runs (:meth:`OwnerMixin.lease_held`),
+the lease still covers it, since calls here run side by side where the Go bridge serves one
+request at a time. The claim is read on every request,
 but parsed again only when the file changed.
 """
 
@@ -22,8 +27,9 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from gabs.lifecycle import Lifecycle, Superseded, next_action
@@ -54,6 +60,24 @@ class OwnerMixin:
     lc: Lifecycle
     _claim_views: dict[str, _ClaimView]
     """Claims as last read, by game id (set up by the manager)."""
+    _lease_holds: dict[str, list[datetime]]
+    """By game id, when each game call of this bridge still running may end at the latest
+    (set up by the manager; see :meth:`lease_held`)."""
+
+    @contextlib.contextmanager
+    def lease_held(self, game_id: str, timeout: float | None) -> Iterator[None]:
+        """While a game call runs, the lease later requests renew still covers it: its
+        timeout plus 5 s from its start (the default lease when it has no timeout)."""
+        lease = self.lc.owner_lease
+        if timeout:
+            lease = max(lease, timedelta(seconds=timeout + 5))
+        end = _utc() + lease
+        holds = self._lease_holds.setdefault(game_id, [])
+        holds.append(end)
+        try:
+            yield
+        finally:
+            holds.remove(end)
 
     def _claim_view(self, game_id: str) -> RuntimeState | None:
         """The game's claim for reading (never change it): parsed again only when the file
@@ -113,13 +137,18 @@ class OwnerMixin:
         return data
 
     def _lease_covers(self, claim: RuntimeState, needed: timedelta) -> bool:
-        """Whether this bridge owns ``claim`` with a lease that needs no renewal yet."""
+        """Whether this bridge owns ``claim`` with a lease that needs no renewal yet: one that
+        has run down by less than a sixth of ``needed``, and is not longer than ``needed`` by
+        more than that either (a lease a long call took is cut back to this request's, as the
+        Go bridge's rewrite on every request does)."""
         until = claim.owner_lease_until
+        if until is None:
+            return False
+        moment = _utc()
         return (
             claim.owner_pid == self.lc.pid
             and claim.owner_instance_id == self.lc.instance_id
-            and until is not None
-            and until >= _utc() + needed - needed / 6
+            and moment + needed - needed / 6 <= until <= moment + needed + needed / 6
         )
 
     async def ensure_owner(
@@ -141,6 +170,9 @@ class OwnerMixin:
         lease = self.lc.owner_lease
         if timeout > 0:
             lease = max(lease, timedelta(seconds=timeout + 5))
+        held = max(self._lease_holds.get(game_id, ()), default=None)
+        if held is not None:
+            lease = max(lease, held - _utc())
         if self._lease_covers(claim, lease):
             return None
         with contextlib.suppress(Superseded, ClaimError, OSError):

@@ -1,7 +1,13 @@
 """The game lifecycle both front ends share (``gabs games ...`` and the MCP tools): start
 (stages 1 to 4), status from the claim, stop and kill, with the Go bridge's outcome codes."""
 
-from .codes import LifecycleError, cause_class, next_action, stale_bridge_credential
+from .codes import (
+    LifecycleError,
+    cause_class,
+    environment_actions,
+    next_action,
+    stale_bridge_credential,
+)
 from .core import Lifecycle, Superseded
 from .history import TrackRecord, context_hash, summary_line, track_record_summary
 from .observe import Observation, observe
@@ -18,6 +24,7 @@ __all__ = [
     "TrackRecord",
     "cause_class",
     "context_hash",
+    "environment_actions",
     "exited_during_start",
     "next_action",
     "observe",

@@ -14,6 +14,7 @@ from typing import Any, Final
 __all__ = [
     "LifecycleError",
     "cause_class",
+    "environment_actions",
     "next_action",
     "recheck_action",
     "stale_bridge_credential",
@@ -76,6 +77,20 @@ def cause_class(code: str, *, proven: bool = False) -> str | None:
 def next_action(tool: str, arguments: Mapping[str, Any], reason: str) -> dict[str, Any]:
     """One entry of ``nextActions``: a tool to call, with these arguments, and why."""
     return {"tool": tool, "arguments": dict(arguments), "reason": reason}
+
+
+def environment_actions(game_id: str) -> list[dict[str, Any]]:
+    """The Go bridge's next actions for an environment-class failure (its words)."""
+    game = {"gameId": game_id}
+    return [
+        next_action(
+            "games_status",
+            game,
+            "Check host/store/network state (Steam running, daemon up, network reachable) "
+            "\u2014 this is an environment problem, not a launch-settings one.",
+        ),
+        next_action("games_start", game, "Retry after the environment recovers."),
+    ]
 
 
 def recheck_action(game_id: str) -> dict[str, Any]:

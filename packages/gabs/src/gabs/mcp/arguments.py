@@ -26,7 +26,13 @@ from typing import Any, Final
 import mcp_types as types
 from jsonschema.exceptions import ValidationError as SchemaError
 
-from gabs.mcp.envelope import unknown_argument_result, unknown_arguments
+from gabs.mcp.envelope import (
+    CAUSE_CALL,
+    failure_next_actions,
+    track_record_line,
+    unknown_argument_result,
+    unknown_arguments,
+)
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import BridgeTool
 
@@ -225,14 +231,25 @@ def _validator_problems(tool: BridgeTool, arguments: Any) -> list[dict[str, str]
 
 
 def invalid_arguments(
-    tool: str, problems: list[dict[str, str]], *, call: bool
+    tool: str, problems: list[dict[str, str]], *, call: bool, game_id: Any = None
 ) -> types.CallToolResult:
+    """The refusal of arguments that break the tool's input schema: ``code:
+    invalid_arguments``, ``errors`` (``field``, ``rule``, ``message`` each), and the Go bridge's
+    call-class attribution (``causeClass``, the neutral ``trackRecord``, ``games_show`` as next
+    action), which it gives a ``games_call_tool`` without a usable ``tool``; ``gameId`` when
+    the call named one (``game_id``, a string that is not blank)."""
+    named = game_id.strip() if isinstance(game_id, str) else ""
     data: dict[str, Any] = {
         "status": "invalid_arguments",
         "code": "invalid_arguments",
         "tool": tool,
         "errors": problems,
+        "causeClass": CAUSE_CALL,
+        "trackRecord": track_record_line(),
+        "nextActions": [a.to_json() for a in failure_next_actions(named, CAUSE_CALL)],
     }
+    if named:
+        data["gameId"] = named
     if call:
         data = {"executed": False, **data}
     lines = [f"Invalid arguments for {tool} (nothing was run):"]

@@ -171,7 +171,7 @@ class ToolDispatcher:
                     arguments = _as_given(name, arguments, go_lenient(bridge_tool, arguments))
                 problems = schema_problems(bridge_tool, arguments)
                 if problems:
-                    return invalid_arguments(name, problems, call=call)
+                    return invalid_arguments(name, problems, call=call, game_id=game_id)
                 if name in _BY_TARGET and isinstance(arguments.get("gameId"), str):
                     game_id = self.manager.game_by_target(arguments["gameId"])
                     arguments = {**arguments, "gameId": game_id}

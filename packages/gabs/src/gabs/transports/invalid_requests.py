@@ -3,12 +3,13 @@
 The Go bridge answers such a request (``-32602 Invalid params`` when its ``params`` is not an
 object; one without ``"jsonrpc": "2.0"`` it serves); the SDK's transports drop it (stdio: the
 client waits for ever) or answer it without its id (HTTP). :func:`invalid_request_answer`
-answers it with its id: ``-32602`` (``Invalid params``) for ``params`` that is neither an
-object nor an array, ``-32600`` (``Invalid Request``) otherwise. An id that is neither a string
-nor a number (``true``, ``{}``, ``[1]``), which the Go bridge serves and the SDK reads as a
-notification, is ``-32600`` with that id too. A message with an id and no ``method`` (nor
-``result`` or ``error``: not a response) is ``-32601`` (``Method not found``), as the Go bridge
-answers it; the SDK drops it.
+answers it with its id: ``-32602`` (``Invalid params``) for ``params`` that is not an object
+(an array included: MCP's requests take named parameters only, and the Go bridge answers a
+``tools/call`` with an array so), ``-32600`` (``Invalid Request``) otherwise. An id that is
+neither a string nor a number (``true``, ``{}``, ``[1]``), which the Go bridge serves and the
+SDK reads as a notification, is ``-32600`` with that id too. A message with an id and no
+``method`` (nor ``result`` or ``error``: not a response) is ``-32601`` (``Method not found``),
+as the Go bridge answers it; the SDK drops it.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
         return None  # a response of the client's, or a method that is no string
     elif isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
         code, text = types.INVALID_REQUEST, "Invalid Request"  # an id the SDK reads as absent
-    elif params is not None and not isinstance(params, dict | list):
+    elif params is not None and not isinstance(params, dict):
         code, text = types.INVALID_PARAMS, "Invalid params"
     elif known_invalid or message.get("jsonrpc") != _VERSION:
         code, text = types.INVALID_REQUEST, "Invalid Request"
