@@ -33,9 +33,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from gabp.wirejson import decode
 
-__all__ = ["ANY_VALUE", "json_value", "may_hold_time_values", "time_value_text", "wire_json"]
+__all__ = ["ANY_VALUE", "may_hold_time_values", "time_value_text", "wire_json"]
 
 ANY_VALUE: TypeAdapter[Any] = TypeAdapter(Any)
 """The serializer of a value whose type is known only when it is written."""
@@ -50,11 +49,6 @@ _TIME_TYPES = frozenset({"datetime", "time", "timedelta", "any", "is-instance"})
 """Core schema types whose values may be written again (``any`` and an instance of an arbitrary
 class are written by the value's own type, which may be one of them)."""
 _ITEMS = frozenset({"list", "set", "frozenset", "generator"})
-
-
-def json_value(value: Any) -> Any:
-    """``value`` as plain JSON data (dicts, lists, strings, numbers, booleans, None)."""
-    return decode(wire_json(ANY_VALUE, value, True))
 
 
 def wire_json(adapter: TypeAdapter[Any], value: Any, scan: bool) -> bytes:
