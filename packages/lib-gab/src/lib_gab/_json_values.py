@@ -33,7 +33,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-
 __all__ = ["ANY_VALUE", "may_hold_time_values", "time_value_text", "wire_json"]
 
 ANY_VALUE: TypeAdapter[Any] = TypeAdapter(Any)
