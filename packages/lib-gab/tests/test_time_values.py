@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PlainSerializer, TypeAdapter
+from typing_extensions import TypedDict
 
 from gabp.messages import Event
 from lib_gab import GabpServer, ToolInfo
@@ -175,3 +176,33 @@ def test_a_declared_timedelta_is_not_advertised_as_an_iso_8601_duration() -> Non
         "required": ["value"],
     }
     assert built.encode_result(dt.timedelta(seconds=1)) == "00:00:01"
+
+
+class Reading(TypedDict):
+    health: float
+    at: dt.datetime
+
+
+class OwnForms(BaseModel):
+    model_config = ConfigDict(ser_json_timedelta="float")
+    stamp: Annotated[
+        dt.datetime, PlainSerializer(lambda moment: moment.timestamp(), when_used="json")
+    ]
+    took: dt.timedelta
+    at: dt.datetime
+
+
+def test_the_rest_of_a_result_keeps_the_text_its_declared_type_writes() -> None:
+    # an int where a float is declared is written 1.0; only the moment's text changes
+    reading = TypeAdapter(Reading)
+    value = {"health": 1, "at": NOW}
+    assert reading.dump_json(value) == b'{"health":1.0,"at":"2026-11-28T17:46:58.166000Z"}'
+    assert wire_json(reading, value, True) == b'{"health":1.0,"at":"2026-11-28T17:46:58.166Z"}'
+
+
+def test_a_time_value_a_model_writes_in_a_form_of_its_own_keeps_it() -> None:
+    own = TypeAdapter(OwnForms)
+    value = OwnForms(stamp=NOW, took=dt.timedelta(seconds=1.5), at=NOW)
+    assert wire_json(own, value, True) == (
+        b'{"stamp":1795888018.166,"took":1.5,"at":"2026-11-28T17:46:58.166Z"}'
+    )

@@ -17,11 +17,13 @@ time values are written as a game built on Lib.GAB writes ``DateTime``, ``TimeOn
 * a ``timedelta`` as ``TimeSpan`` writes itself: ``[-][d.]hh:mm:ss[.fffffff]``
   (``1.02:03:04.5000000``).
 
-pydantic writes everything else as it always has. Its own text for a moment differs from
-Newtonsoft's only in a fraction ending in zero, and for a duration always, so its output is
-looked at first and written again only when it holds one of those: a result without them costs
-one scan of its bytes more, none at all when its declared type cannot hold one. A value no
-serializer can write (a lone surrogate, an arbitrary object) still fails the call.
+pydantic writes everything else as it always has, and a time value that a serializer of its
+own writes otherwise (a model's ``ser_json_timedelta="float"``, a ``PlainSerializer``) keeps
+that form. pydantic's own text for a moment differs from Newtonsoft's only in a fraction ending
+in zero, and for a duration always, so its output is looked at first and written again only
+when it holds one of those: a result without them costs one scan of its bytes more, none at all
+when its declared type cannot hold one. A value no serializer can write (a lone surrogate, an
+arbitrary object) still fails the call.
 """
 
 from __future__ import annotations
@@ -60,14 +62,15 @@ def wire_json(adapter: TypeAdapter[Any], value: Any, scan: bool) -> bytes:
         (_DOT in data and _FRACTION.search(data)) or (_P in data and _holds_duration(data))
     ):
         return data
-    # pydantic's Python form keeps the time values as objects (models and dataclasses become
-    # dicts); the warnings of an unexpected value were given by the first pass
-    plain = adapter.serializer.to_python(value, by_alias=True, warnings=False)
+    # pydantic's Python form keeps the time values as objects, its JSON form has everything
+    # else as it was written; both have the same shape (the first pass gave the warnings)
+    shape = adapter.serializer.to_python(value, by_alias=True, warnings=False)
+    form = adapter.serializer.to_python(value, by_alias=True, mode="json", warnings=False)
     try:
-        rewritten = _with_dotnet_times(plain)
-    except _OneShot:
-        return data  # an iterator the first pass used up: its items are in ``data`` only
-    return ANY_VALUE.serializer.to_json(rewritten, by_alias=True)
+        merged = _with_dotnet_times(shape, form)
+    except _Unaligned:
+        return data  # an iterator the first pass used up, or keys that fell together
+    return ANY_VALUE.serializer.to_json(merged)
 
 
 def _holds_duration(data: bytes) -> bool:
@@ -84,7 +87,7 @@ def may_hold_time_values(adapter: TypeAdapter[Any] | None) -> bool:
 
 
 def _holds_time_schema(schema: Any) -> bool:
-    if isinstance(schema, list):
+    if isinstance(schema, list | tuple):  # a union's choice may be a (schema, label) pair
         return any(_holds_time_schema(item) for item in schema)
     if not isinstance(schema, dict):
         return False
@@ -102,25 +105,71 @@ def _holds_time_schema(schema: Any) -> bool:
     return any(
         _holds_time_schema(item)
         for key, item in schema.items()
-        if isinstance(item, dict | list) and key != "metadata"
+        if isinstance(item, dict | list | tuple) and key != "metadata"
     )
 
 
-class _OneShot(Exception):
-    """The value holds an iterator, which can be written only once."""
+class _Unaligned(Exception):
+    """The two forms of a value differ in shape (see :func:`_with_dotnet_times`)."""
 
 
-def _with_dotnet_times(value: Any) -> Any:
-    """``value`` (pydantic's Python form) with its time values replaced by their text."""
-    if isinstance(value, dict):
-        return {_with_dotnet_times(key): _with_dotnet_times(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_with_dotnet_times(item) for item in value]
-    if isinstance(value, dt.date | dt.time | dt.timedelta):
-        return time_value_text(value)
-    if isinstance(value, Iterator):
-        raise _OneShot
-    return value
+_TIME_VALUE = (dt.date, dt.time, dt.timedelta)
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _with_dotnet_times(shape: Any, form: Any) -> Any:
+    """``form`` (pydantic's JSON form of a value, changed in place) with the text of each time
+    value that ``shape`` (its Python form) holds in the same place replaced by Newtonsoft's
+    text for it.
+
+    A time value that a serializer of its own wrote otherwise (a number, other text) keeps
+    that form. Raises :class:`_Unaligned` where the forms differ in shape: an iterator (read
+    once, by the first pass) or two keys written as one."""
+    plain = _PLAIN
+    if isinstance(shape, dict):
+        if not isinstance(form, dict) or len(form) != len(shape):
+            raise _Unaligned
+        renamed = False
+        for (key, item), (written, form_item) in zip(shape.items(), form.items(), strict=True):
+            if type(item) not in plain:
+                form[written] = _with_dotnet_times(item, form_item)
+            renamed = renamed or (type(key) is not str and isinstance(key, _TIME_VALUE))
+        if not renamed:
+            return form
+        return {
+            _dotnet_text(key, written) if isinstance(key, _TIME_VALUE) else written: item
+            for key, (written, item) in zip(shape, form.items(), strict=True)
+        }
+    if isinstance(shape, list | tuple):
+        if not isinstance(form, list) or len(form) != len(shape):
+            raise _Unaligned
+        for index, item in enumerate(shape):
+            if type(item) not in plain:
+                form[index] = _with_dotnet_times(item, form[index])
+        return form
+    if isinstance(shape, _TIME_VALUE):
+        return _dotnet_text(shape, form)
+    if isinstance(shape, set | frozenset) and isinstance(form, list):
+        # a copied set need not iterate in the original's order: match the texts instead
+        texts = {
+            _pydantic_text(item): time_value_text(item)
+            for item in shape
+            if isinstance(item, _TIME_VALUE)
+        }
+        return [texts.get(text, text) if isinstance(text, str) else text for text in form]
+    if isinstance(shape, Iterator):
+        raise _Unaligned
+    return form
+
+
+def _pydantic_text(value: Any) -> Any:
+    return ANY_VALUE.serializer.to_python(value, mode="json")
+
+
+def _dotnet_text(value: dt.date | dt.time | dt.timedelta, written: Any) -> Any:
+    """Newtonsoft's text for ``value`` where pydantic wrote its own text for it, else
+    ``written`` (what a serializer of the value's own made of it)."""
+    return time_value_text(value) if written == _pydantic_text(value) else written
 
 
 def time_value_text(value: dt.date | dt.time | dt.timedelta) -> str:
