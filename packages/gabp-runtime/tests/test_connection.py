@@ -286,6 +286,22 @@ async def test_event_seq_counts_from_zero_per_channel() -> None:
     assert events == [("a/x", 0), ("b/y", 0), ("a/x", 1), ("a/x", 2), ("b/y", 1)]
 
 
+async def test_an_already_encoded_payload_is_sent_as_its_bytes() -> None:
+    events: list[Event] = []
+    arrived = anyio.Event()
+
+    def on_event(event: Event) -> None:
+        events.append(event)
+        arrived.set()
+
+    async with pair({}, on_event=on_event) as (server, _):
+        await server.emit("a/x", EncodedJson(b'{"at":"2026-11-28T17:46:58.166Z","n":1.0}'))
+        with anyio.fail_after(5):
+            await arrived.wait()
+    assert (events[0].channel, events[0].seq) == ("a/x", 0)
+    assert events[0].payload == {"at": "2026-11-28T17:46:58.166Z", "n": 1.0}
+
+
 async def test_events_reach_the_one_consumer_in_arrival_order() -> None:
     async with pair({}) as (server, client):
         with client.events() as stream:

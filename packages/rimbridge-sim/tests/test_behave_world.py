@@ -3,6 +3,7 @@ the same refusals and messages, the same clamping and the same side effects."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import anyio
@@ -146,10 +147,19 @@ async def test_a_wait_with_a_negative_timeout_or_poll_interval_throws(open_sim: 
     async with open_sim(tick_rate=0) as sim:
         with pytest.raises(RemoteError) as timeout:
             await sim.call("rimbridge/wait_for_game_loaded", timeoutMs=-1)
-        assert "(Parameter 'TimeoutMs')" in str(timeout.value)
+        # ArgumentOutOfRangeException's message as RimWorld's Mono writes it (checked with
+        # Mono 6.8), not .NET Core's one-line "... values. (Parameter 'TimeoutMs')"
+        range_text = "Specified argument was out of the range of valid values."
+        assert timeout.value.message == (
+            f"rimbridge/wait_for_game_loaded failed: {range_text}{os.linesep}"
+            "Parameter name: TimeoutMs"
+        )
         with pytest.raises(RemoteError) as poll:
             await sim.call("rimbridge/wait_for_long_event_idle", pollIntervalMs=-1)
-        assert "(Parameter 'PollIntervalMs')" in str(poll.value)
+        assert poll.value.message == (
+            f"rimbridge/wait_for_long_event_idle failed: {range_text}{os.linesep}"
+            "Parameter name: PollIntervalMs"
+        )
 
 
 async def test_a_timed_out_wait_says_only_what_it_waited_for(open_sim: Any) -> None:

@@ -53,7 +53,7 @@ from gabp._connection_inbound import ConnectionInbound
 from gabp.errors import ConnectionClosed, RemoteError, RequestTimeout
 from gabp.messages import PROTOCOL_VERSION, SEND_METHOD_PATTERN, Event, WireModel, unique_id
 from gabp.sockets import SocketStream
-from gabp.wirejson import encode
+from gabp.wirejson import EncodedJson, encode
 
 __all__ = [
     "NIL_ID",
@@ -317,7 +317,10 @@ class Connection(ConnectionInbound):
             raise ConnectionClosed(self._close_reason)
 
     async def emit(self, channel: str, payload: Any) -> int:
-        """Send an event on ``channel``; returns its ``seq`` (per channel, from 0)."""
+        """Send an event on ``channel``; returns its ``seq`` (per channel, from 0).
+
+        ``payload`` is a JSON value, a :class:`~gabp.messages.WireModel`, or an
+        :class:`~gabp.wirejson.EncodedJson` whose bytes are sent as they are."""
         if not channel:
             raise ValueError("an event channel must not be empty")
         if self._closed:
@@ -329,6 +332,10 @@ class Connection(ConnectionInbound):
             seq = seqs.get(channel, 0)
             seqs[channel] = seq + 1
             assigned.append(seq)
+            if type(payload) is EncodedJson:
+                envelope = {"v": PROTOCOL_VERSION, "id": unique_id(), "type": "event"}
+                head = encode({**envelope, "channel": channel, "seq": seq})
+                return b"".join((head[:-1], b',"payload":', payload.data, b"}"))
             event = {
                 "v": PROTOCOL_VERSION,
                 "id": unique_id(),

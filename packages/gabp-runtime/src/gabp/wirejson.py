@@ -17,9 +17,9 @@
   dates, UUIDs, sets, dataclasses), changing what a handler's result means. Still, with the
   check it costs under half of the standard library's encoder.
 * :class:`EncodedJson` is a value its producer has already encoded: a request handler may
-  return one as its result, and the response carries its bytes as they are (``lib_gab`` dumps a
-  tool's result with the tool's own schema straight to JSON, which saves encoding it twice and
-  checking it).
+  return one as its result, and ``Connection.emit`` takes one as an event's payload; the
+  response or event carries its bytes as they are (``lib_gab`` dumps a tool's result with the
+  tool's own schema straight to JSON, which saves encoding it twice and checking it).
 """
 
 from __future__ import annotations

@@ -185,7 +185,11 @@ def _is_object(schema: Mapping[str, Any]) -> bool:
 
 
 def object_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` if it describes an object, else an object whose ``value`` member it describes."""
+    """``schema`` if it describes an object, else an object whose ``value`` member it describes.
+
+    A ``timedelta`` is written in .NET's ``TimeSpan`` form (``1.02:03:04.5000000``), not as the
+    ISO 8601 duration ``"format": "duration"`` stands for, so that format is left out."""
+    schema = _without_duration_format(schema)
     if _is_object(schema):
         return schema
     inner = {key: value for key, value in schema.items() if key != "$defs"}
@@ -197,6 +201,18 @@ def object_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     if "$defs" in schema:
         wrapped["$defs"] = schema["$defs"]
     return wrapped
+
+
+def _without_duration_format(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_without_duration_format(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: _without_duration_format(value)
+        for key, value in schema.items()
+        if not (key == "format" and value == "duration")
+    }
 
 
 def described(schema: dict[str, Any], result_description: str | None) -> dict[str, Any]:

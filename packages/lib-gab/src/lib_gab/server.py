@@ -27,8 +27,9 @@ from gabp import (
 )
 from gabp.handoff import HandoffError
 from gabp.messages import AppInfo, Attention, ServerInfo, new_id
+from gabp.wirejson import EncodedJson
 from lib_gab._attention_relay import AttentionRelay
-from lib_gab._json_values import json_value
+from lib_gab._json_values import ANY_VALUE, wire_json
 from lib_gab._method_handlers import ATTENTION_CHANNELS, Channel, Session
 from lib_gab._server_config import (
     LOOPBACK_HOSTS,
@@ -471,7 +472,8 @@ class GabpServer(Serving):
         ):
             raise ValueError(f"unknown event channel {channel!r}: register it with channel()")
         targets = [s for s in self._sessions if channel in s.subscriptions and s.established]
-        payload = json_value(payload) if targets else payload  # a datetime as ISO 8601, ...
+        if targets:  # written once for every target, time values as Lib.GAB writes them
+            payload = EncodedJson(wire_json(ANY_VALUE, payload, True))
         delivered = 0
 
         async def send(session: Session) -> None:

@@ -24,10 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
 from gabp import ErrorCode, ProtocolError
 from gabp.messages import ToolDescriptor
-from gabp.wirejson import EncodedJson
+from gabp.wirejson import EncodedJson, decode
 from lib_gab._argument_conversion import ArgumentValues
 from lib_gab._arguments import InvalidArguments, UnknownArguments, check_arguments, known_names
-from lib_gab._json_values import ANY_VALUE
+from lib_gab._json_values import ANY_VALUE, may_hold_time_values, wire_json
 from lib_gab._nested_members import ObjectShape, arguments_shape
 from lib_gab._plain_arguments import plain_values
 from lib_gab._tool_schemas import (
@@ -129,6 +129,7 @@ class Tool:
     tools that return quickly and never block. Async functions always run on the loop."""
     _descriptor: dict[bool, dict[str, Any]] = field(default_factory=dict, repr=False)
     _field_names: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    _time_values: bool | None = field(default=None, repr=False, compare=False)
     _shape: ObjectShape | None = field(init=False, default=None, repr=False, compare=False)
     """The objects inside the arguments, worked out once here; None when there are none."""
 
@@ -234,16 +235,17 @@ class Tool:
 
     def encode_result(self, result: Any) -> Any:
         """The JSON form of a result: by its declared type, else by the value's own."""
-        adapter = self.output_adapter or ANY_VALUE
-        return adapter.dump_python(result, mode="json", by_alias=True)
+        return decode(self.encode_result_json(result).data)
 
     def encode_result_json(self, result: Any) -> Any:
-        """:meth:`encode_result` for the wire: the result as JSON bytes
-        (:class:`~gabp.wirejson.EncodedJson`), in one pass of the serializer, where the JSON
-        form would be encoded and checked again. Raises what the serializer raises for a value
-        it cannot write. (``dump_json`` would forward 15 arguments to the same serializer.)"""
+        """:meth:`encode_result` for the wire, as JSON bytes (:class:`~gabp.wirejson.EncodedJson`):
+        time values in Lib.GAB's forms (see ``_json_values``). Raises what the serializer raises
+        for a value it cannot write."""
+        scan = self._time_values
+        if scan is None:
+            scan = self._time_values = may_hold_time_values(self.output_adapter)
         adapter = self.output_adapter or ANY_VALUE
-        return EncodedJson(adapter.serializer.to_json(result, by_alias=True))
+        return EncodedJson(wire_json(adapter, result, scan))
 
 
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:

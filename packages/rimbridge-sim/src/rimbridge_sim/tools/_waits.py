@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,12 +21,25 @@ __all__ = [
     "TIMED_OUT",
     "Probe",
     "WaitOutcome",
+    "argument_out_of_range",
     "poll_pause",
     "resolve_readiness",
     "wait_for_readiness",
     "wait_response",
     "wait_until",
 ]
+
+
+def argument_out_of_range(parameter: str) -> str:
+    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as a game on Unity's
+    Mono shows it (RimWorld runs there): the parameter's name after ``Environment.NewLine``,
+    the line separator of the machine the game runs on. (.NET Core would write
+    ``... values. (Parameter 'TimeoutMs')`` on one line.)"""
+    return (
+        f"Specified argument was out of the range of valid values.{os.linesep}"
+        f"Parameter name: {parameter}"
+    )
+
 
 READINESS: Final = ("gameData", "mapData", "currentMap", "playable", "visual")
 TIMED_OUT: Final = "timed_out"
@@ -96,13 +110,13 @@ async def wait_until(
     last state a probe saw.
 
     A negative timeout or poll interval is refused before the first probe, by an exception
-    (the mod's waiter throws ``ArgumentOutOfRangeException``). A wait that times out says
-    ``timeout_message``, plus the last probe error if a probe failed."""
+    (the mod's waiter throws ``ArgumentOutOfRangeException``, whose message under RimWorld's
+    Mono names the parameter on a line of its own, as :func:`argument_out_of_range` writes).
+    A wait that times out says ``timeout_message``, plus the last probe error if a probe
+    failed."""
     for name, value in (("TimeoutMs", timeout_ms), ("PollIntervalMs", poll_ms)):
         if value < 0:
-            raise InvalidArgumentError(
-                f"Specified argument was out of the range of valid values. (Parameter '{name}')"
-            )
+            raise InvalidArgumentError(argument_out_of_range(name))
     started = time.monotonic()
     deadline = started + max(0, timeout_ms) / 1000
     attempts = 0
