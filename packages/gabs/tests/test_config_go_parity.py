@@ -1,0 +1,210 @@
+"""Config files and command lines the Go bridge reads, run through the installed ``gabs``.
+
+Found by running both bridges side by side on mutated config files and argument lists; each
+test pins a case where ``gabs`` crashed, rewrote a file the Go bridge leaves alone, or worded
+a refusal differently from the Go bridge.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX executable layout")
+
+GABS = Path(sys.executable).parent / "gabs"
+
+
+def gabs(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GABS_", "GABP_"))}
+    env["HOME"] = str(tmp_path / "home")
+    return subprocess.run(
+        [str(GABS), *argv, "--configDir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="backslashreplace",
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+
+
+def write_config(tmp_path: Path, raw: bytes) -> Path:
+    path = tmp_path / "config.json"
+    path.write_bytes(raw)
+    os.chmod(path, 0o600)
+    return path
+
+
+LONE_SURROGATE = (
+    b'{"version": "1.0", "games": {"a": {"id": "a", "name": "\\ud800", '
+    b'"launchMode": "DirectPath", "target": "/bin/true"}}}'
+)
+
+
+@pytest.mark.parametrize("argv", [("games", "show", "a"), ("games", "add", "b")])
+def test_a_lone_surrogate_escape_refuses_the_file_instead_of_crashing(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    # The Go decoder reads "\ud800" alone as U+FFFD; gabs refuses the file as it refuses bytes
+    # that are not UTF-8 (a value silently changed is not what the file says). It used to
+    # print a traceback when the name was shown or the file written back.
+    path = write_config(tmp_path, LONE_SURROGATE)
+
+    done = gabs(tmp_path, *argv)
+
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        "failed to load games config: failed to parse config file: not valid Unicode: a lone "
+        "surrogate escape in the string at /games/a/name\n",
+    )
+    assert path.read_bytes() == LONE_SURROGATE
+
+
+def test_a_lone_surrogate_in_a_game_id_is_named_by_its_pointer(tmp_path: Path) -> None:
+    write_config(tmp_path, b'{"version": "1.0", "games": {"x\\udc00": {}}}')
+
+    done = gabs(tmp_path, "games", "list")
+
+    assert done.returncode == 1
+    assert done.stderr.endswith("a lone surrogate escape in the string at /games/x\\udc00\n")
+
+
+def test_a_surrogate_pair_is_one_character_and_reads_fine(tmp_path: Path) -> None:
+    write_config(
+        tmp_path,
+        b'{"version": "1.0", "games": {"a": {"id": "a", "name": "\\ud83d\\ude00 \\\\ud800", '
+        b'"launchMode": "DirectPath", "target": "/bin/true"}}}',
+    )
+
+    done = gabs(tmp_path, "games", "show", "a")
+
+    assert done.returncode == 0
+    assert "  Name: \U0001f600 \\ud800\n" in done.stdout
+
+
+def test_a_document_nested_too_deeply_is_refused_instead_of_crashing(tmp_path: Path) -> None:
+    # The Go bridge: `failed to parse config file: exceeded max depth` (past 10000 levels).
+    path = write_config(
+        tmp_path, b'{"version": "1.0", "games": {}, "x": ' + b"[" * 20000 + b"]" * 20000 + b"}"
+    )
+    before = path.read_bytes()
+
+    for argv in (("games", "list"), ("games", "add", "b")):
+        done = gabs(tmp_path, *argv)
+        assert (done.returncode, done.stdout, done.stderr) == (
+            1,
+            "",
+            "failed to load games config: failed to parse config file: not valid JSON: nested "
+            "20001 levels deep (at most 500)\n",
+        )
+    assert path.read_bytes() == before
+
+
+def test_a_deep_but_allowed_document_still_loads(tmp_path: Path) -> None:
+    write_config(
+        tmp_path, b'{"version": "1.0", "games": {}, "x": ' + b"[" * 499 + b"]" * 499 + b"}"
+    )
+
+    done = gabs(tmp_path, "games", "list")
+
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"version": "1.0", "games": {"a": {"id": "a", "name": "x", "name": "y"}}}',
+        b'{"version": "1.0", "games": {"a": {"id": "a", "name": "x"}, "a": {"id": "a"}}}',
+    ],
+    ids=["member-of-an-entry", "entry-twice"],
+)
+def test_adding_a_game_never_rewrites_an_entry_with_a_duplicated_member(
+    tmp_path: Path, raw: bytes
+) -> None:
+    # The Go bridge refuses the whole file (exit 1, nothing written). gabs keeps the other
+    # games usable, but writing the file back would keep only the last of the two members
+    # and quietly turn the broken entry into a working one.
+    path = write_config(tmp_path, raw)
+
+    done = gabs(tmp_path, "games", "add", "b")
+
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith(
+        "failed to save games config: the file cannot be rewritten without losing a "
+        "duplicated member; remove the duplicate first:\n  /games/a"
+    )
+    assert path.read_bytes() == raw
+
+
+def test_removing_the_entry_with_the_duplicate_is_allowed(tmp_path: Path) -> None:
+    write_config(
+        tmp_path,
+        b'{"version": "1.0", "games": {"a": {"id": "a", "name": "x", "name": "y"}, '
+        b'"b": {"id": "b", "name": "b", "launchMode": "DirectPath", "target": ""}}}',
+    )
+
+    done = gabs(tmp_path, "games", "remove", "a")
+
+    assert (done.returncode, done.stdout) == (0, "Game 'a' removed successfully.\n")
+    assert gabs(tmp_path, "games", "list").stdout == "b\n"
+
+
+@pytest.mark.parametrize(
+    ("window", "error"),
+    [
+        ("-1s..1s", "min duration cannot be negative"),
+        ("-1s..bad", "min duration cannot be negative"),
+        ("5s..-1s", "max duration cannot be negative"),
+        ("2000ms..1s", "min duration (2s) cannot be greater than max duration (1s)"),
+        ("90s..1m", "min duration (1m30s) cannot be greater than max duration (1m0s)"),
+        ("3us..1ns", "min duration (3\u00b5s) cannot be greater than max duration (1ns)"),
+    ],
+)
+def test_a_bad_reconnect_backoff_is_refused_in_the_go_bridge_s_words(
+    tmp_path: Path, window: str, error: str
+) -> None:
+    done = gabs(tmp_path, "games", "list", "--reconnectBackoff", window)
+
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        f"invalid --reconnectBackoff: {error}\n",
+    )
+
+
+def test_a_backoff_whose_ends_differ_below_a_nanosecond_is_accepted(tmp_path: Path) -> None:
+    # Go's durations are whole nanoseconds: 1.0000000001s is 1s.
+    done = gabs(tmp_path, "games", "list", "--reconnectBackoff", "1.0000000001s..1s")
+
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_refused_max_length_of_zero_still_bounds_the_enum_as_in_go(tmp_path: Path) -> None:
+    # Go checks each enum member against the declared maxLength even when that maxLength is
+    # itself refused; a maxLength of 0 used to be read as "not declared" (1024) here.
+    write_config(
+        tmp_path,
+        b'{"version": "1.0", "games": {"a": {"id": "a", "name": "a", "launchMode": '
+        b'"DirectPath", "target": "/bin/true", "launchInputs": {"s": {"type": "string", '
+        b'"description": "d", "enum": ["x"], "maxLength": 0, "env": {"S": "${value}"}}}}}}',
+    )
+
+    done = gabs(tmp_path, "games", "show", "a")
+
+    assert (done.returncode, done.stdout) == (
+        1,
+        "Game Configuration: a\n"
+        "  Invalid entry:\n"
+        "    /games/a/launchInputs/s/maxLength: maxLength must be between 1 and 65536\n"
+        '    /games/a/launchInputs/s/enum/0: enum value "x" exceeds maxLength 0; every start '
+        "would reject it\n",
+    )
