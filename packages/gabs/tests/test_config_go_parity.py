@@ -208,3 +208,80 @@ def test_a_refused_max_length_of_zero_still_bounds_the_enum_as_in_go(tmp_path: P
         '    /games/a/launchInputs/s/enum/0: enum value "x" exceeds maxLength 0; every start '
         "would reject it\n",
     )
+
+
+def _claimed_game(tmp_path: Path, claim: str) -> Path:
+    write_config(
+        tmp_path,
+        b'{"version": "1.0", "games": {"a": {"id": "a", "name": "a", "launchMode": '
+        b'"DirectPath", "target": "/bin/sleep", "args": ["30"]}}}',
+    )
+    game_dir = tmp_path / "a"
+    game_dir.mkdir(mode=0o700)
+    path = game_dir / "runtime.json"
+    path.write_text(claim, encoding="utf-8")
+    os.chmod(path, 0o600)
+    return path
+
+
+DEAD_CLAIM = (
+    '{"schemaVersion": %s, "gameId": "a", "launchId": "L1", "status": "running", '
+    '"phase": "active", "gamePid": %s, "launchMode": "DirectPath"}'
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "problem"),
+    [
+        (DEAD_CLAIM % ('"2"', "999999"), "schemaVersion: must be a 64-bit integer"),
+        (DEAD_CLAIM % ("2", '"999999"'), "gamePid: must be a 64-bit integer"),
+        (DEAD_CLAIM % ("2", "1.5"), "gamePid: must be a 64-bit integer"),
+        (
+            DEAD_CLAIM.replace('"L1"', "7") % ("2", "999999"),
+            "launchId: must be a string, not a number",
+        ),
+        (
+            DEAD_CLAIM.replace('"status"', '"updatedAt": "yesterday", "status"') % ("2", "1"),
+            "updatedAt: must be an RFC 3339 time",
+        ),
+    ],
+)
+def test_a_claim_member_of_the_wrong_type_makes_the_claim_unreadable_as_in_go(
+    tmp_path: Path, claim: str, problem: str
+) -> None:
+    # The Go bridge decodes runtime.json into a struct: a member of the wrong type fails the
+    # decode, and the unreadable claim blocks the game. gabs read it as the zero value: a
+    # status then cleaned the claim away by the pid it could read, and a stop stopped.
+    path = _claimed_game(tmp_path, claim)
+
+    status = gabs(tmp_path, "games", "status", "a")
+    stop = gabs(tmp_path, "games", "stop", "a")
+
+    why = f"{path} is corrupt: {problem}"
+    assert (status.returncode, status.stdout, status.stderr) == (
+        1,
+        "",
+        f"a: cannot read runtime claim: {why}\n",
+    )
+    assert (stop.returncode, stop.stdout, stop.stderr) == (
+        1,
+        "",
+        f"blocked_unknown_state: the runtime claim for 'a' is unreadable: {why}. Use 'gabs "
+        "games repair a --forget-runtime' if the game is provably gone.\n",
+    )
+    assert path.read_text(encoding="utf-8") == claim
+
+
+def test_null_members_of_a_claim_are_their_zero_values_as_in_go(tmp_path: Path) -> None:
+    _claimed_game(
+        tmp_path,
+        '{"schemaVersion": 2, "gameId": "a", "launchId": "L1", "status": "running", '
+        '"phase": "active", "gamePid": null, "updatedAt": null, "operation": null}',
+    )
+
+    done = gabs(tmp_path, "games", "status", "a")
+
+    assert (done.returncode, done.stdout) == (
+        0,
+        "a: unknown — phase active (no workload PID recorded)\n",
+    )

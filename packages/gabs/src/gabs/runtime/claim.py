@@ -26,6 +26,7 @@ from gabp.handoff import write_secret_file
 from gabs.config import ensure_game_dir
 from gabs.launch.resolve import ResolvedLifecycle
 
+from .claim_fields import claim_type_problem
 from .procs import verify_pid
 
 __all__ = [
@@ -454,6 +455,9 @@ def load_claim(game_dir: Path) -> RuntimeState | None:
         raise ClaimError(f"{path} is corrupt: {exc}") from None
     if not isinstance(data, dict):
         raise ClaimError(f"{path} is corrupt: not a JSON object")
+    problem = claim_type_problem(data)
+    if problem is not None:
+        raise ClaimError(f"{path} is corrupt: {problem}")
     return RuntimeState.from_json(data)
 
 
