@@ -285,3 +285,40 @@ def test_null_members_of_a_claim_are_their_zero_values_as_in_go(tmp_path: Path) 
         0,
         "a: unknown — phase active (no workload PID recorded)\n",
     )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_forget_runtime_removes_a_claim_that_is_no_regular_file_as_go_does(
+    tmp_path: Path, kind: str
+) -> None:
+    # status and stop answer "not a regular file ... Use 'gabs games repair a
+    # --forget-runtime'"; that command used to wait forever on a FIFO (it read it) and to
+    # fail with a raw OS error on a folder. The Go bridge shows it as unreadable and removes it.
+    path = _claimed_game(tmp_path, "{}")
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+
+    done = gabs(tmp_path, "games", "repair", "a", "--forget-runtime", "--yes")
+
+    assert done.returncode == 0
+    assert done.stdout.startswith(
+        f"Runtime claim for 'a':\n  (unreadable/corrupt claim: {path} is not a regular file)\n"
+    )
+    assert done.stdout.endswith("Removed the runtime claim for 'a' (pending credits discarded).\n")
+    assert not os.path.lexists(path)
+
+
+def test_forget_runtime_names_a_folder_it_cannot_remove(tmp_path: Path) -> None:
+    path = _claimed_game(tmp_path, "{}")
+    path.unlink()
+    path.mkdir()
+    (path / "x").write_text("", encoding="utf-8")
+
+    done = gabs(tmp_path, "games", "repair", "a", "--forget-runtime", "--yes")
+
+    assert done.returncode == 1
+    assert done.stdout.endswith("Failed to remove the runtime claim for 'a': Directory not empty\n")
+    assert path.is_dir()

@@ -11,7 +11,6 @@ Keys this bridge does not use are kept.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -470,5 +469,14 @@ def save_claim(game_dir: Path, state: RuntimeState) -> None:
 
 
 def remove_claim(game_dir: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        claim_path(game_dir).unlink()
+    """Remove ``runtime.json`` itself, never what a symlink there points to; an empty folder in
+    its place goes too, as the Go bridge's ``os.Remove`` removes it."""
+    path = claim_path(game_dir)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        if path.is_symlink() or not path.is_dir():
+            raise
+        path.rmdir()
