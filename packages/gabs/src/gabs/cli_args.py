@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .go_format import go_duration
+
 __all__ = [
     "GLOBAL_FLAGS",
     "GlobalFlags",
@@ -137,10 +139,13 @@ def parse_backoff(text: str | None) -> tuple[float, float]:
     parts = text.split("..")
     if len(parts) != 2:
         raise UsageError("invalid --reconnectBackoff: invalid format, expected 'min..max'")
+    # Checked in the Go bridge's order, with its words: the min first, then the max.
     try:
         low = parse_duration(parts[0])
     except ValueError as exc:
         raise UsageError(f"invalid --reconnectBackoff: invalid min duration: {exc}") from None
+    if low < 0:
+        raise UsageError("invalid --reconnectBackoff: min duration cannot be negative")
     if parts[1] == "inf":
         high = 24 * 3600.0
     else:
@@ -148,12 +153,12 @@ def parse_backoff(text: str | None) -> tuple[float, float]:
             high = parse_duration(parts[1])
         except ValueError as exc:
             raise UsageError(f"invalid --reconnectBackoff: invalid max duration: {exc}") from None
-    if low < 0 or high < 0:
-        raise UsageError("invalid --reconnectBackoff: durations cannot be negative")
-    if low > high:
+        if high < 0:
+            raise UsageError("invalid --reconnectBackoff: max duration cannot be negative")
+    if int(low * 1e9) > int(high * 1e9):  # Go compares whole nanoseconds
         raise UsageError(
-            f"invalid --reconnectBackoff: min duration ({parts[0]}) cannot be greater than max "
-            f"duration ({parts[1]})"
+            f"invalid --reconnectBackoff: min duration ({go_duration(low, unit=1e-9)}) cannot "
+            f"be greater than max duration ({go_duration(high, unit=1e-9)})"
         )
     return low, high
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import stat
 import sys
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -358,13 +360,13 @@ def repair_forget(args: argparse.Namespace) -> int:
         print(f"Cannot access a runtime claim for '{game_id}': {problem}")
         return 1
     try:
-        raw = (folder / "runtime.json").read_bytes()
-    except FileNotFoundError:
+        raw = _claim_evidence(folder / "runtime.json")
+    except OSError as exc:
+        print(f"Cannot access a runtime claim for '{game_id}': {exc.strerror or exc}")
+        return 1
+    if raw is None:
         print(f"No runtime claim for '{game_id}'; nothing to forget.")
         return 0
-    except OSError as exc:
-        print(f"Cannot access a runtime claim for '{game_id}': {exc}")
-        return 1
     print(f"Runtime claim for '{game_id}':")
     try:
         claim = load_claim(folder)
@@ -395,15 +397,20 @@ def repair_forget(args: argparse.Namespace) -> int:
 
     async def forget() -> bool:
         async with transition_lock(folder):
-            try:
-                if (folder / "runtime.json").read_bytes() != raw:
-                    return False
-            except FileNotFoundError:
+            now = _claim_evidence(folder / "runtime.json")
+            if now is None:
                 return True
+            if now != raw:
+                return False
             remove_with_credits(folder, claim)  # a readable claim's pending credits count
             return True
 
-    if not anyio.run(forget):
+    try:
+        forgotten = anyio.run(forget)
+    except OSError as exc:
+        print(f"Failed to remove the runtime claim for '{game_id}': {exc.strerror or exc}")
+        return 1
+    if not forgotten:
         print(
             "The runtime claim changed since its evidence was shown (a new launch was published). "
             "Re-run to review the current claim."
@@ -412,6 +419,18 @@ def repair_forget(args: argparse.Namespace) -> int:
     suffix = " (pending credits discarded)" if claim is None else ""
     print(f"Removed the runtime claim for '{game_id}'{suffix}.")
     return 0
+
+
+def _claim_evidence(path: Path) -> tuple[int, bytes] | None:
+    """What is at ``runtime.json``: its file type and, for a regular file, its bytes; None when
+    nothing is. Anything else (a symlink, a folder, a FIFO) is never opened, so a FIFO cannot
+    block the one command that clears it."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    kind = stat.S_IFMT(info.st_mode)
+    return kind, path.read_bytes() if kind == stat.S_IFREG else b""
 
 
 def _confirm_corrupt(assume_yes: bool) -> bool:

@@ -123,6 +123,7 @@ class _Parsed:
         self.settings = read_settings(values, document)
         self.games: dict[str, GameConfig] = {}
         self.broken: dict[str, list[ConfigIssue]] = {}
+        self.duplicated: dict[str, list[ConfigIssue]] = {}
         self.errors: list[ConfigIssue] = []
         raw_games = values.obj(document.get("games"), "/games") or {}
         self.document = document
@@ -163,6 +164,7 @@ class _Parsed:
             owner = issue.owner()
             if owner is not None and owner in raw_games:
                 self.broken.setdefault(owner, []).append(issue)
+                self.duplicated.setdefault(owner, []).append(issue)
                 self.games.pop(owner, None)
             else:
                 top.append(issue)
@@ -184,6 +186,9 @@ class GabsConfig:
         self.warnings: list[ConfigIssue] = []
         self._games: dict[str, GameConfig] = {}
         self._broken: dict[str, tuple[ConfigIssue, ...]] = {}
+        # Entries with a member written twice: decoding kept the last, so a rewrite would
+        # silently drop the other; :meth:`save` refuses while one of them is still there.
+        self._duplicated: dict[str, tuple[ConfigIssue, ...]] = {}
         self._document: dict[str, Any] = {"version": CONFIG_VERSION, "games": {}}
         self.exists = False
 
@@ -240,6 +245,7 @@ class GabsConfig:
         self.settings = parsed.settings
         self._games = parsed.games
         self._broken = {key: tuple(value) for key, value in parsed.broken.items()}
+        self._duplicated = {key: tuple(value) for key, value in parsed.duplicated.items()}
         self.warnings = parsed.warnings
         self.revision = revision
         self._document = dict(document)
@@ -261,7 +267,18 @@ class GabsConfig:
 
     def save(self) -> Path:
         """Write the config atomically with mode 0600 (it may hold secrets), laid out as the Go
-        bridge writes it (:func:`~._layout.encode_document`); return its path."""
+        bridge writes it (:func:`~._layout.encode_document`); return its path.
+
+        An entry with a duplicated member is refused (:class:`ConfigError`): the decoded
+        entry holds only the last of the two, and writing it would change the entry unseen.
+        """
+        if self._duplicated:
+            raise ConfigError(
+                "the file cannot be rewritten without losing a duplicated member; "
+                "remove the duplicate first:",
+                [issue for key in sorted(self._duplicated) for issue in self._duplicated[key]],
+                source=self.path,
+            )
         data = encode_document(self.to_json())
         try:
             write_secret_file(self.path, data)
@@ -350,6 +367,7 @@ class GabsConfig:
                 raise ConfigError(_INVALID, [ConfigIssue(game_pointer(game.id), collision)])
         self._games[game.id] = checked.game(game.id)
         self._broken.pop(game.id, None)
+        self._duplicated.pop(game.id, None)
         games = dict(self._document.get("games") or {})
         games[game.id] = entry
         self._document["games"] = games
@@ -360,6 +378,7 @@ class GabsConfig:
             raise UnknownGameError(game_id, self.game_ids)
         self._games.pop(game_id, None)
         self._broken.pop(game_id, None)
+        self._duplicated.pop(game_id, None)
         games = dict(self._document.get("games") or {})
         games.pop(game_id, None)
         self._document["games"] = games

@@ -8,7 +8,8 @@ the file saw; each duplicate is an issue at its JSON pointer.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Final
 
 from ._issues import ConfigIssue, escape_pointer
 
@@ -53,14 +54,64 @@ def decode_document(raw: bytes) -> Any:
         raise DecodeError(f"not UTF-8 (byte {exc.start})") from None
     if text.startswith("\ufeff"):
         raise DecodeError("not valid JSON: a byte order mark (U+FEFF) before the value (line 1)")
+    depth = _nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise DecodeError(f"not valid JSON: nested {depth} levels deep (at most {MAX_DEPTH})")
     try:
-        return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
+        document = json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise DecodeError(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
     except ValueError as exc:
         raise DecodeError(f"not valid JSON: {exc}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        where = _lone_surrogate(document, "")
+        if where is not None:
+            raise DecodeError(
+                f"not valid Unicode: a lone surrogate escape in the string at {where}"
+            )
+    return document
+
+
+#: Deeper documents are refused before parsing, so no walk over one can exhaust the stack
+#: (the Go decoder's own limit is 10000 levels).
+MAX_DEPTH: Final = 500
+
+_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET: Final = re.compile(r"[\[\]{}]")
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _nesting_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (brackets inside strings not counted)."""
+    deepest = depth = 0
+    for match in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _lone_surrogate(value: Any, path: str) -> str | None:
+    """The pointer of the first string (a value or a member name) holding half of a UTF-16
+    surrogate pair: ``\\ud800`` alone decodes to a code point that is no character."""
+    if isinstance(value, str):
+        return path or "/" if _SURROGATE.search(value) else None
+    items: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            pointer = f"{path}/{escape_pointer(key)}"
+            if _SURROGATE.search(key):
+                return pointer
+            items.append((pointer, item))
+    elif isinstance(value, list):
+        items = [(f"{path}/{index}", item) for index, item in enumerate(value)]
+    for pointer, item in items:
+        found = _lone_surrogate(item, pointer)
+        if found is not None:
+            return found
+    return None
 
 
 def duplicate_members(document: Any, path: str = "") -> list[ConfigIssue]:

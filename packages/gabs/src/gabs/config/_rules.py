@@ -305,7 +305,8 @@ class _Check:
                     f"invalid pattern (RE2, matched against the entire value): {exc}",
                 )
         if spec.type == "string":
-            limit = spec.max_length or INPUT_MAX_LENGTH_DEFAULT
+            # A declared maxLength counts even when it is itself refused (0 or less), as in Go.
+            limit = INPUT_MAX_LENGTH_DEFAULT if spec.max_length is None else spec.max_length
             seen: set[str] = set()
             for index, value in enumerate(spec.enum):
                 item = f"{path}/enum/{index}"

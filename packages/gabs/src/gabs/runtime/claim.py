@@ -11,7 +11,6 @@ Keys this bridge does not use are kept.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from gabp.handoff import write_secret_file
 from gabs.config import ensure_game_dir
 from gabs.launch.resolve import ResolvedLifecycle
 
+from .claim_fields import claim_type_problem
 from .procs import verify_pid
 
 __all__ = [
@@ -454,6 +454,9 @@ def load_claim(game_dir: Path) -> RuntimeState | None:
         raise ClaimError(f"{path} is corrupt: {exc}") from None
     if not isinstance(data, dict):
         raise ClaimError(f"{path} is corrupt: not a JSON object")
+    problem = claim_type_problem(data)
+    if problem is not None:
+        raise ClaimError(f"{path} is corrupt: {problem}")
     return RuntimeState.from_json(data)
 
 
@@ -466,5 +469,14 @@ def save_claim(game_dir: Path, state: RuntimeState) -> None:
 
 
 def remove_claim(game_dir: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        claim_path(game_dir).unlink()
+    """Remove ``runtime.json`` itself, never what a symlink there points to; an empty folder in
+    its place goes too, as the Go bridge's ``os.Remove`` removes it."""
+    path = claim_path(game_dir)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        if path.is_symlink() or not path.is_dir():
+            raise
+        path.rmdir()
