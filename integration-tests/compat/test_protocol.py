@@ -45,13 +45,11 @@ def request(request_id: int, method: str, params: Any = ...) -> dict[str, Any]:
     return message
 
 
-async def test_stdio_an_initialize_with_params_left_out_is_answered(
-    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
-) -> None:
-    """A script that opens the session with a bare ``initialize`` still gets the server."""
-    written = b"".join(
-        line(initialize(n, params)) for n, (params, _) in enumerate(BARE_INITIALIZES, 1)
-    )
+async def exchange(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path, written: bytes
+) -> tuple[list[dict[str, Any]], dict[Any, dict[str, Any]]]:
+    """Write ``written`` to a bridge on stdio, close its input, and read every answer line up
+    to its exit: the answers in order, and by id."""
     with anyio.fail_after(60):
         async with stdio_process(bridge_command, config_dir, tmp_path) as process:
             assert process.stdin is not None and process.stdout is not None
@@ -59,7 +57,17 @@ async def test_stdio_an_initialize_with_params_left_out_is_answered(
             await process.stdin.aclose()
             answers = await read_lines(process.stdout)
             await process.wait()
-    by_id = {answer["id"]: answer for answer in answers}
+    return answers, {answer["id"]: answer for answer in answers}
+
+
+async def test_stdio_an_initialize_with_params_left_out_is_answered(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A script that opens the session with a bare ``initialize`` still gets the server."""
+    written = b"".join(
+        line(initialize(n, params)) for n, (params, _) in enumerate(BARE_INITIALIZES, 1)
+    )
+    _, by_id = await exchange(bridge_command, config_dir, tmp_path, written)
     assert sorted(by_id) == list(range(1, len(BARE_INITIALIZES) + 1))
     for n, (_, version) in enumerate(BARE_INITIALIZES, 1):
         result = by_id[n].get("result")
@@ -120,14 +128,7 @@ async def test_stdio_methods_the_bridge_does_not_serve_are_method_not_found(
     written += b"".join(line(n) for n in notifications)
     written += line({"jsonrpc": "2.0", "id": len(methods) + 1})  # no method at all
     written += b"".join(line(request(n, m, p)) for n, (m, p) in enumerate(methods, 1))
-    with anyio.fail_after(60):
-        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
-            assert process.stdin is not None and process.stdout is not None
-            await process.stdin.send(written)
-            await process.stdin.aclose()
-            answers = await read_lines(process.stdout)
-            await process.wait()
-    by_id = {answer["id"]: answer for answer in answers}
+    answers, by_id = await exchange(bridge_command, config_dir, tmp_path, written)
     assert sorted(by_id) == list(range(len(methods) + 2)), answers
     for n, (method, _) in enumerate([*methods, ("(none)", ...)], 1):
         assert by_id[n]["error"]["code"] == -32601, method
@@ -141,14 +142,7 @@ async def test_stdio_tools_list_is_in_name_order(
     list whichever bridge it runs."""
     written = line(initialize(1, {"protocolVersion": "2025-06-18"}))
     written += line(request(2, "tools/list")) + line(request(3, "tools/list", {"cursor": "x"}))
-    with anyio.fail_after(60):
-        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
-            assert process.stdin is not None and process.stdout is not None
-            await process.stdin.send(written)
-            await process.stdin.aclose()
-            answers = await read_lines(process.stdout)
-            await process.wait()
-    by_id = {answer["id"]: answer for answer in answers}
+    _, by_id = await exchange(bridge_command, config_dir, tmp_path, written)
     for request_id in (2, 3):
         names = [tool["name"] for tool in by_id[request_id]["result"]["tools"]]
         assert len(names) == 13 and names == sorted(names), names
@@ -162,14 +156,7 @@ async def test_stdio_a_tools_call_whose_params_are_not_an_object_is_invalid_para
     shapes: list[Any] = [[1], ["games_list", {}], "games_list", 5]
     written = line(initialize(0, {"protocolVersion": "2025-06-18"}))
     written += b"".join(line(request(n, "tools/call", p)) for n, p in enumerate(shapes, 1))
-    with anyio.fail_after(60):
-        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
-            assert process.stdin is not None and process.stdout is not None
-            await process.stdin.send(written)
-            await process.stdin.aclose()
-            answers = await read_lines(process.stdout)
-            await process.wait()
-    by_id = {answer["id"]: answer for answer in answers}
+    answers, by_id = await exchange(bridge_command, config_dir, tmp_path, written)
     assert sorted(by_id) == list(range(len(shapes) + 1)), answers
     for n, params in enumerate(shapes, 1):
         error = by_id[n].get("error")
