@@ -14,6 +14,8 @@ import re
 from datetime import datetime
 from typing import Any, Final
 
+from gabs.config import json_kind
+
 __all__ = ["claim_type_problem"]
 
 _STRING: Final = frozenset(
@@ -63,18 +65,6 @@ _RFC3339: Final = re.compile(
 )
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def _integer(value: Any, bounds: tuple[int, int]) -> bool:
     return (
         isinstance(value, int) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]
@@ -103,19 +93,19 @@ def claim_type_problem(data: dict[str, Any]) -> str | None:
             continue
         problem: str | None = None
         if name in _STRING and not isinstance(value, str):
-            problem = f"must be a string, not {_kind(value)}"
+            problem = f"must be a string, not {json_kind(value)}"
         elif name in _INT and not _integer(value, _INT64):
             problem = "must be a 64-bit integer"
         elif name in _UINT and not _integer(value, _UINT64):
             problem = "must be an unsigned 64-bit integer"
         elif name in _BOOL and not isinstance(value, bool):
-            problem = f"must be true or false, not {_kind(value)}"
+            problem = f"must be true or false, not {json_kind(value)}"
         elif name in _TIME and not (isinstance(value, str) and _rfc3339(value)):
             problem = "must be an RFC 3339 time"
         elif name in _OBJECT and not isinstance(value, dict):
-            problem = f"must be an object, not {_kind(value)}"
+            problem = f"must be an object, not {json_kind(value)}"
         elif name in _ARRAY and not isinstance(value, list):
-            problem = f"must be an array, not {_kind(value)}"
+            problem = f"must be an array, not {json_kind(value)}"
         elif name == "appliedInputNames" and not all(
             item is None or isinstance(item, str) for item in value
         ):
