@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from gabs.runtime.claim import RuntimeState
+from gabs.runtime.claim_fields import claim_type_problem
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX executable layout")
 
 GABS = Path(sys.executable).parent / "gabs"
@@ -230,6 +233,11 @@ DEAD_CLAIM = (
 )
 
 
+def _extra(members: str) -> str:
+    """The dead claim with more members at its end."""
+    return (DEAD_CLAIM % ("2", "999999"))[:-1] + members + "}"
+
+
 @pytest.mark.parametrize(
     ("claim", "problem"),
     [
@@ -243,6 +251,37 @@ DEAD_CLAIM = (
         (
             DEAD_CLAIM.replace('"status"', '"updatedAt": "yesterday", "status"') % ("2", "1"),
             "updatedAt: must be an RFC 3339 time",
+        ),
+        # nested structs decode as strictly, and a name matches in any letter case; each of
+        # these is what the Go bridge 1.1.0 refuses (run side by side)
+        (_extra(', "endpoint": {"port": "5174"}'), "endpoint.port: must be a 64-bit integer"),
+        (_extra(', "EndPoint": {"Port": "x"}'), "EndPoint.Port: must be a 64-bit integer"),
+        (_extra(', "gamepid": "x"'), "gamepid: must be a 64-bit integer"),
+        (
+            _extra(', "lifecycle": {"stop": {"command": "a", "args": [1]}}'),
+            "lifecycle.stop.args[0]: must be a string, not a number",
+        ),
+        (
+            _extra(', "contextDelivery": {"channels": {"env": 1}}'),
+            "contextDelivery.channels.env: must be a string, not a number",
+        ),
+        (
+            _extra(', "pendingCleanStops": [{"id": "c", "at": "soon"}]'),
+            "pendingCleanStops[0].at: must be an RFC 3339 time",
+        ),
+        (
+            _extra(', "historySuccess": {"bucket": {"inputnames": [true]}}'),
+            "historySuccess.bucket.inputnames[0]: must be a string, not a boolean",
+        ),
+        (
+            _extra(', "lastActionResult": {"action": "stop", "exitCode": "1"}'),
+            "lastActionResult.exitCode: must be a 64-bit integer",
+        ),
+        (_extra(', "operation": []'), "operation: must be an object, not an array"),
+        # this one crashed with a traceback: the exit code was read with int()
+        (
+            _extra(', "lifecycle": {"status": {"command": "a", "runningExitCodes": ["x"]}}'),
+            "lifecycle.status.runningExitCodes[0]: must be a 64-bit integer",
         ),
     ],
 )
@@ -270,6 +309,56 @@ def test_a_claim_member_of_the_wrong_type_makes_the_claim_unreadable_as_in_go(
         "games repair a --forget-runtime' if the game is provably gone.\n",
     )
     assert path.read_text(encoding="utf-8") == claim
+
+
+FULL_CLAIM = {
+    "schemaVersion": 2, "gameId": "a", "status": "running", "ownerPid": 10,
+    "ownerInstanceId": "i", "ownerLeaseUntil": "2026-11-28T10:00:00Z",
+    "ownerLastActive": "2026-11-28T10:00:00.5+01:00", "gamePid": 11, "stopProcessName": "a",
+    "updatedAt": "2026-11-28T10:00:00Z", "launchId": "L1", "generation": 2**64 - 1,
+    "phase": "active", "spawnState": "spawned", "source": "gabs", "launchMode": "DirectPath",
+    "pidRole": "workload", "pidStartTime": 123, "adopted": False, "normalizedFromLegacy": True,
+    "historyContextHash": "h", "profile": "p", "appliedInputNames": ["x", None],
+    "appliedLaunchInputsState": "applied", "configRevision": "r",
+    "historySuccess": {
+        "snapshot": {"target": "/bin/a", "mode": "DirectPath", "args": ["1"],
+                     "configEnv": {"A": "1"}, "absentEnvNames": ["B"], "workingDir": "/",
+                     "lifecycle": {"status": {"command": "s", "timeoutSeconds": 5}}},
+        "bucket": {"InputNames": ["x"], "PerInputDecl": {"x": "d"}, "DeclHash": "d",
+                   "ValueDigest": "v"},
+    },
+    "lifecycle": {"stop": {"command": "s", "args": ["1"], "workingDir": "/", "env": {"A": "1"},
+                           "unsetEnv": ["B"], "timeoutSeconds": 5, "verifyTimeoutSeconds": 2,
+                           "runningExitCodes": [0], "stoppedExitCodes": [3]}},
+    "builtinFallback": {"gracefulStrategy": "sigterm", "forceStrategy": "sigkill"},
+    "endpoint": {"port": 5174, "token": "t"},
+    "operation": {"operationId": "o", "action": "stop", "executorInstanceId": "i",
+                  "executorPid": 10, "executorPidStartTime": 5,
+                  "attemptStartedAt": "2026-11-28T10:00:00Z", "deadline": "2026-11-28T10:01:00Z"},
+    "attachment": {"connectionId": "c", "ownerInstanceId": "i", "ownerPid": 10,
+                   "ownerPidStartTime": 5, "observedAt": "2026-11-28T10:00:00Z",
+                   "leaseDeadline": "2026-11-28T10:01:00Z"},
+    "lastActionResult": {"action": "stop", "outcome": "stopped", "exitCode": -1,
+                         "stderrTail": "", "detail": "d", "treeKillWarning": True,
+                         "timestamp": "2026-11-28T10:00:00Z"},
+    "contextDigests": {"salt": "s", "argvSha256": "a", "cwdSha256": "c",
+                       "managedEnvSha256": {"A": "h"}, "contextEnvSha256": {"B": "h"},
+                       "absentEnvNames": ["C"], "cwdUnverifiable": False},
+    "contextDelivery": {"overall": "verified", "channels": {"env": "verified"},
+                        "reasons": {"cwd": "r"}},
+    "processStartDeadline": "2026-11-28T10:00:00Z", "observedProfile": "p",
+    "pendingCleanStops": [{"id": "c", "profile": "p", "contextHash": "h",
+                           "at": "2026-11-28T10:00:00Z"}],
+    "pendingDeliveries": [],
+    "someFutureMember": {"port": "not ours to judge"},
+}  # fmt: skip
+
+
+def test_every_member_of_a_go_claim_and_of_our_own_rewrite_has_its_type() -> None:
+    # A claim with every member the Go bridge 1.1.0 writes, each of its type; and what gabs
+    # writes back after reading it: a claim gabs wrote must never read as corrupt.
+    assert claim_type_problem(FULL_CLAIM) is None
+    assert claim_type_problem(RuntimeState.from_json(FULL_CLAIM).to_json()) is None
 
 
 def test_null_members_of_a_claim_are_their_zero_values_as_in_go(tmp_path: Path) -> None:

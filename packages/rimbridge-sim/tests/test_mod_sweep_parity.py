@@ -4,6 +4,7 @@ tools (``RimWorldArchitect.cs``) and the language list (``RimWorldLanguages.cs``
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -282,7 +283,9 @@ async def test_settings_path_errors_name_dotnet_types_and_a_negative_index_as_th
             ({"enabled.x": "1"}, "Could not resolve field 'x' on 'System.Boolean'."),
             (
                 {"allowedDefs[-1]": "Steel"},
-                "Specified argument was out of the range of valid values. (Parameter 'index')",
+                # RimWorld runs on Unity's Mono: the parameter's name on a line of its own
+                f"Specified argument was out of the range of valid values.{os.linesep}"
+                "Parameter name: index",
             ),
             (
                 {"enabled[0]": "1"},

@@ -59,6 +59,7 @@ from ._rules import (
     new_game_refusal,
 )
 from ._store import ConfigStore, Snapshot
+from ._values import json_kind
 
 #: Kept for callers of the earlier API: every problem is a :class:`ConfigIssue`.
 ConfigProblem = ConfigIssue
@@ -101,6 +102,7 @@ __all__ = [
     "game_dir_problem",
     "game_pointer",
     "game_runtime_dir",
+    "json_kind",
     "new_game_refusal",
     "read_failure",
     "resolve_config_dir",

@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from ._issues import ConfigIssue, escape_pointer
 
-__all__ = ["Values"]
+__all__ = ["Values", "json_kind"]
 
 
 #: The range of the Go bridge's ``int``: a larger number makes it refuse the whole file.
@@ -16,7 +16,8 @@ _INT_MIN: Final = -(2**63)
 _INT_MAX: Final = 2**63 - 1
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """Name a decoded JSON value's type as an error message does: ``null``, ``a number``, ..."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -41,7 +42,7 @@ class Values:
         self.errors.append(ConfigIssue(path, message, code))
 
     def _wrong(self, path: str, what: str, value: Any) -> None:
-        self.error(path, f"must be {what}, not {_kind(value)}")
+        self.error(path, f"must be {what}, not {json_kind(value)}")
 
     def obj(self, value: Any, path: str) -> dict[str, Any] | None:
         if value is None:

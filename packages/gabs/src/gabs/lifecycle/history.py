@@ -36,6 +36,7 @@ from .buckets import (
     success_bucket,
 )
 from .edit_notice import arm_notice, take_notice
+from .record_fields import record_type_problem
 
 __all__ = [
     "TrackRecord",
@@ -171,8 +172,11 @@ class TrackRecord:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {"profiles": {}}
-        if not isinstance(data, dict) or not isinstance(data.get("profiles"), dict):
+        # a record Go's decoder would refuse counts as none, as the Go bridge reads its own
+        if not isinstance(data, dict) or record_type_problem(data) is not None:
             return {"profiles": {}}
+        if not isinstance(data.get("profiles"), dict):
+            data["profiles"] = {}
         return data
 
     def entry(self, profile: str, digest: str) -> dict[str, Any] | None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,30 +14,19 @@ from rimbridge_sim.calls import MainLoopTimeout
 from rimbridge_sim.clock import whole_ms
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import InvalidArgumentError, World
+from rimbridge_sim.world.errors import argument_out_of_range
 
 __all__ = [
     "READINESS",
     "TIMED_OUT",
     "Probe",
     "WaitOutcome",
-    "argument_out_of_range",
     "poll_pause",
     "resolve_readiness",
     "wait_for_readiness",
     "wait_response",
     "wait_until",
 ]
-
-
-def argument_out_of_range(parameter: str) -> str:
-    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as a game on Unity's
-    Mono shows it (RimWorld runs there): the parameter's name after ``Environment.NewLine``,
-    the line separator of the machine the game runs on. (.NET Core would write
-    ``... values. (Parameter 'TimeoutMs')`` on one line.)"""
-    return (
-        f"Specified argument was out of the range of valid values.{os.linesep}"
-        f"Parameter name: {parameter}"
-    )
 
 
 READINESS: Final = ("gameData", "mapData", "currentMap", "playable", "visual")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import RefusedError, argument_out_of_range
 
 __all__ = ["convert", "locate"]
 
@@ -95,9 +95,7 @@ def locate(settings: dict[str, Any], path: str, type_name: str) -> tuple[Any, An
                 )
             if segment < 0:
                 # the mod's list growth throws ArgumentOutOfRangeException(nameof(index))
-                raise RefusedError(
-                    "Specified argument was out of the range of valid values. (Parameter 'index')"
-                )
+                raise RefusedError(argument_out_of_range("index"))
             created = len(node) <= segment
             while len(node) <= segment:
                 node.append(_element_default(node))

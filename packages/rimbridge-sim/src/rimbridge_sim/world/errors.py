@@ -6,6 +6,8 @@ cell or argument and the rule) and a stable ``code`` the tool layer can put into
 
 from __future__ import annotations
 
+import os
+
 __all__ = [
     "InvalidArgumentError",
     "InvalidCellError",
@@ -15,6 +17,7 @@ __all__ = [
     "StaleIdError",
     "UnknownIdError",
     "WorldError",
+    "argument_out_of_range",
 ]
 
 
@@ -72,3 +75,14 @@ class RefusedError(WorldError):
     tools answer it as a payload failure, as the real mod does."""
 
     code = "refused"
+
+
+def argument_out_of_range(parameter: str) -> str:
+    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as a game on Unity's
+    Mono shows it (RimWorld runs there): the parameter's name after ``Environment.NewLine``,
+    the line separator of the machine the game runs on. (.NET Core would write
+    ``... values. (Parameter 'TimeoutMs')`` on one line.)"""
+    return (
+        f"Specified argument was out of the range of valid values.{os.linesep}"
+        f"Parameter name: {parameter}"
+    )
