@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,6 +55,14 @@ def config(tmp_path: Path, **entry: Any) -> GabsConfig:
     return GabsConfig.from_json({"version": "1.0", "games": {"g": game}}, config_dir=tmp_path)
 
 
+def wait_for_file(path: Path) -> None:
+    """Block until ``path`` exists (10 s at most); used before anything else runs."""
+    deadline = time.monotonic() + 10
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+
+
 async def wait_gone(process: subprocess.Popen[bytes]) -> int:
     return await anyio.to_thread.run_sync(lambda: process.wait(10))
 
@@ -80,10 +89,12 @@ async def test_a_stop_that_the_game_ignores_is_reported_running_and_a_kill_ends_
     tmp_path: Path,
 ) -> None:
     shell = unique_copy(tmp_path, "sh")
-    loop = "trap '' TERM; while :; do sleep 0.1; done"
+    ready = tmp_path / "trap-set"
+    loop = f"trap '' TERM; : > '{ready}'; while :; do sleep 0.1; done"
     gabs_config = config(tmp_path, stopProcessName=shell.name, timeouts={"stopGraceSeconds": 1})
     with running(shell, "-c", loop) as process:
-        await anyio.sleep(0.3)  # the trap is set
+        # the stop must find the trap set: a fixed pause lost that race on a loaded machine
+        wait_for_file(ready)
         async with client_for(gabs_config) as client:
             with anyio.fail_after(20):
                 stopped = await client.call_tool("games_stop", {"gameId": "g"})
