@@ -12,6 +12,7 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidCellError",
     "LongEventError",
+    "MissingArgumentError",
     "NoGameError",
     "RefusedError",
     "StaleIdError",
@@ -68,6 +69,12 @@ class InvalidArgumentError(WorldError):
     """An argument breaks a rule (its message names the argument and the rule)."""
 
     code = "invalid_argument"
+
+
+class MissingArgumentError(InvalidArgumentError):
+    """A blank or missing argument that the mod answers in its payload (``A designator id is
+    required.``), not by throwing: the tools that can meet one answer it as a payload failure
+    with code ``invalid_argument``. Other invalid arguments stay exceptions."""
 
 
 class RefusedError(WorldError):
