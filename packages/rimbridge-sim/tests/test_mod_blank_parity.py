@@ -5,6 +5,7 @@ failure opens no attention)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 _INVALID = "invalid_argument"
@@ -183,3 +184,21 @@ async def test_a_scroll_without_a_movement_is_refused_in_the_payload(open_sim: A
         result = await sim.call("rimworld/scroll_ui_target", targetId=scroll["targetId"])
         _blank_refusal(result, "Provide a non-zero deltaX/deltaY or a targetX/targetY offset.")
         assert _fields(result) == ["success", "command", "changed", "message", "targetId", "code"]
+
+
+async def test_a_blank_settings_path_is_refused_in_the_words_of_the_mods_argument_exception(
+    open_sim: Any,
+) -> None:
+    # ObjectPathUpdater throws ArgumentException(..., "path") before it parses the path; Mono
+    # puts the parameter's name on a line of its own
+    async with open_sim(tick_rate=0) as sim:
+        for path in ("", "  "):
+            result = await sim.call(
+                "rimworld/update_mod_settings", modId="Tidy Stockpiles", values={path: 1}
+            )
+            _blank_refusal(
+                result,
+                "Updating mod settings for 'Tidy Stockpiles' failed: An object path is required."
+                f"{os.linesep}Parameter name: path",
+            )
+            assert _fields(result) == ["success", "message", "requestedModId", "mod", "code"]

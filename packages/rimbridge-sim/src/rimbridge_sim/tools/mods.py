@@ -294,9 +294,9 @@ class ModTools:
             return self._settings_failure(error.message, mod_id, mod, error.code)
         try:
             updates = store.update(mod, values)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             message = f"Updating mod settings for '{mod_id}' failed: {error.message}"
-            return self._settings_failure(message, mod_id, mod)
+            return self._settings_failure(message, mod_id, mod, error.code)
         if write:
             store.write(mod)
         return self._settings(

@@ -18,6 +18,7 @@ __all__ = [
     "StaleIdError",
     "UnknownIdError",
     "WorldError",
+    "argument_exception",
     "argument_out_of_range",
 ]
 
@@ -84,12 +85,15 @@ class RefusedError(WorldError):
     code = "refused"
 
 
-def argument_out_of_range(parameter: str) -> str:
-    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as a game on Unity's
+def argument_exception(message: str, parameter: str) -> str:
+    """The message of .NET's ``ArgumentException(message, parameter)`` as a game on Unity's
     Mono shows it (RimWorld runs there): the parameter's name after ``Environment.NewLine``,
     the line separator of the machine the game runs on. (.NET Core would write
-    ``... values. (Parameter 'TimeoutMs')`` on one line.)"""
-    return (
-        f"Specified argument was out of the range of valid values.{os.linesep}"
-        f"Parameter name: {parameter}"
-    )
+    ``<message> (Parameter 'operationId')`` on one line.)"""
+    return f"{message}{os.linesep}Parameter name: {parameter}"
+
+
+def argument_out_of_range(parameter: str) -> str:
+    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as Mono shows it (see
+    :func:`argument_exception`)."""
+    return argument_exception("Specified argument was out of the range of valid values.", parameter)
