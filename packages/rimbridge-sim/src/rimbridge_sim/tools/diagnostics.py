@@ -43,9 +43,8 @@ def _filter(value: str | None) -> str | None:
 def _require_operation_id(operation_id: str) -> None:
     # the mod's journal throws ArgumentException on a blank id
     if not operation_id.strip():
-        raise InvalidArgumentError(
-            argument_exception("An operation id is required.", "operationId")
-        )
+        message = argument_exception("An operation id is required.", "operationId")
+        raise InvalidArgumentError(message)
 
 
 _TRACKED = (
