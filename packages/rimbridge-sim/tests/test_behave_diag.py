@@ -4,6 +4,7 @@ code does."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,10 @@ async def test_get_capability_refuses_a_padded_alias_and_names_it_as_not_registe
             "operation": padded["operation"],
         }
         blank = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="  ")
-        assert blank["message"] == "A capability id or alias is required."
+        # the registry's ArgumentException, as Mono words it (the parameter on its own line)
+        assert blank["message"] == f"A capability id or alias is required.{os.linesep}" + (
+            "Parameter name: idOrAlias"
+        )
         found = await sim.call("rimbridge/get_capability", capabilityIdOrAlias="RIMWORLD/Ping")
         assert found["success"] is False
         assert (await sim.call("rimbridge/get_capability", capabilityIdOrAlias="RIMBRIDGE/PING"))[
@@ -56,7 +60,10 @@ async def test_get_operation_and_wait_for_operation_throw_on_a_blank_id(open_sim
         ):
             with pytest.raises(RemoteError) as caught:
                 await sim.call(tool, operationId=" ", **extra)
-            assert caught.value.message == f"{tool} failed: An operation id is required."
+            assert caught.value.message == (
+                f"{tool} failed: An operation id is required.{os.linesep}"
+                "Parameter name: operationId"
+            )
             assert caught.value.data["code"] == "invalid_argument"
 
 

@@ -83,7 +83,7 @@ async def test_a_failed_call_is_sent_with_the_record_list_operation_events_shows
     assert sent == [{"type": "operation.failed", "operationEvent": record}]
     assert record["CapabilityId"].startswith("rimbridge.core/diagnostics/")
     assert record["Status"] == 3  # failed
-    assert record["ErrorMessage"].endswith("An operation id is required.")
+    assert record["ErrorMessage"].endswith("Parameter name: operationId")
 
 
 async def test_only_outcomes_are_sent_and_diagnostics_completions_are_not(

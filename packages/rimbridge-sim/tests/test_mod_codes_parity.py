@@ -101,8 +101,10 @@ async def test_mod_configuration_and_settings_refusals_carry_a_code(open_sim: An
         assert _fields(unknown) == ["success", "message", "requestedModId", "code"]
         empty = await sim.call("rimworld/update_mod_settings", modId=_TIDY, values={})
         assert _fields(empty) == ["success", "message", "requestedModId", "mod", "code"]
-        for result in (far, unknown, empty):
+        for result in (far, unknown):
             assert (result["success"], result["code"]) == (False, "refused")
+        # no values at all is a missing argument (test_mod_blank_parity)
+        assert (empty["success"], empty["code"]) == (False, "invalid_argument")
 
 
 async def test_lifecycle_refusals_and_timed_out_waits_carry_a_code(open_sim: Any) -> None:

@@ -16,6 +16,7 @@ from rimbridge_sim.world import (
     Cell,
     InvalidArgumentError,
     InvalidCellError,
+    MissingArgumentError,
     ProgramState,
     RefusedError,
     World,
@@ -154,7 +155,7 @@ class ArchitectTools:
             return failure
         try:
             category = world.architect.category(category_id)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _failure(world, error.message, error.code)
         placed = all_designators(category)
         return {
@@ -182,7 +183,7 @@ class ArchitectTools:
             return failure
         try:
             placed = world.architect.select(designator_id)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _failure(world, error.message, error.code)
         return {
             "success": True,
@@ -233,7 +234,7 @@ class ArchitectTools:
             placed, accepted, rejected = world.architect.apply(
                 designator_id, cells, dry_run=dry_run, keep_selected=keep_selected
             )
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _failure(world, error.message, error.code)
         game = world.game
         sample = None

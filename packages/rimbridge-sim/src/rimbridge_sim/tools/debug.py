@@ -9,7 +9,13 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import DEFAULT_PAYLOAD_CODES, call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, InvalidArgumentError, RefusedError, WorldError
+from rimbridge_sim.world import (
+    Cell,
+    InvalidArgumentError,
+    MissingArgumentError,
+    RefusedError,
+    WorldError,
+)
 from rimbridge_sim.world._debug import DebugNode
 from rimbridge_sim.world.describe import cell_payload, describe_pawn, label_cap
 
@@ -115,7 +121,7 @@ class DebugTools:
         debug = self.host.world.debug
         try:
             node = debug.resolve(path)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return self._failure(error.message, error.code)
         children = debug.children(node, include_hidden)
         return {
@@ -199,7 +205,7 @@ class DebugTools:
         debug = self.host.world.debug
         try:
             node = debug.resolve(path)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return self._failure(error.message, error.code)
         children = debug.children(node, include_hidden_children) if include_children else None
         return {
@@ -234,7 +240,7 @@ class DebugTools:
         debug = world.debug
         try:
             node = debug.resolve(path)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return self._failure(error.message, error.code)
         assessment = debug.assess(node)
         if not assessment.supported:
@@ -325,7 +331,7 @@ class DebugTools:
         debug = world.debug
         try:
             node = debug.resolve(path)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return self._failure(error.message, error.code)
         before = self._capture()
         try:

@@ -18,6 +18,7 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
 from rimbridge_sim.tools._waits import TIMED_OUT, poll_pause
 from rimbridge_sim.world import InvalidArgumentError, UnknownIdError, game_date
+from rimbridge_sim.world.errors import argument_exception
 
 __all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
 
@@ -42,7 +43,8 @@ def _filter(value: str | None) -> str | None:
 def _require_operation_id(operation_id: str) -> None:
     # the mod's journal throws ArgumentException on a blank id
     if not operation_id.strip():
-        raise InvalidArgumentError("An operation id is required.")
+        message = argument_exception("An operation id is required.", "operationId")
+        raise InvalidArgumentError(message)
 
 
 _TRACKED = (
@@ -297,7 +299,7 @@ class DiagnosticsTools:
         if found is None:  # the registry's refusals, answered as the mod answers them
             return {
                 "success": False,
-                "message": "A capability id or alias is required."
+                "message": argument_exception("A capability id or alias is required.", "idOrAlias")
                 if blank
                 else f"Capability '{capability_id_or_alias}' is not registered.",
                 "requestedId": capability_id_or_alias,

@@ -14,7 +14,7 @@ from rimbridge_sim.calls import (
     without_game,
 )
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import Cell, InvalidCellError, RefusedError, World
+from rimbridge_sim.world import Cell, InvalidCellError, MissingArgumentError, RefusedError, World
 from rimbridge_sim.world._map_input import OptionRefusedError
 from rimbridge_sim.world.describe import cell_payload
 
@@ -384,7 +384,7 @@ class MapInputTools:
     ) -> dict[str, Any]:
         try:
             index, option, _ = self.host.world.map_input.execute_option(option_index, label)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             # the refused option's label; none when no option was resolved, as in the mod
             refused = error.label if isinstance(error, OptionRefusedError) else None
             return {

@@ -8,7 +8,7 @@ from typing import Any
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import RefusedError
+from rimbridge_sim.world import MissingArgumentError, RefusedError
 from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo
 
 __all__ = ["ModTools"]
@@ -27,15 +27,17 @@ class ModTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
 
-    def _failure(self, message: str, requested: str, mod: ModInfo | None = None) -> dict[str, Any]:
+    def _failure(
+        self, error: RefusedError | MissingArgumentError, requested: str, mod: ModInfo | None = None
+    ) -> dict[str, Any]:
         mods = self.host.world.mods
         return {
             "success": False,
-            "message": message,
+            "message": error.message,
             "requestedModId": requested,
             "mod": None if mod is None else mods.describe(mod),
             "configurationStatus": mods.status(),
-            "code": RefusedError.code,
+            "code": error.code,
         }
 
     @tool(
@@ -114,13 +116,13 @@ class ModTools:
         mod_id = mod_id.strip()  # the mod answers with the trimmed request
         try:
             mod = mods.resolve(mod_id)
-        except RefusedError as error:
-            return self._failure(error.message, mod_id)
+        except (RefusedError, MissingArgumentError) as error:
+            return self._failure(error, mod_id)
         try:
             previous = mods.set_enabled(mod, enabled, allow_disable_core)
         except RefusedError as error:
             # The mod's failure names the resolved mod.
-            return self._failure(error.message, mod_id, mod)
+            return self._failure(error, mod_id, mod)
         saved = save and previous != enabled
         if saved:
             mods.save()
@@ -155,13 +157,13 @@ class ModTools:
         mod_id = mod_id.strip()  # the mod answers with the trimmed request
         try:
             mod = mods.resolve(mod_id)
-        except RefusedError as error:
-            return self._failure(error.message, mod_id)
+        except (RefusedError, MissingArgumentError) as error:
+            return self._failure(error, mod_id)
         try:
             previous = mods.reorder(mod, target_index, mod_id)
         except RefusedError as error:
             # The mod's failure names the resolved mod.
-            return self._failure(error.message, mod_id, mod)
+            return self._failure(error, mod_id, mod)
         changed = previous != target_index
         if save and changed:
             mods.save()
@@ -195,7 +197,9 @@ class ModTools:
         surfaces = [store.describe_surface(m) for m in store.surfaces(include_without_settings)]
         return {"success": True, "surfaceCount": len(surfaces), "surfaces": surfaces}
 
-    def _settings_failure(self, message: str, requested: str, mod: ModInfo) -> dict[str, Any]:
+    def _settings_failure(
+        self, message: str, requested: str, mod: ModInfo, code: str = RefusedError.code
+    ) -> dict[str, Any]:
         """A refusal about a resolved mod: the mod's answer names it (``mod``)."""
         surface = self.host.world.mod_settings.describe_surface(mod)
         return {
@@ -203,7 +207,7 @@ class ModTools:
             "message": message,
             "requestedModId": requested,
             "mod": surface,
-            "code": RefusedError.code,
+            "code": code,
         }
 
     def _settings(
@@ -242,7 +246,7 @@ class ModTools:
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
@@ -280,19 +284,19 @@ class ModTools:
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
             if not values:
-                raise RefusedError("At least one settings path/value pair is required.")
-        except RefusedError as error:
-            return self._settings_failure(error.message, mod_id, mod)
+                raise MissingArgumentError("At least one settings path/value pair is required.")
+        except (RefusedError, MissingArgumentError) as error:
+            return self._settings_failure(error.message, mod_id, mod, error.code)
         try:
             updates = store.update(mod, values)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             message = f"Updating mod settings for '{mod_id}' failed: {error.message}"
-            return self._settings_failure(message, mod_id, mod)
+            return self._settings_failure(message, mod_id, mod, error.code)
         if write:
             store.write(mod)
         return self._settings(
@@ -324,7 +328,7 @@ class ModTools:
         store = self.host.world.mod_settings
         try:
             mod = store.resolve(mod_id)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
@@ -353,7 +357,7 @@ class ModTools:
         mod_id = mod_id.strip()  # the mod answers with the trimmed request
         try:
             mod = store.resolve(mod_id)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return _unresolved(error, mod_id)
         if not mod.has_window:
             return self._settings_failure(
@@ -414,7 +418,7 @@ class ModTools:
         }
 
 
-def _unresolved(error: RefusedError, mod_id: str) -> dict[str, Any]:
+def _unresolved(error: RefusedError | MissingArgumentError, mod_id: str) -> dict[str, Any]:
     """A settings tool whose mod id matches no mod, in the mod's shape (the
     message and the id asked for), then the sim's ``code``."""
     return {

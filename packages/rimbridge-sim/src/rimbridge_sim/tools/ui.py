@@ -11,6 +11,7 @@ from rimbridge_sim.calls import NO_GAME_SENTENCE, call_spec, without_game
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import (
     InvalidArgumentError,
+    MissingArgumentError,
     NoGameError,
     RefusedError,
     StaleIdError,
@@ -106,7 +107,7 @@ class UiTools:
         before = windows.ui_state()
         try:
             message = action()
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return {
                 "success": False,
                 "command": command,
@@ -357,12 +358,14 @@ class UiTools:
         windows = self.host.world.windows
 
         def close() -> str:
-            # the last open window of that type, or the top window (the mod closes one)
-            targets = windows.matching(window_type) if window_type else windows.stack
+            # the last open window of that type, or the top window when the type is blank (the
+            # mod closes one)
+            given = window_type is not None and bool(window_type.strip())
+            targets = windows.matching(window_type or "") if given else windows.stack
             if not targets:
                 raise RefusedError(
                     f"Could not find an open window matching '{window_type}'."
-                    if window_type
+                    if given
                     else "No open window was available to close."
                 )
             target = targets[-1]
@@ -389,7 +392,7 @@ class UiTools:
         before = windows.ui_state()
         try:
             window = windows.open_by_type(window_type, replace_existing)
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             failed = windows.command("open_window_by_type", before, error.message, success=False)
             return {**failed, "code": error.code}
         if window is None:  # already open, and not to be replaced: the mod answers success

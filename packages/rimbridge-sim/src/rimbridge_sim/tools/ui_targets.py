@@ -10,10 +10,16 @@ import anyio
 from rimbridge_annotations import parameter, tool
 from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
-from rimbridge_sim.world import InvalidArgumentError, RefusedError, WorldError
+from rimbridge_sim.world import (
+    InvalidArgumentError,
+    MissingArgumentError,
+    RefusedError,
+    WorldError,
+)
 from rimbridge_sim.world._hover import HoverRequest, number_text, place_hover
+from rimbridge_sim.world._languages import LANGUAGES, display_name
 from rimbridge_sim.world._target_ids import target_id_kind
-from rimbridge_sim.world._windows import CLICK_CHANGE_KEYS, LANGUAGES, display_name
+from rimbridge_sim.world._windows import CLICK_CHANGE_KEYS
 
 __all__ = ["UiTargetTools"]
 
@@ -223,7 +229,7 @@ class UiTargetTools:
             before, after = self.host.world.screen.layouts.scroll_element(
                 target_id, (delta_x, delta_y), (target_x, target_y), _timeout(timeout_ms)
             )
-        except RefusedError as error:
+        except (RefusedError, MissingArgumentError) as error:
             return {
                 "success": False,
                 "command": "scroll_ui_target",

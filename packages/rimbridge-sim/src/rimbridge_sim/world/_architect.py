@@ -16,7 +16,7 @@ from rimbridge_sim.world._catalogue import (
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._zones import ZonesAndAreas
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_zone
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
 from rimbridge_sim.world.model import (
     FLOOR_DEFS,
     Cell,
@@ -44,7 +44,7 @@ class Architect:
 
     def category(self, query: str) -> Category:
         if not query or not query.strip():
-            raise RefusedError("A category id is required.")
+            raise MissingArgumentError("A category id is required.")
         wanted = category_key(query)
         for category in CATEGORIES:
             if wanted is not None and wanted == normalize_segment(category.def_name):
@@ -53,7 +53,7 @@ class Architect:
 
     def resolve(self, designator_id: str) -> Placed:
         if not designator_id or not designator_id.strip():
-            raise RefusedError("A designator id is required.")
+            raise MissingArgumentError("A designator id is required.")
         wanted = designator_id.strip()  # compared exactly, as the mod does
         for category in CATEGORIES:
             for placed in all_designators(category):

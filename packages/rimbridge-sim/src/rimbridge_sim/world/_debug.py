@@ -14,7 +14,7 @@ from rimbridge_sim.world._debug_nodes import (
     describe_node,
     score_node,
 )
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
 from rimbridge_sim.world.model import Cell, LetterKind, LogLevel
 from rimbridge_sim.world.state import Pawn
 
@@ -138,7 +138,7 @@ class DebugMenu:
         path trimmed)."""
         given = (path or "").strip()
         if not given:
-            raise RefusedError("A debug action path is required.")
+            raise MissingArgumentError("A debug action path is required.")
         wanted = given.strip("/").replace("\\", "/").lower()
         for node in self._walk():
             if node.path.lower() == wanted:

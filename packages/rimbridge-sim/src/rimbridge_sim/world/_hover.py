@@ -11,7 +11,11 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._layout import Rect
 from rimbridge_sim.world._screen import Screen
 from rimbridge_sim.world.describe import cell_payload, describe_pawn, describe_thing
-from rimbridge_sim.world.errors import InvalidCellError, RefusedError
+from rimbridge_sim.world.errors import (
+    InvalidArgumentError,
+    InvalidCellError,
+    MissingArgumentError,
+)
 from rimbridge_sim.world.model import Cell
 
 __all__ = ["HoverRequest", "number_text", "place_hover"]
@@ -35,6 +39,9 @@ class HoverRequest:
     duration_ms: int | None = None
 
 
+_BOTH_CELL_COORDINATES = "Both x and z are required when hovering a map cell."
+
+
 def number_text(value: float) -> str:
     """``0.##``: at most two decimals, no trailing zeros."""
     return f"{value:.2f}".rstrip("0").rstrip(".")
@@ -51,12 +58,12 @@ def _check(request: HoverRequest) -> None:
     )
     kinds = sum((has_ui, has_screen, has_map))
     if kinds == 0:
-        raise RefusedError(
+        raise MissingArgumentError(
             "Provide a UI target id, explicit screen coordinates, or a map target (cell, pawn, "
             "or thing)."
         )
     if kinds > 1:
-        raise RefusedError(
+        raise InvalidArgumentError(
             "UI target ids, explicit screen coordinates, and map hover targets are mutually "
             "exclusive. Provide only one target."
         )
@@ -132,7 +139,7 @@ def place_hover(world: WorldCore, screen: Screen, request: HoverRequest) -> tupl
         return f"Hover target '{request.target_id}' is active.", screen.describe_hover()
     if request.screen_x is not None or request.screen_y is not None:
         if request.screen_x is None or request.screen_y is None:
-            raise RefusedError(
+            raise MissingArgumentError(
                 "Both screenX and screenY are required when hovering an explicit screen coordinate."
             )
         sx, sy = request.screen_x, request.screen_y
@@ -145,6 +152,8 @@ def place_hover(world: WorldCore, screen: Screen, request: HoverRequest) -> tupl
             {"source": "screen_coordinate", "screenPosition": {"x": sx, "y": sy}},
         )
         return "Hover target is active.", screen.describe_hover()
+    if (request.x is None) != (request.z is None):  # checked first, a thing or pawn given too
+        raise MissingArgumentError(_BOTH_CELL_COORDINATES)
     kind, ref, label, cell, details = _map_target(world, request)
     x, y = screen.cell_to_screen(cell)
     point = (x + request.offset_x, y + request.offset_y)
@@ -170,7 +179,7 @@ def _map_target(
         described = describe_pawn(world, pawn)
         return "pawn", pawn.id, described["name"], pawn.position, described
     if request.x is None or request.z is None:
-        raise RefusedError("Both x and z are required when hovering a map cell.")
+        raise MissingArgumentError(_BOTH_CELL_COORDINATES)
     game = world.require_colony().game
     cell = Cell(request.x, request.z)
     if not game.map.contains(cell):

@@ -13,7 +13,7 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._map_input import MapInput
 from rimbridge_sim.world._target_ids import parse_ui_target
 from rimbridge_sim.world._windows import Windows, window_title
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
 from rimbridge_sim.world.state import Window
 
 __all__ = ["Rect", "UiLayouts"]
@@ -350,7 +350,9 @@ class UiLayouts:
         if element["kind"] != "scroll_view" or element["scroll"] is None:
             raise RefusedError(f"UI layout target '{target_id}' is not a scroll view target.")
         if abs(delta[0]) < 0.001 and abs(delta[1]) < 0.001 and to == (None, None):
-            raise RefusedError("Provide a non-zero deltaX/deltaY or a targetX/targetY offset.")
+            raise MissingArgumentError(
+                "Provide a non-zero deltaX/deltaY or a targetX/targetY offset."
+            )
         window = self._drawn_window(element)
         if window is None:
             raise RefusedError(

@@ -12,7 +12,7 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._selection import Selection
 from rimbridge_sim.world._windows import Windows
 from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH, cell_payload
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
 from rimbridge_sim.world.model import Cell, DesignationKind, LogLevel, ThingCategory
 from rimbridge_sim.world.state import ContextMenu, MenuOption, Pawn
 
@@ -175,7 +175,7 @@ class MapInput:
             chosen = index
         else:
             if label is None or not label.strip():
-                raise RefusedError("Either optionIndex or label must be provided.")
+                raise MissingArgumentError("Either optionIndex or label must be provided.")
             wanted = label.lower()  # as given: the mod does not trim the label
             exact = [i for i, o in enumerate(options, 1) if o.label.lower() == wanted]
             partial = exact or [i for i, o in enumerate(options, 1) if wanted in o.label.lower()]

@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 from rimbridge_sim.config import MOD_VERSION
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._selection import stable_hash
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
 from rimbridge_sim.world.model import LogLevel
 
 __all__ = ["INSTALLED_MODS", "ModInfo", "ModList"]
@@ -134,7 +134,7 @@ class ModList:
         the one mod whose package id, name, folder or root dir equals it (case ignored)."""
         wanted = query.strip()
         if not wanted:
-            raise RefusedError(
+            raise MissingArgumentError(
                 "A mod id, package id, package id (player-facing), name, folder name, or root "
                 "path is required."
             )

@@ -12,7 +12,7 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo, ModList
 from rimbridge_sim.world._selection import stable_hash
 from rimbridge_sim.world._settings_paths import convert, locate
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
 from rimbridge_sim.world.model import LogLevel
 
 __all__ = ["ModSettingsStore"]
@@ -53,7 +53,7 @@ class ModSettingsStore:
         it (case ignored). Whether it has settings is each tool's own check."""
         wanted = query.strip()
         if not wanted:
-            raise RefusedError(
+            raise MissingArgumentError(
                 "A mod id, package id, settings category, or handle type is required."
             )
         loaded = self.surfaces(include_without_settings=True)

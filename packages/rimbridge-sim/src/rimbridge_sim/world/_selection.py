@@ -18,7 +18,12 @@ from rimbridge_sim.world.describe import (
     label_cap,
     label_cap_no_count,
 )
-from rimbridge_sim.world.errors import RefusedError, StaleIdError, UnknownIdError
+from rimbridge_sim.world.errors import (
+    MissingArgumentError,
+    RefusedError,
+    StaleIdError,
+    UnknownIdError,
+)
 from rimbridge_sim.world.model import DesignationKind, LogLevel, ThingCategory
 from rimbridge_sim.world.state import Pawn, Thing
 
@@ -306,7 +311,7 @@ class Selection:
     def execute_gizmo(self, gizmo_id: str) -> tuple[Gizmo, str]:
         """Press a gizmo; a refusal is a :class:`GizmoRefusedError` with the mod's fields."""
         if not gizmo_id.strip():
-            raise RefusedError("A gizmo id is required.")
+            raise GizmoRefusedError("A gizmo id is required.", {}, MissingArgumentError.code)
         if not self.objects():
             raise GizmoRefusedError(
                 "No objects are currently selected.", {"requestedGizmoId": gizmo_id}

@@ -8,7 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from rimbridge_sim.world.errors import RefusedError, argument_out_of_range
+from rimbridge_sim.world.errors import (
+    MissingArgumentError,
+    RefusedError,
+    argument_exception,
+    argument_out_of_range,
+)
 
 __all__ = ["convert", "locate"]
 
@@ -72,6 +77,8 @@ def _element_default(items: list[Any]) -> Any:
 def locate(settings: dict[str, Any], path: str, type_name: str) -> tuple[Any, Any, bool]:
     """The container and key ``path`` names, growing lists to reach an index; True when the
     last step grew its list (the value there did not exist before)."""
+    if not path.strip():  # the mod's ArgumentException, before the path is parsed
+        raise MissingArgumentError(argument_exception("An object path is required.", "path"))
     segments = _segments(path)
     if not segments:
         raise RefusedError("The root object cannot be replaced directly.")

@@ -8,22 +8,25 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rimbridge_sim.world._core import WorldCore
+from rimbridge_sim.world._languages import LANGUAGES, Language, display_name
 from rimbridge_sim.world._target_ids import target_id_kind
 from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
-from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError, UnknownIdError
+from rimbridge_sim.world.errors import (
+    InvalidArgumentError,
+    MissingArgumentError,
+    RefusedError,
+    UnknownIdError,
+)
 from rimbridge_sim.world.model import LogLevel, ProgramState
 from rimbridge_sim.world.state import Window
 
 __all__ = [
     "CLICK_CHANGE_KEYS",
     "INSPECT_TABS",
-    "LANGUAGES",
     "MAIN_TABS",
     "WINDOW_TYPES",
-    "Language",
     "MainTab",
     "Windows",
-    "display_name",
     "window_title",
 ]
 
@@ -83,23 +86,6 @@ INSPECT_TABS: Final[tuple[tuple[str, str, str], ...]] = (
 """The inspect tabs a selected colonist shows: (type, label, tutor tag); each tab's label
 key is ``Tab<label>``."""
 
-
-@dataclass(frozen=True)
-class Language:
-    id: str
-    folder_name: str
-    friendly_english: str
-    friendly_native: str
-
-
-LANGUAGES: Final[tuple[Language, ...]] = (
-    Language("English", "English", "English", "English"),
-    Language("German", "German (Deutsch)", "German", "Deutsch"),
-    Language("French", "French (Français)", "French", "Français"),
-    Language("Japanese", "Japanese (日本語)", "Japanese", "日本語"),
-    Language("Russian", "Russian (Русский)", "Russian", "Русский"),
-    Language("ChineseSimplified", "ChineseSimplified (简体中文)", "Chinese Simplified", "简体中文"),
-)
 
 WINDOW_TYPES: Final[dict[str, tuple[str, bool]]] = {
     "RimWorld.Dialog_Options": ("Options", True),
@@ -341,7 +327,7 @@ class Windows:
         ignored); ``None`` when one is open and ``replace_existing`` is false."""
         wanted = type_name.strip()
         if not wanted:
-            raise RefusedError("A short or full .NET type name is required.")
+            raise MissingArgumentError("A short or full .NET type name is required.")
         full = next(
             (
                 t
@@ -375,7 +361,7 @@ class Windows:
         name, label or window type (short or full), case ignored; another kind of screen
         target id is refused."""
         if not query or not query.strip():
-            raise RefusedError("A RimWorld main tab id is required.")
+            raise MissingArgumentError("A RimWorld main tab id is required.")
         head, _, rest = query.strip().partition(":")
         if target_id_kind(query.strip()) not in (None, "main-tab"):
             raise RefusedError(f"Target id '{query}' is not a RimWorld main-tab target id.")
@@ -389,7 +375,7 @@ class Windows:
     def _resolves_to(self, query: str) -> MainTab | None:
         try:
             return self.main_tab(query)
-        except RefusedError:
+        except (RefusedError, MissingArgumentError):
             return None
 
     def tab_available(self, tab: MainTab) -> bool:
@@ -491,9 +477,3 @@ class Windows:
             "hasErrors": False,
             "loadErrorCount": 0,
         }
-
-
-def display_name(language: Language) -> str:
-    if language.friendly_native == language.friendly_english:
-        return language.friendly_english
-    return f"{language.friendly_native} ({language.friendly_english})"

@@ -12,11 +12,13 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidCellError",
     "LongEventError",
+    "MissingArgumentError",
     "NoGameError",
     "RefusedError",
     "StaleIdError",
     "UnknownIdError",
     "WorldError",
+    "argument_exception",
     "argument_out_of_range",
 ]
 
@@ -70,6 +72,12 @@ class InvalidArgumentError(WorldError):
     code = "invalid_argument"
 
 
+class MissingArgumentError(InvalidArgumentError):
+    """A blank or missing argument that the mod answers in its payload (``A designator id is
+    required.``), not by throwing: the tools that can meet one answer it as a payload failure
+    with code ``invalid_argument``. Other invalid arguments stay exceptions."""
+
+
 class RefusedError(WorldError):
     """The game is not in a state that allows the action (busy, wrong screen, ...); the
     tools answer it as a payload failure, as the real mod does."""
@@ -77,12 +85,15 @@ class RefusedError(WorldError):
     code = "refused"
 
 
-def argument_out_of_range(parameter: str) -> str:
-    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as a game on Unity's
+def argument_exception(message: str, parameter: str) -> str:
+    """The message of .NET's ``ArgumentException(message, parameter)`` as a game on Unity's
     Mono shows it (RimWorld runs there): the parameter's name after ``Environment.NewLine``,
     the line separator of the machine the game runs on. (.NET Core would write
-    ``... values. (Parameter 'TimeoutMs')`` on one line.)"""
-    return (
-        f"Specified argument was out of the range of valid values.{os.linesep}"
-        f"Parameter name: {parameter}"
-    )
+    ``<message> (Parameter 'operationId')`` on one line.)"""
+    return f"{message}{os.linesep}Parameter name: {parameter}"
+
+
+def argument_out_of_range(parameter: str) -> str:
+    """The message of .NET's ``ArgumentOutOfRangeException(parameter)`` as Mono shows it (see
+    :func:`argument_exception`)."""
+    return argument_exception("Specified argument was out of the range of valid values.", parameter)
