@@ -3,14 +3,16 @@
 Side check, not a test (it needs a Go toolchain, which CI does not have). The Go bridge
 compiles ``^(?:<pattern>)$`` with ``regexp.Compile`` and tests a value with ``MatchString``;
 this builds a small Go program that does the same for JSON lines of pattern and value (and
-also reports ``FindStringIndex`` of the bare pattern, a finer view of the translation), makes
+also reports ``FindStringIndex`` of the bare pattern: whether the bare pattern is found at all
+is a check of the linear-time matcher's search, the span one of the ``re`` translation), makes
 systematic and random pairs (flags, classes, case folding, counts, anchors, escapes, refusals,
 nesting), and reports every pair where ``gabs`` answers otherwise::
 
     uv run python scripts/differential_re2.py [--go /path/to/go] [--seed N] [--random N]
 
-A pair ``re`` needs more than two seconds for (its backtracking, against Go's linear engine)
-is reported as slow. Exit status 0 when nothing disagrees.
+A pair ``gabs`` needs more than two seconds for is reported as slow (``re``'s backtracking on
+the bare pattern's span can be, against Go's linear engine). Exit status 0 when nothing
+disagrees.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from gabs.config import full_match
-from gabs.config._re2 import Re2Error, _recursion_room, _Translator, compile_re2
+from gabs.config._re2 import Re2Error, _Translator, compile_re2
+from gabs.config._re2_nfa import Matcher, recursion_room
 
 GO_PROGRAM = """package main
 
@@ -177,7 +180,13 @@ def _alarm(*_: object) -> None:
 
 
 def ours(pattern: str, value: str) -> dict[str, Any]:
-    answer: dict[str, Any] = {"err": None, "match": False, "rawErr": None, "span": None}
+    answer: dict[str, Any] = {
+        "err": None,
+        "match": False,
+        "rawErr": None,
+        "found": False,
+        "span": None,
+    }
     try:
         compile_re2(pattern)
     except (Re2Error, re.error) as exc:
@@ -185,12 +194,14 @@ def ours(pattern: str, value: str) -> dict[str, Any]:
     else:
         answer["match"] = full_match(pattern, value)
     try:
-        text = _Translator(pattern).run()
-        with _recursion_room(text.count("(")):
+        translator = _Translator(pattern)
+        text = translator.run()
+        with recursion_room(text.count("(")):
             raw = re.compile(text)
     except (Re2Error, re.error) as exc:
         answer["rawErr"] = str(exc)
     else:
+        answer["found"] = Matcher.compile(translator.tree, translator.height).search(value)
         found = raw.search(value)
         answer["span"] = list(found.span()) if found else None
     return answer
@@ -217,7 +228,8 @@ def main(argv: list[str]) -> int:
             continue
         finally:
             signal.alarm(0)
-        for key in ("err", "match", "rawErr", "span"):
+        go["found"] = go["span"] is not None
+        for key in ("err", "match", "rawErr", "found", "span"):
             if mine[key] != go[key] and not (key == "match" and go["err"]):
                 differences[key].append(
                     f"{pattern!r} on {value!r}: go {go[key]!r}, ours {mine[key]!r}"
