@@ -70,6 +70,16 @@ def test_a_typical_launch_input_pattern_takes_few_steps() -> None:
     assert matcher.run("bad value" + "x" * 1000) == (False, 17)
 
 
+def test_the_steps_a_matcher_remembers_stay_bounded() -> None:
+    # every window of twelve letters is a state of its own: far more than may be remembered
+    rng = random.Random(7)
+    value = "".join(rng.choice("ab") for _ in range(20_000))
+    matcher = compile_matcher("(?:a|b)*a(?:a|b){12}c")
+    assert matcher.search(value) is False
+    assert 0 < matcher.steps.threads <= 50_000
+    assert matcher.search(value + "c") is (value[-13] == "a")
+
+
 @pytest.mark.parametrize(
     ("pattern", "value", "matches"),
     [

@@ -8,6 +8,11 @@ value matches). Nothing ever backtracks: each position costs at most the number 
 so ``(a+)+b`` on ``"a" * 1000`` takes a thousand small steps where a backtracking engine takes
 ``2 ** 1000``.
 
+Each step (the threads before it, the position's conditions, the code point read) is
+remembered, a DFA built lazily as Go's and RE2's engines build theirs, so a value that repeats
+itself, or a second value alike, mostly looks its steps up; what is remembered is bounded and
+forgotten whole when full, which leaves the cost of a step what it was.
+
 A counted repeat is not copied out as Go copies it: its body is compiled once, and a thread
 carries, for each counted repeat it is inside, how many times the body has run (a counter
 that stops growing at the minimum when there is no maximum). A thread with its counters stands
@@ -27,7 +32,7 @@ import sys
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = [
@@ -252,6 +257,31 @@ class _Compiler:
         return self.add(_PUSH, head)
 
 
+#: A step: whether the pattern matched at the position, the threads that go on to the next
+#: one, and how many thread states the step passed through.
+Step = tuple[bool, frozenset[Thread], int]
+#: How many threads the steps a matcher remembers may hold in all (memory stays bounded).
+_REMEMBERED_THREADS: Final = 50_000
+
+
+class _Steps:
+    """The steps a matcher has taken, by the threads before them, whether the start state was
+    added, the conditions the position met (those the pattern asks about) and the code point
+    read: a value read again, or one alike, takes them from here (a lazily built DFA). When
+    they would hold too many threads they are all forgotten and built again as needed."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[frozenset[Thread], bool, int, int], Step] = {}
+        self.threads = 0
+
+    def remember(self, key: tuple[frozenset[Thread], bool, int, int], step: Step) -> None:
+        self.threads += len(step[1]) + 1
+        if self.threads > _REMEMBERED_THREADS:
+            self.known.clear()
+            self.threads = len(step[1]) + 1
+        self.known[key] = step
+
+
 @dataclass(frozen=True)
 class Matcher:
     """A compiled pattern; :meth:`search` is Go's ``MatchString``."""
@@ -263,6 +293,9 @@ class Matcher:
     #: how many distinct thread states there can be at one position (the size of the NFA
     #: with every counted repeat copied out)
     states: int
+    #: the conditions the pattern's assertions ask about
+    conditions: int
+    steps: _Steps = field(default_factory=_Steps, compare=False, repr=False)
 
     @classmethod
     def compile(cls, tree: Regex, depth: int) -> Matcher:
@@ -270,58 +303,79 @@ class Matcher:
         compiler = _Compiler()
         with recursion_room(depth):
             start = compiler.emit(tree, compiler.add(_MATCH))
-        first = compiler.code[start]
+        code = tuple(compiler.code)
+        first = code[start]
         anchored = first[0] == _ASSERT and first[2] == BEGIN_TEXT
-        return cls(tuple(compiler.code), start, anchored, compiler.states)
+        conditions = 0
+        for kind, _, y, _ in code:
+            if kind == _ASSERT:
+                conditions |= y
+        return cls(code, start, anchored, compiler.states, conditions)
 
     def search(self, value: str) -> bool:
         """Whether any part of ``value`` matches."""
         return self.run(value)[0]
 
     def run(self, value: str) -> tuple[bool, int]:
-        """Whether any part of ``value`` matches, and the number of thread states visited
-        (at most :attr:`states` at each position: :attr:`states` times one more than the
-        number of code points in all)."""
-        code, start, anchored = self.code, self.start, self.anchored
+        """Whether any part of ``value`` matches, and the number of thread states the
+        simulation passed through (a remembered step counting as if taken again): at most
+        :attr:`states` at each position, :attr:`states` times one more than the number of code
+        points in all."""
+        anchored, conditions, known = self.anchored, self.conditions, self.steps.known
         points = go_points(value)
         size = len(points)
-        threads: list[Thread] = []
+        threads: frozenset[Thread] = frozenset()
         visited = 0
         before = -1
         for index in range(size + 1):
             after = points[index] if index < size else -1
-            if index == 0 or not anchored:
-                threads.append((start, ()))
-            elif not threads:
+            fresh = index == 0 or not anchored
+            if not fresh and not threads:
                 return False, visited
-            met = _context(before, after)
-            seen: set[Thread] = set()
-            ready: list[tuple[tuple[int, ...], int, tuple[int, ...]]] = []
-            stack = threads[::-1]
-            while stack:
-                thread = stack.pop()
-                if thread in seen:
-                    continue
-                seen.add(thread)
-                pc, counters = thread
-                kind, x, y, extra = code[pc]
-                if kind == _CHAR:
-                    ready.append((extra, x, counters))
-                elif kind == _SPLIT:
-                    stack += ((y, counters), (x, counters))
-                elif kind == _ASSERT:
-                    if y & met == y:
-                        stack.append((x, counters))
-                elif kind == _MATCH:
-                    return True, visited + len(seen)
-                else:
-                    stack += _counted(kind, x, y, extra, counters)
-            visited += len(seen)
-            threads = [
-                (to, counters) for edges, to, counters in ready if bisect_right(edges, after) & 1
-            ]
+            met = _context(before, after) & conditions if conditions else 0
+            key = (threads, fresh, met, after)
+            step = known.get(key)
+            if step is None:
+                step = self._step(threads, fresh, met, after)
+                self.steps.remember(key, step)
+            matched, threads, seen = step
+            visited += seen
+            if matched:
+                return True, visited
             before = after
         return False, visited
+
+    def _step(self, threads: frozenset[Thread], fresh: bool, met: int, after: int) -> Step:
+        """From ``threads`` (and the start state when ``fresh``), follow every empty move the
+        position allows (it meets the conditions ``met``), then read ``after``."""
+        code = self.code
+        seen: set[Thread] = set()
+        ready: list[tuple[tuple[int, ...], int, tuple[int, ...]]] = []
+        stack = list(threads)
+        if fresh:
+            stack.append((self.start, ()))
+        while stack:
+            thread = stack.pop()
+            if thread in seen:
+                continue
+            seen.add(thread)
+            pc, counters = thread
+            kind, x, y, extra = code[pc]
+            if kind == _CHAR:
+                ready.append((extra, x, counters))
+            elif kind == _SPLIT:
+                stack += ((y, counters), (x, counters))
+            elif kind == _ASSERT:
+                if y & met == y:
+                    stack.append((x, counters))
+            elif kind == _MATCH:
+                return True, frozenset(), len(seen)
+            else:
+                stack += _counted(kind, x, y, extra, counters)
+        going = frozenset(
+            (to, counters) for edges, to, counters in ready if bisect_right(edges, after) & 1
+        )
+        return False, going, len(seen)
 
 
 def _counted(
