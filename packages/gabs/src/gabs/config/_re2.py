@@ -305,7 +305,8 @@ class _Translator(AtomReader):
                 repeated.size = 2 + node.size if low == 0 else 1 + low * node.size
             else:
                 repeated.size = max(1, high * node.size + high - low)
-            repeated.product = 0 if high == 0 else max(times, 1) * node.product
+            # Go does not look under a {0} (``repeatIsValid``), but counts the repeats above it
+            repeated.product = 1 if high == 0 else max(times, 1) * node.product
         self._check(repeated)
         if count is not None and max(count) >= 2 and repeated.product > _REPEAT_LIMIT:
             raise perl_error("invalid repeat count", src[start:end])
