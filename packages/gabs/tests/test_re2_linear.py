@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from gabs.config import full_match
+from gabs.config import GabsConfig, full_match
 from gabs.config._re2 import Re2Error, compile_matcher, compile_re2
+from gabs.launch import ResolveError, resolve
 
 #: Patterns of nested and neighbouring repeats over the same characters (most of them take a
 #: backtracking engine time exponential in the value), with a value of about a thousand code
@@ -52,6 +53,31 @@ def test_the_steps_grow_with_the_value_times_the_pattern_and_no_faster(
     # twice the value, at most about twice the steps
     doubled = value[: len(value) // 2] * 4 if matches else value[:-1] * 2 + value[-1]
     assert matcher.run(doubled)[1] <= 2.1 * steps + matcher.states
+
+
+def test_a_start_with_the_longest_value_and_a_pattern_that_backtracks_is_refused_at_once() -> None:
+    entry = {
+        "name": "G",
+        "target": "/bin/g",
+        "launchInputs": {
+            "world": {
+                "description": "w",
+                "type": "string",
+                "pattern": r"(\w+\s?)+",
+                "maxLength": 65536,
+                "args": ["--world", "${value}"],
+            }
+        },
+    }
+    game = GabsConfig.from_json({"games": {"g": entry}}).game("g")
+    began = time.perf_counter()
+    with pytest.raises(ResolveError) as refused:
+        resolve(game, profile="", inputs={"world": "word " * 13107 + "!"}, inherited={})
+    assert time.perf_counter() - began < 2.0
+    assert (refused.value.code, str(refused.value)) == (
+        "launch_input_invalid",
+        r'launch input "world": value does not match pattern "(\\w+\\s?)+" (full match)',
+    )
 
 
 def test_a_counted_repeat_is_not_copied_out_when_compiled() -> None:
