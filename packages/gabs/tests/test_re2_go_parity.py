@@ -75,6 +75,9 @@ GO_ACCEPTS = [
     # nested counts whose product stays within 1000 ({0} cuts the product)
     ("(?:a{10}){100}", "a" * 1000, True),
     ("(a{0,0}b{2}){500}", "b" * 1000, True),
+    ("(?:(?:a{0}){2}){500}", "", True),
+    ("((?:a{0,2}){0}){1000}", "", True),
+    ("(?:a{0,}){1000}", "", True),
     # deep nesting within Go's limit of 1000 (beyond Python's default recursion for `re`)
     ("(" * 998 + "a" + ")" * 998, "a", True),
     ("(?:" * 1500 + "a" + ")" * 1500, "a", True),
@@ -105,6 +108,12 @@ GO_REFUSALS = [
     (DEEP, f"expression nests too deeply: `^(?:{DEEP})$`"),
     (LARGE, f"expression too large: `^(?:{LARGE})$`"),
     ("a{1000}" * 3356, f"expression too large: `^(?:{'a{1000}' * 3356})$`"),
+    # a repeat of a {0} still counts its own count (only what is under the {0} does not)
+    ("(?:(?:a{0}){2}){1000}", "invalid repeat count: `{1000}`"),
+    ("(?:(?:a{0}){2}){501}", "invalid repeat count: `{501}`"),
+    ("(?:a{0}(?s){2}){1000}", "invalid repeat count: `{1000}`"),
+    ("((?:a{0}){1000}){2}", "invalid repeat count: `{2}`"),
+    (r"(?:\b{0}(?U){1000}){1,3}", "invalid repeat count: `{1,3}`"),
 ]
 
 

@@ -1,7 +1,9 @@
-"""Launch-input patterns in the Go bridge's syntax (RE2, Go's ``regexp``) run by Python's ``re``.
+"""Launch-input patterns in the Go bridge's syntax (RE2, Go's ``regexp``), read as Go reads them.
 
 The Go bridge compiles ``^(?:<pattern>)$`` and asks ``MatchString``, so the same text is read
-here, the way Go's parser reads it, and rewritten in ``re`` terms: RE2's meaning of each
+here, the way Go's parser reads it, into a tree that ``_re2_nfa`` matches in time linear in the
+value (:func:`compile_matcher`), and into the same pattern in ``re`` terms (:func:`compile_re2`,
+which decides what is refused and serves as a second opinion in tests): RE2's meaning of each
 construct is spelled out (``\\d``, ``\\w``, ``\\s`` and ``\\b`` are ASCII; ``$`` is the end of
 the text unless ``(?m)``; ``(?i)`` may stand anywhere and folds case by Go's tables, see
 ``_re2_atoms``; ``\\z``, ``\\Q...\\E``, ``\\x{...}``, octal escapes, ``\\p{...}`` with every
@@ -13,22 +15,46 @@ group or class, a repeat of nothing, a count above 1000, nested counts whose pro
 
 The parse tree Go would build is followed as far as its limits need (height, compiled size,
 the product of nested counts); ``re`` gets groups only where it needs them, so deep nesting
-that Go accepts stays within ``re``'s own recursion.
+that Go accepts stays within ``re``'s own recursion. ``re`` is never asked to match a value: it
+backtracks, and ``(a+)+b`` would take it time exponential in the length of ``"a" * 40``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
-from gabs.config._re2_atoms import AtomReader, Re2Error, literal_text, perl_error, set_text
+from gabs.config._re2_atoms import (
+    AtomReader,
+    Re2Error,
+    literal_ranges,
+    literal_text,
+    perl_error,
+    set_text,
+)
+from gabs.config._re2_nfa import (
+    BEGIN_LINE,
+    BEGIN_TEXT,
+    EMPTY,
+    END_LINE,
+    END_TEXT,
+    NO_WORD_BOUNDARY,
+    WORD_BOUNDARY,
+    Assertion,
+    CharSet,
+    Matcher,
+    Regex,
+    Repeat,
+    alternate,
+    concat,
+    recursion_room,
+)
 
-__all__ = ["Re2Error", "compile_re2"]
+__all__ = ["Re2Error", "compile_matcher", "compile_re2"]
 
 _WORD_CLASS: Final = "[0-9A-Za-z_]"
 _BOUNDARY: Final = f"(?:(?<={_WORD_CLASS})(?!{_WORD_CLASS})|(?<!{_WORD_CLASS})(?={_WORD_CLASS}))"
@@ -39,33 +65,46 @@ _REPEAT_LIMIT: Final = 1000
 #: Go's ``maxHeight`` and ``maxSize`` (``128 << 20`` bytes of 40-byte instructions).
 _MAX_HEIGHT: Final = 1000
 _MAX_SIZE: Final = (128 << 20) // 40
-#: Escapes outside a class that stand for a position, and their ``re`` spelling.
-_ASSERTIONS: Final = {"A": r"\A", "b": _BOUNDARY, "B": _NOT_BOUNDARY, "z": r"\Z"}
+#: Escapes outside a class that stand for a position, their ``re`` spelling and condition.
+_ASSERTIONS: Final = {
+    "A": (r"\A", BEGIN_TEXT),
+    "b": (_BOUNDARY, WORD_BOUNDARY),
+    "B": (_NOT_BOUNDARY, NO_WORD_BOUNDARY),
+    "z": (r"\Z", END_TEXT),
+}
+#: ``.`` without and with ``(?s)``.
+_ANY_BUT_NEWLINE: Final = CharSet(((0, 0x09), (0x0B, sys.maxunicode)))
+_ANY: Final = CharSet(((0, sys.maxunicode),))
 _COUNTED: Final = re.compile(r"\{(0|[1-9][0-9]*)(?:(,)(0|[1-9][0-9]*)?)?\}")
 
 
 @functools.lru_cache(maxsize=64)
+def compile_matcher(pattern: str) -> Matcher:
+    """``pattern`` compiled as the Go bridge compiles it, ``^(?:pattern)$`` with RE2's meaning,
+    for a linear-time ``search`` (Go's ``MatchString``); refused as :func:`compile_re2` refuses
+    it."""
+    compile_re2(pattern)
+    _, tree, height = _parse(pattern)
+    return Matcher.compile(tree, height)
+
+
+@functools.lru_cache(maxsize=64)
 def compile_re2(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled as the Go bridge compiles it, ``^(?:pattern)$`` with RE2's meaning
-    (test a value with ``search``, as Go's ``MatchString`` does); :class:`Re2Error` with Go's
-    words, or (for what ``re`` cannot express) :class:`re.error`."""
-    text = _Translator("^(?:" + pattern + ")$").run()
-    with _recursion_room(text.count("(")):
+    """``pattern`` as an ``re`` pattern with RE2's meaning, ``^(?:pattern)$`` as the Go bridge
+    compiles it (its ``search`` is Go's ``MatchString``, in time that can grow exponentially
+    with the value); :class:`Re2Error` with Go's words, or (for what ``re`` cannot express)
+    :class:`re.error`."""
+    text = _parse(pattern)[0]
+    with recursion_room(text.count("(")):
         return re.compile(text)
 
 
-@contextmanager
-def _recursion_room(depth: int) -> Iterator[None]:
-    """``re`` parses and compiles groups recursively, a few Python frames a level; ``depth``
-    bounds the nesting of the text given to it."""
-    limit = sys.getrecursionlimit()
-    needed = 8 * depth + 200
-    if needed > limit:
-        sys.setrecursionlimit(needed)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
+@functools.lru_cache(maxsize=64)
+def _parse(pattern: str) -> tuple[str, Regex, int]:
+    """The ``re`` text, the tree and Go's height of the tree of ``^(?:pattern)$``."""
+    translator = _Translator("^(?:" + pattern + ")$")
+    text = translator.run()
+    return text, translator.tree, translator.height
 
 
 @dataclass
@@ -85,6 +124,8 @@ class _Node:
     fold: bool = False
     #: whether its output is one ``re`` item a repeat may follow directly
     atomic: bool = False
+    #: what it matches
+    tree: Regex = EMPTY
 
 
 @dataclass
@@ -108,16 +149,18 @@ def _concat(items: list[_Node], start: int) -> _Node:
             merged[-1] = _Node(last.start, 1, last.size + item.size, 1, "literal", item.fold)
         else:
             merged.append(item)
+    tree = concat([item.tree for item in items])
     if not merged:
         return _Node(start)
     if len(merged) == 1:
-        return merged[0]
+        return dataclasses.replace(merged[0], tree=tree)
     return _Node(
         start,
         _flat_height(merged, "concat"),
         sum(item.size for item in merged),
         max(item.product for item in merged),
         "concat",
+        tree=tree,
     )
 
 
@@ -133,19 +176,22 @@ def _alternate(branches: list[_Node], start: int) -> _Node:
         if single and merged and merged[-1].kind == "char":
             continue
         merged.append(_Node(branch.start, 1, 1, 1, "char") if single else branch)
+    tree = alternate([branch.tree for branch in branches])
     if len(merged) == 1:
-        return merged[0]
+        return dataclasses.replace(merged[0], tree=tree)
     return _Node(
         start,
         _flat_height(merged, "alternate"),
         sum(branch.size for branch in merged) + len(merged) - 1,
         max(branch.product for branch in merged),
         "alternate",
+        tree=tree,
     )
 
 
 class _Translator(AtomReader):
-    """Reads the text as Go's ``regexp/syntax`` parser does (Perl flags on) and writes ``re``."""
+    """Reads the text as Go's ``regexp/syntax`` parser does (Perl flags on) and writes ``re``
+    (:meth:`run`) and the tree (``tree``, ``height`` after :meth:`run`)."""
 
     def __init__(self, src: str) -> None:
         super().__init__(src)
@@ -155,6 +201,8 @@ class _Translator(AtomReader):
         self.flags: frozenset[str] = frozenset()
         # where the repeat just read started in the text (RE2 refuses a repeat of a repeat)
         self.repeat_at: int | None = None
+        self.tree: Regex = EMPTY
+        self.height = 1
 
     def run(self) -> str:
         while self.pos < len(self.src):
@@ -162,7 +210,8 @@ class _Translator(AtomReader):
             self._step(repeat_at)
         if len(self.groups) > 1:
             raise perl_error("missing closing )", self.src)
-        self._check(self._finish(self.groups[0]))
+        root = self._check(self._finish(self.groups[0]))
+        self.tree, self.height = root.tree, root.height
         return "".join(self.out)
 
     def _check(self, node: _Node) -> _Node:
@@ -173,8 +222,8 @@ class _Translator(AtomReader):
             raise perl_error("expression nests too deeply", self.src)
         return node
 
-    def _push(self, text: str, kind: str, *, atomic: bool = True) -> None:
-        node = _Node(len(self.out), kind=kind, fold="i" in self.flags, atomic=atomic)
+    def _push(self, text: str, kind: str, tree: Regex, *, atomic: bool = True) -> None:
+        node = _Node(len(self.out), kind=kind, fold="i" in self.flags, atomic=atomic, tree=tree)
         self.out.append(text)
         self.groups[-1].items.append(node)
 
@@ -183,7 +232,8 @@ class _Translator(AtomReader):
         if char == "\\":
             self._escape()
         elif char == "[":
-            self._push(set_text(self.bracket("i" in self.flags)), "char")
+            ranges = self.bracket("i" in self.flags)
+            self._push(set_text(ranges), "char", CharSet(ranges))
         elif char == "(":
             self._open()
         elif char == ")":
@@ -203,14 +253,29 @@ class _Translator(AtomReader):
                 group.branches.append(self._check(_concat(group.items, len(self.out))))
                 group.items = []
                 self.out.append("|")
-            elif char == "^":
-                self._push("(?m:^)" if "m" in self.flags else "^", "assertion", atomic=False)
-            elif char == "$":
-                self._push("(?m:$)" if "m" in self.flags else r"\Z", "assertion", atomic=False)
+            elif char in "^$":
+                self._anchor(char)
             elif char == ".":
-                self._push("(?s:.)" if "s" in self.flags else ".", "char")
+                dotall = "s" in self.flags
+                self._push(
+                    "(?s:.)" if dotall else ".", "char", _ANY if dotall else _ANY_BUT_NEWLINE
+                )
             else:
-                self._push(literal_text(ord(char), "i" in self.flags), "literal")
+                self._literal(ord(char))
+
+    def _anchor(self, char: str) -> None:
+        """``^`` or ``$``: the edges of the text, or of a line under ``(?m)``."""
+        if "m" in self.flags:
+            condition = BEGIN_LINE if char == "^" else END_LINE
+            text = f"(?m:{char})"
+        else:
+            condition = BEGIN_TEXT if char == "^" else END_TEXT
+            text = "^" if char == "^" else r"\Z"
+        self._push(text, "assertion", Assertion(condition), atomic=False)
+
+    def _literal(self, point: int) -> None:
+        fold = "i" in self.flags
+        self._push(literal_text(point, fold), "literal", CharSet(literal_ranges(point, fold)))
 
     def _repeat(
         self, token: str, end: int, repeat_at: int | None, count: tuple[int, int] | None = None
@@ -227,17 +292,21 @@ class _Translator(AtomReader):
         if not node.atomic:  # ``re`` repeats a group, an assertion or a repeat only in (?:...)
             self.out[node.start :] = ["(?:", *self.out[node.start :], ")"]
         self.out.append(token + ("?" if lazy != ("U" in self.flags) else ""))
-        items[-1] = repeated = _Node(node.start, node.height + 1, 1 + node.size, node.product)
+        low, high = count or {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[token]
+        tree = Repeat(node.tree, low, high)
+        items[-1] = repeated = _Node(
+            node.start, node.height + 1, 1 + node.size, node.product, tree=tree
+        )
         if token == "*":
             repeated.size += 1
         if count is not None:
-            low, high = count
             times = high if high >= 0 else low
             if high == -1:
                 repeated.size = 2 + node.size if low == 0 else 1 + low * node.size
             else:
                 repeated.size = max(1, high * node.size + high - low)
-            repeated.product = 0 if high == 0 else max(times, 1) * node.product
+            # Go does not look under a {0} (``repeatIsValid``), but counts the repeats above it
+            repeated.product = 1 if high == 0 else max(times, 1) * node.product
         self._check(repeated)
         if count is not None and max(count) >= 2 and repeated.product > _REPEAT_LIMIT:
             raise perl_error("invalid repeat count", src[start:end])
@@ -253,7 +322,7 @@ class _Translator(AtomReader):
         else:
             self.out[group.start] = ""
         if group.capture:
-            node = _Node(group.start, node.height + 1, node.size + 2, node.product)
+            node = _Node(group.start, node.height + 1, node.size + 2, node.product, tree=node.tree)
         node.start, node.atomic = group.start, bool(group.branches)
         self.groups[-1].items.append(self._check(node))
         self.flags = group.flags
@@ -314,7 +383,8 @@ class _Translator(AtomReader):
         fold = "i" in self.flags
         if char and char in _ASSERTIONS:
             self.pos = start + 2
-            return self._push(_ASSERTIONS[char], "assertion", atomic=False)
+            text, condition = _ASSERTIONS[char]
+            return self._push(text, "assertion", Assertion(condition), atomic=False)
         if char == "C":
             raise perl_error("invalid escape sequence", src[start : start + 2])
         if char == "Q":
@@ -322,10 +392,10 @@ class _Translator(AtomReader):
             literal = src[start + 2 :] if close < 0 else src[start + 2 : close]
             self.pos = len(src) if close < 0 else close + 2
             for letter in literal:
-                self._push(literal_text(ord(letter), fold), "literal")
+                self._literal(ord(letter))
             return None
         ranges = self.class_escape(fold)
         if ranges is not None:
-            return self._push(set_text(ranges), "char")
-        self._push(literal_text(self.char_escape(), fold), "literal")
+            return self._push(set_text(ranges), "char", CharSet(ranges))
+        self._literal(self.char_escape())
         return None

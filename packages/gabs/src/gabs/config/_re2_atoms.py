@@ -23,7 +23,7 @@ from gabs.config._unicode_classes import (
     normalize,
 )
 
-__all__ = ["AtomReader", "Re2Error", "literal_text", "perl_error", "set_text"]
+__all__ = ["AtomReader", "Re2Error", "literal_ranges", "literal_text", "perl_error", "set_text"]
 
 _WORD: Final = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
 _PERL: Final = {
@@ -74,12 +74,18 @@ def set_text(ranges: Ranges) -> str:
     return "[" + "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in ranges) + "]"
 
 
+def literal_ranges(point: int, fold: bool) -> Ranges:
+    """The code points one character stands for: itself, or under ``(?i)`` its fold orbit."""
+    orbit = fold_orbit(point) if fold else (point,)
+    return normalize(tuple((partner, partner) for partner in orbit))
+
+
 def literal_text(point: int, fold: bool) -> str:
     """One character as ``re`` text; under ``(?i)`` the class of its fold orbit."""
-    orbit = fold_orbit(point) if fold else (point,)
-    if len(orbit) == 1:
+    ranges = literal_ranges(point, fold)
+    if ranges == ((point, point),):
         return re.escape(chr(point))
-    return set_text(normalize(tuple((partner, partner) for partner in orbit)))
+    return set_text(ranges)
 
 
 def _group(ranges: Ranges, negated: bool, fold: bool) -> Ranges:
