@@ -440,3 +440,95 @@ async def test_http_answers_as_a_plain_json_rpc_endpoint(
     assert too_large.json() == {"error": "Request body too large (max 1048576 bytes)"}
     assert health.status_code == 200 and health.json()["status"] == "ok"
     assert elsewhere.status_code == 404
+
+
+async def test_http_reads_every_post_as_json_and_refuses_other_methods_without_a_session(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """Whatever a client's ``Accept`` and ``Content-Type`` say, a POST is read as JSON and
+    answered with JSON (an ``initialize`` from a client that accepts only ``text/event-stream``,
+    a session's request sent as ``text/plain``), and a GET, PUT or DELETE without a session is
+    ``405`` with a JSON ``{"error": ...}``, from a streaming client too."""
+    config_dir.game("compat")
+    keyed = {"Authorization": f"Bearer {API_KEY}"}
+    sse_only = {**keyed, "Accept": "text/event-stream", "Content-Type": "application/json"}
+    streaming = {**keyed, "Accept": "application/json, text/event-stream"}
+    streaming["Content-Type"] = "application/json"
+    tools_list = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            opened = await http.post(f"{base}/mcp", json=INITIALIZE, headers=sse_only)
+            await open_session(http, base, streaming)
+            as_text = await http.post(
+                f"{base}/mcp",
+                content=json.dumps(tools_list),
+                headers={**streaming, "Content-Type": "text/plain"},
+            )
+            sessionless = {**keyed, "Accept": "text/event-stream"}
+            refused = [
+                await http.request(method, f"{base}/mcp", headers=sessionless)
+                for method in ("GET", "PUT", "DELETE")
+            ]
+    assert opened.status_code == 200, opened.text
+    assert opened.headers["content-type"].startswith("application/json")
+    assert opened.json()["result"]["serverInfo"]["name"] == "gabs"
+    assert as_text.status_code == 200, as_text.text
+    assert as_text.headers["content-type"].startswith("application/json")
+    assert as_text.json()["id"] == 3 and "tools" in as_text.json()["result"]
+    for answer in refused:
+        assert answer.status_code == 405, (answer.request.method, answer.text)
+        assert answer.headers["content-type"].startswith("application/json")
+        assert isinstance(answer.json()["error"], str)
+
+
+async def test_http_refuses_a_batch_with_400(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A JSON-RPC batch (an array) is not served: ``400`` with a JSON body, on any bridge."""
+    config_dir.game("compat")
+    keyed = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            batch = await http.post(f"{base}/mcp", json=[LIST_GAMES], headers=keyed)
+            empty = await http.post(f"{base}/mcp", json=[], headers=keyed)
+    for answer in (batch, empty):
+        assert answer.status_code == 400, answer.text
+        assert answer.headers["content-type"].startswith("application/json")
+
+
+# The Go bridge answers such bodies {"error": "Invalid JSON-RPC message"} (or 204 for `null`
+# and `{}`), and reads no MCP-Protocol-Version.
+@pytest.mark.beyond_go
+async def test_http_answers_json_rpc_errors_to_no_message_and_to_an_unsupported_version(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A JSON body that is no JSON-RPC message is ``400`` ``-32600`` without an id; a request
+    with an ``MCP-Protocol-Version`` the bridge does not speak is ``400`` ``Unsupported protocol
+    version`` with its id; an ``initialize`` with one is served (its body negotiates)."""
+    config_dir.game("compat")
+    keyed = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
+    wrong = {**keyed, "MCP-Protocol-Version": "1999-01-01"}
+    with anyio.fail_after(90):
+        async with (
+            http_bridge(bridge_command, config_dir, tmp_path) as (base, _),
+            httpx.AsyncClient(timeout=30) as http,
+        ):
+            refused = [
+                await http.post(f"{base}/mcp", content=body, headers=keyed)
+                for body in (b"[]", b"null", b"{}", b'{"method": "notifications/initialized"}')
+            ]
+            listed = await http.post(f"{base}/mcp", json=LIST_GAMES, headers=wrong)
+            opened = await http.post(f"{base}/mcp", json=INITIALIZE, headers=wrong)
+    for answer in refused:
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["id"] is None and answer.json()["error"]["code"] == -32600
+    assert listed.status_code == 400, listed.text
+    assert listed.json()["id"] == 2
+    assert listed.json()["error"]["message"] == "Unsupported protocol version"
+    assert opened.status_code == 200 and opened.json()["result"]["serverInfo"]["name"] == "gabs"

@@ -136,6 +136,101 @@ async def test_other_methods_from_a_plain_json_client_are_405() -> None:
     assert (await request(guard, "GET", "/mcp", stream))[0] == 200  # the session's stream
 
 
+async def test_other_methods_without_a_session_are_405_whatever_the_client_accepts() -> None:
+    """A GET stream, a DELETE, a PUT: without a session, 405 as the Go bridge answers them,
+    also from a client that accepts ``text/event-stream`` (the SDK answered a GET with 400 and a
+    PUT with its own JSON-RPC error)."""
+    guard, sessions, _ = guarded()
+    accepts = ("text/event-stream", "application/json, text/event-stream")
+    for method in ("GET", "DELETE", "PUT", "HEAD"):
+        for accept in accepts:
+            status, headers, body = await request(guard, method, "/mcp", {**AUTH, "accept": accept})
+            assert status == 405 and headers["content-type"] == "application/json", method
+            assert headers["allow"] == "GET, POST, DELETE"
+            assert set(json.loads(body)) == {"error"}
+    assert not sessions.scopes
+
+
+async def test_a_session_post_reaches_the_app_as_json_whatever_its_headers_say() -> None:
+    """The Go bridge reads every body as JSON and answers JSON: a session's POST with another
+    ``Content-Type`` (the SDK answered ``400 Invalid Content-Type header``), and an
+    ``initialize`` from a client that accepts only ``text/event-stream`` (the SDK answered
+    ``406``), reach the session app as a JSON client's."""
+    guard, sessions, plain = guarded()
+    odd = {**AUTH, "accept": "text/event-stream", "content-type": "text/plain"}
+    for body, extra in ((INIT, {}), (LIST, {"mcp-session-id": "abc"})):
+        status, _, answer = await request(guard, "POST", "/mcp", {**odd, **extra}, body)
+        assert status == 200
+        assert json.loads(answer)["method"] == json.loads(body)["method"]
+    assert len(sessions.scopes) == 2 and not plain.scopes
+    for scope in sessions.scopes:
+        headers = dict(scope["headers"])
+        assert headers[b"content-type"] == b"application/json"
+        assert headers[b"accept"] == b"application/json"
+    assert dict(sessions.scopes[1]["headers"])[b"mcp-session-id"] == b"abc"
+
+
+async def test_a_json_body_that_is_no_message_is_invalid_request_without_an_id() -> None:
+    """A batch, a JSON scalar, ``{}``, a notification without ``"jsonrpc": "2.0"`` or with
+    ``params`` that is no object: ``400`` with ``-32600`` and a null id, as JSON-RPC 2.0 says
+    (the SDK answered ``-32602`` with its validator's report); messages pass."""
+    guard, sessions, plain = guarded()
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    refused = [
+        b"[" + LIST + b"]",
+        b"[]",
+        b"null",
+        b"5",
+        b'"x"',
+        b"{}",
+        b'{"method": "notifications/initialized"}',
+        json.dumps({**notification, "params": [1]}).encode(),
+        b'{"jsonrpc": "2.0", "id": 1, "method": 5}',
+        b'{"id": 1, "result": {}}',
+    ]
+    for body in refused:
+        status, headers, answer = await request(guard, "POST", "/mcp", AUTH, body)
+        assert (status, headers["content-type"]) == (400, "application/json"), body
+        refusal = json.loads(answer)
+        assert refusal["id"] is None and refusal["error"]["code"] == -32600, body
+        assert refusal["error"]["message"] == "Invalid Request"
+        assert "batch" in refusal["error"]["data"] or not body.startswith(b"[")
+    assert not sessions.scopes and not plain.scopes
+    passed = [
+        json.dumps(notification).encode(),
+        b'{"jsonrpc": "2.0", "id": 7, "result": {}}',
+        b'{"jsonrpc": "2.0", "id": 7, "error": {"code": -1, "message": "x"}}',
+        b"{not json",  # the SDK's -32700
+    ]
+    for body in passed:
+        assert (await request(guard, "POST", "/mcp", AUTH, body))[0] == 200, body
+    assert len(plain.scopes) == len(passed)
+
+
+async def test_an_unsupported_protocol_version_is_named_as_such_except_on_initialize() -> None:
+    """A request with an ``MCP-Protocol-Version`` the SDK does not speak is ``400``
+    ``Unsupported protocol version`` with its id and the versions spoken (the SDK answered that
+    ``params._meta`` lacked its envelope keys); ``initialize`` negotiates in its body and is
+    served without the header, as the Go bridge serves it."""
+    guard, sessions, plain = guarded()
+    for version in ("1999-01-01", ""):
+        wrong = {**AUTH, "mcp-protocol-version": version}
+        status, headers, answer = await request(guard, "POST", "/mcp", wrong, LIST)
+        assert (status, headers["content-type"]) == (400, "application/json")
+        refusal = json.loads(answer)
+        assert refusal["id"] == 2 and refusal["error"]["message"] == "Unsupported protocol version"
+        assert refusal["error"]["data"]["requested"] == version
+        assert "2025-06-18" in refusal["error"]["data"]["supported"]
+    assert not sessions.scopes and not plain.scopes
+    for version in ("2025-06-18", "2026-07-28"):
+        right = {**AUTH, "mcp-protocol-version": version}
+        assert (await request(guard, "POST", "/mcp", right, LIST))[0] == 200
+    both = {**AUTH, "accept": "application/json, text/event-stream"}
+    wrong = {**both, "mcp-protocol-version": "1999-01-01"}
+    assert (await request(guard, "POST", "/mcp", wrong, INIT))[0] == 200
+    assert b"mcp-protocol-version" not in dict(sessions.scopes[0]["headers"])
+
+
 async def test_health_answers_any_method_and_other_paths_are_404_without_a_token() -> None:
     guard, _, _ = guarded()
     for method in ("GET", "POST"):

@@ -5,20 +5,26 @@
 3. any path but ``/mcp``: **404** ``404 page not found``, as the Go bridge answers;
 4. no ``Authorization: Bearer <token>`` matching the bridge token or the config's ``apiKey``
    (both compared in constant time): **401** with ``WWW-Authenticate: Bearer``;
-5. a method other than POST from a client without a session that does not accept
-   ``text/event-stream`` (a plain JSON client, the Go bridge's kind): **405**;
+5. a method other than POST without a session (a GET stream belongs to a session): **405**,
+   as the Go bridge answers every method but POST;
 6. a POST body over 1 MiB (:data:`MAX_BODY_BYTES`): **400**, as the Go bridge answers; a
    request with an id whose ``params`` is not an object, or without ``"jsonrpc": "2.0"``, gets
    its JSON-RPC error with its id (:mod:`gabs.transports.invalid_requests`); an ``initialize``
    request without some of its params gets them filled in, as the Go bridge reads none
-   (:mod:`gabs.transports.initialize_request`);
+   (:mod:`gabs.transports.initialize_request`); a JSON body that is no JSON-RPC message (a
+   batch, ``null``, ``{}``) is **400** with ``-32600`` (``Invalid Request``) and no id; an
+   ``MCP-Protocol-Version`` the SDK does not speak is **400** ``Unsupported protocol version``
+   (with the versions it does speak), except on ``initialize``, whose body negotiates;
 7. a POST from a plain JSON client, or one without a session that does not open one (anything
    but ``initialize``): the stateless JSON app, as the Go bridge serves every POST, whatever
    its ``Content-Type`` (``curl -d`` sends a form type);
 8. everything else: the Streamable HTTP app (sessions, the GET stream), where the answer to a
-   request the client cancelled becomes ``202 Accepted`` without a body.
+   request the client cancelled becomes ``202 Accepted`` without a body. A POST reaches it as
+   a plain JSON client's too (``Accept`` and ``Content-Type`` ``application/json``): every
+   answer is one JSON body, and the Go bridge reads any body as JSON.
 
-The refusals of 1, 4, 5 and 6 have a JSON body ``{"error": "..."}``, as the Go bridge's have.
+The refusals of 1, 4, 5 and the body limit of 6 have a JSON body ``{"error": "..."}``, as the Go
+bridge's have.
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ from collections.abc import Iterable
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from mcp.shared.inbound import unsupported_protocol_version_rejection
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gabp import tokens_equal
 from gabs._version import __version__
 from gabs.transports.initialize_request import complete_initialize
-from gabs.transports.invalid_requests import invalid_request_answer
+from gabs.transports.invalid_requests import invalid_request_answer, not_a_message_answer
 from gabs.transports.request_ids import IdAliases
 
 __all__ = [
@@ -56,6 +64,7 @@ CANCELLED_CODE: Final = -32800
 MAX_BODY_BYTES: Final = 1 << 20
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 _JSON: Final = b"application/json"
+_VERSION_HEADER: Final = "mcp-protocol-version"
 _TOO_LARGE: Final = f"Request body too large (max {MAX_BODY_BYTES} bytes)"
 
 
@@ -148,7 +157,7 @@ class GuardMiddleware:
         streaming = "text/event-stream" in headers.get("accept", "")
         session = headers.get("mcp-session-id")
         if scope.get("method") != "POST":
-            if self._json_app is not None and not streaming and session is None:
+            if self._json_app is not None and session is None:
                 extra = [(b"allow", b"GET, POST, DELETE")]
                 await _refuse(send, 405, "Method not allowed: MCP requests are POSTed", extra)
                 return
@@ -165,6 +174,18 @@ class GuardMiddleware:
             refusal = aliases.restore_answer(refusal)
             await _respond(send, 200, refusal.decode(), content_type=_JSON)
             return
+        malformed = not_a_message_answer(body)
+        if malformed is not None:
+            await _respond(send, 400, malformed.decode(), content_type=_JSON)
+            return
+        version = headers.get(_VERSION_HEADER)
+        if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+            if not _opens_session(body):
+                refusal = aliases.restore_answer(_unsupported_version(body, version))
+                await _respond(send, 400, refusal.decode(), content_type=_JSON)
+                return
+            # initialize negotiates its version in its body, as the Go bridge reads it
+            scope = _without_header(scope, _VERSION_HEADER.encode())
         receive = _replaying(body, receive)
         if len(aliases):
             send = _restoring_ids(aliases, send)
@@ -173,7 +194,7 @@ class GuardMiddleware:
         ):
             await self._json_app(_json_scope(scope), receive, send)
             return
-        await self.app(scope, receive, without_cancelled_answers(send))
+        await self.app(_json_scope(scope), receive, without_cancelled_answers(send))
 
 
 def _restoring_ids(aliases: IdAliases, send: Send) -> Send:
@@ -231,6 +252,24 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
         return pending.pop() if pending else await receive()
 
     return replay
+
+
+def _unsupported_version(body: bytes, version: str) -> bytes:
+    """The SDK's ``Unsupported protocol version`` error (``data``: what is supported and what
+    was asked), with the request's id when it has one."""
+    rejection = unsupported_protocol_version_rejection(version, SUPPORTED_PROTOCOL_VERSIONS)
+    assert rejection is not None
+    try:
+        message = json.loads(body)
+    except ValueError:
+        message = None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    error = {"code": rejection.code, "message": rejection.message, "data": rejection.data}
+    return _compact({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+
+
+def _without_header(scope: Scope, name: bytes) -> Scope:
+    return {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != name]}
 
 
 def _opens_session(body: bytes) -> bool:

@@ -10,6 +10,11 @@ neither a string nor a number (``true``, ``{}``, ``[1]``), which the Go bridge s
 SDK reads as a notification, is ``-32600`` with that id too. A message with an id and no
 ``method`` (nor ``result`` or ``error``: not a response) is ``-32601`` (``Method not found``),
 as the Go bridge answers it; the SDK drops it.
+
+Over HTTP, a body that is JSON but no JSON-RPC message at all (a batch, ``null``, ``5``,
+``{}``, a notification without ``"jsonrpc": "2.0"`` or with ``params`` that is no object) is
+refused by :func:`not_a_message_answer` with ``-32600`` (``Invalid Request``) and no id, as
+JSON-RPC 2.0 says; the SDK refused it with ``-32602`` and its validator's report as the text.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ import json
 from typing import Final
 
 import mcp_types as types
+from pydantic import ValidationError
 
-__all__ = ["invalid_request_answer"]
+__all__ = ["invalid_request_answer", "not_a_message_answer"]
 
 _VERSION: Final = "2.0"
 
@@ -52,4 +58,32 @@ def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
         return None
     error = {"code": code, "message": text}
     answer = {"jsonrpc": _VERSION, "id": request_id, "error": error}
+    return json.dumps(answer, separators=(",", ":")).encode()
+
+
+def not_a_message_answer(body: bytes) -> bytes | None:
+    """The ``-32600`` answer (no id) to a JSON ``body`` that is no JSON-RPC message, or None
+    (a body that is not JSON, or one that is a message). A request with an id is not checked
+    here: :func:`invalid_request_answer` answers what is wrong with one, with its id."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None  # the SDK answers -32700 (Parse error)
+    if isinstance(message, dict):
+        request_id = message.get("id")
+        has_id = isinstance(request_id, str | int | float) and not isinstance(request_id, bool)
+        if has_id and isinstance(message.get("method"), str):
+            return None
+    try:
+        types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValidationError:
+        pass
+    else:
+        return None
+    if isinstance(message, list):
+        reason = "a batch (JSON array) is not served: send one message per POST"
+    else:
+        reason = "not a JSON-RPC 2.0 request, notification or response"
+    error = {"code": types.INVALID_REQUEST, "message": "Invalid Request", "data": reason}
+    answer = {"jsonrpc": _VERSION, "id": None, "error": error}
     return json.dumps(answer, separators=(",", ":")).encode()
