@@ -101,8 +101,9 @@ async def test_mod_configuration_and_settings_refusals_carry_a_code(open_sim: An
         assert _fields(unknown) == ["success", "message", "requestedModId", "code"]
         empty = await sim.call("rimworld/update_mod_settings", modId=_TIDY, values={})
         assert _fields(empty) == ["success", "message", "requestedModId", "mod", "code"]
-        for result in (far, unknown):
-            assert (result["success"], result["code"]) == (False, "refused")
+        assert (far["success"], far["code"]) == (False, "refused")
+        # nothing matches the mod named: the caller's to correct (`Could not find ...`)
+        assert (unknown["success"], unknown["code"]) == (False, "unknown_id")
         # no values at all is a missing argument (test_mod_blank_parity)
         assert (empty["success"], empty["code"]) == (False, "invalid_argument")
 
@@ -147,11 +148,11 @@ async def test_journal_and_capability_refusals_carry_a_code(open_sim: Any) -> No
 async def test_other_tools_payload_failures_all_carry_a_code(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         for tool, arguments, code in (
-            ("rimworld/list_debug_action_children", {"path": "Nope/Nothing"}, "refused"),
+            ("rimworld/list_debug_action_children", {"path": "Nope/Nothing"}, "unknown_id"),
             ("rimworld/search_debug_actions", {"query": " "}, "invalid_argument"),
             ("rimworld/get_context_menu_options", {}, "refused"),
             ("rimworld/get_map_target_info", {}, "invalid_argument"),
-            ("rimworld/open_main_tab", {"mainTabId": "NoSuchTab"}, "refused"),
+            ("rimworld/open_main_tab", {"mainTabId": "NoSuchTab"}, "unknown_id"),
             ("rimworld/switch_language", {"language": " "}, "invalid_argument"),
             ("rimworld/scroll_ui_target", {"targetId": "ui-element:nope"}, "refused"),
             ("rimworld/step_game_ticks", {"ticks": 0}, "invalid_argument"),
@@ -182,3 +183,50 @@ async def test_answers_whose_success_is_computed_carry_a_code_when_it_is_false(
         passed = await sim.call("rimbridge/run_lua", luaSource="rb.assert(true)")
         assert passed["success"] is True
         assert "code" not in passed
+
+
+async def test_an_id_or_query_that_matches_nothing_is_unknown_id(open_sim: Any) -> None:
+    # Where the mod answers `Could not find ...` in its payload, the caller named something
+    # that is not there: `unknown_id`, as for a pawn, zone or alert (README, codes).
+    async with open_sim(tick_rate=0) as sim:
+        for tool, arguments, message in (
+            (
+                "rimworld/set_mod_enabled",
+                {"modId": "no.such.mod", "enabled": True},
+                "Could not find an installed mod matching 'no.such.mod'.",
+            ),
+            (
+                "rimworld/switch_language",
+                {"language": "Klingon"},
+                "Could not find an installed RimWorld language matching 'Klingon'.",
+            ),
+            (
+                "rimworld/get_debug_action",
+                {"path": "Nope"},
+                "Could not find debug action 'Nope'.",
+            ),
+            (
+                "rimworld/take_screenshot",
+                {"clipTargetId": "window:999:Dialog_Nothing"},
+                "Could not find an open window matching target id 'window:999:Dialog_Nothing'.",
+            ),
+            (
+                "rimworld/take_screenshot",
+                {"clipTargetId": "main-tab:Work"},
+                "Could not find an open main tab matching target id 'main-tab:Work'.",
+            ),
+            (
+                "rimworld/take_screenshot",
+                {"clipTargetId": "context-menu-option:1:1"},
+                "Could not find an open context menu matching target id 'context-menu-option:1:1'.",
+            ),
+            (
+                "rimworld/click_screen_target",
+                {"targetId": "window-dismiss:999:Dialog_Nothing"},
+                "Could not find an open window matching target id "
+                "'window-dismiss:999:Dialog_Nothing'.",
+            ),
+        ):
+            result = await sim.call(tool, **arguments)
+            assert (result["success"], result["message"]) == (False, message), tool
+            assert result["code"] == "unknown_id", tool

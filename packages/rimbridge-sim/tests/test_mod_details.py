@@ -77,16 +77,20 @@ async def test_job_logging_hints_with_the_mods_consume_logs_keys(open_sim: Any) 
 async def test_every_architect_refusal_carries_a_code(open_sim: Any) -> None:
     async with open_sim(tick_rate=0) as sim:
         apply = "rimworld/apply_architect_designator"
-        calls: list[tuple[str, dict[str, Any]]] = [
-            ("rimworld/list_architect_designators", {"categoryId": "nope"}),
-            ("rimworld/select_architect_designator", {"designatorId": "nope"}),
-            (apply, {"designatorId": "nope", "x": 1, "z": 1}),
-            (apply, {"designatorId": "nope", "x": 1, "z": 1, "width": 0}),
-            (apply, {"designatorId": "nope", "x": 1, "z": 1, "width": 101, "height": 100}),
+        calls: list[tuple[str, dict[str, Any], str]] = [
+            ("rimworld/list_architect_designators", {"categoryId": "nope"}, "unknown_id"),
+            ("rimworld/select_architect_designator", {"designatorId": "nope"}, "unknown_id"),
+            (apply, {"designatorId": "nope", "x": 1, "z": 1}, "unknown_id"),
+            (apply, {"designatorId": "nope", "x": 1, "z": 1, "width": 0}, "refused"),
+            (
+                apply,
+                {"designatorId": "nope", "x": 1, "z": 1, "width": 101, "height": 100},
+                "refused",
+            ),
         ]
-        for tool, arguments in calls:
+        for tool, arguments, code in calls:
             refused = await sim.call(tool, **arguments)
-            assert (refused["success"], refused["code"]) == (False, "refused"), arguments
+            assert (refused["success"], refused["code"]) == (False, code), arguments
             assert {"message", "devModeEnabled", "godMode", "state"} <= refused.keys()
 
 

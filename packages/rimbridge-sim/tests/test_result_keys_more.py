@@ -49,7 +49,7 @@ async def test_zone_and_area_refusals_carry_the_architect_failure_fields(
         for tool, arguments, code in (
             ("rimworld/clear_area", {"areaId": "nope"}, "unknown_id"),
             ("rimworld/delete_zone", {"zoneId": "nope"}, "unknown_id"),
-            ("rimworld/set_zone_target", {"designatorId": "nope"}, "refused"),
+            ("rimworld/set_zone_target", {"designatorId": "nope"}, "unknown_id"),
         ):
             refused = await sim.call(tool, **arguments)
             assert (refused["success"], refused["code"]) == (False, code), tool

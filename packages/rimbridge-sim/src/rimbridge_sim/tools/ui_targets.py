@@ -13,6 +13,7 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import (
     InvalidArgumentError,
     MissingArgumentError,
+    NotFoundError,
     RefusedError,
     WorldError,
 )
@@ -125,7 +126,7 @@ class UiTargetTools:
                     None,
                 )
                 if window is None:
-                    raise RefusedError(
+                    raise NotFoundError(
                         f"Could not find an open window matching target id '{target_id}'."
                     )
                 windows.close(window)

@@ -16,7 +16,7 @@ from rimbridge_sim.world._catalogue import (
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._zones import ZonesAndAreas
 from rimbridge_sim.world.describe import cell_payload, describe_area, describe_zone
-from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, NotFoundError, RefusedError
 from rimbridge_sim.world.model import (
     FLOOR_DEFS,
     Cell,
@@ -49,7 +49,7 @@ class Architect:
         for category in CATEGORIES:
             if wanted is not None and wanted == normalize_segment(category.def_name):
                 return category
-        raise RefusedError(f"Could not find architect category '{query}'.")
+        raise NotFoundError(f"Could not find architect category '{query}'.")
 
     def resolve(self, designator_id: str) -> Placed:
         if not designator_id or not designator_id.strip():
@@ -59,7 +59,7 @@ class Architect:
             for placed in all_designators(category):
                 if placed.id == wanted:
                     return placed
-        raise RefusedError(f"Could not find architect designator '{designator_id}'.")
+        raise NotFoundError(f"Could not find architect designator '{designator_id}'.")
 
     def describe_category(self, category: Category) -> dict[str, Any]:
         placed = all_designators(category)

@@ -14,7 +14,7 @@ from rimbridge_sim.world._debug_nodes import (
     describe_node,
     score_node,
 )
-from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, NotFoundError, RefusedError
 from rimbridge_sim.world.model import Cell, LetterKind, LogLevel
 from rimbridge_sim.world.state import Pawn
 
@@ -143,7 +143,7 @@ class DebugMenu:
         for node in self._walk():
             if node.path.lower() == wanted:
                 return node
-        raise RefusedError(f"Could not find debug action '{given}'.")
+        raise NotFoundError(f"Could not find debug action '{given}'.")
 
     def roots(self, include_hidden: bool) -> list[DebugNode]:
         """The roots in the mod's order: by their tab def's name, ordinal."""

@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 from rimbridge_sim.config import MOD_VERSION
 from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._selection import stable_hash
-from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, NotFoundError, RefusedError
 from rimbridge_sim.world.model import LogLevel
 
 __all__ = ["INSTALLED_MODS", "ModInfo", "ModList"]
@@ -154,7 +154,7 @@ class ModList:
                 "rimworld/list_mods."
             )
         if not matches:
-            raise RefusedError(f"Could not find an installed mod matching '{wanted}'.")
+            raise NotFoundError(f"Could not find an installed mod matching '{wanted}'.")
         return matches[0]
 
     def restart_reasons(self) -> list[str]:

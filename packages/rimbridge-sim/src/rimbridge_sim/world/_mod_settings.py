@@ -12,7 +12,7 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo, ModList
 from rimbridge_sim.world._selection import stable_hash
 from rimbridge_sim.world._settings_paths import convert, locate
-from rimbridge_sim.world.errors import MissingArgumentError, RefusedError
+from rimbridge_sim.world.errors import MissingArgumentError, NotFoundError, RefusedError
 from rimbridge_sim.world.model import LogLevel
 
 __all__ = ["ModSettingsStore"]
@@ -68,7 +68,9 @@ class ModSettingsStore:
                 "rimworld/list_mod_settings_surfaces."
             )
         if not matches:
-            raise RefusedError(f"Could not find a loaded mod settings surface matching '{wanted}'.")
+            raise NotFoundError(
+                f"Could not find a loaded mod settings surface matching '{wanted}'."
+            )
         return matches[0]
 
     @staticmethod

@@ -20,7 +20,7 @@ from rimbridge_sim.world.describe import (
     describe_camera,
     describe_pawn,
 )
-from rimbridge_sim.world.errors import RefusedError
+from rimbridge_sim.world.errors import NotFoundError, RefusedError
 from rimbridge_sim.world.model import Cell
 from rimbridge_sim.world.state import Hover
 
@@ -184,7 +184,7 @@ class Screen:
                 None,
             )
             if window is None:
-                raise RefusedError(
+                raise NotFoundError(
                     f"Could not find an open window matching target id '{target_id}'."
                 )
             kind = "window" if head == "window" else "window_dismiss"
@@ -194,7 +194,7 @@ class Screen:
         if head == "main-tab":
             tab = self._windows.open_tab_snapshot()
             if tab is None:
-                raise RefusedError(
+                raise NotFoundError(
                     f"Could not find an open main tab matching target id '{target_id}'."
                 )
             if tab["defName"] != parts[1]:
@@ -208,7 +208,7 @@ class Screen:
     def _option_rect(self, target_id: str, menu_id: int, index: int) -> tuple[str, str, Rect]:
         targets = self._context_menu()
         if targets is None:
-            raise RefusedError(
+            raise NotFoundError(
                 f"Could not find an open context menu matching target id '{target_id}'."
             )
         if targets["menuId"] != menu_id:

@@ -14,6 +14,7 @@ from rimbridge_sim.world.describe import SCREEN_HEIGHT, SCREEN_WIDTH
 from rimbridge_sim.world.errors import (
     InvalidArgumentError,
     MissingArgumentError,
+    NotFoundError,
     RefusedError,
     UnknownIdError,
 )
@@ -370,7 +371,7 @@ class Windows:
             names = (tab.def_name, tab.label, tab.type, tab.type.rsplit(".", 1)[-1])
             if wanted in (n.lower() for n in names):
                 return tab
-        raise RefusedError(f"Could not find a RimWorld main tab matching '{query}'.")
+        raise NotFoundError(f"Could not find a RimWorld main tab matching '{query}'.")
 
     def _resolves_to(self, query: str) -> MainTab | None:
         try:
@@ -459,7 +460,7 @@ class Windows:
             )
             if wanted.lower() in (n.lower() for n in names):
                 return language
-        raise RefusedError(f"Could not find an installed RimWorld language matching '{query}'.")
+        raise NotFoundError(f"Could not find an installed RimWorld language matching '{query}'.")
 
     def describe_language(self, language: Language) -> dict[str, Any]:
         """A language as the mod lists it: its id is the folder name; the recommended query

@@ -14,6 +14,7 @@ __all__ = [
     "LongEventError",
     "MissingArgumentError",
     "NoGameError",
+    "NotFoundError",
     "RefusedError",
     "StaleIdError",
     "UnknownIdError",
@@ -83,6 +84,15 @@ class RefusedError(WorldError):
     tools answer it as a payload failure, as the real mod does."""
 
     code = "refused"
+
+
+class NotFoundError(RefusedError):
+    """Nothing matches the id or query the caller named (an architect category or designator,
+    a debug action, an installed mod or settings surface, a main tab, a language, an open
+    window, tab or menu a screen target names), where the mod answers ``Could not find ...`` in
+    its payload: answered as every refusal is, with code ``unknown_id``."""
+
+    code = "unknown_id"
 
 
 def argument_exception(message: str, parameter: str) -> str:
