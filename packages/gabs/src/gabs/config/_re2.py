@@ -3,7 +3,8 @@
 The Go bridge compiles ``^(?:<pattern>)$`` and asks ``MatchString``, so the same text is read
 here, the way Go's parser reads it, into a tree that ``_re2_nfa`` matches in time linear in the
 value (:func:`compile_matcher`), and into the same pattern in ``re`` terms (:func:`compile_re2`,
-which decides what is refused and serves as a second opinion in tests): RE2's meaning of each
+a second opinion for tests and the differential script; never compiled to match): the parse
+decides what is refused. RE2's meaning of each
 construct is spelled out (``\\d``, ``\\w``, ``\\s`` and ``\\b`` are ASCII; ``$`` is the end of
 the text unless ``(?m)``; ``(?i)`` may stand anywhere and folds case by Go's tables, see
 ``_re2_atoms``; ``\\z``, ``\\Q...\\E``, ``\\x{...}``, octal escapes, ``\\p{...}`` with every
@@ -81,9 +82,9 @@ _COUNTED: Final = re.compile(r"\{(0|[1-9][0-9]*)(?:(,)(0|[1-9][0-9]*)?)?\}")
 @functools.lru_cache(maxsize=64)
 def compile_matcher(pattern: str) -> Matcher:
     """``pattern`` compiled as the Go bridge compiles it, ``^(?:pattern)$`` with RE2's meaning,
-    for a linear-time ``search`` (Go's ``MatchString``); refused as :func:`compile_re2` refuses
-    it."""
-    compile_re2(pattern)
+    for a linear-time ``search`` (Go's ``MatchString``); :class:`Re2Error` with Go's words
+    when Go refuses it. No ``re`` pattern is compiled: the translation is for tests and the
+    differential script (:func:`compile_re2`)."""
     _, tree, height = _parse(pattern)
     return Matcher.compile(tree, height)
 

@@ -16,7 +16,7 @@ from typing import Final
 from ..go_format import go_quote
 from ._issues import MODE_INCOMPATIBLE, ConfigIssue, escape_pointer, game_pointer
 from ._model import GameConfig, HookConfig, LaunchInputConfig, LifecycleConfig, ProfileConfig
-from ._re2 import Re2Error, compile_matcher, compile_re2
+from ._re2 import Re2Error, compile_matcher
 
 __all__ = [
     "INPUT_MAX_LENGTH",
@@ -298,8 +298,8 @@ class _Check:
         pattern_ok = True
         if spec.pattern and spec.type == "string":
             try:
-                compile_re2(spec.pattern)
-            except (re.error, Re2Error) as exc:
+                compile_matcher(spec.pattern)
+            except Re2Error as exc:
                 pattern_ok = False
                 self.add(
                     f"{path}/pattern",

@@ -43,7 +43,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gabp import tokens_equal
 from gabs._version import __version__
 from gabs.transports.initialize_request import complete_initialize
-from gabs.transports.invalid_requests import invalid_request_answer, not_a_message_answer
+from gabs.transports.invalid_requests import (
+    decode_body,
+    invalid_request_answer,
+    not_a_message_answer,
+)
 from gabs.transports.request_ids import IdAliases
 
 __all__ = [
@@ -169,19 +173,21 @@ class GuardMiddleware:
             return
         aliases = IdAliases()  # an id the SDK cannot carry, swapped and restored
         body = complete_initialize(aliases.alias(body))
-        refusal = invalid_request_answer(body, known_invalid=False)
+        message = decode_body(body)
+        opens_session = _opens_session(message)
+        refusal = invalid_request_answer(message, known_invalid=False)
         if refusal is not None:  # the SDK would answer it without its id
             refusal = aliases.restore_answer(refusal)
             await _respond(send, 200, refusal.decode(), content_type=_JSON)
             return
-        malformed = not_a_message_answer(body)
+        malformed = not_a_message_answer(message)
         if malformed is not None:
             await _respond(send, 400, malformed.decode(), content_type=_JSON)
             return
         version = headers.get(_VERSION_HEADER)
         if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-            if not _opens_session(body):
-                refusal = aliases.restore_answer(_unsupported_version(body, version))
+            if not opens_session:
+                refusal = aliases.restore_answer(_unsupported_version(message, version))
                 await _respond(send, 400, refusal.decode(), content_type=_JSON)
                 return
             # initialize negotiates its version in its body, as the Go bridge reads it
@@ -190,7 +196,7 @@ class GuardMiddleware:
         if len(aliases):
             send = _restoring_ids(aliases, send)
         if self._json_app is not None and (
-            not streaming or (session is None and not _opens_session(body))
+            not streaming or (session is None and not opens_session)
         ):
             await self._json_app(_json_scope(scope), receive, send)
             return
@@ -254,15 +260,11 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-def _unsupported_version(body: bytes, version: str) -> bytes:
+def _unsupported_version(message: Any, version: str) -> bytes:
     """The SDK's ``Unsupported protocol version`` error (``data``: what is supported and what
-    was asked), with the request's id when it has one."""
+    was asked), with the id of the request ``message`` (a decoded body) when it has one."""
     rejection = unsupported_protocol_version_rejection(version, SUPPORTED_PROTOCOL_VERSIONS)
     assert rejection is not None
-    try:
-        message = json.loads(body)
-    except ValueError:
-        message = None
     request_id = message.get("id") if isinstance(message, dict) else None
     error = {"code": rejection.code, "message": rejection.message, "data": rejection.data}
     return _compact({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
@@ -272,14 +274,9 @@ def _without_header(scope: Scope, name: bytes) -> Scope:
     return {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != name]}
 
 
-def _opens_session(body: bytes) -> bool:
-    """Whether a POST body is an ``initialize`` request (the one that opens a session)."""
-    if b'"initialize"' not in body:
-        return False
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return False
+def _opens_session(message: Any) -> bool:
+    """Whether a decoded POST body is an ``initialize`` request (the one that opens a
+    session)."""
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 

@@ -20,24 +20,32 @@ JSON-RPC 2.0 says; the SDK refused it with ``-32602`` and its validator's report
 from __future__ import annotations
 
 import json
-from typing import Final
+from typing import Any, Final
 
 import mcp_types as types
 from pydantic import ValidationError
 
-__all__ = ["invalid_request_answer", "not_a_message_answer"]
+__all__ = ["NOT_JSON", "decode_body", "invalid_request_answer", "not_a_message_answer"]
 
 _VERSION: Final = "2.0"
 
+#: What :func:`decode_body` answers for a body that is not JSON.
+NOT_JSON: Final = object()
 
-def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
-    """The error answer to the request in ``body``, or None when there is no one to answer
-    (no id, a ``method`` that is no string, a response, not an object) or, unless
-    ``known_invalid`` (the SDK refused it already), nothing visibly wrong with it."""
+
+def decode_body(body: bytes) -> Any:
+    """``body`` decoded from JSON, or :data:`NOT_JSON`: decoded once, read by every check."""
     try:
-        message = json.loads(body)
+        return json.loads(body)
     except ValueError:
-        return None
+        return NOT_JSON
+
+
+def invalid_request_answer(message: Any, *, known_invalid: bool) -> bytes | None:
+    """The error answer to the request ``message`` (a body from :func:`decode_body`), or None
+    when there is no one to answer (no id, a ``method`` that is no string, a response, not an
+    object, not JSON) or, unless ``known_invalid`` (the SDK refused it already), nothing
+    visibly wrong with it."""
     if not isinstance(message, dict):
         return None
     request_id = message.get("id")
@@ -61,13 +69,12 @@ def invalid_request_answer(body: bytes, *, known_invalid: bool) -> bytes | None:
     return json.dumps(answer, separators=(",", ":")).encode()
 
 
-def not_a_message_answer(body: bytes) -> bytes | None:
-    """The ``-32600`` answer (no id) to a JSON ``body`` that is no JSON-RPC message, or None
-    (a body that is not JSON, or one that is a message). A request with an id is not checked
-    here: :func:`invalid_request_answer` answers what is wrong with one, with its id."""
-    try:
-        message = json.loads(body)
-    except ValueError:
+def not_a_message_answer(message: Any) -> bytes | None:
+    """The ``-32600`` answer (no id) to a JSON body (from :func:`decode_body`) that is no
+    JSON-RPC message, or None (a body that is not JSON, or one that is a message). A request
+    with an id is not checked here: :func:`invalid_request_answer` answers what is wrong with
+    one, with its id."""
+    if message is NOT_JSON:
         return None  # the SDK answers -32700 (Parse error)
     if isinstance(message, dict):
         request_id = message.get("id")

@@ -30,7 +30,7 @@ from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
 from gabs.transports.initialize_request import complete_initialize
-from gabs.transports.invalid_requests import invalid_request_answer
+from gabs.transports.invalid_requests import decode_body, invalid_request_answer
 from gabs.transports.request_ids import IdAliases
 from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
@@ -250,7 +250,7 @@ async def framed_stdio(
                     if not isinstance(item, SessionMessage) or (
                         isinstance(item.message, types.JSONRPCNotification) and b'"id"' in body
                     ):
-                        refusal = invalid_request_answer(body, known_invalid=True)
+                        refusal = invalid_request_answer(decode_body(body), known_invalid=True)
                         if refusal is not None:
                             refusal = aliases.restore_answer(refusal)
                             logger.warning("stdin: an invalid request: %s", item)
