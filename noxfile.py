@@ -72,6 +72,20 @@ for _letter in CHECKPOINTS:
     _checkpoint_session(_letter)
 
 
+#: The Python versions ``pythons`` runs the tests on, beside the one nox itself runs on (the one
+#: CI uses); ``GABP_TEST_PYTHONS`` (comma-separated versions or interpreter paths) overrides.
+OTHER_PYTHONS = os.environ.get("GABP_TEST_PYTHONS", "3.12,3.13,3.14").split(",")
+
+
+@nox.session(python=OTHER_PYTHONS)
+def pythons(session: nox.Session) -> None:
+    """Unit tests, every checkpoint and the compatibility suite on each Python of
+    ``OTHER_PYTHONS`` this machine has (nox skips one it cannot find)."""
+    _sync(session)
+    paths = _unit_test_paths() + [f"integration-tests/checkpoint_{c}" for c in CHECKPOINTS]
+    session.run("pytest", *PYTEST_PARALLEL, *paths, COMPAT, *session.posargs)
+
+
 @nox.session
 def compat(session: nox.Session) -> None:
     """The compatibility suite; pass ``-- --bridge "<command>"`` to test another GABS build."""

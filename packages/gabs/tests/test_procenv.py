@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,18 +20,29 @@ TOKEN = "a" * 64
 
 
 def child(env: dict[str, str]) -> Iterator[int]:
+    """A process with ``env``, yielded once it runs its own program.
+
+    Popen may return while the child is still inside ``exec`` (Python 3.13 spawns with vfork
+    more often): its ``/proc`` environment then reads empty for a moment. The child says when
+    it is ready, and the test waits for that (at most 30 s).
+    """
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GABP_", "GABS_"))}
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; sys.stdin.read()"],
+        [sys.executable, "-c", "import sys; print('ready', flush=True); sys.stdin.read()"],
         env={**base, **env},
         stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
     try:
+        assert proc.stdout is not None
+        assert select.select([proc.stdout], [], [], 30)[0], "the child did not start in 30 s"
+        assert proc.stdout.readline() == b"ready\n"
         yield proc.pid
     finally:
-        assert proc.stdin is not None
+        assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.close()
         proc.wait(timeout=30)
+        proc.stdout.close()
 
 
 @pytest.fixture

@@ -51,7 +51,8 @@ def find_executable(name: str) -> Path:
         return Path(found)
     raise DemoSetupError(
         f"cannot find the {name!r} executable next to {sys.executable} or on PATH; install "
-        f"the workspace (uv sync) and run the demo with its Python (uv run gabs demo)"
+        f"the {name!r} package beside gabs (pip install {name}), or in the workspace run the "
+        f"demo with its Python (uv run gabs demo)"
     )
 
 
