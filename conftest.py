@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,3 +45,37 @@ def _end_games_launched_under(root: Path) -> list[int]:
 def _no_game_outlives_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield
     _end_games_launched_under(tmp_path_factory.getbasetemp())
+
+
+# gabs' command line, run in process by many tests, sets up logging the way a CLI does: the root
+# logger's level, its own handler on the stderr of the moment (a capture that is closed after
+# the test) and quieter levels for some libraries. Each test gets the logging it started with
+# back, so a later test neither sees records it did not ask for nor writes to a closed stream.
+
+
+def _is_pytests(handler: logging.Handler) -> bool:
+    return type(handler).__module__.startswith("_pytest")
+
+
+@pytest.fixture(autouse=True)
+def _logging_restored() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers = [h for h in root.handlers if not _is_pytests(h)]
+    levels = {
+        name: logger.level
+        for name, logger in logging.Logger.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    root_level = root.level
+    yield
+    for handler in [h for h in root.handlers if not _is_pytests(h) and h not in handlers]:
+        root.removeHandler(handler)
+    for handler in handlers:
+        if handler not in root.handlers:
+            root.addHandler(handler)
+    if root.level != root_level:
+        root.setLevel(root_level)
+    for name, logger in list(logging.Logger.manager.loggerDict.items()):
+        level = levels.get(name, logging.NOTSET)
+        if isinstance(logger, logging.Logger) and logger.level != level:
+            logger.setLevel(level)

@@ -79,11 +79,11 @@ OTHER_PYTHONS = os.environ.get("GABP_TEST_PYTHONS", "3.12,3.13,3.14").split(",")
 
 @nox.session(python=OTHER_PYTHONS)
 def pythons(session: nox.Session) -> None:
-    """Unit tests, every checkpoint and the compatibility suite on each Python of
+    """Unit tests, every checkpoint, the compatibility suite and the host tests on each Python of
     ``OTHER_PYTHONS`` this machine has (nox skips one it cannot find)."""
     _sync(session)
     paths = _unit_test_paths() + [f"integration-tests/checkpoint_{c}" for c in CHECKPOINTS]
-    session.run("pytest", *PYTEST_PARALLEL, *paths, COMPAT, *session.posargs)
+    session.run("pytest", *PYTEST_PARALLEL, *paths, COMPAT, HOSTS, *session.posargs)
 
 
 @nox.session
