@@ -195,7 +195,9 @@ class Soak:
         level = "error" if (index // ATTENTION_EVERY) % 2 else "warning"
         line = {"level": level, "message": f"soak {level} {index}: something broke", "count": 2}
         await self.tool("games_call_tool", call(MAIN, "sim/inject_log", line)[1], "attention")
-        await self.tool("games_call_tool", call(MAIN, "rimworld/get_game_info", {})[1], "gated")
+        # a tool the gate holds back while an error is open (get_game_info, a diagnostics
+        # read, passes the gate)
+        await self.tool("games_call_tool", call(MAIN, "rimworld/list_colonists", {})[1], "gated")
         await self.ack_open("attention")
 
     async def ack_open(self, kind: str) -> None:
