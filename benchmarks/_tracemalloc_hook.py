@@ -5,8 +5,8 @@
 runs at full speed); SIGUSR2 writes to ``path + ".txt"`` the 40 allocation sites (by traceback)
 holding the most memory allocated since SIGUSR1 and still alive, and the 30 types whose object
 counts grew most. ``BENCH_TRACEMALLOC_FRAMES=0`` counts the objects only (no tracing, nearly
-full speed). Used by ``gabs_tracemalloc.py`` (the bridge) and
-``e2e_game.py`` (the game) when ``bench_soak.py --tracemalloc`` asks through the environment.
+full speed). Used by ``gabs_tracemalloc.py`` (the bridge) and ``e2e_game.py`` (the game) when
+``bench_soak.py --tracemalloc`` asks through the environment.
 """
 
 from __future__ import annotations
