@@ -12,7 +12,8 @@ benchmark's direct GABP clients can call the very same game the bridge calls.
 * ``sim``: the simulated RimWorld (``rimbridge_sim.cli.main``) in this process, with the
   arguments after ``--``.
 
-``BENCH_CPROFILE_GAME`` turns on the benchmark's cProfile hook (``_cprofile_hook.py``).
+``BENCH_CPROFILE_GAME`` turns on the benchmark's cProfile hook (``_cprofile_hook.py``),
+``BENCH_TRACEMALLOC`` its tracemalloc hook (``_tracemalloc_hook.py``).
 ``BENCH_WATCH_PID`` names the benchmark's own process: when it is gone, the game exits (a bridge
 may leave its games running, as the real one does, and a benchmark killed half way must not
 leave games behind).
@@ -31,6 +32,7 @@ from typing import Any
 INFO_ENV = "BENCH_GAME_INFO"
 WATCH_ENV = "BENCH_WATCH_PID"
 CPROFILE_ENV = "BENCH_CPROFILE_GAME"
+TRACEMALLOC_ENV = "BENCH_TRACEMALLOC"
 ECHO_TOOL = "bench/echo"
 
 
@@ -136,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
         from _cprofile_hook import install
 
         install(os.environ[CPROFILE_ENV])
+    if os.environ.get(TRACEMALLOC_ENV):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from _tracemalloc_hook import install as install_tracemalloc
+
+        install_tracemalloc(os.environ[TRACEMALLOC_ENV])
     if args.kind == "sim":
         return run_sim(sim_args)
     import anyio
