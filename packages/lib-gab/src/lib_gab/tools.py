@@ -240,7 +240,10 @@ class Tool:
     def encode_result_json(self, result: Any) -> Any:
         """:meth:`encode_result` for the wire, as JSON bytes (:class:`~gabp.wirejson.EncodedJson`):
         time values in Lib.GAB's forms (see ``_json_values``). Raises what the serializer raises
-        for a value it cannot write."""
+        for a value it cannot write. A result the tool has encoded itself (an
+        :class:`~gabp.wirejson.EncodedJson`) is sent as it is."""
+        if type(result) is EncodedJson:
+            return result
         scan = self._time_values
         if scan is None:
             scan = self._time_values = may_hold_time_values(self.output_adapter)
