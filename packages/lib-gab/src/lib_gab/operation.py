@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
+from typing import Final
 
 __all__ = ["Operation", "current_operation", "use_operation"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Operation:
     """One bridge request being served: its GABP request id and the tool (or method) name."""
 
@@ -29,6 +30,20 @@ class Operation:
     close_connection: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
     """For the bridge call that started it: close that bridge's connection, with a reason,
     once the call's answer is sent (None for operations not served over a connection)."""
+
+    def __init__(
+        self, id: str, method: str, close_connection: Callable[[str], None] | None = None
+    ) -> None:
+        # the generated __init__ of a frozen dataclass sets each field through
+        # object.__setattr__ by name, at twice this cost; every served call makes one
+        _set_id(self, id)
+        _set_method(self, method)
+        _set_close_connection(self, close_connection)
+
+
+_set_id: Final = vars(Operation)["id"].__set__
+_set_method: Final = vars(Operation)["method"].__set__
+_set_close_connection: Final = vars(Operation)["close_connection"].__set__
 
 
 _current: ContextVar[Operation | None] = ContextVar("lib_gab_operation", default=None)

@@ -342,7 +342,7 @@ class GabpServer(Serving):
         if tool is None:
             raise ToolNotFound(name)
         outer = current_operation()
-        operation = Operation(id=new_id(), method=name) if outer is None else outer
+        operation = Operation(new_id(), name) if outer is None else outer
         return tool.encode_result(await self._run_tool(tool, arguments, operation))
 
     # -- channels, resources, state -------------------------------------------------------------

@@ -482,6 +482,11 @@ class Policy:
         """Whether :meth:`classify_operation` can count an event of ``kind`` at all."""
         return kind in self._operation_kinds
 
+    @property
+    def operation_kinds(self) -> frozenset[str]:
+        """The event kinds :meth:`may_count_operation` is true for."""
+        return self._operation_kinds
+
     def classify_operation(self, record: OperationRecord, kind: str) -> Decision | None:
         """How an operation event counts, or ``None`` when it is not attention."""
         if kind not in self._operation_kinds:  # most events: started, completed

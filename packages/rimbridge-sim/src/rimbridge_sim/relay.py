@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 from collections import OrderedDict, deque
@@ -237,6 +238,7 @@ class EventRelay:
                 await wake.wait()
 
 
+@functools.lru_cache(maxsize=4096)  # asked twice per call, under the journal's lock
 def _relayed(kind: str, method: str) -> bool:
     """The operation events the mod relays (the journal's filter for :class:`EventRelay`, by
     the event's kind and its operation's method): every failure, cancellation and timeout, and

@@ -108,13 +108,13 @@ class DiagnosticsTools:
         "selectedPawns, phase, mapId, mapWidth, mapHeight, date, timeSpeed, paused, "
         "colonistCount, thingCount, seed, longEvent}.",
     )
-    @call_spec(world=True, quick=True)
+    @call_spec(world=True, quick=True, plain_json=True)
     def get_game_info(self) -> dict[str, Any]:
         # World.get_game_info()'s fields, without building its view first (agents poll this)
         world = self.host.world
         event = world.long_event
         long_event = None if event is None else event.label
-        phase = world.phase.value
+        phase = str(world.phase)  # its value (a StrEnum), a fifth of the cost of .value
         game = world.game
         if game is None:
             return {

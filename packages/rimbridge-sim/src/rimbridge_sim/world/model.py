@@ -83,7 +83,7 @@ class TimeSpeed(IntEnum):
     @property
     def label(self) -> str:
         """``Paused``, ``Normal``, ``Fast``, ``Superfast`` or ``Ultrafast``."""
-        return ("Paused", "Normal", "Fast", "Superfast", "Ultrafast")[self.value]
+        return ("Paused", "Normal", "Fast", "Superfast", "Ultrafast")[self]  # an int itself
 
     @classmethod
     def parse(cls, name: str) -> TimeSpeed:
