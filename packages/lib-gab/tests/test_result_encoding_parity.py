@@ -296,12 +296,3 @@ def test_any_mix_is_written_as_pydantic_writes_it_with_moments_as_newtonsoft_wri
         except Exception as error:  # a warning of an unexpected key: both fail alike
             expected = type(error)
         assert _ours(tool, value) == expected
-
-
-@pytest.mark.parametrize("kind", list(TOOLS))
-def test_a_result_the_tool_encoded_itself_is_sent_as_it_is(kind: str) -> None:
-    """Whatever the declared type: the tool vouches for its bytes, lib_gab writes them."""
-    tool = TOOLS[kind]
-    encoded = EncodedJson(b'{"b":1,"a":[true,"\xc3\xa9"]}')
-    assert tool.encode_result_json(encoded) is encoded
-    assert tool.encode_result(encoded) == {"b": 1, "a": [True, "é"]}

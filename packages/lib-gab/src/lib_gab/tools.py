@@ -238,14 +238,14 @@ class Tool:
         return decode(self.encode_result_json(result).data)
 
     def encode_result_json(self, result: Any) -> Any:
-        """:meth:`encode_result` for the wire, as JSON bytes (:class:`~gabp.wirejson.EncodedJson`,
-        as it is when the tool returned one): time values in Lib.GAB's forms (see
-        ``_json_values``). Raises what the serializer raises for a value it cannot write."""
-        if type(result) is EncodedJson:
-            return result
-        if (scan := self._time_values) is None:
+        """:meth:`encode_result` for the wire, as JSON bytes (:class:`~gabp.wirejson.EncodedJson`):
+        time values in Lib.GAB's forms (see ``_json_values``). Raises what the serializer raises
+        for a value it cannot write."""
+        scan = self._time_values
+        if scan is None:
             scan = self._time_values = may_hold_time_values(self.output_adapter)
-        return EncodedJson(wire_json(self.output_adapter or ANY_VALUE, result, scan))
+        adapter = self.output_adapter or ANY_VALUE
+        return EncodedJson(wire_json(adapter, result, scan))
 
 
 def _context_parameter(hints: Mapping[str, Any], signature: inspect.Signature) -> str | None:

@@ -18,7 +18,6 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from gabp.wirejson import EncodedJson
 from lib_gab import InvalidArguments, ToolError, current_operation
 from rimbridge_sim._mainloop import MainLoop
 from rimbridge_sim.calls import CallSpec, MainLoopTimeout, payload_failure, spec_of
@@ -48,25 +47,6 @@ _FALLBACK_ENCODER: Final = json.JSONEncoder(
 
 _wire_name: Final = functools.lru_cache(maxsize=1024)(wire_name)
 """:func:`wire_name` of each argument of each call, worked out once per keyword."""
-
-
-_PLAIN_ENCODER: Final = msgspec.json.Encoder()
-
-
-def _plain_answer(answer: Any) -> Any:
-    """A ``plain_json`` tool's answer (see :class:`~rimbridge_sim.calls.CallSpec`) as the
-    JSON bytes lib_gab would write for it; the answer itself when msgspec cannot write it (a
-    lone surrogate: lib_gab then refuses it, as ever)."""
-    if type(answer) is not dict:
-        return answer
-    try:
-        return EncodedJson(_PLAIN_ENCODER.encode(answer))
-    except (msgspec.MsgspecError, TypeError, ValueError, OverflowError, RecursionError):
-        return answer
-
-
-def _as_it_is(answer: Any) -> Any:
-    return answer
 
 
 def _summary(value: Any) -> str:
@@ -222,19 +202,15 @@ class OperationRunner:
         spec = spec_of(function)
         lock = self._loop.lock
         run = self._run
-        encode = _plain_answer if spec.plain_json else _as_it_is
 
         async def call_quick(**arguments: Any) -> Any:
             if lock.acquire(blocking=False):
                 try:
-                    answer = run(name, function, spec, arguments, None, True)
+                    return run(name, function, spec, arguments, None, True)
                 finally:
                     lock.release()
-                return encode(answer)
-            return encode(
-                await anyio.to_thread.run_sync(
-                    functools.partial(run, name, function, spec, arguments, None, False)
-                )
+            return await anyio.to_thread.run_sync(
+                functools.partial(run, name, function, spec, arguments, None, False)
             )
 
         return call_quick

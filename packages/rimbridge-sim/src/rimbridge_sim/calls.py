@@ -55,11 +55,6 @@ class CallSpec:
     quick: bool = False
     """A short read of the world (no disk, no rendering): it runs on the event loop when the
     world lock is free at that moment, and in a worker thread (waiting for the lock) otherwise."""
-    plain_json: bool = False
-    """The answer holds only text, integers, booleans, nulls, lists and objects with text keys
-    (never a float, a moment or bytes): a quick read's answer is then written by the sim
-    itself (msgspec writes those values byte for byte as lib_gab's pydantic serializer does,
-    in a third of the time), for a read that agents poll."""
 
 
 _PLAIN = CallSpec()
@@ -70,10 +65,9 @@ def call_spec(
     world: bool = False,
     payload_codes: frozenset[str] = DEFAULT_PAYLOAD_CODES,
     quick: bool = False,
-    plain_json: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark how a tool function runs (see :class:`CallSpec`)."""
-    spec = CallSpec(world=world, payload_codes=payload_codes, quick=quick, plain_json=plain_json)
+    spec = CallSpec(world=world, payload_codes=payload_codes, quick=quick)
 
     def mark(function: Callable[..., Any]) -> Callable[..., Any]:
         setattr(function, _ATTRIBUTE, spec)

@@ -108,7 +108,7 @@ class DiagnosticsTools:
         "selectedPawns, phase, mapId, mapWidth, mapHeight, date, timeSpeed, paused, "
         "colonistCount, thingCount, seed, longEvent}.",
     )
-    @call_spec(world=True, quick=True, plain_json=True)
+    @call_spec(world=True, quick=True)
     def get_game_info(self) -> dict[str, Any]:
         # World.get_game_info()'s fields, without building its view first (agents poll this)
         world = self.host.world
