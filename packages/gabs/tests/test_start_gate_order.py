@@ -53,9 +53,12 @@ def configure(tmp_path: Path, **entry: Any) -> GabsConfig:
 
 
 async def appears(path: Path) -> None:
+    """Wait (10 s at most) until ``path`` holds a whole line: the hook creates the file before
+    it writes to it, and a loaded machine can let a reader in between."""
     with anyio.fail_after(10):
         while True:
-            if await anyio.Path(path).exists():
+            file = anyio.Path(path)
+            if await file.exists() and (await file.read_text(encoding="utf-8")).endswith("\n"):
                 return
             await anyio.sleep(0.02)
 
