@@ -31,8 +31,10 @@ SLOW_STATUS = (
 
 
 async def _appears(path: Path) -> None:
+    """Until ``path`` holds a whole line (the hook creates the file before it writes to it)."""
+    file = anyio.Path(path)
     while True:
-        if await anyio.Path(path).exists():
+        if await file.exists() and (await file.read_text(encoding="utf-8")).endswith("\n"):
             return
         await anyio.sleep(0.05)
 
