@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -117,3 +118,22 @@ def report(records: Sequence[dict[str, Any]], json_path: Path | None = None) -> 
         json_path.write_text(json.dumps(list(records), indent=2) + "\n", encoding="utf-8")
         print(f"wrote {json_path}", file=sys.stderr)
     return not missed
+
+
+def run_meta(started: float, load_before: Sequence[float], **details: Any) -> dict[str, Any]:
+    """The ``meta`` of a run's JSON document: when it started, how long it took, the load
+    average before and after it, then ``details``."""
+    return {
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "duration_s": round(time.time() - started, 1),
+        "loadavg_before": load_before,
+        "loadavg_after": os.getloadavg(),
+        **details,
+    }
+
+
+def write_document(json_path: Path, document: dict[str, Any]) -> None:
+    """Write a run's JSON document (``meta``, ``records`` and what else the script keeps)."""
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {json_path}", file=sys.stderr)

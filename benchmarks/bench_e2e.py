@@ -57,6 +57,8 @@ from _e2e import (
     percentile,
 )
 
+from _common import run_meta, write_document
+
 IN_FLIGHT = (1, 4, 16, 64)
 # (ours, baseline) -> {in flight: target ratio}; from issue 15's table (for the Go bridge)
 TARGETS: dict[tuple[str, str], dict[int, float]] = {
@@ -387,26 +389,21 @@ def main() -> None:
     measured = bridges(args)
     records = ratio_records(summary, measured[1][0] if len(measured) > 1 else None, args.clients)
     print_tables(summary, records)
-    meta = {
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        "duration_s": round(time.time() - started, 1),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-        "loadavg_before": load_before,
-        "loadavg_after": os.getloadavg(),
-        "game": args.game,
-        "serial_game": args.serial_game,
-        "tool": args.tool,
-        "rounds": args.rounds,
-        "seconds": args.seconds,
-        "bridges": {name: vars(cmd) for name, cmd in bridges(args)},
-        "mcp_mode": args.mcp_mode,
-        "clients": args.clients,
-    }
+    meta = run_meta(
+        started,
+        load_before,
+        machine={"cpus": os.cpu_count(), "python": platform.python_version()},
+        game=args.game,
+        serial_game=args.serial_game,
+        tool=args.tool,
+        rounds=args.rounds,
+        seconds=args.seconds,
+        bridges={name: vars(cmd) for name, cmd in bridges(args)},
+        mcp_mode=args.mcp_mode,
+        clients=args.clients,
+    )
     if args.json_path is not None:
-        args.json_path.parent.mkdir(parents=True, exist_ok=True)
-        document = {"meta": meta, "paths": summary, "records": records}
-        args.json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.json_path}", file=sys.stderr)
+        write_document(args.json_path, {"meta": meta, "paths": summary, "records": records})
     plot = args.plot or (args.json_path.with_suffix(".png") if args.json_path else None)
     if plot is not None:
         title = (

@@ -46,6 +46,7 @@ from _e2e import (
 )
 
 from _common import record as common_record
+from _common import run_meta, write_document
 
 PARTS = ("games", "discovery", "memory", "sim")
 
@@ -314,21 +315,14 @@ def main() -> None:
     records = anyio.run(run, args)
     print_table(records)
     if args.json_path is not None:
-        document = {
-            "meta": {
-                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                "duration_s": round(time.time() - started, 1),
-                "loadavg_before": load_before,
-                "loadavg_after": os.getloadavg(),
-                "rounds": args.rounds,
-                "seconds": args.seconds,
-                "in_flight": args.in_flight,
-            },
-            "records": records,
-        }
-        args.json_path.parent.mkdir(parents=True, exist_ok=True)
-        args.json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.json_path}", file=sys.stderr)
+        meta = run_meta(
+            started,
+            load_before,
+            rounds=args.rounds,
+            seconds=args.seconds,
+            in_flight=args.in_flight,
+        )
+        write_document(args.json_path, {"meta": meta, "records": records})
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _e2e import GAME_SCRIPT, gabs_executable, wait_for_file
 
+from _common import run_meta, write_document
+
 HERE = Path(__file__).resolve().parent
 TARGET = 1.10
 MAIN, SCRATCH = "rimworld", "scratch"
@@ -359,24 +361,17 @@ def main() -> None:
         if status != "ok":
             print(f"BELOW TARGET: {r['metric']} {r['ours']} > {TARGET}", file=sys.stderr)
     if args.json_path is not None:
-        document = {
-            "meta": {
-                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                "duration_s": round(time.time() - started, 1),
-                "loadavg_before": load_before,
-                "loadavg_after": os.getloadavg(),
-                "calls": args.calls,
-                "in_flight": args.in_flight,
-                "restart_every": args.restart_every,
-                "outcomes": result["outcomes"],
-                "first_problem": result["first_problem"],
-                "samples": result["samples"],
-            },
-            "records": records,
-        }
-        args.json_path.parent.mkdir(parents=True, exist_ok=True)
-        args.json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.json_path}", file=sys.stderr)
+        meta = run_meta(
+            started,
+            load_before,
+            calls=args.calls,
+            in_flight=args.in_flight,
+            restart_every=args.restart_every,
+            outcomes=result["outcomes"],
+            first_problem=result["first_problem"],
+            samples=result["samples"],
+        )
+        write_document(args.json_path, {"meta": meta, "records": records})
 
 
 if __name__ == "__main__":
