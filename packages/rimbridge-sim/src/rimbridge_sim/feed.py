@@ -114,7 +114,6 @@ class AttentionFeed:
             raise ValueError(f"attribute_to must be 'root' or 'operation', got {attribute_to!r}")
         self._manager = manager
         self._policy = policy
-        self._counted_kinds = policy.operation_kinds
         self._ring = ring
         self._journal = journal
         self._to_root = attribute_to == "root"
@@ -153,7 +152,6 @@ class AttentionFeed:
     def policy(self, policy: Policy) -> None:
         """Switch policies at run time (applies to the next line or event)."""
         self._policy = policy
-        self._counted_kinds = policy.operation_kinds
 
     @property
     def stats(self) -> FeedStats:
@@ -215,7 +213,7 @@ class AttentionFeed:
         """The journal's filter (under its lock): the events the policy may count go to
         :meth:`_on_operation`; the others (a call's start and most completions) are only
         counted as seen, without an event or a record built for them."""
-        if kind in self._counted_kinds:  # the policy's may_count_operation, one call fewer
+        if kind in self._policy.operation_kinds:  # may_count_operation without its call
             return True
         self._op_passed += 1  # only ever changed here, under the journal's lock: no lock of ours
         return False
