@@ -331,10 +331,17 @@ def client_start_command() -> list[str]:
     return ["steam", "-silent"]
 
 
+#: Steam clients this process started and has not yet seen end. A client outlives the call that
+#: started it, and a ``Popen`` dropped while its process runs is finalised as "still running" (a
+#: ResourceWarning); each start first collects the exit status of the ones that ended.
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
 def open_client() -> str | None:
     """Start the Steam client, detached (no waiting); why it could not be started, or None."""
+    _STARTED[:] = [process for process in _STARTED if process.poll() is None]
     try:
-        subprocess.Popen(
+        process = subprocess.Popen(
             client_start_command(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -343,6 +350,7 @@ def open_client() -> str | None:
         )
     except OSError as exc:
         return f"cannot start the Steam client: {exc}"
+    _STARTED.append(process)
     return None
 
 
