@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
+import signal
 import sys
 import time
 import warnings
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -17,70 +21,50 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _command(seconds: float) -> list[str]:
-    return [sys.executable, "-c", f"import time; time.sleep({seconds})"]
+@pytest.fixture
+def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A stand-in client that writes its pid to the returned file, then runs for a minute."""
+    pid_file = tmp_path / "client.pid"
+    script = (
+        f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    )
+    monkeypatch.setattr(steam, "client_start_command", lambda: [sys.executable, "-c", script])
+    yield pid_file
+    if pid_file.exists() and pid_file.read_text():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
-def _reaped(pid: int) -> bool:
-    """Whether the child ``pid`` was already waited for by someone else."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+def _pid(pid_file: Path) -> int:
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()):
+        if time.monotonic() > deadline:
+            pytest.fail("the stand-in client did not start within 30 s")
+        time.sleep(0.01)
+    return int(pid_file.read_text())
 
 
-def test_a_client_still_running_is_kept_not_finalised(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(steam, "client_start_command", lambda: _command(60))
-    monkeypatch.setattr(steam, "_STARTED", [], raising=False)
+def test_a_client_still_running_is_not_finalised(stand_in: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert steam.open_client() is None
         gc.collect()
-    try:
-        assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
-        (process,) = steam._STARTED
-        assert process.poll() is None
-    finally:
-        for process in steam._STARTED:
-            process.kill()
-            process.wait(timeout=10)
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert Path(f"/proc/{_pid(stand_in)}").exists()
 
 
-def test_a_client_that_ended_is_reaped_at_the_next_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(steam, "_STARTED", [])
-    monkeypatch.setattr(steam, "client_start_command", lambda: _command(60))
+def test_a_client_that_ends_is_reaped_without_another_start(stand_in: Path) -> None:
     assert steam.open_client() is None
-    (first,) = steam._STARTED
-    first.kill()
+    pid = _pid(stand_in)
+    os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while not _zombie(first.pid):
+    while Path(f"/proc/{pid}").exists():  # a zombie keeps its entry until it is waited for
         if time.monotonic() > deadline:
-            pytest.fail("the killed client did not end within 10 s")
+            pytest.fail("the ended client was not reaped within 10 s (a zombie)")
         time.sleep(0.01)
-    monkeypatch.setattr(steam, "client_start_command", lambda: _command(0))
-    try:
-        assert steam.open_client() is None
-        assert first not in steam._STARTED  # its exit status was collected: no zombie left
-        assert first.returncode is not None and _reaped(first.pid)
-    finally:
-        for process in steam._STARTED:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def _zombie(pid: int) -> bool:
-    """Whether ``pid`` has ended and waits to be reaped (Linux's ``/proc``)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return False
 
 
 def test_a_command_that_cannot_start_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(steam, "_STARTED", [])
     monkeypatch.setattr(steam, "client_start_command", lambda: ["/nonexistent/steam"])
     problem = steam.open_client()
     assert problem is not None and problem.startswith("cannot start the Steam client:")
-    assert steam._STARTED == []

@@ -332,29 +332,23 @@ def client_start_command() -> list[str]:
     return ["steam", "-silent"]
 
 
-#: Steam clients this process started and has not yet seen end. A client outlives the call that
-#: started it, and a ``Popen`` dropped while its process runs is finalised as "still running" (a
-#: ResourceWarning); each start first collects the exit status of the ones that ended. Starts
-#: run in worker threads, two games' starts at once in two: the lock keeps the list whole.
-_STARTED: list[subprocess.Popen[bytes]] = []
-_STARTED_LOCK = threading.Lock()
-
-
 def open_client() -> str | None:
-    """Start the Steam client, detached (no waiting); why it could not be started, or None."""
-    with _STARTED_LOCK:
-        _STARTED[:] = [process for process in _STARTED if process.poll() is None]
-        try:
-            process = subprocess.Popen(
-                client_start_command(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return f"cannot start the Steam client: {exc}"
-        _STARTED.append(process)
+    """Start the Steam client, detached (no waiting); why it could not be started, or None.
+
+    The client outlives this call, so a daemon thread waits for it: its exit status is
+    collected when it ends (no zombie left behind), and its ``Popen`` is never dropped while
+    the process runs (Python would finalise it with a ResourceWarning)."""
+    try:
+        process = subprocess.Popen(
+            client_start_command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return f"cannot start the Steam client: {exc}"
+    threading.Thread(target=process.wait, name="steam-client-wait", daemon=True).start()
     return None
 
 
