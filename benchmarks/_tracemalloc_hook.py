@@ -3,10 +3,13 @@
 ``install(path)`` sets two signals: SIGUSR1 counts the live objects by type
 (``gc.get_objects()``) and starts ``tracemalloc`` (10 frames; started only then, so the start-up
 runs at full speed); SIGUSR2 writes to ``path + ".txt"`` the 40 allocation sites (by traceback)
-holding the most memory allocated since SIGUSR1 and still alive, and the 30 types whose object
-counts grew most. ``BENCH_TRACEMALLOC_FRAMES=0`` counts the objects only (no tracing, nearly
-full speed). Used by ``gabs_tracemalloc.py`` (the bridge) and ``e2e_game.py`` (the game) when
-``bench_soak.py --tracemalloc`` asks through the environment.
+holding the most memory allocated since SIGUSR1 and still alive, the 30 types whose object
+counts grew most, and the change in ``sys.getallocatedblocks()`` (every block Python's own
+allocator has handed out and not taken back, strings and numbers included, which
+``gc.get_objects()`` does not see): if it stays flat while the RSS rises, what grows is the
+allocator's pages, not what Python holds. ``BENCH_TRACEMALLOC_FRAMES=0`` counts the objects
+only (no tracing, nearly full speed). Used by ``gabs_tracemalloc.py`` (the bridge) and
+``e2e_game.py`` (the game) when ``bench_soak.py --tracemalloc`` asks through the environment.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 import tracemalloc
 from collections import Counter
 from types import FrameType
@@ -26,10 +30,12 @@ def _types() -> Counter[str]:
 def install(path: str) -> None:
     frames = int(os.environ.get("BENCH_TRACEMALLOC_FRAMES", "10"))
     first: list[Counter[str]] = []
+    blocks: list[int] = []
 
     def take_first(signum: int, frame: FrameType | None) -> None:
         gc.collect()
         first[:] = [_types()]
+        blocks[:] = [sys.getallocatedblocks()]
         if frames:
             tracemalloc.start(frames)
 
@@ -38,7 +44,8 @@ def install(path: str) -> None:
             return
         gc.collect()
         types, before_types = _types(), first[0]
-        lines = []
+        now_blocks = sys.getallocatedblocks()
+        lines = [f"allocated blocks {blocks[0]:,} -> {now_blocks:,} ({now_blocks - blocks[0]:+,})"]
         if frames:
             lines.append(f"traced now {tracemalloc.get_traced_memory()[0] / 2**20:.1f} MiB")
         stats = tracemalloc.take_snapshot().statistics("traceback")[:40] if frames else []

@@ -401,6 +401,33 @@ async def test_stdio_requests_without_the_handshake_are_served(
     assert process.returncode == 0
 
 
+@pytest.mark.beyond_go
+async def test_stdio_blank_lines_between_requests_are_skipped(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """An empty or whitespace-only line is no message: the session goes on. (The Go bridge's
+    decoder reads such a line as the end of its input: it stops and exits 0, unanswered.)"""
+    with anyio.fail_after(60):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(line(INITIALIZE) + line(INITIALIZED))
+            buffer = bytearray()
+            while buffer.count(b"\n") < 1:  # the handshake is answered: the mode is lines
+                buffer += await process.stdout.receive()
+            await process.stdin.send(b"\n")
+            await process.stdin.send(b"  \t \r\n" + line(LIST_GAMES) + b"\n\n")
+            await process.stdin.send(line(call(3, "games_status", {"gameId": "compat"})))
+            while buffer.count(b"\n") < 3:
+                buffer += await process.stdout.receive()
+            alive = process.returncode is None
+            await process.stdin.aclose()
+            await process.wait()
+    answers = [json.loads(raw) for raw in bytes(buffer).splitlines()]
+    assert [answer["id"] for answer in answers] == [1, 2, 3]
+    assert all("result" in answer for answer in answers), answers
+    assert alive and process.returncode == 0
+
+
 async def test_http_answers_as_a_plain_json_rpc_endpoint(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:
