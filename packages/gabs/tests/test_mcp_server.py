@@ -725,3 +725,39 @@ async def test_empty_discovery_pages_are_laid_out_as_the_go_bridge_lays_them_out
         assert not texts[key].is_error, text
         assert text.endswith("\n") and text.count("\n") == 2, (key, text)
         assert text.splitlines()[0] == first, (key, text)
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [(float("nan"), "NaN"), (float("inf"), "an infinite number"), (-float("inf"), "infinite")],
+    ids=["nan", "infinity", "minus-infinity"],
+)
+async def test_a_number_json_cannot_carry_is_refused_before_the_game_is_asked(
+    tmp_path: Path, value: float, what: str
+) -> None:
+    """NaN or infinity in a game tool's arguments (a JSON reader gives them for ``NaN``,
+    ``Infinity`` or ``1e400``) cannot be written to the game: ``invalid_arguments`` at its
+    path, nothing run, for ``games_call_tool`` and for a game tool called by its own name.
+    (Handed to the dispatcher as the transports hand it what they read: the SDK's in-memory
+    client would write such a value as null.)"""
+    game = Game()
+    async with bridge_for(tmp_path, {"sim": game}, sim={"exposeGameTools": True}) as bridge:
+        await bridge.connect("sim")
+        dispatcher = bridge.server.dispatcher  # type: ignore[attr-defined]
+        with anyio.fail_after(10):
+            nested = {"pawn": "Dee", "tags": [1.5, {"weight": value}]}
+            through = await dispatcher.call(
+                None, "games_call_tool", {"tool": "colony/draft", "arguments": nested}
+            )
+            direct = await dispatcher.call(None, "sim_colony_draft", {"pawn": "Dee", "w": value})
+            fine = await dispatcher.call(None, "sim_colony_draft", {"pawn": "Dee"})
+    for result, field in ((through, "$.arguments.tags[1].weight"), (direct, "$.w")):
+        assert result.is_error
+        data = _data(result)
+        assert (data["executed"], data["code"]) == (False, "invalid_arguments"), data
+        assert [(e["field"], e["rule"]) for e in data["errors"]] == [(field, "type")]
+        assert what in data["errors"][0]["message"]
+        assert "nothing was run" in _text(result)
+    assert _data(direct)["gameId"] == "sim"
+    assert not fine.is_error
+    assert game.calls["draft"] == 1

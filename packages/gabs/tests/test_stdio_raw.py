@@ -5,6 +5,7 @@ JSON-RPC but has an id gets an error answer with that id instead of none."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -210,3 +211,40 @@ async def test_an_invalid_request_answer_is_compact_json_as_every_other(tmp_path
                 os.read, from_server, 65536, abandon_on_cancel=True
             )
     assert raw == b'{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params"}}\n'
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity", b"1e400"])
+async def test_a_number_json_cannot_carry_is_refused_with_invalid_arguments(
+    tmp_path: Path, token: bytes
+) -> None:
+    """``NaN`` and ``Infinity`` are no JSON, and ``1e400`` is past a 64-bit float: the SDK's
+    reader takes all of them, and the GABP request could not have been written (an internal
+    error before). Refused as invalid arguments, with the request's id, on the wire."""
+    body = (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"games_call_tool",'
+        b'"arguments":{"gameId":"none","tool":"a/b","arguments":{"v":[%s]}}}}' % token
+    )
+    (answer,) = await exchange(tmp_path, [body], 1)
+    assert answer["id"] == 7
+    data = answer["result"]["structuredContent"]
+    assert answer["result"]["isError"] is True
+    assert (data["code"], data["executed"]) == ("invalid_arguments", False)
+    assert data["errors"][0]["field"] == "$.arguments.v[0]"
+
+
+async def test_a_message_that_is_skipped_is_logged_saying_why_not_what(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing is answered to a line without a request id in it (as the Go bridge and the
+    SDKs do), but each gets one warning with the reason, never the line's content."""
+    skipped = [b"{secret-token", b"[1, 2]", b"null", b'"secret-token"', b'{"id": null}']
+    with caplog.at_level(logging.WARNING, logger="gabs.stdio"):
+        (answer,) = await exchange(tmp_path, [*skipped, request(3, "ping")], 1)
+    assert answer == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    lines = [r.getMessage() for r in caplog.records if r.name == "gabs.stdio"]
+    reasons = [line for line in lines if line.startswith("stdin: skipped a message: ")]
+    assert len(reasons) == 5, lines
+    assert "not JSON" in reasons[0] and "a batch" in reasons[1]
+    assert "(null)" in reasons[2] and "(a string)" in reasons[3]
+    assert 'no "jsonrpc": "2.0"' in reasons[4]
+    assert not any("secret-token" in line for line in lines)

@@ -16,10 +16,18 @@ In the order the dispatcher applies them:
   problem; an empty list means valid). A fast path covers the bridge's own flat schemas;
   anything it does not know goes to the full Draft 2020-12 validator, which also words the
   problems. :func:`invalid_arguments` is the refusal a client gets for them.
+
+Before any of these, :func:`non_finite_problems` refuses a number JSON cannot carry anywhere in
+the arguments, a game tool's included: ``NaN`` and ``Infinity`` (which Python's and the SDK's
+JSON readers take, though JSON has no such tokens) and a number past a 64-bit float's range
+(``1e400``, read as infinity). None of them can be sent on to a game: the GABP request could
+not be written. (The Go bridge drops a request with ``NaN`` or ``Infinity`` unanswered and
+passes ``1e400`` to the game as written.)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -36,7 +44,13 @@ from gabs.mcp.envelope import (
 from gabs.mcp.rendering import text_result
 from gabs.mcp.schemas import BridgeTool
 
-__all__ = ["go_lenient", "invalid_arguments", "schema_problems", "unknown_argument_refusal"]
+__all__ = [
+    "go_lenient",
+    "invalid_arguments",
+    "non_finite_problems",
+    "schema_problems",
+    "unknown_argument_refusal",
+]
 
 
 def unknown_argument_refusal(tool: BridgeTool, arguments: Any) -> types.CallToolResult | None:
@@ -51,6 +65,42 @@ def unknown_argument_refusal(tool: BridgeTool, arguments: Any) -> types.CallTool
     return unknown_argument_result(
         unknown, allowed, game_id=game_id if isinstance(game_id, str) else None
     )
+
+
+def _has_non_finite(arguments: Any) -> bool:
+    stack = [arguments]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                return True
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
+
+
+def non_finite_problems(arguments: Any) -> list[dict[str, str]]:
+    """A ``type`` problem for each ``NaN`` or infinite number in ``arguments``, at any depth
+    (see the module doc); an empty list when there is none (the common case, checked without
+    building a path)."""
+    if not _has_non_finite(arguments):
+        return []
+    problems = []
+    stack: list[tuple[str, Any]] = [("$", arguments)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            what = "NaN" if math.isnan(item) else "an infinite number (or one past 1.8e308)"
+            message = f"{what} is not a JSON number and cannot be sent to a game"
+            problems.append({"field": where, "rule": "type", "message": message})
+        elif isinstance(item, dict):
+            stack.extend((f"{where}.{key}", value) for key, value in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{index}]", value) for index, value in enumerate(item))
+    return sorted(problems, key=lambda problem: problem["field"])
 
 
 def _lenient_value(name: str, schema: Mapping[str, Any], value: Any) -> tuple[bool, Any]:

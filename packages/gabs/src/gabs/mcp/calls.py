@@ -24,6 +24,7 @@ import mcp_types as types
 
 from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.games import GameError, GameManager, GameRuntime
+from gabs.mcp.arguments import invalid_arguments, non_finite_problems
 from gabs.mcp.call_results import game_call_result
 from gabs.mcp.schemas import BRIDGE_TOOLS, ToolHandler
 from gabs.mcp.tool_items import query_filter, tool_item
@@ -224,6 +225,8 @@ class CallTools:
             if exc.code != "tool_not_found" or not await self._relisted(tool, game_id):
                 raise
             runtime, entry = self.resolve(tool, game_id)
+        if problems := non_finite_problems(arguments):  # a game tool called by its own name
+            return invalid_arguments(tool, problems, call=True, game_id=runtime.id)
         default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
         seconds = call_timeout(timeout, arguments, default)
         outcome = await self.manager.call_tool(

@@ -32,6 +32,7 @@ from gabs.games import GameError, GameManager
 from gabs.mcp.arguments import (
     go_lenient,
     invalid_arguments,
+    non_finite_problems,
     schema_problems,
     unknown_argument_refusal,
 )
@@ -169,7 +170,7 @@ class ToolDispatcher:
                     return await self.handlers[name](ctx, {"gameId": game_id})
                 if isinstance(arguments, dict):
                     arguments = _as_given(name, arguments, go_lenient(bridge_tool, arguments))
-                problems = schema_problems(bridge_tool, arguments)
+                problems = non_finite_problems(arguments) or schema_problems(bridge_tool, arguments)
                 if problems:
                     return invalid_arguments(name, problems, call=call, game_id=game_id)
                 if name in _BY_TARGET and isinstance(arguments.get("gameId"), str):

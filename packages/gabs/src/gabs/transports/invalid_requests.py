@@ -15,6 +15,8 @@ Over HTTP, a body that is JSON but no JSON-RPC message at all (a batch, ``null``
 ``{}``, a notification without ``"jsonrpc": "2.0"`` or with ``params`` that is no object) is
 refused by :func:`not_a_message_answer` with ``-32600`` (``Invalid Request``) and no id, as
 JSON-RPC 2.0 says; the SDK refused it with ``-32602`` and its validator's report as the text.
+On stdio nothing is answered to such a body (as the Go bridge and the SDKs do: there is no id
+to answer); :func:`skipped_reason` says in a few words why it was skipped, for the log.
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ from typing import Any, Final
 import mcp_types as types
 from pydantic import ValidationError
 
-__all__ = ["NOT_JSON", "decode_body", "invalid_request_answer", "not_a_message_answer"]
+__all__ = [
+    "NOT_JSON",
+    "decode_body",
+    "invalid_request_answer",
+    "not_a_message_answer",
+    "skipped_reason",
+]
 
 _VERSION: Final = "2.0"
 
@@ -94,3 +102,29 @@ def not_a_message_answer(message: Any) -> bytes | None:
     error = {"code": types.INVALID_REQUEST, "message": "Invalid Request", "data": reason}
     answer = {"jsonrpc": _VERSION, "id": None, "error": error}
     return json.dumps(answer, separators=(",", ":")).encode()
+
+
+def skipped_reason(message: Any) -> str:
+    """Why a body (from :func:`decode_body`) that is answered with nothing was skipped, in a
+    few words and without its content (a request may carry a launch input that is a secret)."""
+    if message is NOT_JSON:
+        return "not JSON"
+    if isinstance(message, list):
+        return "a batch (JSON array): send one message at a time"
+    if not isinstance(message, dict):
+        return f"JSON that is no JSON-RPC message ({_json_kind(message)})"
+    if message.get("jsonrpc") != _VERSION:
+        return 'no "jsonrpc": "2.0"'
+    if "method" in message and not isinstance(message["method"], str):
+        return "a method that is not a string"
+    return "not a JSON-RPC 2.0 request, notification or response"
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    return "a number"

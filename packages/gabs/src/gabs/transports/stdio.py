@@ -30,7 +30,11 @@ from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
 from gabs.transports.initialize_request import complete_initialize
-from gabs.transports.invalid_requests import decode_body, invalid_request_answer
+from gabs.transports.invalid_requests import (
+    decode_body,
+    invalid_request_answer,
+    skipped_reason,
+)
 from gabs.transports.request_ids import IdAliases
 from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame
@@ -144,6 +148,8 @@ def _decode(body: bytes) -> SessionMessage | Exception:
     return SessionMessage(message)
 
 
+#: How much of a refusal a log line shows (its id is the client's and may be long).
+_LOGGED: Final = 200
 _OPENED_WITHOUT_HANDSHAKE: Final = SessionMessage(
     types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
 )
@@ -250,11 +256,18 @@ async def framed_stdio(
                     if not isinstance(item, SessionMessage) or (
                         isinstance(item.message, types.JSONRPCNotification) and b'"id"' in body
                     ):
-                        refusal = invalid_request_answer(decode_body(body), known_invalid=True)
+                        decoded = decode_body(body)
+                        refusal = invalid_request_answer(decoded, known_invalid=True)
                         if refusal is not None:
                             refusal = aliases.restore_answer(refusal)
-                            logger.warning("stdin: an invalid request: %s", item)
+                            shown = refusal[:_LOGGED].decode("utf-8", "replace")
+                            logger.warning("stdin: an invalid request answered: %s", shown)
                             wire.write(encode_frame(refusal, decoder.mode))
+                            continue
+                        if not isinstance(item, SessionMessage):
+                            reason = skipped_reason(decoded)
+                            size = len(body)
+                            logger.warning("stdin: skipped a message: %s (%d bytes)", reason, size)
                             continue
                     if isinstance(item, SessionMessage):
                         message = item.message
