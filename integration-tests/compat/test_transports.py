@@ -226,6 +226,32 @@ async def http_bridge(
                     process.kill()
 
 
+@pytest.mark.beyond_go
+async def test_http_a_connection_that_sends_no_request_is_closed(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A connection must send its first request line and headers within 10 s, or it is
+    closed; a request that started in time is served. (The Go bridge sets no timeout: such
+    connections stay open, each holding one of the process's file descriptors.)"""
+    config_dir.game("compat")
+    async with http_bridge(bridge_command, config_dir, tmp_path) as (base, _process):
+        port = int(base.rsplit(":", 1)[1])
+        with anyio.fail_after(30):
+            idle = await anyio.connect_tcp("127.0.0.1", port)
+            partial = await anyio.connect_tcp("127.0.0.1", port)
+            await partial.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            opened = anyio.current_time()
+            for stream in (idle, partial):
+                with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError)):
+                    await stream.receive()
+                await stream.aclose()
+            waited = anyio.current_time() - opened
+            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {API_KEY}"}) as http:
+                answer = await http.post(f"{base}/mcp", json=INITIALIZE)
+    assert 8 <= waited <= 20, waited
+    assert answer.status_code == 200 and answer.json()["id"] == 1
+
+
 async def test_http_health_api_key_and_plain_json_answers(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:

@@ -37,6 +37,7 @@ from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server
 from gabs.transports._manager import open_manager
+from gabs.transports.http_deadline import first_request_protocol
 from gabs.transports.http_guard import MCP_PATH, GuardMiddleware, is_loopback
 
 __all__ = [
@@ -268,6 +269,7 @@ async def serve_http(
             access_log=False,
             lifespan="on",
             server_header=False,
+            http=first_request_protocol(),
         )
         server = _server_class(uvicorn)(uv_config)
         # bind here, so that port 0 (any free port) is reported as the port actually bound
