@@ -4,9 +4,10 @@
 (``gc.get_objects()``) and starts ``tracemalloc`` (10 frames; started only then, so the start-up
 runs at full speed); SIGUSR2 writes to ``path + ".txt"`` the 40 allocation sites (by traceback)
 holding the most memory allocated since SIGUSR1 and still alive, the 30 types whose object
-counts grew most, and the change in ``sys.getallocatedblocks()`` (every block Python's own
-allocator has handed out and not taken back, strings and numbers included, which
-``gc.get_objects()`` does not see): if it stays flat while the RSS rises, what grows is the
+counts grew most, and the change in ``sys.getallocatedblocks()``: the blocks of Python's own
+small-object allocator in use (every object up to 512 bytes, which is nearly all of them, strings
+and numbers included, which ``gc.get_objects()`` does not see; larger ones come from the C
+allocator and are not counted). If it stays flat while the RSS rises, what grows is the
 allocator's pages, not what Python holds. ``BENCH_TRACEMALLOC_FRAMES=0`` counts the objects
 only (no tracing, nearly full speed). Used by ``gabs_tracemalloc.py`` (the bridge) and
 ``e2e_game.py`` (the game) when ``bench_soak.py --tracemalloc`` asks through the environment.
