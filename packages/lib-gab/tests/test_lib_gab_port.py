@@ -614,6 +614,23 @@ async def test_with_lib_gabs_choice_a_hello_with_the_right_token_is_welcomed(
         assert info.value.code == -31000
 
 
+@pytest.mark.parametrize("params", [{}, {"other": 1}, None], ids=["empty", "other", "no-params"])
+@pytest.mark.parametrize("method", ["events/subscribe", "events/unsubscribe"])
+async def test_without_a_channels_member_the_request_is_refused_with_either_choice(
+    params: Any, method: str
+) -> None:
+    """Lib.GAB answers ``-32602`` (``Missing 'channels' parameter``) when there is no
+    ``channels`` member, though it takes ``channels: null`` as naming none."""
+    for options in (None, ProtocolOptions.lib_gab()):
+        server = make_server(options=options)
+        server.channel("colony/raid")
+        async with server.running() as address, bridge_session(address, TOKEN) as conn:
+            with anyio.fail_after(5), pytest.raises(RemoteError) as info:
+                await conn.request(method, params)
+        assert info.value.code == -32602, options
+        assert "channels" in info.value.message
+
+
 @pytest.mark.parametrize("channels", [[], None])
 async def test_with_lib_gabs_choice_an_empty_channel_list_names_none(channels: Any) -> None:
     strict = make_server()

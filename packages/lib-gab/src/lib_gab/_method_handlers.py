@@ -333,11 +333,11 @@ class MethodHandlers:
 
     def _none_named(self, request: InboundRequest) -> bool:
         """An empty or null channel list, taken as naming none when unknown channels are
-        skipped (Lib.GAB answers it with an empty list)."""
-        return self.options.unknown_channels == "skip" and request.params.get("channels") in (
-            None,
-            [],
-        )
+        skipped (Lib.GAB answers it with an empty list). Without a ``channels`` member (or
+        without params) the request is refused in both modes, as Lib.GAB refuses it."""
+        if self.options.unknown_channels != "skip" or "channels" not in request.params:
+            return False
+        return request.params["channels"] in (None, [])
 
     async def _events_subscribe(self, session: Session, request: InboundRequest) -> Any:
         if self._none_named(request):
