@@ -230,3 +230,32 @@ async def test_every_core_tool_answers_to_its_dotted_legacy_name(
                 assert (dotted.is_error, text_of(dotted)) == (plain.is_error, text_of(plain)), short
                 code = (plain.structured_content or {}).get("code")
                 assert (dotted.structured_content or {}).get("code") == code, short
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("games_get_attention", {"timeout": ""}),
+        ("games_get_attention", {"timeout": "  "}),
+        ("games_tool_names", {"limit": " "}),
+        ("games_tool_names", {"brief": ""}),
+        ("games_call_tool", {"tool": "compat/status", "timeout": ""}),
+    ],
+    ids=["timeout-empty", "timeout-blank", "limit-blank", "brief-empty", "call-timeout-empty"],
+)
+async def test_an_empty_string_for_an_integer_or_a_boolean_is_refused(
+    open_bridge: OpenBridge, config_dir: ConfigDir, tool: str, arguments: dict[str, Any]
+) -> None:
+    """An integer or a boolean may come as its text (``"10"``, ``" true "``), but an empty
+    or blank string is neither: refused, not taken as absent, and nothing is run."""
+    config_dir.game("compat")
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start_game(client)
+            refused = await client.call_tool(tool, arguments)
+            given = await client.call_tool("games_tool_names", {"limit": " 2 ", "brief": " TRUE "})
+            await client.call_tool("games_stop", {"gameId": "compat"})
+    assert refused.is_error
+    name = next(iter(key for key in arguments if key != "tool"))
+    assert name in text_of(refused)
+    assert not given.is_error and len(structured(given)["tools"]) == 2

@@ -8,10 +8,11 @@ In the order the dispatcher applies them:
 * :func:`go_lenient`: what the Go bridge accepts besides the declared types is read as it
   reads it: an integer given as a decimal string (``"10"``), a boolean given as
   ``"true"``/``"false"``, a ``cursor`` given as an integer; string arguments are trimmed and an
-  empty one counts as not given. A whole float (``10.0``, ``1e3``) is read as the integer it
-  is, as JSON Schema counts it an integer (the Go bridge refuses it: a kept difference). An
-  integer outside the signed 64-bit range is a ``type`` problem, as the Go bridge refuses it
-  as "must be an integer" (:func:`integer_problems`).
+  empty one counts as not given (an empty or blank string for an integer or a boolean is a
+  ``type`` problem, as the Go bridge refuses it). A whole float (``10.0``, ``1e3``) is read as
+  the integer it is, as JSON Schema counts it an integer (the Go bridge refuses it: a kept
+  difference). An integer outside the signed 64-bit range is a ``type`` problem, as the Go
+  bridge refuses it as "must be an integer" (:func:`integer_problems`).
 * :func:`schema_problems` lists what is still wrong (``field``, ``rule``, ``message`` per
   problem; an empty list means valid). A fast path covers the bridge's own flat schemas;
   anything it does not know goes to the full Draft 2020-12 validator, which also words the
@@ -107,6 +108,8 @@ def _lenient_value(name: str, schema: Mapping[str, Any], value: Any) -> tuple[bo
     """(keep, value) for one argument, read as the Go bridge reads it."""
     kind = schema.get("type")
     if isinstance(value, str):
+        if not value.strip() and kind in ("integer", "boolean"):
+            return True, value  # the Go bridge: "must be an integer" / "a boolean"
         value = value.strip()
         if not value:
             return False, None
