@@ -27,6 +27,8 @@ from typing import Any, Final
 import mcp_types as types
 from pydantic import ValidationError
 
+from gabs.config import json_kind
+
 __all__ = [
     "NOT_JSON",
     "decode_body",
@@ -112,19 +114,9 @@ def skipped_reason(message: Any) -> str:
     if isinstance(message, list):
         return "a batch (JSON array): send one message at a time"
     if not isinstance(message, dict):
-        return f"JSON that is no JSON-RPC message ({_json_kind(message)})"
+        return f"JSON that is no JSON-RPC message ({json_kind(message)})"
     if message.get("jsonrpc") != _VERSION:
         return 'no "jsonrpc": "2.0"'
     if "method" in message and not isinstance(message["method"], str):
         return "a method that is not a string"
     return "not a JSON-RPC 2.0 request, notification or response"
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    return "a number"
