@@ -454,6 +454,26 @@ async def test_stdio_blank_lines_between_requests_are_skipped(
     assert alive and process.returncode == 0
 
 
+@pytest.mark.beyond_go
+async def test_stdio_a_first_line_that_is_not_json_is_skipped(
+    bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
+) -> None:
+    """A first line that starts with neither ``{``, ``[`` nor a header is read as a line of
+    newline-delimited JSON that is not JSON: skipped, and the requests after it are answered.
+    (The Go bridge cannot tell the framing from it: every read fails again at once, and it
+    logs ``failed to read message`` in a loop that never ends, answering nothing.)"""
+    with anyio.fail_after(20):
+        async with stdio_process(bridge_command, config_dir, tmp_path) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(b"xyz\n" + line(INITIALIZE) + line(INITIALIZED))
+            await process.stdin.send(line(LIST_GAMES))
+            await process.stdin.aclose()
+            answers = await read_lines(process.stdout)
+            await process.wait()
+    assert [answer["id"] for answer in answers] == [1, 2]
+    assert process.returncode == 0
+
+
 async def test_http_answers_as_a_plain_json_rpc_endpoint(
     bridge_command: list[str], config_dir: ConfigDir, tmp_path: Path
 ) -> None:
