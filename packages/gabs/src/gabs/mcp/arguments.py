@@ -18,12 +18,13 @@ In the order the dispatcher applies them:
   anything it does not know goes to the full Draft 2020-12 validator, which also words the
   problems. :func:`invalid_arguments` is the refusal a client gets for them.
 
-Before any of these, :func:`non_finite_problems` refuses a number JSON cannot carry anywhere in
-the arguments, a game tool's included: ``NaN`` and ``Infinity`` (which Python's and the SDK's
-JSON readers take, though JSON has no such tokens) and a number past a 64-bit float's range
-(``1e400``, read as infinity). None of them can be sent on to a game: the GABP request could
-not be written. (The Go bridge drops a request with ``NaN`` or ``Infinity`` unanswered and
-passes ``1e400`` to the game as written.)
+Before :func:`schema_problems`, :func:`non_finite_problems` refuses a number JSON cannot carry
+anywhere in the arguments, a game tool's included (for a game tool called by its own name,
+:meth:`gabs.mcp.calls.CallTools.call` applies it once the tool is found): ``NaN`` and
+``Infinity`` (which Python's and the SDK's JSON readers take, though JSON has no such tokens)
+and a number past a 64-bit float's range (``1e400``, read as infinity). None of them can be sent
+on to a game: the GABP request could not be written. (The Go bridge drops a request with ``NaN``
+or ``Infinity`` unanswered and passes ``1e400`` to the game as written.)
 """
 
 from __future__ import annotations

@@ -217,15 +217,20 @@ class CallTools:
         game_id: str | None,
         arguments: dict[str, Any] | None,
         timeout: Any,
+        *,
+        checked: bool = False,
     ) -> types.CallToolResult:
-        """Call ``tool`` (any alias) of a game through the gate and render the outcome."""
+        """Call ``tool`` (any alias) of a game through the gate and render the outcome.
+
+        ``checked``: the dispatcher has already refused a number JSON cannot carry in
+        ``arguments`` (it checks ``games_call_tool``'s own arguments, these among them)."""
         try:
             runtime, entry = self.resolve(tool, game_id)
         except GameError as exc:
             if exc.code != "tool_not_found" or not await self._relisted(tool, game_id):
                 raise
             runtime, entry = self.resolve(tool, game_id)
-        if problems := non_finite_problems(arguments):  # a game tool called by its own name
+        if not checked and (problems := non_finite_problems(arguments)):
             return invalid_arguments(tool, problems, call=True, game_id=runtime.id)
         default = runtime.config.timeouts.call_seconds if runtime.config is not None else 30.0
         seconds = call_timeout(timeout, arguments, default)
@@ -264,5 +269,9 @@ class CallTools:
 
     async def games_call_tool(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
         return await self.call(
-            args["tool"], args.get("gameId"), args.get("arguments"), args.get("timeout")
+            args["tool"],
+            args.get("gameId"),
+            args.get("arguments"),
+            args.get("timeout"),
+            checked=True,
         )
