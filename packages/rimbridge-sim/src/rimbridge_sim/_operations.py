@@ -60,7 +60,10 @@ def _summary(value: Any) -> str:
         try:
             text = _FALLBACK_ENCODER.encode(value)
         except (TypeError, ValueError, RecursionError):
-            text = repr(value)
+            try:
+                text = repr(value)
+            except RecursionError:
+                text = f"<a {type(value).__name__} nested too deep to be shown>"
     return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 1] + "…"
 
 

@@ -89,12 +89,15 @@ class _Compiler(ExpressionParser):
 
     def _scoped(self, ends: tuple[str, ...], names: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         self._scopes.append(set(names))
+        self._deeper()
         try:
             return self._block(ends)
         finally:
             self._scopes.pop()
+            self._deeper(-1)
 
     def _statement(self) -> list[dict[str, Any]]:
+        self._lowered()
         token = self._token
         if token.kind == "keyword":
             keyword = str(token.value)

@@ -3,6 +3,19 @@
 Expressions lower to the condition/value model of :mod:`rimbridge_sim.scripting.expressions`:
 literals stay literals, locals become ``{"$var": name}`` references with a static path, and
 operators become ``{"$operator": [left, right]}`` nodes.
+
+How deep a source may nest is bounded (:data:`MAX_LEVELS`): every block, sub-expression and
+operator of a chain is one level, as each is one level of the lowered script. Lua's own parser
+has such a bound (200 "C levels"); the mod's parser has none, and a deep enough source ends
+RimWorld's process with a stack overflow. Here it is a ``lua.syntax_error`` at the token where
+the bound was passed, so that compiling, running and answering a script that passed never
+reaches Python's recursion limit.
+
+So is the size of the lowered script (:data:`MAX_STATEMENTS`). A numeric ``for`` lowers its
+body twice, once per direction of its step, as the mod lowers it, so each level of nested
+loops doubles what is below it: twenty nested loops in a few hundred characters would lower to
+a million statements. The mod builds all of them; here the compiler stops at the bound with a
+``lua.compile_error``, after about the work of compiling the longest source it takes.
 """
 
 from __future__ import annotations
@@ -11,7 +24,7 @@ from typing import Any, Final, NoReturn
 
 from rimbridge_sim.scripting.lua_lexer import LuaCompileError, Token
 
-__all__ = ["HOST_FUNCTIONS", "ExpressionParser"]
+__all__ = ["HOST_FUNCTIONS", "MAX_LEVELS", "MAX_STATEMENTS", "ExpressionParser"]
 
 _BINARY: Final = {
     "or": (1, "$or"),
@@ -29,6 +42,12 @@ _BINARY: Final = {
     "%": (6, "$mod"),
 }
 _UNARY_PRIORITY: Final = 7
+MAX_LEVELS: Final = 100
+"""The deepest a source may nest, counting blocks, sub-expressions and chained operators."""
+MAX_STATEMENTS: Final = 20_000
+"""The most statements a source may lower to; a source of the longest length the lexer takes,
+written without loops, has at most this many (a statement and its separator take 4 characters
+or more)."""
 _REFUSED_BINARY: Final = {"..": "string concatenation", "^": "exponentiation"}
 HOST_FUNCTIONS: Final = {"rb.call", "rb.poll", "rb.print", "rb.assert", "rb.fail", "print"}
 _NOT_A_HOST_CALL: Final = (
@@ -43,6 +62,8 @@ class ExpressionParser:
         self._tokens = tokens
         self._at = 0
         self._scopes: list[set[str]] = [{"params"}]
+        self._levels = 0
+        self._statements = 0
 
     # -- tokens ------------------------------------------------------------------------------
 
@@ -85,6 +106,26 @@ class ExpressionParser:
     def _fail(self, code: str, message: str, token: Token | None = None) -> NoReturn:
         where = token or self._token
         raise LuaCompileError(code, message, where.line, where.column)
+
+    def _deeper(self, levels: int = 1) -> None:
+        """Go ``levels`` deeper (a negative number comes back up); past the bound, refused."""
+        self._levels += levels
+        if self._levels > MAX_LEVELS:
+            self._fail(
+                "lua.syntax_error",
+                f"the source nests more than {MAX_LEVELS} levels deep, counting blocks, "
+                "sub-expressions and chained operators",
+            )
+
+    def _lowered(self) -> None:
+        """One more statement in the lowered script; past the bound, refused."""
+        self._statements += 1
+        if self._statements > MAX_STATEMENTS:
+            self._fail(
+                "lua.compile_error",
+                f"the source lowers to more than {MAX_STATEMENTS} statements (each numeric "
+                "for lowers its body twice, so nested loops double what they hold)",
+            )
 
     # -- names -------------------------------------------------------------------------------
 
@@ -188,6 +229,15 @@ class ExpressionParser:
     # -- expressions -------------------------------------------------------------------------
 
     def _expression(self, limit: int = 0) -> Any:
+        self._deeper()
+        value, chain = self._operations(limit)
+        self._deeper(-1 - chain)
+        return value
+
+    def _operations(self, limit: int) -> tuple[Any, int]:
+        """An operand and the operators that bind tighter than ``limit``, with how many
+        levels the chain added (each operator nests the value so far one level deeper)."""
+        chain = 0
         token = self._token
         if token.kind == "keyword" and token.value == "not":
             self._take()
@@ -212,13 +262,15 @@ class ExpressionParser:
                         f"'{op.value}' is not supported: the subset has no "
                         f"{_REFUSED_BINARY[str(op.value)]}",
                     )
-                return left
+                return left, chain
             priority, operator = _BINARY[str(op.value)]
             if priority <= limit:
-                return left
+                return left, chain
             self._take()
             right = self._expression(priority)
             left = {operator: [left, right]}
+            chain += 1
+            self._deeper()
 
     def _primary(self) -> Any:
         token = self._token

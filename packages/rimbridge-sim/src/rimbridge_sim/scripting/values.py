@@ -15,6 +15,7 @@ __all__ = [
     "compare_numbers",
     "equal",
     "items",
+    "nests_deeper",
     "number",
     "text",
     "whole_or_fraction",
@@ -113,3 +114,23 @@ def items(value: Any) -> list[Any] | None:
     if isinstance(value, Mapping):
         return [{"Key": key, "Value": item} for key, item in value.items()]
     return None
+
+
+def nests_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds lists and objects more than ``limit`` deep (itself one level).
+
+    Without recursion, and it stops at the first path past ``limit``: a script can build a
+    value of any depth, one wrapping statement per level, and such a value cannot be written."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False

@@ -18,6 +18,7 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 from rimbridge_sim.scripting.lua_reference import lua_reference
+from rimbridge_sim.scripting.reader_depth import read_script_json
 from rimbridge_sim.scripting.references import script_reference
 from rimbridge_sim.scripting.runner import (
     NO_STEPS,
@@ -25,6 +26,7 @@ from rimbridge_sim.scripting.runner import (
     ScriptRunner,
     normalize_definition,
 )
+from rimbridge_sim.scripting.values import nests_deeper
 from rimbridge_sim.scripting.wire import definition_wire
 from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError
 
@@ -33,6 +35,8 @@ __all__ = ["ScriptingTools"]
 _LUA_TOOLS: Final = frozenset({"rimbridge/run_lua", "rimbridge/run_lua_file"})
 NESTING_LIMIT: Final = 8
 """How deep scripts may nest (a Lua tool as a script's step); the mod sets no bound."""
+ANSWER_DEPTH: Final = 128
+"""How deep a script's answer may nest; the mod writes any depth until its stack overflows."""
 _DEPTH: ContextVar[int] = ContextVar("script_depth", default=0)
 _RUN = (
     "{success, message, returned, result, error, output: [{index, statementId, level, message, "
@@ -147,7 +151,7 @@ class ScriptingTools:
         else:
             failed = sum(1 for s in report.steps if not s["success"])
             message = f"Executed {len(report.steps)} {steps} steps with {failed} failure(s)."
-        return {
+        answer = {
             "success": report.success,
             "message": message,
             "returned": report.returned,
@@ -157,6 +161,13 @@ class ScriptingTools:
             "script": wire,
             **({} if report.success else {"code": _script_code(report.error, report.steps)}),
         }
+        if nests_deeper(answer, ANSWER_DEPTH):
+            message = (
+                f"The {noun.lower()}'s answer nests more than {ANSWER_DEPTH} levels deep (a "
+                "value it returned, printed or kept from a call): it cannot be written."
+            )
+            return {"success": False, "message": message, "code": "script.value_too_deep"}
+        return answer
 
     @tool(
         "rimbridge/get_script_reference",
@@ -194,7 +205,7 @@ class ScriptingTools:
                 "code": "invalid_argument",
             }
         try:
-            raw = json.loads(script_json)
+            raw = read_script_json(script_json)
             if raw is not None and not isinstance(raw, dict):
                 raise ValueError(f"a script definition is a JSON object, not {type(raw).__name__}")
         except ValueError as error:  # JSONDecodeError included
