@@ -20,6 +20,7 @@ from gabp import (
     ConnectionLimits,
     ErrorCode,
     InboundRequest,
+    MessageTooLarge,
     ProtocolError,
     RemoteError,
     RequestTimeout,
@@ -571,3 +572,74 @@ async def test_request_ids_are_unique_version_4_uuids() -> None:
                 await client.request("test/record")
     assert len(set(seen)) == 50
     assert all(uuid.UUID(each).version == 4 for each in seen)
+
+
+async def test_an_answer_over_the_message_limit_is_an_error_the_peer_can_read(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # a peer with the same limit would close the connection on the header of such an answer,
+    # failing every other call in flight on it; the error goes out instead, and the
+    # connection serves on
+    async def big(req: InboundRequest) -> Any:
+        return "x" * req.params["n"]
+
+    limits = ConnectionLimits(max_message_bytes=4096)
+    caplog.set_level(logging.WARNING, logger="gabp.connection")
+    async with pair({"test/big": big}, server_limits=limits, client_limits=limits) as (_, client):
+        with anyio.fail_after(5):
+            assert await client.request("test/big", {"n": 4000}) == "x" * 4000
+            with pytest.raises(RemoteError) as refused:
+                await client.request("test/big", {"n": 5000})
+            assert await client.request("test/big", {"n": 10}) == "x" * 10
+    error = refused.value
+    assert error.code == -32603
+    size = error.data["size"]
+    assert size > 5000 and error.data["limit"] == 4096
+    assert error.message == (
+        f"the answer to test/big is {size} bytes, more than the 4096-byte message limit"
+    )
+    assert "answered with an error instead" in caplog.text
+
+
+async def test_a_request_or_event_over_the_message_limit_is_refused_before_it_is_sent() -> None:
+    events: list[Event] = []
+    arrived = anyio.Event()
+
+    def on_event(event: Event) -> None:
+        events.append(event)
+        arrived.set()
+
+    limits = ConnectionLimits(max_message_bytes=4096)
+    async with pair({"test/echo": echo}, on_event=on_event, server_limits=limits) as (
+        server,
+        client,
+    ):
+        with anyio.fail_after(5):
+            with pytest.raises(MessageTooLarge) as refused:
+                await server.emit("test/big", "x" * 5000)
+            assert refused.value.limit == 4096 and refused.value.size > 5000
+            assert str(refused.value).startswith("the event on test/big is ")
+            # the refused event took no seq: the next one on the channel is still 0
+            assert await server.emit("test/big", "small") == 0
+            await arrived.wait()
+    assert [(event.channel, event.seq, event.payload) for event in events] == [
+        ("test/big", 0, "small")
+    ]
+    small = ConnectionLimits(max_message_bytes=4096)
+    async with pair({"test/echo": echo}, client_limits=small) as (_, client):
+        with anyio.fail_after(5):
+            with pytest.raises(MessageTooLarge, match="the test/echo request is"):
+                await client.request("test/echo", {"x": "y" * 5000})
+            assert await client.request("test/echo", {"x": 1}) == {"x": 1}
+
+
+async def test_nothing_larger_than_the_peer_says_it_reads_is_sent() -> None:
+    # GABP's capabilities.limits.maxMessageSize: a request over it would make such a peer close
+    # the connection, so it is refused here, below this side's own limit
+    async with pair({"test/echo": echo}) as (_, client):
+        client.peer_max_message_bytes = 2048
+        with anyio.fail_after(5):
+            with pytest.raises(MessageTooLarge) as refused:
+                await client.request("test/echo", {"x": "y" * 3000})
+            assert refused.value.limit == 2048
+            assert await client.request("test/echo", {"x": "y" * 1000}) == {"x": "y" * 1000}

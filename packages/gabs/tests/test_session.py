@@ -12,7 +12,7 @@ import pytest
 from gabs.attention import Gate
 from gabs.game_tools import MirroredTool, mcp_tool_name
 from gabs.session import GameSession
-from lib_gab import GabpServer, ToolError, UrgentEntry
+from lib_gab import GabpServer, ServerLimits, ToolError, UrgentEntry
 
 TOKEN = "c0ffee" * 11
 
@@ -224,3 +224,31 @@ async def test_a_session_reconnects_and_rereads_the_open_item(mode: str) -> None
             current = session.attention
             assert current is not None and current.summary == "error: Still broken"
             await session.close()
+
+
+async def test_a_call_larger_than_the_game_reads_is_not_sent_and_the_session_stays() -> None:
+    # the game advertises maxMessageSize: a larger request would make it close the connection
+    # on the frame's header (every call in flight lost); it is refused here, not run
+    server = GabpServer(
+        app_name="Sim",
+        app_version="1",
+        agent_id="sim",
+        token=TOKEN,
+        limits=ServerLimits(max_message_bytes=4096),
+    )
+    calls: list[int] = []
+
+    @server.tool("colony/note", description="Keep a note.")
+    def note(text: str) -> int:
+        calls.append(len(text))
+        return len(text)
+
+    async with session_for(server) as session:
+        big = await session.call_tool("colony/note", {"text": "x" * 5000})
+        small = await session.call_tool("colony/note", {"text": "x" * 100})
+        assert session.connected
+    assert (big.executed, big.status, big.sent) == (False, "error", False)
+    assert big.error is not None
+    assert "more than the 4096-byte message limit" in big.error["message"]
+    assert (small.executed, small.result) == (True, 100)
+    assert calls == [100]

@@ -147,6 +147,10 @@ class ConnectionCore:
         request's ``v``, ``id``, ``method`` and ``params`` named in another letter case (a
         ``v`` of ``"GABP/1"`` too), with a warning; two names for one member are refused."""
         self.limits = limits or ConnectionLimits()
+        self.peer_max_message_bytes: int | None = None
+        """The largest message the peer says it reads (``capabilities.limits.maxMessageSize``
+        of its welcome, set by whoever read it): nothing larger is sent, nor anything larger
+        than ``limits.max_message_bytes``."""
         self._any_case_names = any_case_names
         self.name = name
         self._stream = stream
@@ -287,6 +291,11 @@ class ConnectionCore:
         with anyio.move_on_after(self.limits.close_timeout):
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await self._stream.aclose()
+
+    def _send_limit(self) -> int:
+        """The largest message this side sends: its own limit, or the peer's if lower."""
+        own, peer = self.limits.max_message_bytes, self.peer_max_message_bytes
+        return own if peer is None else min(own, peer)
 
     # -- writing --------------------------------------------------------------------------------
 

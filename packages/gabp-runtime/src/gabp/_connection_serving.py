@@ -191,6 +191,31 @@ class ConnectionServing(ConnectionCore):
             error = self._internal_error(request, "its result could not be encoded as JSON")
             body = _encode_response(request.id, (None, error))
             assert body is not None
+        elif len(body) > self._send_limit():
+            body = self._too_large(request, len(body))
+        return body
+
+    def _too_large(self, request: InboundRequest, size: int) -> bytes:
+        """The answer in place of one larger than the message limit: a peer with the same
+        limit would close the connection on its header, so it gets an error it can read."""
+        limit = self._send_limit()
+        logger.warning(
+            "%s: the answer to %s (request %s) is %d bytes, more than the %d-byte message "
+            "limit: answered with an error instead",
+            self.name,
+            request.method,
+            request.id,
+            size,
+            limit,
+        )
+        error = ProtocolError(
+            ErrorCode.INTERNAL_ERROR,
+            f"the answer to {request.method} is {size} bytes, more than the {limit}-byte "
+            "message limit",
+            {"size": size, "limit": limit},
+        )
+        body = _encode_response(request.id, (None, error))
+        assert body is not None
         return body
 
     def _served_one(self) -> None:

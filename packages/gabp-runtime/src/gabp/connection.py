@@ -50,7 +50,7 @@ from gabp._connection_base import (
     _call_late,
 )
 from gabp._connection_inbound import ConnectionInbound
-from gabp.errors import ConnectionClosed, RemoteError, RequestTimeout
+from gabp.errors import ConnectionClosed, MessageTooLarge, RemoteError, RequestTimeout
 from gabp.messages import PROTOCOL_VERSION, SEND_METHOD_PATTERN, Event, WireModel, unique_id
 from gabp.sockets import SocketStream
 from gabp.wirejson import EncodedJson, encode
@@ -266,6 +266,8 @@ class Connection(ConnectionInbound):
             parts += (b',"params":', encode(params))
         parts.append(b"}")
         body = b"".join(parts)
+        if len(body) > (largest := self._send_limit()):
+            raise MessageTooLarge(f"the {method} request", len(body), largest)
         limit = self.limits.request_timeout if timeout is None else timeout
         loop = self._loop or asyncio.get_running_loop()
         deadline = loop.time() + limit
@@ -329,22 +331,28 @@ class Connection(ConnectionInbound):
         assigned: list[int] = []
 
         def build() -> bytes:
+            # the seq is taken only by an event that goes out: one that cannot be written or
+            # is too large leaves no gap in the channel's numbering
             seq = seqs.get(channel, 0)
-            seqs[channel] = seq + 1
-            assigned.append(seq)
             if type(payload) is EncodedJson:
                 envelope = {"v": PROTOCOL_VERSION, "id": unique_id(), "type": "event"}
                 head = encode({**envelope, "channel": channel, "seq": seq})
-                return b"".join((head[:-1], b',"payload":', payload.data, b"}"))
-            event = {
-                "v": PROTOCOL_VERSION,
-                "id": unique_id(),
-                "type": "event",
-                "channel": channel,
-                "seq": seq,
-                "payload": payload.to_wire() if isinstance(payload, WireModel) else payload,
-            }
-            return encode(event)
+                body = b"".join((head[:-1], b',"payload":', payload.data, b"}"))
+            else:
+                event = {
+                    "v": PROTOCOL_VERSION,
+                    "id": unique_id(),
+                    "type": "event",
+                    "channel": channel,
+                    "seq": seq,
+                    "payload": payload.to_wire() if isinstance(payload, WireModel) else payload,
+                }
+                body = encode(event)
+            if len(body) > (limit := self._send_limit()):
+                raise MessageTooLarge(f"the event on {channel}", len(body), limit)
+            seqs[channel] = seq + 1
+            assigned.append(seq)
+            return body
 
         await self._queue_frame(build)
         return assigned[0]

@@ -22,6 +22,7 @@ __all__ = [
     "ErrorCode",
     "GabpError",
     "MessageError",
+    "MessageTooLarge",
     "ProtocolError",
     "RegistryCode",
     "RemoteError",
@@ -168,3 +169,14 @@ class MessageError(GabpError, ValueError):
         super().__init__(message)
         self.code = int(code)
         self.message_id = message_id
+
+
+class MessageTooLarge(GabpError, ValueError):
+    """A request or event this side was asked to send is larger than its own
+    ``limits.max_message_bytes``. It is not sent: a peer with the same limit would close the
+    connection on reading the frame's header, failing everything else in flight on it."""
+
+    def __init__(self, what: str, size: int, limit: int) -> None:
+        super().__init__(f"{what} is {size} bytes, more than the {limit}-byte message limit")
+        self.size = size
+        self.limit = limit

@@ -13,7 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gabp import ConnectionClosed, ErrorCode, GabpError, MessageError, RemoteError, RequestTimeout
+from gabp import (
+    ConnectionClosed,
+    ErrorCode,
+    GabpError,
+    MessageError,
+    MessageTooLarge,
+    RemoteError,
+    RequestTimeout,
+)
 from gabp.messages import Attention
 from gabs.attention import GateDecision
 
@@ -69,7 +77,7 @@ def record_failure(outcome: CallOutcome, exc: GabpError) -> bool:
     """Fill ``outcome`` from the error its call to the game ended with; ``False`` for an error
     that says nothing about the call (the caller raises it)."""
     server = int(ErrorCode.SERVER_ERROR)
-    if isinstance(exc, NotSent):
+    if isinstance(exc, NotSent | MessageTooLarge):  # the request never left: not run
         outcome.executed, outcome.status, outcome.sent = False, "error", False
         outcome.error = {"code": server, "message": str(exc)}
     elif isinstance(exc, RemoteError):

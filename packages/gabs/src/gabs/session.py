@@ -252,6 +252,8 @@ class GameSession:
         self.hello = {k: v for k, v in reply.items() if k != "observed"}
         self._observed = reply.get("observed")
         self.capabilities = hello.capabilities
+        limits = hello.capabilities.limits  # a request the game would not read is not sent
+        connection.peer_max_message_bytes = limits.max_message_size if limits else None
         self.slots = RequestSlots(
             self.configured_concurrency or declared_concurrency(hello.capabilities.extensions) or 1
         )

@@ -18,6 +18,7 @@ __all__ = [
     "ServerConfigError",
     "ServerLimits",
     "Transport",
+    "check_address",
     "check_token",
 ]
 
@@ -132,6 +133,20 @@ class ProtocolOptions:
             envelope_names="any_case",
             short_token="accept",
         )
+
+
+def check_address(transport: str, host: str, port: int, has_unix_path: bool) -> None:
+    """Refuse a transport, host, port or socket path a server cannot listen on."""
+    if transport == "tcp" and host not in LOOPBACK_HOSTS:
+        raise ServerConfigError(
+            f"GABP servers bind loopback only: host must be 127.0.0.1 or ::1, not {host!r}"
+        )
+    if not 0 <= port <= 65535:
+        raise ServerConfigError(f"port must be from 0 to 65535, got {port}")
+    if transport == "unix" and not has_unix_path:
+        raise ServerConfigError("a unix transport needs unix_path")
+    if transport not in ("tcp", "unix", "stdio"):
+        raise ServerConfigError(f"unknown transport {transport!r} (tcp, unix or stdio)")
 
 
 def check_token(token: str, options: ProtocolOptions) -> None:

@@ -23,6 +23,7 @@ import anyio.abc
 from gabp import (
     ConnectionClosed,
     ConnectionLimits,
+    MessageTooLarge,
     read_gabs_environment,
 )
 from gabp.handoff import HandoffError
@@ -32,7 +33,6 @@ from lib_gab._attention_relay import AttentionRelay
 from lib_gab._json_values import ANY_VALUE, wire_json
 from lib_gab._method_handlers import ATTENTION_CHANNELS, Channel, Session
 from lib_gab._server_config import (
-    LOOPBACK_HOSTS,
     RUNTIME_NAME,
     RUNTIME_VERSION,
     ProtocolOptions,
@@ -40,6 +40,7 @@ from lib_gab._server_config import (
     ServerConfigError,
     ServerLimits,
     Transport,
+    check_address,
     check_token,
 )
 from lib_gab._serving import Serving
@@ -112,16 +113,7 @@ class GabpServer(Serving):
         if not agent_id:
             raise ServerConfigError("agent_id must not be empty")
         check_token(token, options or ProtocolOptions())
-        if transport == "tcp" and host not in LOOPBACK_HOSTS:
-            raise ServerConfigError(
-                f"GABP servers bind loopback only: host must be 127.0.0.1 or ::1, not {host!r}"
-            )
-        if not 0 <= port <= 65535:
-            raise ServerConfigError(f"port must be from 0 to 65535, got {port}")
-        if transport == "unix" and unix_path is None:
-            raise ServerConfigError("a unix transport needs unix_path")
-        if transport not in ("tcp", "unix", "stdio"):
-            raise ServerConfigError(f"unknown transport {transport!r} (tcp, unix or stdio)")
+        check_address(transport, host, port, unix_path is not None)
         self.app = AppInfo(name=app_name, version=app_version)
         self.agent_id = agent_id
         self._token = token
@@ -466,7 +458,8 @@ class GabpServer(Serving):
     # -- events ---------------------------------------------------------------------------------
 
     async def emit(self, channel: str, payload: Any) -> int:
-        """Send an event to every bridge subscribed to ``channel``; returns how many got it."""
+        """Send an event to every bridge subscribed to ``channel``; returns how many got it
+        (:class:`~gabp.MessageTooLarge`, sent to none, past ``max_message_bytes``)."""
         if channel not in self._channels and not (
             self._attention is not None and channel in ATTENTION_CHANNELS
         ):
@@ -475,6 +468,7 @@ class GabpServer(Serving):
         if targets:  # written once for every target, time values as Lib.GAB writes them
             payload = EncodedJson(wire_json(ANY_VALUE, payload, True))
         delivered = 0
+        too_large: list[MessageTooLarge] = []
 
         async def send(session: Session) -> None:
             nonlocal delivered
@@ -483,6 +477,8 @@ class GabpServer(Serving):
                 delivered += 1
             except ConnectionClosed:
                 pass
+            except MessageTooLarge as exc:  # raised once below, not once per bridge
+                too_large.append(exc)
 
         if len(targets) == 1:
             await send(targets[0])
@@ -490,6 +486,8 @@ class GabpServer(Serving):
             async with anyio.create_task_group() as tg:
                 for session in targets:
                     tg.start_soon(send, session)
+        if too_large:
+            raise too_large[0]
         return delivered
 
 
