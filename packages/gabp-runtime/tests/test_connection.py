@@ -20,6 +20,7 @@ from gabp import (
     ConnectionLimits,
     ErrorCode,
     InboundRequest,
+    MessageError,
     MessageTooLarge,
     ProtocolError,
     RemoteError,
@@ -643,3 +644,32 @@ async def test_nothing_larger_than_the_peer_says_it_reads_is_sent() -> None:
                 await client.request("test/echo", {"x": "y" * 3000})
             assert refused.value.limit == 2048
             assert await client.request("test/echo", {"x": "y" * 1000}) == {"x": "y" * 1000}
+
+
+@pytest.mark.parametrize(
+    "result", [b"[" * 5000 + b"]" * 5000, b"nope"], ids=["nested too deep", "not JSON"]
+)
+async def test_an_unreadable_answer_fails_its_request_at_once_not_at_its_timeout(
+    result: bytes,
+) -> None:
+    outcome: dict[str, BaseException] = {}
+    async with served_by_raw_peer({"test/echo": echo}) as (connection, raw):
+
+        async def ask() -> None:
+            try:
+                await connection.request("test/slow", timeout=30)
+            except MessageError as exc:
+                outcome["error"] = exc
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(ask)
+                asked = await raw.receive()
+                head = b'{"v":"gabp/1","id":"' + asked["id"].encode() + b'","type":"response",'
+                await raw.send_raw(encode_frame(head + b'"result":' + result + b"}"))
+            # the unreadable answer was not answered back as a bad request: the next frame
+            # the peer gets is the answer to its own request
+            await raw.send(request("test/echo", {"n": 1}))
+            answer = await raw.receive()
+    assert str(outcome["error"]).startswith("invalid response: ")
+    assert answer["result"] == {"n": 1}

@@ -29,7 +29,7 @@ from gabs.call_outcome import CallOutcome
 from gabs.cli import main
 from gabs.config import GabsConfig
 from gabs.game_tools import MirroredTool
-from gabs.go_format import go_numbers
+from gabs.go_format import go_numbers, go_numbers_within
 from gabs.launch import resolve
 from gabs.launch.steam import SteamApp, ensure_appid_file
 from gabs.launch.vdf import SteamError
@@ -393,3 +393,12 @@ def test_steam_appid_file_is_written_and_a_different_id_refused_as_go_words_it(
     assert str(refused.value) == (
         f'{tmp_path / "steam_appid.txt"} already contains Steam app id "111", expected "123456"'
     )
+
+
+def test_go_numbers_within_tells_whether_a_result_nests_past_a_depth_in_the_same_pass() -> None:
+    value: Any = {"a": [[2.0]]}  # three levels: the object, then two lists
+    assert go_numbers_within(value, 3) is True
+    assert type(value["a"][0][0]) is int  # converted in the same pass
+    assert go_numbers_within({"a": [[2.0]]}, 2) is False
+    assert go_numbers_within({"a": [[2.0]]}, None) is True
+    assert go_numbers_within("text", 0) is True  # not a list or object: nothing nests

@@ -77,7 +77,7 @@ async def test_the_hello_reply_describes_the_server_and_has_no_tools_key() -> No
         "events": ["game/tick"],
         "resources": ["gabp://test/colony"],
         "extensions": {"concurrency": {"maxConcurrentRequests": 64}},
-        "limits": {"maxMessageSize": 4194304, "maxConcurrentRequests": 64, "requestTimeout": 60},
+        "limits": {"maxMessageSize": 8388608, "maxConcurrentRequests": 64, "requestTimeout": 60},
     }
     assert parsed.capabilities.supports_attention is False
     assert parsed.capabilities.max_concurrent_requests == 64

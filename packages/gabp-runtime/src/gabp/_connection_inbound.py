@@ -191,18 +191,33 @@ class ConnectionInbound(ConnectionServing):
         except (ValueError, UnicodeDecodeError) as exc:
             request_id = recover_id(body) or NIL_ID
             logger.warning("%s: message is not valid JSON: %s", self.name, exc)
-            await self._send_error(
-                request_id, ErrorCode.PARSE_ERROR, f"message is not valid JSON: {exc}"
-            )
+            if not self._fail_pending(request_id, f"not valid JSON: {exc}"):
+                await self._send_error(
+                    request_id, ErrorCode.PARSE_ERROR, f"message is not valid JSON: {exc}"
+                )
             return
         except RecursionError:
             request_id = recover_id(body) or NIL_ID
             logger.warning("%s: message nested too deeply to parse", self.name)
-            await self._send_error(
-                request_id, ErrorCode.INVALID_REQUEST, "invalid request: message nested too deeply"
-            )
+            if not self._fail_pending(request_id, "nested too deeply to parse"):
+                await self._send_error(
+                    request_id,
+                    ErrorCode.INVALID_REQUEST,
+                    "invalid request: message nested too deeply",
+                )
             return
         await self._process_message(message)
+
+    def _fail_pending(self, request_id: str, problem: str) -> bool:
+        """Fail this side's request ``request_id`` with an unreadable answer, at once rather
+        than at its timeout; False when no request of this side has that id (the message is
+        then answered as a bad request)."""
+        waiter = self._pending.get(request_id)
+        if waiter is None:
+            return False
+        if not waiter.done():
+            waiter.set_exception(MessageError(f"invalid response: {problem}"))
+        return True
 
     async def _process_message(self, message: Any) -> None:
         if not isinstance(message, dict):

@@ -9,7 +9,15 @@ import re
 from decimal import Decimal
 from typing import Any, Final
 
-__all__ = ["go_duration", "go_html_escape", "go_json", "go_numbers", "go_quote", "go_reason"]
+__all__ = [
+    "go_duration",
+    "go_html_escape",
+    "go_json",
+    "go_numbers",
+    "go_numbers_within",
+    "go_quote",
+    "go_reason",
+]
 
 
 def go_reason(exc: OSError) -> str:
@@ -134,15 +142,26 @@ def go_numbers(value: Any) -> Any:
     rounds them). Iterative, so a deeply nested result cannot exhaust the stack."""
     if isinstance(value, float):
         return _whole(value)
-    stack: list[Any] = [value]
+    go_numbers_within(value, None)
+    return value
+
+
+def go_numbers_within(value: Any, depth: int | None) -> bool:
+    """:func:`go_numbers` on a list or object, in place, in the same pass telling whether it
+    nests at most ``depth`` levels (itself the first); ``None``: no bound, always True."""
+    limit = -1 if depth is None else depth
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    within = True
     while stack:
-        node = stack.pop()
+        node, level = stack.pop()
         if isinstance(node, dict):
             items: Any = node.items()
         elif isinstance(node, list):
             items = enumerate(node)
         else:
             continue
+        if level == limit + 1:
+            within = False
         changes = []
         for key, item in items:
             if isinstance(item, float):
@@ -150,10 +169,10 @@ def go_numbers(value: Any) -> Any:
                 if whole is not item:
                     changes.append((key, whole))
             elif isinstance(item, (dict, list)):
-                stack.append(item)
+                stack.append((item, level + 1))
         for key, whole in changes:
             node[key] = whole
-    return value
+    return within
 
 
 def _whole(number: float) -> float | int:

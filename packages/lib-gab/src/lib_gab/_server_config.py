@@ -41,7 +41,7 @@ class ServerLimits:
 
     max_connections: int = 16
     """Bridge connections at once; further ones are closed as soon as they are accepted."""
-    max_message_bytes: int = 4 * 1024 * 1024
+    max_message_bytes: int = 8 * 1024 * 1024
     max_concurrent_requests: int = 64
     """Requests served at once per connection (also declared as the ``concurrency``
     extension capability, so a bridge knows it may overlap that many)."""

@@ -29,7 +29,7 @@ import mcp_types as types
 from gabp import ErrorCode
 from gabp.messages import Attention
 from gabs.call_outcome import CallOutcome
-from gabs.go_format import go_json, go_numbers
+from gabs.go_format import go_json, go_numbers_within
 from gabs.mcp.envelope import (
     NextAction,
     cause_class,
@@ -95,13 +95,28 @@ def attention_line(item: Attention, *, game_id: str, relation: str | None, gated
 def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
     """The game's result as structured content and text; whether it was wrapped. Whole
     floats of the structured content become integers, as the Go bridge's float64 decoding
-    writes them (``5.0`` is ``5``; the text, written as Go writes it, has them so too)."""
+    writes them (``5.0`` is ``5``; the text, written as Go writes it, has them so too).
+
+    A result nested deeper than :data:`STRUCTURED_DEPTH` is given as text alone, with an
+    empty object as its structured content: the SDK's writer refuses such a value, and the
+    whole answer would be lost. One nested deeper than Python's encoder goes (near its
+    recursion limit) cannot be written as text either; the text says so."""
     wrapped = not isinstance(result, dict)
     structured: dict[str, Any] = {"value": result} if wrapped else result
     text = structured.get("text")
     if not isinstance(text, str):
-        text = go_json(structured)
-    return go_numbers(structured), text, wrapped
+        try:
+            text = go_json(structured)
+        except RecursionError:
+            text = "(the game's result nests too deep to be written as JSON text here)"
+    # after the text, which Go writes from the float64 values (-0.0 is -0 there)
+    within = go_numbers_within(structured, STRUCTURED_DEPTH)
+    return (structured if within else {}), text, wrapped
+
+
+#: The deepest structured content a game call's result carries. pydantic, which writes the
+#: SDK's results, refuses values nested about 250 deep (the result's envelope included).
+STRUCTURED_DEPTH: Final = 200
 
 
 #: A game's refusals of a call that the call itself can correct (arguments, tool name).
@@ -187,6 +202,8 @@ def game_call_result(
         structured, text, wrapped = _passthrough(outcome.result)
         if wrapped:
             meta["valueWrapped"] = True
+        if not structured and outcome.result:
+            meta["structuredOmitted"] = f"nested more than {STRUCTURED_DEPTH} levels deep"
         content: list[Any] = [types.TextContent(type="text", text=text)]
         item = outcome.attention
         if item is not None:
