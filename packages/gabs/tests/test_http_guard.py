@@ -317,3 +317,14 @@ async def test_an_initialize_without_params_reaches_the_app_completed() -> None:
         "capabilities": {},
         "clientInfo": {"name": "unknown", "version": "unknown"},
     }
+
+
+async def test_a_body_nested_too_deep_to_decode_reaches_the_sdk_s_reader() -> None:
+    # the guard's own reading raised RecursionError (an internal error of the server); now it
+    # reads the members before the nesting, finds a request with an id, and lets the SDK's
+    # reader (pydantic, with its own depth limit) refuse the body
+    guard, _, plain = guarded()
+    deep = b"[" * 100_000 + b"]" * 100_000
+    body = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"x": ' + deep + b"}}"
+    assert (await request(guard, "POST", "/mcp", AUTH, body))[0] == 200
+    assert len(plain.scopes) == 1

@@ -18,6 +18,7 @@ import pytest
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
+from gabs.transports.invalid_requests import NOT_JSON, decode_body
 from gabs.transports.stdio import framed_stdio
 
 INITIALIZE = {
@@ -57,9 +58,16 @@ async def raw_stdio(tmp_path: Path) -> AsyncIterator[tuple[int, int]]:
 async def exchange(tmp_path: Path, lines: list[bytes], answers: int) -> list[dict[str, Any]]:
     """Write ``lines`` and read ``answers`` newline-delimited answers."""
     async with raw_stdio(tmp_path) as (to_server, from_server):
-        os.write(to_server, b"".join(line + b"\n" for line in lines))
+        data = b"".join(line + b"\n" for line in lines)
+
+        def write_all() -> None:  # in a thread: more than a pipe holds waits for the reader
+            view = memoryview(data)
+            while view:
+                view = view[os.write(to_server, view) :]
+
         buffer = b""
         with anyio.fail_after(30):
+            await anyio.to_thread.run_sync(write_all)
             while buffer.count(b"\n") < answers:
                 buffer += await anyio.to_thread.run_sync(
                     os.read, from_server, 65536, abandon_on_cancel=True
@@ -139,9 +147,16 @@ async def test_every_numeric_or_string_id_is_answered_with_the_id_as_written(
         b'{"name":"games_list","arguments":{}}}'
     )
     async with raw_stdio(tmp_path) as (to_server, from_server):
-        os.write(to_server, b"".join(line + b"\n" for line in lines))
+        data = b"".join(line + b"\n" for line in lines)
+
+        def write_all() -> None:  # in a thread: more than a pipe holds waits for the reader
+            view = memoryview(data)
+            while view:
+                view = view[os.write(to_server, view) :]
+
         buffer = b""
         with anyio.fail_after(30):
+            await anyio.to_thread.run_sync(write_all)
             while buffer.count(b"\n") < len(lines):
                 buffer += await anyio.to_thread.run_sync(
                     os.read, from_server, 65536, abandon_on_cancel=True
@@ -248,3 +263,36 @@ async def test_a_message_that_is_skipped_is_logged_saying_why_not_what(
     assert "(null)" in reasons[2] and "(a string)" in reasons[3]
     assert 'no "jsonrpc": "2.0"' in reasons[4]
     assert not any("secret-token" in line for line in lines)
+
+
+@pytest.mark.parametrize("depth", [5000, 100_000])
+async def test_a_request_nested_too_deep_to_decode_is_refused_with_its_id(
+    tmp_path: Path, depth: int
+) -> None:
+    # the lean reader's msgspec and then the standard library's reader hit Python's recursion
+    # limit: the RecursionError ended the whole bridge. Now the request is refused with the id
+    # read from its members before the nesting, and the requests around it are served
+    deep = b"[" * depth + b"]" * depth
+    call = (
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"games_call_tool",'
+        b'"arguments":{"gameId":"g","tool":"a/b","arguments":{"x":' + deep + b"}}}}"
+    )
+    answers = await exchange(
+        tmp_path,
+        [json.dumps(INITIALIZE).encode(), call, request(3, "tools/list")],
+        3,
+    )
+    refused = next(a for a in answers if a["id"] == 2)
+    assert refused["error"] == {"code": -32600, "message": "Invalid Request"}
+    assert sorted(a["id"] for a in answers) == [1, 2, 3]
+
+
+def test_flat_members_are_read_from_a_body_too_deep_to_decode() -> None:
+    deep = b"[" * 100_000
+    assert decode_body(b'{"id": "a\\"[b", "method": "m", "params": ' + deep) == {
+        "id": 'a"[b',
+        "method": "m",
+    }
+    assert decode_body(b'{"params": ' + deep) == {}
+    assert decode_body(deep) is NOT_JSON
+    assert decode_body(b'{"id": 1, "x": "' + deep) is NOT_JSON  # cut inside a string

@@ -22,6 +22,7 @@ to answer); :func:`skipped_reason` says in a few words why it was skipped, for t
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 import mcp_types as types
@@ -44,11 +45,45 @@ NOT_JSON: Final = object()
 
 
 def decode_body(body: bytes) -> Any:
-    """``body`` decoded from JSON, or :data:`NOT_JSON`: decoded once, read by every check."""
+    """``body`` decoded from JSON, or :data:`NOT_JSON`: decoded once, read by every check.
+
+    JSON nested too deep to decode (past Python's recursion limit) is read as far as it is
+    flat: the members before the first nested value (``jsonrpc``, ``id`` and ``method`` of a
+    request that has them first), so that the request is refused with its id rather than left
+    unanswered."""
     try:
         return json.loads(body)
     except ValueError:
         return NOT_JSON
+    except RecursionError:
+        return _flat_members(body)
+
+
+#: The last member of a cut object, whose value was the first nested one: dropped.
+_OPEN_MEMBER: Final = re.compile(rb'(,|\{)\s*"(?:[^"\\]|\\.)*"\s*:\s*$')
+
+
+def _flat_members(body: bytes) -> Any:
+    """The members of the object ``body`` before its first nested value, or :data:`NOT_JSON`."""
+    text = body.lstrip()
+    if not text.startswith(b"{"):
+        return NOT_JSON
+    inside, escaped = False, False
+    for at in range(1, len(text)):
+        byte = text[at]
+        if inside:
+            inside = escaped or byte != 0x22  # '"'
+            escaped = not escaped and byte == 0x5C  # '\\'
+        elif byte == 0x22:
+            inside = True
+        elif byte in b"[{":
+            cut = _OPEN_MEMBER.sub(rb"\1", text[:at])
+            try:
+                members = json.loads(cut.rstrip(b",") + b"}")
+            except ValueError:
+                return NOT_JSON
+            return members if isinstance(members, dict) else NOT_JSON
+    return NOT_JSON
 
 
 def invalid_request_answer(message: Any, *, known_invalid: bool) -> bytes | None:

@@ -89,11 +89,12 @@ def plain_call(body: bytes) -> types.JSONRPCRequest | None:
     Only a body that validation would take as it is: a JSON object with exactly ``jsonrpc``
     ``"2.0"``, an ``id`` that is a string or an integer, ``method`` ``"tools/call"`` and
     ``params`` an object. Anything else (and any JSON ``msgspec`` refuses: ``NaN``, integers
-    past 64 bits, lone surrogates) is None, for the SDK's validation to read and judge.
+    past 64 bits, lone surrogates, nesting too deep to decode) is None, for the SDK's validation
+    to read and judge.
     """
     try:
         data = _decode_json(body)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):  # nested past msgspec's reach: the SDK's
         return None
     if type(data) is not dict or data.keys() != _REQUEST_KEYS:
         return None
