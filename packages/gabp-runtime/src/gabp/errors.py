@@ -172,9 +172,10 @@ class MessageError(GabpError, ValueError):
 
 
 class MessageTooLarge(GabpError, ValueError):
-    """A request or event this side was asked to send is larger than its own
-    ``limits.max_message_bytes``. It is not sent: a peer with the same limit would close the
-    connection on reading the frame's header, failing everything else in flight on it."""
+    """A request or event this side was asked to send is larger than the connection sends:
+    its own ``limits.max_message_bytes``, or the peer's advertised limit when lower. It is not
+    sent: such a peer would close the connection on reading the frame's header, failing
+    everything else in flight on it."""
 
     def __init__(self, what: str, size: int, limit: int) -> None:
         super().__init__(f"{what} is {size} bytes, more than the {limit}-byte message limit")

@@ -92,8 +92,9 @@ def attention_line(item: Attention, *, game_id: str, relation: str | None, gated
     return text
 
 
-def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
-    """The game's result as structured content and text; whether it was wrapped. Whole
+def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool, bool]:
+    """The game's result as structured content and text; whether it was wrapped, and whether
+    its structured content was left out (see below). Whole
     floats of the structured content become integers, as the Go bridge's float64 decoding
     writes them (``5.0`` is ``5``; the text, written as Go writes it, has them so too).
 
@@ -111,7 +112,7 @@ def _passthrough(result: Any) -> tuple[dict[str, Any], str, bool]:
             text = "(the game's result nests too deep to be written as JSON text here)"
     # after the text, which Go writes from the float64 values (-0.0 is -0 there)
     within = go_numbers_within(structured, STRUCTURED_DEPTH)
-    return (structured if within else {}), text, wrapped
+    return (structured if within else {}), text, wrapped, not within
 
 
 #: The deepest structured content a game call's result carries. pydantic, which writes the
@@ -199,10 +200,10 @@ def game_call_result(
     if context_info:
         meta["context"] = context_info
     if outcome.status == "ok":
-        structured, text, wrapped = _passthrough(outcome.result)
+        structured, text, wrapped, omitted = _passthrough(outcome.result)
         if wrapped:
             meta["valueWrapped"] = True
-        if not structured and outcome.result:
+        if omitted:
             meta["structuredOmitted"] = f"nested more than {STRUCTURED_DEPTH} levels deep"
         content: list[Any] = [types.TextContent(type="text", text=text)]
         item = outcome.attention
