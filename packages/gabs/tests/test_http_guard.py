@@ -319,12 +319,15 @@ async def test_an_initialize_without_params_reaches_the_app_completed() -> None:
     }
 
 
-async def test_a_body_nested_too_deep_to_decode_reaches_the_sdk_s_reader() -> None:
-    # the guard's own reading raised RecursionError (an internal error of the server); now it
-    # reads the members before the nesting, finds a request with an id, and lets the SDK's
-    # reader (pydantic, with its own depth limit) refuse the body
-    guard, _, plain = guarded()
+async def test_a_request_nested_too_deep_to_decode_is_refused_with_its_id() -> None:
+    # the guard's own reading raised RecursionError (an internal error of the server), and the
+    # SDK's reader refuses such a body without its id (-32700, id null); the guard reads the
+    # members before the nesting and refuses the request with its id, as on stdio
+    guard, sessions, plain = guarded()
     deep = b"[" * 100_000 + b"]" * 100_000
     body = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"x": ' + deep + b"}}"
-    assert (await request(guard, "POST", "/mcp", AUTH, body))[0] == 200
-    assert len(plain.scopes) == 1
+    status, _, answer = await request(guard, "POST", "/mcp", AUTH, body)
+    refusal = json.loads(answer)
+    assert (status, refusal["id"], refusal["error"]["code"]) == (200, 4, -32600)
+    assert refusal["error"]["data"] == "the request nests too deep to be read"
+    assert not sessions.scopes and not plain.scopes

@@ -18,7 +18,7 @@ import pytest
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
-from gabs.transports.invalid_requests import NOT_JSON, decode_body
+from gabs.transports.invalid_requests import NOT_JSON, decode_body, skipped_reason
 from gabs.transports.stdio import framed_stdio
 
 INITIALIZE = {
@@ -283,7 +283,11 @@ async def test_a_request_nested_too_deep_to_decode_is_refused_with_its_id(
         3,
     )
     refused = next(a for a in answers if a["id"] == 2)
-    assert refused["error"] == {"code": -32600, "message": "Invalid Request"}
+    assert refused["error"] == {
+        "code": -32600,
+        "message": "Invalid Request",
+        "data": "the request nests too deep to be read",
+    }
     assert sorted(a["id"] for a in answers) == [1, 2, 3]
 
 
@@ -294,5 +298,7 @@ def test_flat_members_are_read_from_a_body_too_deep_to_decode() -> None:
         "method": "m",
     }
     assert decode_body(b'{"params": ' + deep) == {}
+    reason = skipped_reason(decode_body(b'{"params": ' + deep))
+    assert reason == "JSON nested too deep to read, without an id before the nesting"
     assert decode_body(deep) is NOT_JSON
     assert decode_body(b'{"id": 1, "x": "' + deep) is NOT_JSON  # cut inside a string

@@ -32,6 +32,7 @@ from gabs.config import json_kind
 
 __all__ = [
     "NOT_JSON",
+    "TooDeep",
     "decode_body",
     "invalid_request_answer",
     "not_a_message_answer",
@@ -44,13 +45,18 @@ _VERSION: Final = "2.0"
 NOT_JSON: Final = object()
 
 
+class TooDeep(dict[str, Any]):
+    """What :func:`decode_body` reads of an object nested too deep to decode: its members before
+    the first nested value. A request read so is refused with its id, never served."""
+
+
 def decode_body(body: bytes) -> Any:
     """``body`` decoded from JSON, or :data:`NOT_JSON`: decoded once, read by every check.
 
     JSON nested too deep to decode (past Python's recursion limit) is read as far as it is
-    flat: the members before the first nested value (``jsonrpc``, ``id`` and ``method`` of a
-    request that has them first), so that the request is refused with its id rather than left
-    unanswered."""
+    flat (:class:`TooDeep`): the members before the first nested value (``jsonrpc``, ``id`` and
+    ``method`` of a request that has them first), so that the request is refused with its id
+    rather than left unanswered."""
     try:
         return json.loads(body)
     except ValueError:
@@ -82,7 +88,7 @@ def _flat_members(body: bytes) -> Any:
                 members = json.loads(cut.rstrip(b",") + b"}")
             except ValueError:
                 return NOT_JSON
-            return members if isinstance(members, dict) else NOT_JSON
+            return TooDeep(members) if isinstance(members, dict) else NOT_JSON
     return NOT_JSON
 
 
@@ -105,11 +111,13 @@ def invalid_request_answer(message: Any, *, known_invalid: bool) -> bytes | None
         code, text = types.INVALID_REQUEST, "Invalid Request"  # an id the SDK reads as absent
     elif params is not None and not isinstance(params, dict):
         code, text = types.INVALID_PARAMS, "Invalid params"
-    elif known_invalid or message.get("jsonrpc") != _VERSION:
+    elif known_invalid or message.get("jsonrpc") != _VERSION or isinstance(message, TooDeep):
         code, text = types.INVALID_REQUEST, "Invalid Request"
     else:
         return None
-    error = {"code": code, "message": text}
+    error: dict[str, Any] = {"code": code, "message": text}
+    if isinstance(message, TooDeep):
+        error["data"] = "the request nests too deep to be read"
     answer = {"jsonrpc": _VERSION, "id": request_id, "error": error}
     return json.dumps(answer, separators=(",", ":")).encode()
 
@@ -146,6 +154,8 @@ def skipped_reason(message: Any) -> str:
     few words and without its content (a request may carry a launch input that is a secret)."""
     if message is NOT_JSON:
         return "not JSON"
+    if isinstance(message, TooDeep):
+        return "JSON nested too deep to read, without an id before the nesting"
     if isinstance(message, list):
         return "a batch (JSON array): send one message at a time"
     if not isinstance(message, dict):
