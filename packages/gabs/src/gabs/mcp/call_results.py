@@ -4,13 +4,14 @@ A call the game answered passes through (ARCHITECTURE decision 13): ``structured
 game's own result object (any other JSON value is wrapped as ``{"value": ...}``, as the Go
 bridge does), and the text is the result's ``text`` string when it has one, otherwise the whole
 result as JSON written as the Go bridge writes it (keys sorted, ``<>&`` escaped, Go's
-numbers). Nothing is cut.
+numbers). Nothing is cut; a result nested deeper than :data:`STRUCTURED_DEPTH` goes as text
+alone, with ``{}`` as its structured content.
 
 What the bridge adds goes into ``_meta`` under :data:`CALL_META_KEY`: ``executed``, ``status``,
 ``gameId``, ``tool``, ``operationId``, ``durationMs``, ``valueWrapped`` (the result was not an
-object), and the attention item attached to this call (``attention``, ``attentionRelation``).
-Attention attached to a call also gets one short text block after the game's text, because the
-model must see it.
+object), ``structuredOmitted`` (why the structured content is ``{}``), and the attention item
+attached to this call (``attention``, ``attentionRelation``). Attention attached to a call also
+gets one short text block after the game's text, because the model must see it.
 
 A call that did not get an answer of the game's (refused by the gate, refused before it was
 sent, a game error, lost in transit) stays the bridge's own result, with ``isError``, the Go
