@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from gabs.transports.http_guard import MAX_BODY_BYTES, GuardMiddleware
+from gabs.transports.invalid_requests import SDK_READER_DEPTH
 
 TOKEN = "t" * 64
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -319,15 +322,31 @@ async def test_an_initialize_without_params_reaches_the_app_completed() -> None:
     }
 
 
-async def test_a_request_nested_too_deep_to_decode_is_refused_with_its_id() -> None:
-    # the guard's own reading raised RecursionError (an internal error of the server), and the
-    # SDK's reader refuses such a body without its id (-32700, id null); the guard reads the
-    # members before the nesting and refuses the request with its id, as on stdio
+@pytest.mark.parametrize("depth", [SDK_READER_DEPTH, 500, 100_000])
+async def test_a_request_nested_too_deep_to_decode_is_refused_with_its_id(depth: int) -> None:
+    # past about 200 levels the SDK's reader refuses the body without its id (-32700, id null);
+    # past about 900 the guard's own reading raised RecursionError (an internal error of the
+    # server). The guard refuses the request with its id, as on stdio (past 900 levels read
+    # from the members before the nesting)
     guard, sessions, plain = guarded()
-    deep = b"[" * 100_000 + b"]" * 100_000
+    deep = b"[" * depth + b"]" * depth
     body = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"x": ' + deep + b"}}"
     status, _, answer = await request(guard, "POST", "/mcp", AUTH, body)
     refusal = json.loads(answer)
     assert (status, refusal["id"], refusal["error"]["code"]) == (200, 4, -32600)
     assert refusal["error"]["data"] == "the request nests too deep to be read"
     assert not sessions.scopes and not plain.scopes
+
+
+async def test_a_request_the_sdk_can_read_reaches_it_however_many_brackets_it_holds() -> None:
+    """Only the nesting counts: 200 levels (the SDK's reader reads 201 with the request's
+    object) and 5,000 brackets side by side reach the SDK's transport."""
+    guard, sessions, plain = guarded()
+    deep = b"[" * (SDK_READER_DEPTH - 2) + b"]" * (SDK_READER_DEPTH - 2)
+    for arguments in (deep, b"[" + b",".join([b"[]"] * 5000) + b"]"):
+        body = b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"x": %s}}' % (
+            arguments
+        )
+        status, _, _ = await request(guard, "POST", "/mcp", AUTH, body)
+        assert status == 200
+    assert len(plain.scopes) == 2 and not sessions.scopes

@@ -291,6 +291,21 @@ async def test_a_request_nested_too_deep_to_decode_is_refused_with_its_id(
     assert sorted(a["id"] for a in answers) == [1, 2, 3]
 
 
+async def test_a_request_deeper_than_the_sdk_reads_says_why_it_is_refused(
+    tmp_path: Path,
+) -> None:
+    # a request that is no plain tools/call goes to the SDK's reader, which stops at about 200
+    # levels: refused with its id as before, now saying why
+    deep = b"[" * 500 + b"]" * 500
+    read = b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"gabs://x","x":%s}}'
+    answers = await exchange(
+        tmp_path, [json.dumps(INITIALIZE).encode(), read % deep, request(3, "ping")], 3
+    )
+    refused = next(a for a in answers if a["id"] == 2)
+    assert refused["error"]["data"] == "the request nests too deep to be read"
+    assert next(a for a in answers if a["id"] == 3)["result"] == {}
+
+
 def test_flat_members_are_read_from_a_body_too_deep_to_decode() -> None:
     deep = b"[" * 100_000
     assert decode_body(b'{"id": "a\\"[b", "method": "m", "params": ' + deep) == {
