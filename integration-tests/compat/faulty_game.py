@@ -25,6 +25,8 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
   - ``reply`` ``{members, drop}``: a response to the request with ``members`` added (or
     replacing ``v``, ``id``, ``type``) and the members named in ``drop`` left out;
   - ``sized`` ``{bytes}``: a good answer whose body is exactly ``bytes`` bytes long;
+  - ``nested`` ``{depth}``: ``{"deep": [[...depth]]}``, the number ``depth`` inside ``depth``
+    arrays;
   - ``stray`` ``{then}``: an answer with another id, then (``then: true``) the real one;
   - ``twice``: two answers for the request (``{"answer": 1}`` then ``{"answer": 2}``);
   - ``typed`` ``{type, then}``: an answer of message type ``type`` with the request's id,
@@ -114,6 +116,12 @@ class Game:
             writer.write(frame(self.reply(rid, error=error)))
         elif mode == "result":
             writer.write(frame(self.reply(rid, result=arguments.get("value"))))
+        elif mode == "nested":
+            depth = int(arguments.get("depth", 1))
+            value = "[" * depth + str(depth) + "]" * depth
+            head = f'{{"v":"gabp/1","id":{json.dumps(rid)},"type":"response"'
+            body = f'{head},"result":{{"deep":{value}}}}}'
+            writer.write(f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
         elif mode == "close":
             pause = float(arguments.get("pause", 0))
             self.hold_until = asyncio.get_running_loop().time() + pause

@@ -131,6 +131,48 @@ async def test_a_whole_float_in_a_result_reaches_the_client_as_an_integer(
     assert structured(scalar) == {"value": 7} and type(structured(scalar)["value"]) is int
 
 
+def nested(depth: int) -> Any:
+    """What ``fault/act {mode: nested, depth}`` answers."""
+    value: Any = depth
+    for _ in range(depth):
+        value = [value]
+    return {"deep": value}
+
+
+async def test_a_result_nested_150_levels_deep_passes_through(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    config_dir.game("faulty", script=FAULTY_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            result = await act(client, mode="nested", depth=150)
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    assert not result.is_error, text_of(result)[:300]
+    assert structured(result) == nested(150)
+    assert text_of(result).startswith('{"deep":' + "[" * 150 + "150]")
+
+
+@pytest.mark.beyond_go
+async def test_a_result_nested_past_200_levels_reaches_a_client_as_text(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # The Go bridge passes it through as structured content too, which a client whose reader
+    # stops at about 200 levels (the Python SDK's, this client) cannot read at all
+    config_dir.game("faulty", script=FAULTY_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            result = await act(client, mode="nested", depth=300)
+            after = await echo(client, "still here")
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    assert not result.is_error, text_of(result)[:300]
+    assert result.structured_content == {}
+    assert result.meta is not None and "structuredOmitted" in result.meta["gabs/call"]
+    assert text_of(result).startswith('{"deep":' + "[" * 300 + "300]")
+    assert structured(after) == {"text": "still here"}
+
+
 async def test_an_answer_sent_twice_or_beside_a_stray_one_is_read_once(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
