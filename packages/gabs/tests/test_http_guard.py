@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gabs.transports.http_guard import MAX_BODY_BYTES, GuardMiddleware
-from gabs.transports.invalid_requests import SDK_READER_DEPTH
+from gabs.transports.request_body import SDK_READER_DEPTH
 
 TOKEN = "t" * 64
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -350,3 +350,37 @@ async def test_a_request_the_sdk_can_read_reaches_it_however_many_brackets_it_ho
         status, _, _ = await request(guard, "POST", "/mcp", AUTH, body)
         assert status == 200
     assert len(plain.scopes) == 2 and not sessions.scopes
+
+
+@pytest.mark.parametrize(
+    ("arguments", "data"),
+    [
+        (b'"caf\xe9"', "the request is not UTF-8: byte 0xe9 at offset "),
+        (b'"\\ud800"', "the request cannot be read as JSON: "),
+    ],
+)
+async def test_a_request_the_sdk_cannot_read_as_json_is_refused_with_its_id(
+    arguments: bytes, data: str
+) -> None:
+    # the SDK answered both 400 -32700 without the id; the Go bridge serves them with U+FFFD
+    guard, sessions, plain = guarded()
+    body = b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"x": %s}}' % arguments
+    status, _, answer = await request(guard, "POST", "/mcp", AUTH, body)
+    refusal = json.loads(answer)
+    assert (status, refusal["id"], refusal["error"]["code"]) == (200, 6, -32700)
+    assert refusal["error"]["data"].startswith(data)
+    assert not sessions.scopes and not plain.scopes
+
+
+async def test_an_escaped_surrogate_pair_and_a_deep_initialize_are_read_as_they_should() -> None:
+    guard, sessions, plain = guarded()
+    pair = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"x": "\\ud83d\\ude00"}}'
+    status, _, _ = await request(guard, "POST", "/mcp", AUTH, pair)
+    assert status == 200 and len(plain.scopes) == 1
+    # completing an initialize's params raised RecursionError (an internal error of the server)
+    deep = b"[" * 5000 + b"]" * 5000
+    opening = b'{"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {"x": %s}}' % deep
+    status, _, answer = await request(guard, "POST", "/mcp", AUTH, opening)
+    refusal = json.loads(answer)
+    assert (status, refusal["id"], refusal["error"]["code"]) == (200, 8, -32600)
+    assert len(plain.scopes) == 1 and not sessions.scopes

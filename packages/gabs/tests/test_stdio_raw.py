@@ -18,7 +18,8 @@ import pytest
 from gabs.config import GabsConfig
 from gabs.games import GameManager
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
-from gabs.transports.invalid_requests import NOT_JSON, decode_body, skipped_reason
+from gabs.transports.invalid_requests import skipped_reason
+from gabs.transports.request_body import NOT_JSON, NotJsonText, decode_body
 from gabs.transports.stdio import framed_stdio
 
 INITIALIZE = {
@@ -317,3 +318,78 @@ def test_flat_members_are_read_from_a_body_too_deep_to_decode() -> None:
     assert reason == "JSON nested too deep to read, without an id before the nesting"
     assert decode_body(deep) is NOT_JSON
     assert decode_body(b'{"id": 1, "x": "' + deep) is NOT_JSON  # cut inside a string
+
+
+CALL = (
+    b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"games_call_tool",'
+    b'"arguments":{"gameId":"g","tool":"a/b","arguments":{"x":"%s"}}}}'
+)
+
+
+async def test_a_request_that_is_not_utf8_is_refused_with_its_id(tmp_path: Path) -> None:
+    # the lean reader's msgspec raised UnicodeDecodeError, which nothing caught: one stray byte
+    # ended the bridge with every request unanswered. Now a parse error with the id (the Go
+    # bridge serves it with the byte as U+FFFD); an id that is itself not UTF-8 is not made up
+    call = CALL % b"caf\xe9"  # the lean path
+    read = b'{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"\xff"}}'
+    lines = [
+        json.dumps(INITIALIZE).encode(),
+        call,
+        read,
+        b'{"jsonrpc":"2.0","id":"\xe9","method":"ping"}',
+        request(4, "ping"),
+    ]
+    answers = await exchange(tmp_path, lines, 4)
+    by_id = {answer["id"]: answer for answer in answers}
+    assert sorted(by_id) == [1, 2, 3, 4]
+    assert by_id[2]["error"] == {
+        "code": -32700,
+        "message": "Parse error",
+        "data": f"the request is not UTF-8: byte 0xe9 at offset {call.index(0xE9)}",
+    }
+    assert by_id[3]["error"]["data"].endswith(f"byte 0xff at offset {read.index(0xFF)}")
+    assert by_id[4]["result"] == {}
+
+
+async def test_a_lone_surrogate_escape_is_refused_with_its_id_and_a_pair_is_read(
+    tmp_path: Path,
+) -> None:
+    # the SDK's reader refuses a lone surrogate (the standard library's takes it): it was
+    # -32600 without saying why; an escaped pair (an emoji, as ensure_ascii writers send it) is
+    # read by both
+    show = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"games_show",'
+    lines = [
+        json.dumps(INITIALIZE).encode(),
+        show % 2 + b'"arguments":{"gameId":"\\ud800"}}}',
+        show % 3 + b'"arguments":{"gameId":"\\ud83d\\ude00"}}}',
+        CALL.replace(b'"id":2', b'"id":4') % b"\\udc00",
+    ]
+    answers = await exchange(tmp_path, lines, 4)
+    by_id = {answer["id"]: answer for answer in answers}
+    for refused in (by_id[2], by_id[4]):
+        assert refused["error"]["code"] == -32700
+        assert refused["error"]["data"].startswith("the request cannot be read as JSON: ")
+    assert by_id[3]["result"]["structuredContent"]["code"] == "game_not_found"
+    assert "\U0001f600" in by_id[3]["result"]["content"][0]["text"]
+
+
+async def test_an_initialize_nested_too_deep_is_refused_with_its_id(tmp_path: Path) -> None:
+    # completing an initialize's params read the body first, and its RecursionError ended the
+    # bridge
+    deep = b"[" * 5000 + b"]" * 5000
+    opening = json.dumps(INITIALIZE).encode()[:-2] + b',"x":' + deep + b"}}"
+    answers = await exchange(tmp_path, [opening, request(2, "ping")], 2)
+    by_id = {answer["id"]: answer for answer in answers}
+    assert by_id[1]["error"]["data"] == "the request nests too deep to be read"
+    assert by_id[2]["result"] == {}
+
+
+def test_a_body_that_is_not_utf8_is_read_with_its_bytes_replaced() -> None:
+    body = b'{"id": 1, "method": "m", "params": {"a": "\xff"}}'
+    read = decode_body(body)
+    assert isinstance(read, NotJsonText) and read["params"] == {"a": "\ufffd"}
+    assert read.reason == f"the request is not UTF-8: byte 0xff at offset {body.index(0xFF)}"
+    unknown_id = decode_body(b'{"id": "\xc3", "method": "m"}')
+    assert isinstance(unknown_id, NotJsonText) and "id" not in unknown_id
+    assert skipped_reason(unknown_id) == "not UTF-8: byte 0xc3 at offset 8, without an id"
+    assert decode_body(b'["\xff"]') is NOT_JSON and decode_body(b"{\xff}") is NOT_JSON

@@ -43,11 +43,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gabp import tokens_equal
 from gabs._version import __version__
 from gabs.transports.initialize_request import complete_initialize
-from gabs.transports.invalid_requests import (
-    decode_body,
-    invalid_request_answer,
-    not_a_message_answer,
-)
+from gabs.transports.invalid_requests import invalid_request_answer, not_a_message_answer
+from gabs.transports.request_body import decode_body
 from gabs.transports.request_ids import IdAliases
 
 __all__ = [

@@ -54,7 +54,7 @@ def complete_initialize(body: bytes) -> bytes:
         return body
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deep: read later
         return body
     if (
         not isinstance(message, dict)

@@ -9,7 +9,9 @@ answers it with its id: ``-32602`` (``Invalid params``) for ``params`` that is n
 neither a string nor a number (``true``, ``{}``, ``[1]``), which the Go bridge serves and the
 SDK reads as a notification, is ``-32600`` with that id too. A message with an id and no
 ``method`` (nor ``result`` or ``error``: not a response) is ``-32601`` (``Method not found``),
-as the Go bridge answers it; the SDK drops it.
+as the Go bridge answers it; the SDK drops it. A request the SDK's reader cannot read (nested
+too deep, not UTF-8: :mod:`gabs.transports.request_body`) is refused with its id too, with
+the code and ``data`` its reading gave.
 
 Over HTTP, a body that is JSON but no JSON-RPC message at all (a batch, ``null``, ``5``,
 ``{}``, a notification without ``"jsonrpc": "2.0"`` or with ``params`` that is no object) is
@@ -22,20 +24,15 @@ to answer); :func:`skipped_reason` says in a few words why it was skipped, for t
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Final
 
 import mcp_types as types
-import pydantic_core
 from pydantic import ValidationError
 
 from gabs.config import json_kind
+from gabs.transports.request_body import NOT_JSON, TooDeep, Unreadable
 
 __all__ = [
-    "NOT_JSON",
-    "SDK_READER_DEPTH",
-    "TooDeep",
-    "decode_body",
     "invalid_request_answer",
     "not_a_message_answer",
     "skipped_reason",
@@ -43,82 +40,9 @@ __all__ = [
 
 _VERSION: Final = "2.0"
 
-#: What :func:`decode_body` answers for a body that is not JSON.
-NOT_JSON: Final = object()
-
-
-class TooDeep(dict[str, Any]):
-    """What :func:`decode_body` reads of an object nested deeper than the SDK's reader reads:
-    all its members, or, past what the standard library decodes, its members before the first
-    nested value. A request read so is refused with its id, never served."""
-
-
-#: The nesting the SDK's JSON reader (pydantic-core's, on both transports) reads: a body nested
-#: deeper is refused by it as a parse error, without the request's id (measured: 201 levels read).
-SDK_READER_DEPTH: Final = 201
-
-
-def decode_body(body: bytes) -> Any:
-    """``body`` decoded from JSON, or :data:`NOT_JSON`: decoded once, read by every check.
-
-    An object nested deeper than the SDK's reader reads (:data:`SDK_READER_DEPTH`) is a
-    :class:`TooDeep`; past Python's recursion limit it is read as far as it is flat: the
-    members before the first nested value (``jsonrpc``, ``id`` and ``method`` of a request that
-    has them first). Either way the request is refused with its id rather than left unanswered
-    or answered without it."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return NOT_JSON
-    except RecursionError:
-        return _flat_members(body)
-    if isinstance(message, dict) and _deeper_than_the_sdk_reads(body):
-        return TooDeep(message)
-    return message
-
-
-def _deeper_than_the_sdk_reads(body: bytes) -> bool:
-    """Whether the SDK's reader refuses ``body`` (JSON) for its nesting. Only a body with more
-    brackets than that depth is read again (by the SDK's reader itself), so the common request
-    costs two counts of a byte."""
-    if body.count(b"[") + body.count(b"{") <= SDK_READER_DEPTH:
-        return False
-    try:
-        pydantic_core.from_json(body)
-    except ValueError as error:
-        return "recursion limit" in str(error)
-    return False
-
-
-#: The last member of a cut object, whose value was the first nested one: dropped.
-_OPEN_MEMBER: Final = re.compile(rb'(,|\{)\s*"(?:[^"\\]|\\.)*"\s*:\s*$')
-
-
-def _flat_members(body: bytes) -> Any:
-    """The members of the object ``body`` before its first nested value, or :data:`NOT_JSON`."""
-    text = body.lstrip()
-    if not text.startswith(b"{"):
-        return NOT_JSON
-    inside, escaped = False, False
-    for at in range(1, len(text)):
-        byte = text[at]
-        if inside:
-            inside = escaped or byte != 0x22  # '"'
-            escaped = not escaped and byte == 0x5C  # '\\'
-        elif byte == 0x22:
-            inside = True
-        elif byte in b"[{":
-            cut = _OPEN_MEMBER.sub(rb"\1", text[:at])
-            try:
-                members = json.loads(cut.rstrip(b",") + b"}")
-            except ValueError:
-                return NOT_JSON
-            return TooDeep(members) if isinstance(members, dict) else NOT_JSON
-    return NOT_JSON
-
 
 def invalid_request_answer(message: Any, *, known_invalid: bool) -> bytes | None:
-    """The error answer to the request ``message`` (a body from :func:`decode_body`), or None
+    """The error answer to the request ``message`` (a body as ``decode_body`` reads it), or None
     when there is no one to answer (no id, a ``method`` that is no string, a response, not an
     object, not JSON) or, unless ``known_invalid`` (the SDK refused it already), nothing
     visibly wrong with it."""
@@ -136,19 +60,21 @@ def invalid_request_answer(message: Any, *, known_invalid: bool) -> bytes | None
         code, text = types.INVALID_REQUEST, "Invalid Request"  # an id the SDK reads as absent
     elif params is not None and not isinstance(params, dict):
         code, text = types.INVALID_PARAMS, "Invalid params"
-    elif known_invalid or message.get("jsonrpc") != _VERSION or isinstance(message, TooDeep):
+    elif isinstance(message, Unreadable):
+        code, text = message.code, message.text
+    elif known_invalid or message.get("jsonrpc") != _VERSION:
         code, text = types.INVALID_REQUEST, "Invalid Request"
     else:
         return None
     error: dict[str, Any] = {"code": code, "message": text}
-    if isinstance(message, TooDeep):
-        error["data"] = "the request nests too deep to be read"
+    if isinstance(message, Unreadable):
+        error["data"] = message.reason
     answer = {"jsonrpc": _VERSION, "id": request_id, "error": error}
     return json.dumps(answer, separators=(",", ":")).encode()
 
 
 def not_a_message_answer(message: Any) -> bytes | None:
-    """The ``-32600`` answer (no id) to a JSON body (from :func:`decode_body`) that is no
+    """The ``-32600`` answer (no id) to a JSON body (as ``decode_body`` reads it) that is no
     JSON-RPC message, or None (a body that is not JSON, or one that is a message). A request
     with an id is not checked here: :func:`invalid_request_answer` answers what is wrong with
     one, with its id."""
@@ -175,12 +101,15 @@ def not_a_message_answer(message: Any) -> bytes | None:
 
 
 def skipped_reason(message: Any) -> str:
-    """Why a body (from :func:`decode_body`) that is answered with nothing was skipped, in a
+    """Why a body (as ``decode_body`` reads it) that is answered with nothing was skipped, in a
     few words and without its content (a request may carry a launch input that is a secret)."""
     if message is NOT_JSON:
         return "not JSON"
     if isinstance(message, TooDeep):
         return "JSON nested too deep to read, without an id before the nesting"
+    if isinstance(message, Unreadable):
+        reason = message.reason.removeprefix("the request ").removeprefix("is ")
+        return f"{reason}, without an id"
     if isinstance(message, list):
         return "a batch (JSON array): send one message at a time"
     if not isinstance(message, dict):

@@ -30,11 +30,8 @@ from gabs.config import GabsConfig
 from gabs.mcp import ToolListNotifier, build_server, initialization_options
 from gabs.transports._manager import open_manager
 from gabs.transports.initialize_request import complete_initialize
-from gabs.transports.invalid_requests import (
-    decode_body,
-    invalid_request_answer,
-    skipped_reason,
-)
+from gabs.transports.invalid_requests import invalid_request_answer, skipped_reason
+from gabs.transports.request_body import decode_body
 from gabs.transports.request_ids import IdAliases
 from gabs.transports.stdio_calls import LeanCalls, plain_call
 from gabs.transports.stdio_framing import FramingError, StdioFrameDecoder, encode_frame

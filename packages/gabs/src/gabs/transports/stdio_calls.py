@@ -89,13 +89,13 @@ def plain_call(body: bytes) -> types.JSONRPCRequest | None:
     Only a body that validation would take as it is: a JSON object with exactly ``jsonrpc``
     ``"2.0"``, an ``id`` that is a string or an integer, ``method`` ``"tools/call"`` and
     ``params`` an object. Anything else (and any JSON ``msgspec`` refuses: ``NaN``, integers
-    past 64 bits, lone surrogates, nesting too deep to decode) is None, for the SDK's validation
-    to read and judge.
+    past 64 bits, lone surrogates, bytes that are not UTF-8, nesting too deep to decode) is
+    None, for the SDK's validation to read and judge.
     """
     try:
         data = _decode_json(body)
-    except (msgspec.MsgspecError, RecursionError):  # nested past msgspec's reach: the SDK's
-        return None
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        return None  # not UTF-8 (UnicodeDecodeError), nested past msgspec's reach: the SDK's
     if type(data) is not dict or data.keys() != _REQUEST_KEYS:
         return None
     request_id, params = data["id"], data["params"]
