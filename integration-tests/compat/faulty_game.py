@@ -25,6 +25,8 @@ Environment (as every GABS bridge hands it over): ``GABP_SERVER_PORT``, ``GABP_T
   - ``reply`` ``{members, drop}``: a response to the request with ``members`` added (or
     replacing ``v``, ``id``, ``type``) and the members named in ``drop`` left out;
   - ``sized`` ``{bytes}``: a good answer whose body is exactly ``bytes`` bytes long;
+  - ``raw`` ``{result}``: an answer whose ``result`` is the text ``result`` as it is, each
+    character a byte (latin-1: bytes that are not UTF-8 can be sent);
   - ``nested`` ``{depth}``: ``{"deep": [[...depth]]}``, the number ``depth`` inside ``depth``
     arrays;
   - ``stray`` ``{then}``: an answer with another id, then (``then: true``) the real one;
@@ -122,6 +124,11 @@ class Game:
             head = f'{{"v":"gabp/1","id":{json.dumps(rid)},"type":"response"'
             body = f'{head},"result":{{"deep":{value}}}}}'
             writer.write(f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
+        elif mode == "raw":
+            result = str(arguments.get("result", "null")).encode("latin-1")
+            head = f'{{"v":"gabp/1","id":{json.dumps(rid)},"type":"response","result":'.encode()
+            body = head + result + b"}"
+            writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
         elif mode == "close":
             pause = float(arguments.get("pause", 0))
             self.hold_until = asyncio.get_running_loop().time() + pause

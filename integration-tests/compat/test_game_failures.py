@@ -173,6 +173,26 @@ async def test_a_result_nested_past_200_levels_reaches_a_client_as_text(
     assert structured(after) == {"text": "still here"}
 
 
+async def test_text_that_is_not_utf8_in_a_result_reaches_the_client_as_u_fffd(
+    open_bridge: OpenBridge, config_dir: ConfigDir
+) -> None:
+    # Go's reader reads half a UTF-16 pair, and a byte that is not UTF-8, as U+FFFD. Python's
+    # kept the half character (the MCP answer of a call that ran could not be written: an
+    # internal error) and refused the byte (the call's outcome unknown). A pair is one character
+    config_dir.game("faulty", script=FAULTY_GAME)
+    raw = '{"t": "a\\ud800b", "\\udc00": ["\\ud83d\\ude00"]}'
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            result = await act(client, mode="raw", result=raw)
+            latin = await act(client, mode="raw", result='{"t": "caf\xe9"}')  # the byte 0xe9
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    assert not result.is_error, text_of(result)[:300]
+    assert structured(result) == {"t": "a\ufffdb", "\ufffd": ["\U0001f600"]}
+    assert not latin.is_error, text_of(latin)[:300]
+    assert structured(latin) == {"t": "caf\ufffd"}
+
+
 async def test_an_answer_sent_twice_or_beside_a_stray_one_is_read_once(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:

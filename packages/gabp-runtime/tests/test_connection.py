@@ -673,3 +673,57 @@ async def test_an_unreadable_answer_fails_its_request_at_once_not_at_its_timeout
             answer = await raw.receive()
     assert str(outcome["error"]).startswith("invalid response: ")
     assert answer["result"] == {"n": 1}
+
+
+@pytest.mark.parametrize(
+    ("result", "read"),
+    [
+        (b'{"t": "caf\xe9"}', {"t": "caf\ufffd"}),
+        (b'{"t": "a\\ud800b", "\\udc00": ["\\ud83d\\ude00"]}', {"t": "a\ufffdb", "\ufffd": ["😀"]}),
+    ],
+    ids=["a byte that is not UTF-8", "lone surrogates"],
+)
+async def test_an_answer_that_is_not_utf8_text_is_read_with_the_replacement_character(
+    result: bytes, read: dict[str, Any]
+) -> None:
+    # the call ran: its answer was lost (an unreadable answer) where Go's and .NET's readers
+    # read it with U+FFFD; a request or event so written is still refused (-32700, its id)
+    async with served_by_raw_peer({"test/echo": echo}) as (connection, raw):
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tg:
+                answered: dict[str, Any] = {}
+
+                async def ask() -> None:
+                    answered["result"] = await connection.request("test/slow", timeout=30)
+
+                tg.start_soon(ask)
+                asked = await raw.receive()
+                head = b'{"v":"gabp/1","id":"' + asked["id"].encode() + b'","type":"response",'
+                await raw.send_raw(encode_frame(head + b'"result":' + result + b"}"))
+            sent = request("test/echo", {"n": 1})
+            written = json.dumps(sent).encode().replace(b'{"n": 1}', b'{"n": ' + result + b"}")
+            await raw.send_raw(encode_frame(written))
+            refused = await raw.receive()
+    assert answered["result"] == read
+    assert refused["id"] == sent["id"] and refused["error"]["code"] == ErrorCode.PARSE_ERROR
+
+
+async def test_an_event_that_is_not_utf8_text_is_read_with_the_replacement_character() -> None:
+    # what it says happened: a changed character loses less than the event (it was answered
+    # as a bad request and dropped)
+    seen: list[Event] = []
+    arrived = anyio.Event()
+
+    def on_event(event: Event) -> None:
+        seen.append(event)
+        arrived.set()
+
+    a, b = memory_pipe()
+    async with b, Connection(a, on_event=on_event, name="bridge"):
+        raw = RawPeer(b)
+        head = b'{"v":"gabp/1","id":"' + str(uuid.uuid4()).encode() + b'","type":"event",'
+        payload = b'"payload":{"text":"caf\xe9 \\ud800"}}'
+        with anyio.fail_after(5):
+            await raw.send_raw(encode_frame(head + b'"channel":"log/error","seq":0,' + payload))
+            await arrived.wait()
+    assert seen[0].channel == "log/error" and seen[0].payload == {"text": "caf\ufffd \ufffd"}

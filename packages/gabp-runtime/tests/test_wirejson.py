@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gabp.wirejson import decode, encode
+from gabp.wirejson import decode, decode_replacing, encode
 
 json_values = st.recursive(
     st.none()
@@ -58,7 +58,6 @@ def test_encoding_reads_back_as_the_value_and_as_json_loads_reads_it(value: Any)
         (b'{"a": NaN}', "nan"),
         (b"1e400", "inf"),
         (b'\xef\xbb\xbf{"a": 1}', {"a": 1}),
-        (b'"\\ud800"', "\ud800"),
         (b'{"a": 1, "a": 2}', {"a": 2}),
         (b"123456789012345678901234567890", 123456789012345678901234567890),
     ],
@@ -73,6 +72,33 @@ def test_what_the_fast_decoder_refuses_is_read_by_the_standard_library(
         assert result == math.inf
     else:
         assert result == expected == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "replaced"),
+    [
+        (b'"\\ud800"', "\ufffd"),
+        (b'"a\\udc00b\\ud83d\\ude00"', "a\ufffdb\U0001f600"),
+        (
+            b'{"\\ud800": ["\\udfff", {"k": "\\ud800\\ud800"}], "v": "\\\\ud800"}',
+            {"\ufffd": ["\ufffd", {"k": "\ufffd\ufffd"}], "v": "\\ud800"},
+        ),
+        (b'{"a": "caf\xe9", "b": "\\ud800"}', {"a": "caf\ufffd", "b": "\ufffd"}),
+    ],
+)
+def test_a_lone_surrogate_is_refused_as_no_utf8_text_and_read_replaced_on_request(
+    text: bytes, replaced: Any
+) -> None:
+    # json.loads keeps the half character, which no UTF-8 writer can write back; Go's reader
+    # reads it as U+FFFD. A pair is one character, and "\\ud800" is no escape at all
+    with pytest.raises(ValueError):
+        decode(text)
+    assert decode_replacing(text) == replaced
+    assert encode({"v": decode_replacing(text)})  # and it can be written again
+
+
+def test_a_surrogate_pair_or_an_escaped_backslash_is_no_lone_surrogate() -> None:
+    assert decode(b'["\\ud83d\\ude00", "\\\\ud800", 1e400]') == ["\U0001f600", "\\ud800", math.inf]
 
 
 @pytest.mark.parametrize(

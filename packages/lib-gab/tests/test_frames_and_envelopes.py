@@ -289,6 +289,12 @@ def _refused_envelopes() -> dict[str, tuple[bytes, int, str, bool]]:
             "utf-8",
             True,
         ),
+        "a lone surrogate escape": (
+            body(sent).replace(b"game/status", b"game/st\\ud800tus"),
+            -32700,
+            "lone surrogate",
+            True,
+        ),
     }
 
 

@@ -36,7 +36,7 @@ from gabp._envelope_names import case_hint, fold_request, foreign_member, plain_
 from gabp.errors import ErrorCode, MessageError
 from gabp.framing import FramingError
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, Event, recover_id
-from gabp.wirejson import decode
+from gabp.wirejson import decode, decode_replacing
 
 __all__ = ["ConnectionInbound"]
 
@@ -190,6 +190,16 @@ class ConnectionInbound(ConnectionServing):
             message = decode(body)
         except (ValueError, UnicodeDecodeError) as exc:
             request_id = recover_id(body) or NIL_ID
+            replaced = self._replaced_message(request_id, body)
+            if replaced is not None:  # a call that ran, a thing that happened: read, not lost
+                logger.warning(
+                    "%s: an %s read with U+FFFD for what is not UTF-8 text: %s",
+                    self.name,
+                    "answer" if replaced.get("type") == "response" else "event",
+                    exc,
+                )
+                await self._process_message(replaced)
+                return
             logger.warning("%s: message is not valid JSON: %s", self.name, exc)
             if not self._fail_pending(request_id, f"not valid JSON: {exc}"):
                 await self._send_error(
@@ -207,6 +217,24 @@ class ConnectionInbound(ConnectionServing):
                 )
             return
         await self._process_message(message)
+
+    def _replaced_message(self, request_id: str, body: bytes) -> dict[str, Any] | None:
+        """``body`` read with U+FFFD for its bytes that are not UTF-8 and its lone surrogates
+        (as Go's and .NET's readers read them) when it is an event or the answer to this
+        side's request ``request_id``: what it says happened, and a changed character loses
+        less than the whole message. None for anything else: a request so written is refused,
+        as no handler should run with text its peer never sent."""
+        try:
+            message = decode_replacing(body)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(message, dict):
+            return None
+        kind = message.get("type")
+        if kind == "response":
+            answers = request_id in self._pending and message.get("id") == request_id
+            return message if answers else None
+        return message if kind == "event" else None
 
     def _fail_pending(self, request_id: str, problem: str) -> bool:
         """Fail this side's request ``request_id`` with an unreadable answer, at once rather
