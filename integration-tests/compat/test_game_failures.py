@@ -46,6 +46,21 @@ async def echo(client: Client, text: str) -> types.CallToolResult:
     )
 
 
+async def faulty_calls(
+    open_bridge: OpenBridge, config_dir: ConfigDir, *calls: dict[str, Any]
+) -> list[types.CallToolResult]:
+    """Start the faulty game, make one ``fault/act`` call per item of ``calls`` (its
+    arguments) and a last ``fault/echo`` (whether the game still answers), then stop it."""
+    config_dir.game("faulty", script=FAULTY_GAME)
+    with anyio.fail_after(GAME_TIMEOUT):
+        async with open_bridge(config_dir) as client:
+            await start(client)
+            results = [await act(client, **arguments) for arguments in calls]
+            results.append(await echo(client, "still here"))
+            await client.call_tool("games_stop", {"gameId": "faulty"})
+    return results
+
+
 ERRORS: list[dict[str, Any]] = [
     {"code": -32601, "message": "no such method"},
     {"code": -32602, "message": "bad arguments", "data": "a string"},
@@ -142,12 +157,7 @@ def nested(depth: int) -> Any:
 async def test_a_result_nested_150_levels_deep_passes_through(
     open_bridge: OpenBridge, config_dir: ConfigDir
 ) -> None:
-    config_dir.game("faulty", script=FAULTY_GAME)
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            result = await act(client, mode="nested", depth=150)
-            await client.call_tool("games_stop", {"gameId": "faulty"})
+    result, _ = await faulty_calls(open_bridge, config_dir, {"mode": "nested", "depth": 150})
     assert not result.is_error, text_of(result)[:300]
     assert structured(result) == nested(150)
     assert text_of(result).startswith('{"deep":' + "[" * 150 + "150]")
@@ -159,13 +169,7 @@ async def test_a_result_nested_past_200_levels_reaches_a_client_as_text(
 ) -> None:
     # The Go bridge passes it through as structured content too, which a client whose reader
     # stops at about 200 levels (the Python SDK's, this client) cannot read at all
-    config_dir.game("faulty", script=FAULTY_GAME)
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            result = await act(client, mode="nested", depth=300)
-            after = await echo(client, "still here")
-            await client.call_tool("games_stop", {"gameId": "faulty"})
+    result, after = await faulty_calls(open_bridge, config_dir, {"mode": "nested", "depth": 300})
     assert not result.is_error, text_of(result)[:300]
     assert result.structured_content == {}
     assert result.meta is not None and "structuredOmitted" in result.meta["gabs/call"]
@@ -179,14 +183,11 @@ async def test_text_that_is_not_utf8_in_a_result_reaches_the_client_as_u_fffd(
     # Go's reader reads half a UTF-16 pair, and a byte that is not UTF-8, as U+FFFD. Python's
     # kept the half character (the MCP answer of a call that ran could not be written: an
     # internal error) and refused the byte (the call's outcome unknown). A pair is one character
-    config_dir.game("faulty", script=FAULTY_GAME)
     raw = '{"t": "a\\ud800b", "\\udc00": ["\\ud83d\\ude00"]}'
-    with anyio.fail_after(GAME_TIMEOUT):
-        async with open_bridge(config_dir) as client:
-            await start(client)
-            result = await act(client, mode="raw", result=raw)
-            latin = await act(client, mode="raw", result='{"t": "caf\xe9"}')  # the byte 0xe9
-            await client.call_tool("games_stop", {"gameId": "faulty"})
+    latin1 = '{"t": "caf\xe9"}'  # the byte 0xe9
+    result, latin, _ = await faulty_calls(
+        open_bridge, config_dir, {"mode": "raw", "result": raw}, {"mode": "raw", "result": latin1}
+    )
     assert not result.is_error, text_of(result)[:300]
     assert structured(result) == {"t": "a\ufffdb", "\ufffd": ["\U0001f600"]}
     assert not latin.is_error, text_of(latin)[:300]
