@@ -97,3 +97,29 @@ async def test_a_pipe_wire_offers_what_arrives_while_its_reader_waits(taken: boo
         for fd in (in_read, in_write, out_read, out_write):
             if fd >= 0:
                 os.close(fd)
+
+
+def _frame(body: bytes, length: int | None = None) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % (len(body) if length is None else length) + body
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        _frame(b'{"id":1}', length=11),  # too long: eats the start of the next header
+        _frame(b'{"id":1}', length=3),  # too short: the rest of the body reads as a header
+        b"Content-Length: x\r\n\r\n" + b'{"id":1}',
+        b"X-Other: 1\r\n\r\n" + b'{"id":1}',
+    ],
+    ids=["too long", "too short", "not a number", "no length"],
+)
+def test_after_a_frame_with_a_wrong_length_the_stream_is_read_again(bad: bytes) -> None:
+    # the body after a bad header and the next header were read as one header block, which
+    # had no valid length either: every frame after the bad one was lost
+    decoder = StdioFrameDecoder()
+    frames = [_frame(b'{"id":%d}' % n) for n in range(2, 6)]
+    decoder.feed(b"".join([_frame(b'{"id":0}'), bad, *frames]))
+    out = decoder.messages()
+    bodies = [item for item in out if isinstance(item, bytes)]
+    assert bodies[0] == b'{"id":0}' and any(isinstance(item, FramingError) for item in out)
+    assert bodies[-3:] == [b'{"id":3}', b'{"id":4}', b'{"id":5}']  # at most one frame lost

@@ -8,7 +8,10 @@ the answers go out in the same framing.
 :class:`StdioFrameDecoder` turns bytes into message bodies (``feed`` then iterate ``messages``);
 :func:`encode_frame` turns a body into bytes for the detected mode. A frame over
 ``max_message_bytes`` or a header block that is not ``Content-Length`` framing is a
-:class:`FramingError` for that message; the decoder skips it and goes on.
+:class:`FramingError` for that message; the decoder skips it and goes on. After a frame whose
+length was wrong, the next body and header read as one header block: the decoder starts again
+at that block's last ``Content-Length``, so one bad frame costs the frames it overlapped, not
+the rest of the session.
 """
 
 from __future__ import annotations
@@ -126,7 +129,11 @@ class StdioFrameDecoder:
                     except ValueError:
                         length = None
             if length is None or length < 0:
-                del self._buffer[: end + gap]
+                # after a wrong length the stream is out of step: a body and the next header
+                # read as one header block. Start again at that block's last header instead of
+                # dropping it with every frame after it
+                resync = headers.lower().rfind("content-length", 1)
+                del self._buffer[: resync if resync > 0 else end + gap]
                 self._out.append(FramingError("a frame without a valid Content-Length; skipped"))
                 continue
             if length > self.max_message_bytes:
