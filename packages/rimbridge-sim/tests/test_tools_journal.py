@@ -14,6 +14,7 @@ from gabp import RemoteError
 from rimbridge_sim.config import BridgeConfig
 from rimbridge_sim.contract import load_contract
 from rimbridge_sim.tools.diagnostics import is_diagnostics
+from rimbridge_sim.world.errors import argument_out_of_range
 
 MOD_EVENT_TYPES = {
     "operation.started",
@@ -208,8 +209,10 @@ async def test_wait_for_operation_tracks_the_operation_with_its_retained_result(
 @pytest.mark.parametrize(
     ("argument", "text"),
     [
-        ({"timeoutMs": -1}, "timeoutMs must be zero or greater, got -1"),
-        ({"pollIntervalMs": -5}, "pollIntervalMs must be zero or greater, got -5"),
+        # ConditionWaiter's ArgumentOutOfRangeException(nameof(options.TimeoutMs)), as Mono
+        # shows it: the timeout is checked first
+        ({"timeoutMs": -1, "pollIntervalMs": -5}, argument_out_of_range("TimeoutMs")),
+        ({"pollIntervalMs": -5}, argument_out_of_range("PollIntervalMs")),
     ],
 )
 async def test_wait_for_operation_refuses_a_negative_timeout_or_poll_interval(
