@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from rimbridge_sim.scripting.reader_depth import MAX_DEPTH, depth_refusal, read_script_json
+from rimbridge_sim.scripting.reader_depth import MAX_DEPTH, depth_refusal
+from rimbridge_sim.scripting.script_json import read_script_json
 from rimbridge_sim.scripting.values import nests_deeper
 from rimbridge_sim.tools.scripting import ANSWER_DEPTH
 
@@ -56,11 +57,12 @@ def test_the_path_quotes_names_the_reader_quotes_and_counts_lines_as_it_does() -
 
 
 def test_whichever_error_comes_first_in_the_text_is_the_one_given() -> None:
-    deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
-    with pytest.raises(ValueError, match="Expecting value: line 1 column 2"):
-        read_script_json("[," + deep)
+    # (a root that is no object is refused at its first token: test_script_json.py)
+    deep = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    with pytest.raises(ValueError, match="Expecting value: line 1 column 12"):
+        read_script_json('{"steps": [,' + deep + "]}")
     with pytest.raises(ValueError, match="MaxDepth of 64 has been exceeded"):
-        read_script_json("[" * (MAX_DEPTH + 1) + ",")
+        read_script_json('{"steps": ' + "[" * MAX_DEPTH + ",")
     assert read_script_json('{"steps": [], "name": "[[[[' + "[" * 100 + '"}')["steps"] == []
 
 

@@ -7,17 +7,16 @@ reader's exception text. :func:`depth_refusal` finds that container in a JSON te
 the refusal as that reader does: the path of the containers around it, and the line and the
 position just after its bracket. The scan is one pass without recursion, so a text nested
 thousands deep costs no more than a flat one; it assumes the text is JSON up to that point.
-:func:`read_script_json` reads a payload as the mod does: the first of the two errors, a
-syntax error or a container too deep, in the order of the text.
+:mod:`rimbridge_sim.scripting.script_json` reads a payload with it.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-__all__ = ["MAX_DEPTH", "DepthRefusal", "depth_refusal", "read_script_json"]
+__all__ = ["MAX_DEPTH", "DepthRefusal", "depth_refusal", "line_position"]
 
 MAX_DEPTH: Final = 64
 """The most objects and arrays nested in one another (the root counts as one)."""
@@ -27,29 +26,6 @@ _QUOTED_NAME_CHARACTERS: Final = frozenset(".' /\"[]()\t\n\r\f\b\\\u0085\u2028\u
 _ESCAPES: Final = {"'": "\\'", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _ESCAPES_MORE: Final = {"\f": "\\f", "\b": "\\b", "\u0085": "\\u0085"}
 _WHITESPACE: Final = " \t\n\r"
-
-
-def read_script_json(text: str) -> Any:
-    """The JSON value of ``text``; ``ValueError`` with the reader's words when it is not JSON or
-    nests too deep (whichever comes first in the text)."""
-    # fewer brackets than the bound cannot nest past it: no scan for almost every script
-    refusal = None
-    if text.count("{") + text.count("[") > MAX_DEPTH:
-        refusal = depth_refusal(text)
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        if refusal is None or error.pos < refusal.offset:
-            raise
-        raise ValueError(refusal.message) from None
-    except RecursionError:
-        # only a text nested far deeper than the bound goes past Python's recursion limit
-        raise ValueError(
-            refusal.message if refusal else "the JSON text nests too deep to be read"
-        ) from None
-    if refusal is not None:
-        raise ValueError(refusal.message)
-    return value
 
 
 @dataclass(frozen=True)
@@ -136,19 +112,25 @@ def _decoded(literal: str) -> str:
 
 
 def _message(text: str, at: int, stack: list[_Container], max_depth: int) -> str:
+    line, position = line_position(text, at + 1)
+    return (
+        f"The reader's MaxDepth of {max_depth} has been exceeded. Path '{_path(stack)}', "
+        f"line {line}, position {position}."
+    )
+
+
+def line_position(text: str, end: int) -> tuple[int, int]:
+    """The line (from 1) and position Newtonsoft's reader reports once it has read
+    ``text[:end]``: the characters read on that line."""
     line_start, line = 0, 1
     index = 0
-    while index < at:
+    while index < end - 1:
         char = text[index]
         if char == "\n" or (char == "\r" and text[index + 1 : index + 2] != "\n"):
             line += 1
             line_start = index + 1
         index += 1
-    position = at - line_start + 1
-    return (
-        f"The reader's MaxDepth of {max_depth} has been exceeded. Path '{_path(stack)}', "
-        f"line {line}, position {position}."
-    )
+    return line, end - line_start
 
 
 def _path(stack: list[_Container]) -> str:

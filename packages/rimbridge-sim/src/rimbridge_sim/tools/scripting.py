@@ -18,7 +18,6 @@ from rimbridge_sim.host import ToolHost
 from rimbridge_sim.scripting.expressions import ScriptError, operation_error
 from rimbridge_sim.scripting.lua_compiler import LuaCompileError, compile_lua
 from rimbridge_sim.scripting.lua_reference import lua_reference
-from rimbridge_sim.scripting.reader_depth import read_script_json
 from rimbridge_sim.scripting.references import script_reference
 from rimbridge_sim.scripting.runner import (
     NO_STEPS,
@@ -26,6 +25,7 @@ from rimbridge_sim.scripting.runner import (
     ScriptRunner,
     normalize_definition,
 )
+from rimbridge_sim.scripting.script_json import read_script_json
 from rimbridge_sim.scripting.values import nests_deeper
 from rimbridge_sim.scripting.wire import definition_wire
 from rimbridge_sim.world.errors import InvalidArgumentError, RefusedError
@@ -206,8 +206,6 @@ class ScriptingTools:
             }
         try:
             raw = read_script_json(script_json)
-            if raw is not None and not isinstance(raw, dict):
-                raise ValueError(f"a script definition is a JSON object, not {type(raw).__name__}")
         except ValueError as error:  # JSONDecodeError included
             return {
                 "success": False,
