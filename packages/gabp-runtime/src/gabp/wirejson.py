@@ -2,13 +2,13 @@
 
 * :func:`decode` parses a frame body with ``msgspec`` (three to four times the standard
   library's speed on GABP messages) and falls back to the standard library's ``json.loads``
-  whenever ``msgspec`` refuses the input. So every body is read exactly as ``json.loads``
-  reads it: what both accept gives the same value (integers of any size stay exact, a
-  repeated key keeps its last value), and what ``msgspec`` refuses (``NaN``, a byte order
-  mark, a lone surrogate escape, nesting past its limit) gets the standard library's answer
-  and its exceptions (``ValueError``, ``UnicodeDecodeError``, ``RecursionError``). One
-  exception: bytes are read as UTF-8 only (a UTF-8 byte order mark skipped), never as the
-  UTF-16 or UTF-32 that ``json.loads`` would guess, since GABP bodies are UTF-8. And a lone
+  whenever ``msgspec`` refuses the input. So every body is read as ``json.loads`` reads it:
+  what both accept gives the same value (integers of any size stay exact, a repeated key
+  keeps its last value), and what ``msgspec`` refuses (``NaN``, a byte order mark, nesting
+  past its limit) gets the standard library's answer and its exceptions (``ValueError``,
+  ``UnicodeDecodeError``, ``RecursionError``). Two exceptions: bytes are read as UTF-8 only (a
+  UTF-8 byte order mark skipped), never as the UTF-16 or UTF-32 that ``json.loads`` would
+  guess, since GABP bodies are UTF-8. And a lone
   surrogate escape (``"\\ud800"``, half of a UTF-16 pair) is refused (``ValueError``) as a
   byte that is not UTF-8 is: ``json.loads`` would keep the half character, which no UTF-8
   writer can write back, so a value holding one could be neither answered nor passed on.
