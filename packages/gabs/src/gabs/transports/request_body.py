@@ -30,6 +30,8 @@ from typing import Any, Final
 import mcp_types as types
 import pydantic_core
 
+from gabp.wirejson import decode_replacing
+
 __all__ = [
     "NOT_JSON",
     "SDK_READER_DEPTH",
@@ -119,7 +121,7 @@ def _not_utf8(body: bytes, error: UnicodeDecodeError) -> Any:
     """A :class:`NotJsonText` of ``body`` (read with its stray bytes replaced), or
     :data:`NOT_JSON` when even so it is no JSON object."""
     try:
-        message = json.loads(body.decode("utf-8", "replace"))
+        message = decode_replacing(body)
     except (ValueError, RecursionError):
         return NOT_JSON
     if not isinstance(message, dict):

@@ -22,6 +22,7 @@ __all__ = [
     "Probe",
     "WaitOutcome",
     "poll_pause",
+    "refuse_negative_wait",
     "resolve_readiness",
     "wait_for_readiness",
     "wait_response",
@@ -84,6 +85,14 @@ async def poll_pause(host: ToolHost, poll_ms: int) -> None:
         await host.let_frames_pass(_frames(poll_ms))
 
 
+def refuse_negative_wait(timeout_ms: int, poll_ms: int) -> None:
+    """Refuse a negative timeout or poll interval as the mod's ``ConditionWaiter`` does: an
+    ``ArgumentOutOfRangeException`` naming its option, the timeout checked first."""
+    for name, value in (("TimeoutMs", timeout_ms), ("PollIntervalMs", poll_ms)):
+        if value < 0:
+            raise InvalidArgumentError(argument_out_of_range(name))
+
+
 async def wait_until(
     host: ToolHost,
     probe: Callable[[], Probe],
@@ -102,9 +111,7 @@ async def wait_until(
     Mono names the parameter on a line of its own, as :func:`argument_out_of_range` writes).
     A wait that times out says ``timeout_message``, plus the last probe error if a probe
     failed."""
-    for name, value in (("TimeoutMs", timeout_ms), ("PollIntervalMs", poll_ms)):
-        if value < 0:
-            raise InvalidArgumentError(argument_out_of_range(name))
+    refuse_negative_wait(timeout_ms, poll_ms)
     started = time.monotonic()
     deadline = started + max(0, timeout_ms) / 1000
     attempts = 0

@@ -16,9 +16,9 @@ from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics import STATUS_NAMES, OperationEvent, OperationRecord
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.tools._capabilities import describe_capability, find_capability, matches
-from rimbridge_sim.tools._waits import TIMED_OUT, poll_pause
+from rimbridge_sim.tools._waits import TIMED_OUT, poll_pause, refuse_negative_wait
 from rimbridge_sim.world import InvalidArgumentError, UnknownIdError, game_date
-from rimbridge_sim.world.errors import argument_exception, argument_out_of_range
+from rimbridge_sim.world.errors import argument_exception
 
 __all__ = ["DIAGNOSTICS_PREFIX", "DiagnosticsTools", "is_diagnostics"]
 
@@ -458,11 +458,9 @@ class DiagnosticsTools:
     async def wait_for_operation(
         self, operation_id: str, timeout_ms: int = 10000, poll_interval_ms: int = 50
     ) -> dict[str, Any]:
-        # the mod's waiter throws on a negative timeout or poll interval (ConditionWaiter's
-        # ArgumentOutOfRangeException, naming its option), and its first probe on a blank id
-        for name, value in (("TimeoutMs", timeout_ms), ("PollIntervalMs", poll_interval_ms)):
-            if value < 0:
-                raise InvalidArgumentError(argument_out_of_range(name))
+        # the mod's waiter throws on a negative timeout or poll interval, and its first probe
+        # on a blank id
+        refuse_negative_wait(timeout_ms, poll_interval_ms)
         _require_operation_id(operation_id)
         host = self.host
         started = time.monotonic()
