@@ -70,7 +70,8 @@ class CallOutcome:
 
 
 class NotSent(ConnectionClosed):
-    """A request that never reached the game: no request slot came free in time."""
+    """A request that never reached the game: it had no connection, or no request slot came
+    free in time."""
 
 
 def record_failure(outcome: CallOutcome, exc: GabpError) -> bool:

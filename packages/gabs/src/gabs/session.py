@@ -342,8 +342,8 @@ class GameSession:
 
     def _require(self) -> Connection:
         connection = self._connection
-        if connection is None or connection.closed:
-            raise ConnectionClosed(self.last_error or f"{self.game_id} is not connected")
+        if connection is None or connection.closed:  # nothing is sent: the game never saw it
+            raise NotSent(self.last_error or f"{self.game_id} is not connected")
         return connection
 
     async def _request(

@@ -7,7 +7,8 @@ pipeline (:mod:`gabs.context`), ``games_ack_attention`` clears it by its id.
 Their results have the Go bridge's keys: ``{gameId, supported, attention, blocking}`` and
 ``{gameId, supported, acknowledged, attentionId, currentAttention}`` (``isError`` when the id was
 not the open item's), with our ``mode``, ``status`` and ``nextActions`` beside them. ``timeout``
-(seconds, whole) bounds the wait when the game is asked.
+(seconds, whole) bounds the wait when the game is asked; a request the game could not be asked,
+or did not answer, is :func:`~gabs.mcp.attention_failures.request_failed`'s result.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import Any
 
 import mcp_types as types
 
+from gabp import GabpError
 from gabs.context import trace_json
 from gabs.games import GameManager
+from gabs.mcp.attention_failures import request_failed
 from gabs.mcp.envelope import NextAction
 from gabs.mcp.rendering import attention_from_wire, text_result
 from gabs.mcp.schemas import ToolHandler
@@ -37,9 +40,13 @@ class AttentionTools:
         }
 
     async def games_get_attention(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.get_attention(
-            args.get("gameId"), refresh=args.get("refresh", False), timeout=_timeout(args)
-        )
+        asked = self.manager.resolve(args.get("gameId")).id
+        try:
+            data = await self.manager.get_attention(
+                asked, refresh=args.get("refresh", False), timeout=_timeout(args)
+            )
+        except GabpError as exc:
+            return request_failed(asked, exc)
         game_id = data["gameId"]
         raw = data.get("attention")
         if data["supported"]:  # as Go: no `blocking` for a game without attention
@@ -74,9 +81,13 @@ class AttentionTools:
         return text_result(text, _without_nulls(data))
 
     async def games_ack_attention(self, ctx: Any, args: dict[str, Any]) -> types.CallToolResult:
-        data = await self.manager.ack_attention(
-            args["attentionId"], args.get("gameId"), timeout=_timeout(args)
-        )
+        asked = self.manager.resolve(args.get("gameId")).id
+        try:
+            data = await self.manager.ack_attention(
+                args["attentionId"], asked, timeout=_timeout(args)
+            )
+        except GabpError as exc:
+            return request_failed(asked, exc, attention_id=args["attentionId"])
         game_id = data["gameId"]
         if not data.get("supported"):
             return text_result(
