@@ -21,6 +21,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 
 import anyio
 
@@ -45,6 +46,7 @@ from gabs.launch.steam import (
     resolve_app,
 )
 from gabs.runtime import (
+    Endpoint,
     EndpointError,
     EndpointInUse,
     RuntimeState,
@@ -305,6 +307,51 @@ async def _launch(
         state.spawn_state = "spawning"
 
     await lc.update(game.id, launch_id, spawning, operation_id=operation_id)
+    # From the spawn on, a cancelled request (an MCP client's cancellation, its own timeout)
+    # must not forget the game: its claim is carried to the end of stage 4 first, bounded by
+    # the budget the verification has anyway; the cancellation lands after it, and the game
+    # stays claimed and can be stopped. (Go serves one request at a time and never cancels.)
+    with anyio.CancelScope(shield=True):
+        started = await _spawn_and_verify(
+            lc,
+            game,
+            resolved,
+            launch_id,
+            operation_id,
+            argv,
+            program,
+            working_dir,
+            env,
+            folder,
+            endpoint,
+            warnings,
+            remaining,
+            lease,
+            record,
+            digest,
+        )
+    return started
+
+
+async def _spawn_and_verify(
+    lc: Lifecycle,
+    game: GameConfig,
+    resolved: Resolved,
+    launch_id: str,
+    operation_id: str,
+    argv: list[str],
+    program: str | None,
+    working_dir: str | None,
+    env: dict[str, str],
+    folder: Path,
+    endpoint: Endpoint,
+    warnings: list[str],
+    remaining: float,
+    lease: timedelta,
+    record: TrackRecord,
+    digest: str,
+) -> Started:
+    """Stage 4 from the spawn on: spawn, mark the claim, verify, promote."""
     try:
         spawned = spawn(
             argv,
