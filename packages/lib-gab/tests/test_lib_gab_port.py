@@ -524,6 +524,23 @@ async def test_unknown_channels_are_refused_or_skipped_as_the_server_chooses() -
             }
 
 
+@pytest.mark.parametrize("options", [None, ProtocolOptions.lib_gab()], ids=["defaults", "lib_gab"])
+async def test_a_channel_named_twice_is_unsubscribed_and_listed_once(
+    options: ProtocolOptions | None,
+) -> None:
+    server = make_server(options=options)
+    server.channel("colony/raid")
+    server.channel("colony/trade")
+    twice = {"channels": ["colony/raid", "colony/trade", "colony/raid"]}
+    async with server.running() as address, bridge_session(address, TOKEN) as conn:
+        with anyio.fail_after(5):
+            await conn.request("events/subscribe", {"channels": ["colony/raid"]})
+            assert await conn.request("events/unsubscribe", twice) == {
+                "unsubscribed": ["colony/raid"]
+            }
+            assert await conn.request("events/unsubscribe", twice) == {"unsubscribed": []}
+
+
 def test_lib_gabs_choices_are_one_preset() -> None:
     assert ProtocolOptions.lib_gab() == ProtocolOptions(
         unknown_arguments="ignore",
@@ -534,6 +551,7 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         hello_params="token_only",
         frame_headers="lenient",
         envelope_names="any_case",
+        param_names="any_case",
         short_token="accept",
     )
     assert ProtocolOptions() == ProtocolOptions(
@@ -545,6 +563,7 @@ def test_lib_gabs_choices_are_one_preset() -> None:
         hello_params="check",
         frame_headers="strict",
         envelope_names="exact",
+        param_names="exact",
         short_token="refuse",
     )
 

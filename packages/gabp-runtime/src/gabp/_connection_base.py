@@ -14,7 +14,7 @@ import math
 import re
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,11 +141,17 @@ class ConnectionCore:
         name: str = "peer",
         lenient_headers: bool = False,
         any_case_names: bool = False,
+        serial_methods: Collection[str] = (),
     ) -> None:
         """``lenient_headers`` and ``any_case_names`` take what Lib.GAB takes from a peer where
         nothing is lost: frame headers as :class:`~gabp.framing.FrameDecoder` says, and a
         request's ``v``, ``id``, ``method`` and ``params`` named in another letter case (a
-        ``v`` of ``"GABP/1"`` too), with a warning; two names for one member are refused."""
+        ``v`` of ``"GABP/1"`` too), with a warning; two names for one member are refused.
+
+        A request whose method is in ``serial_methods`` (a server's ``session/hello``) is
+        served alone: nothing the peer sent after it is served before it is answered, and
+        nothing at all if its answer closes the connection (``close_after_response``), even
+        what was read in the same write."""
         self.limits = limits or ConnectionLimits()
         self.peer_max_message_bytes: int | None = None
         """The largest message the peer says it reads (``capabilities.limits.maxMessageSize``
@@ -181,6 +187,10 @@ class ConnectionCore:
             else DeadlineQueue(self.limits.handler_timeout, self.limits.max_concurrent_requests)
         )
         self._methods_seen: set[str] = set()
+        self._serial_methods = frozenset(serial_methods)
+        # A serial request being served: the reader waits for ``_gate`` before it serves on.
+        self._gate: asyncio.Future[None] | None = None
+        self._gate_request: InboundRequest | None = None
         self._serving_now = 0
         self._read_slot: asyncio.Future[None] | None = None
         # Outgoing frames: one FIFO buffer. On a gabp.sockets stream, frames go to its

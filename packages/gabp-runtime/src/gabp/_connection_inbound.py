@@ -100,6 +100,10 @@ class ConnectionInbound(ConnectionServing):
         self._batching = True
         try:
             for index, body in enumerate(bodies):
+                if self._gate is not None:
+                    await self._wait_for_gate()
+                if self._stopping:
+                    return None  # closing: what came after is not served, even if read
                 try:
                     message = decode(body)
                 except (ValueError, UnicodeDecodeError, RecursionError):
@@ -111,6 +115,7 @@ class ConnectionInbound(ConnectionServing):
                 elif isinstance(taken, tuple):
                     suspended = self._serve_eagerly(*taken)
                     if suspended is not None:
+                        self._hold_reading(suspended.request)
                         self._start_reader(bodies[index + 1 :])
                         return suspended
             return None
@@ -118,6 +123,15 @@ class ConnectionInbound(ConnectionServing):
             self._batching = False
             if self._direct is not None:
                 self._flush_direct()
+
+    async def _wait_for_gate(self) -> None:
+        """Wait until the request served alone has been answered (its answers written first)."""
+        self._batching = False
+        if self._direct is not None:
+            self._flush_direct()
+        while self._gate is not None:
+            await self._gate
+        self._batching = True
 
     async def _answer_framing_error(self, exc: FramingError) -> None:
         # A Content-Length stream cannot resynchronise: say why, then close.
@@ -384,6 +398,7 @@ class ConnectionInbound(ConnectionServing):
                 await slot
             finally:
                 self._read_slot = None
+        self._hold_reading(request)
         self._start_serving(handler, request)
 
     def _check_method(self, method: str) -> bool:

@@ -100,7 +100,7 @@ class ConnectionServing(ConnectionCore):
         try:
             self._answer_nowait(request, outcome)
         finally:
-            self._served_one()
+            self._served_one(request)
         return None
 
     async def _finish(self, suspended: Suspended) -> None:
@@ -120,7 +120,7 @@ class ConnectionServing(ConnectionCore):
         except Exception:
             logger.exception("%s: serving request %s failed", self.name, request.id)
         finally:
-            self._served_one()
+            self._served_one(request)
 
     # -- in a task (when the serving slots were all taken) --------------------------------------
 
@@ -143,7 +143,7 @@ class ConnectionServing(ConnectionCore):
         except Exception:
             logger.exception("%s: serving request %s failed", self.name, request.id)
         finally:
-            self._served_one()
+            self._served_one(request)
 
     # -- outcomes and answers -------------------------------------------------------------------
 
@@ -218,11 +218,22 @@ class ConnectionServing(ConnectionCore):
         assert body is not None
         return body
 
-    def _served_one(self) -> None:
+    def _served_one(self, request: InboundRequest) -> None:
         self._serving_now -= 1
         slot = self._read_slot
         if slot is not None and not slot.done():
             slot.set_result(None)
+        if request is self._gate_request:
+            gate, self._gate, self._gate_request = self._gate, None, None
+            if gate is not None and not gate.done():
+                gate.set_result(None)
+
+    def _hold_reading(self, request: InboundRequest) -> None:
+        """Before ``request`` is finished elsewhere: if its method is served alone, make the
+        reader wait for its answer before serving anything that came after it."""
+        if request.method in self._serial_methods:
+            self._gate = (self._loop or asyncio.get_running_loop()).create_future()
+            self._gate_request = request
 
     def _track(self, task: asyncio.Future[Any]) -> None:
         """Keep ``task`` until it ends, to cancel it when the connection closes."""

@@ -35,6 +35,7 @@ from gabp.messages import (
     ServerInfo,
 )
 from lib_gab._attention_relay import AttentionRelay
+from lib_gab._param_names import fold_params
 from lib_gab._server_config import ProtocolOptions, ServerLimits
 from lib_gab.attention import AttentionManager
 from lib_gab.operation import Operation, enter_operation, leave_operation
@@ -165,6 +166,8 @@ class MethodHandlers:
 
     async def _dispatch(self, session: Session, request: InboundRequest) -> Any:
         method = request.method
+        if self.options.param_names == "any_case":
+            request.params = fold_params(method, request.params)
         if not session.established:
             if method != "session/hello":
                 raise ProtocolError(
@@ -351,9 +354,11 @@ class MethodHandlers:
         if self._none_named(request):
             return {"unsubscribed": []}
         params = parse(request)
-        offered = self._check_channels(params.channels)
-        removed = [name for name in offered if name in session.subscriptions]
-        session.subscriptions.difference_update(removed)
+        removed = []
+        for name in self._check_channels(params.channels):
+            if name in session.subscriptions:  # a channel named twice is removed (listed) once
+                session.subscriptions.discard(name)
+                removed.append(name)
         return {"unsubscribed": removed}
 
     # -- resources and state --------------------------------------------------------------------

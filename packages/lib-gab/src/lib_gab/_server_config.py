@@ -110,6 +110,13 @@ class ProtocolOptions:
     (``"Method"``), or whose ``v`` is ``"GABP/1"``: ``exact`` answers ``-32600`` naming the
     member found; ``any_case`` (Lib.GAB) takes it, with a warning, unless two members claim one
     name. A ``type`` is read exactly either way (Lib.GAB drops a message without one)."""
+    param_names: Literal["exact", "any_case"] = "exact"
+    """Members inside the params of ``session/hello``, ``tools/call`` and ``attention/ack``
+    named in another letter case (``Token``, ``Name``, ``Arguments``, ``AttentionId``):
+    ``exact`` reads GABP's names only (a ``Token`` is no token); ``any_case`` (Lib.GAB) takes
+    them as Newtonsoft does, with a warning: the later of two spellings wins, a ``null`` does
+    not replace a hello's or a call's member. ``parameters`` and ``channels`` are read exactly
+    either way, as Lib.GAB reads them."""
     short_token: Literal["refuse", "accept"] = "refuse"
     """A token shorter than 32 characters (from ``GABP_TOKEN``, ``use_token``, the
     constructor): ``refuse`` raises :class:`ServerConfigError`; ``accept`` (Lib.GAB) takes it,
@@ -131,6 +138,7 @@ class ProtocolOptions:
             hello_params="token_only",
             frame_headers="lenient",
             envelope_names="any_case",
+            param_names="any_case",
             short_token="accept",
         )
 

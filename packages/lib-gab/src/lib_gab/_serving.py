@@ -175,6 +175,9 @@ class Serving(MethodHandlers):
             name=self.agent_id,
             lenient_headers=self.options.frame_headers == "lenient",
             any_case_names=self.options.envelope_names == "any_case",
+            # hellos are judged one at a time, in order, and a refused one (which closes the
+            # connection) leaves everything sent after it unserved, even in the same write
+            serial_methods=("session/hello",),
         )
         session = Session(connection)
         connection.set_fallback_handler(lambda request: self._dispatch(session, request))
