@@ -37,8 +37,11 @@ from .cli_args import (
     parse_duration,
 )
 from .cli_games import Failed
+from .cli_home import home_refusal
+from .cli_pipe import end_by_sigpipe
 from .cli_usage import NO_GAMES_ACTION, check_games_usage, games_arguments
 from .config import LAUNCH_MODES
+from .go_format import go_quote
 from .launch.steam_ready import PROBE_ARGUMENT, run_probe_child
 from .serving import SERVER_COMMANDS, interrupt
 
@@ -86,7 +89,7 @@ def _command(
     parser: argparse.ArgumentParser = subparsers.add_parser(
         name, help=help, description=description or help
     )
-    parser.set_defaults(handler=handler)
+    parser.set_defaults(handler=handler, cli_action=name)
     return parser
 
 
@@ -317,12 +320,16 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not rest or rest[0] in ("help", "-h", "--help"):
             parser.print_help(sys.stderr)  # as the Go bridge: the usage on stderr
             return EXIT_OK if rest else EXIT_USAGE
+        if rest[0] == "demo":
+            return _demo(argparse.Namespace(rest=rest[1:]))
+        backoff = _checked_flags(flags)  # before the command's own checks, as the Go bridge
         if rest[0] not in _COMMANDS and rest[0] != "--version":
             print(f"unknown subcommand: {rest[0]}", file=sys.stderr)
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        if rest[0] == "demo":
-            return _demo(argparse.Namespace(rest=rest[1:]))
+        if rest[0] == "version":  # the Go bridge reads nothing after it; --json is ours
+            words = rest[1 : rest.index("--")] if "--" in rest else rest[1:]
+            return _version(argparse.Namespace(json="--json" in words))
         if rest[0] == "games":
             if not [token for token in rest[1:] if token != "--"]:
                 print(f"{NO_GAMES_ACTION}\n", file=sys.stderr)
@@ -331,7 +338,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             check_games_usage(rest[1:])
             rest = ["games", *games_arguments(rest[1:])]
         args = parser.parse_args(rest)
-        _apply_flags(args, flags, rest[0])
+        _apply_flags(args, flags, rest[0], backoff)
+        refusal = home_refusal(args)
+        if refusal is not None:
+            return refusal.show()
         handler: Handler = args.handler
         return handler(args)
     except UsageError as exc:
@@ -347,20 +357,50 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _apply_flags(args: argparse.Namespace, flags: GlobalFlags, command: str) -> None:
-    args.command = command
-    args.config_dir = flags.config_dir or None
-    args.log_level = flags.log_level
-    args.backoff = parse_backoff(flags.reconnect_backoff)
+def _checked_flags(flags: GlobalFlags) -> tuple[float, float]:
+    """``--grace``, then ``--reconnectBackoff``: the Go bridge's order; the backoff window."""
     if flags.grace is not None:
         try:
             parse_duration(flags.grace)
-        except ValueError as exc:
-            raise UsageError(f'invalid value "{flags.grace}" for flag -grace: parse error') from exc
+        except ValueError:
+            raise UsageError(
+                f"invalid value {go_quote(flags.grace)} for flag -grace: parse error"
+            ) from None
+    return parse_backoff(flags.reconnect_backoff)
+
+
+def _apply_flags(
+    args: argparse.Namespace, flags: GlobalFlags, command: str, backoff: tuple[float, float]
+) -> None:
+    args.command = command
+    args.config_dir = flags.config_dir or None
+    args.log_level = flags.log_level
+    args.backoff = backoff
     args.http = flags.http
     args.addr = flags.addr
 
 
+def _serving(arguments: Sequence[str]) -> bool:
+    try:
+        rest = hoist_global_flags(arguments)[1]
+    except UsageError:
+        return False
+    return bool(rest) and rest[0] in SERVER_COMMANDS
+
+
 def main(argv: Sequence[str] | None = None) -> NoReturn:
-    """The ``gabs`` console script."""
-    raise SystemExit(run(argv))
+    """The ``gabs`` console script.
+
+    A closed stdout or stderr ends every command but the server as it ends the Go bridge:
+    silently, by SIGPIPE (exit status 141 in a shell), with nothing more written.
+    """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if _serving(arguments):
+        raise SystemExit(run(arguments))
+    try:
+        code = run(arguments)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        end_by_sigpipe()
+    raise SystemExit(code)

@@ -10,22 +10,22 @@ it is an argument, so a game id that starts with a dash stays usable.
 from __future__ import annotations
 
 import logging
-import re
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .go_format import go_duration
-
 __all__ = [
     "GLOBAL_FLAGS",
     "GlobalFlags",
     "UsageError",
+    "go_duration_text",
     "hoist_global_flags",
     "log_level",
     "parse_backoff",
     "parse_duration",
+    "parse_duration_ns",
     "setup_logging",
 ]
 
@@ -40,17 +40,20 @@ GLOBAL_FLAGS: Final = {
     "addr": "addr",
 }
 DEFAULT_BACKOFF: Final = "100ms..1s"
+#: Go's ``time.ParseDuration`` units, in nanoseconds (``µs`` and ``μs`` as UTF-8 bytes).
 _UNITS: Final = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
+    b"ns": 1,
+    b"us": 1_000,
+    "µs".encode(): 1_000,
+    "μs".encode(): 1_000,
+    b"ms": 1_000_000,
+    b"s": 1_000_000_000,
+    b"m": 60_000_000_000,
+    b"h": 3_600_000_000_000,
 }
-_DURATION_PART: Final = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_TOP: Final = 1 << 63  # one past the largest int64
+_WRAP: Final = (1 << 64) - 1
+_DIGITS: Final = b"0123456789"
 LEVELS: Final = {
     "trace": logging.DEBUG,
     "debug": logging.DEBUG,
@@ -113,23 +116,124 @@ def hoist_global_flags(args: Sequence[str]) -> tuple[GlobalFlags, list[str]]:
     return flags, rest
 
 
-def parse_duration(text: str) -> float:
-    """A Go duration (``300ms``, ``1.5s``, ``2m30s``) in seconds."""
-    text = text.strip()
-    sign = -1.0 if text.startswith("-") else 1.0
-    body = text.lstrip("+-")
-    if body == "0":
-        return 0.0
-    position, total = 0, 0.0
-    while position < len(body):
-        match = _DURATION_PART.match(body, position)
-        if match is None:
-            raise ValueError(f'time: invalid duration "{text}"')
-        total += float(match.group(1)) * _UNITS[match.group(2)]
-        position = match.end()
+def _time_quote(raw: bytes) -> str:
+    """A string as Go's ``time`` package quotes it in errors: ``"..."``, with ``"`` and ``\\``
+    escaped and every byte outside printable ASCII as ``\\xNN``."""
+    out = []
+    for byte in raw:
+        if byte >= 0x80 or byte < 0x20:
+            out.append(f"\\x{byte:02x}")
+        else:
+            out.append(("\\" if byte in b'"\\' else "") + chr(byte))
+    return '"' + "".join(out) + '"'
+
+
+def _leading_fraction(body: bytes, position: int) -> tuple[int, float, int]:
+    """Go's ``leadingFraction``: the digits' value, its scale, the position after them."""
+    value, scale, overflow = 0, 1.0, False
+    while position < len(body) and body[position] in _DIGITS:
+        digit = body[position] - 48
+        position += 1
+        if overflow:
+            continue
+        if value > (_TOP - 1) // 10 or value * 10 + digit > _TOP:
+            overflow = True  # it stops taking precision, without an error
+            continue
+        value, scale = value * 10 + digit, scale * 10
+    return value, scale, position
+
+
+def parse_duration_ns(text: str) -> int:
+    """A Go duration in nanoseconds, by Go's ``time.ParseDuration`` rules and with its errors.
+
+    A sign, then one or more numbers (digits, a fraction, or both) each with a unit (``ns``,
+    ``us``, ``µs``, ``μs``, ``ms``, ``s``, ``m``, ``h``); ``0`` alone needs none. A sum beyond
+    int64 nanoseconds is invalid. No spaces. :class:`ValueError` carries Go's message.
+    """
+    raw = os.fsencode(text)
+    invalid = f"time: invalid duration {_time_quote(raw)}"
+    body, negative = raw, False
+    if body[:1] in (b"-", b"+"):
+        body, negative = body[1:], body[:1] == b"-"
+    if body == b"0":
+        return 0
     if not body:
-        raise ValueError(f'time: invalid duration "{text}"')
-    return sign * total
+        raise ValueError(invalid)
+    total, position = 0, 0
+    while position < len(body):
+        if body[position] not in b".0123456789":
+            raise ValueError(invalid)
+        start, whole = position, 0
+        while position < len(body) and body[position] in _DIGITS:
+            if whole > _TOP // 10:
+                raise ValueError(invalid)
+            whole = whole * 10 + body[position] - 48
+            if whole > _TOP:
+                raise ValueError(invalid)
+            position += 1
+        has_whole = position != start
+        fraction, scale, has_fraction = 0, 1.0, False
+        if position < len(body) and body[position] == 46:  # "."
+            start = position + 1
+            fraction, scale, position = _leading_fraction(body, start)
+            has_fraction = position != start
+        if not has_whole and not has_fraction:
+            raise ValueError(invalid)
+        start = position
+        while position < len(body) and body[position] not in b".0123456789":
+            position += 1
+        if position == start:
+            raise ValueError(f"time: missing unit in duration {_time_quote(raw)}")
+        unit = _UNITS.get(body[start:position])
+        if unit is None:
+            name = _time_quote(body[start:position])
+            raise ValueError(f"time: unknown unit {name} in duration {_time_quote(raw)}")
+        if whole > _TOP // unit:
+            raise ValueError(invalid)
+        whole *= unit
+        if fraction > 0:  # Go's float64 step, nanosecond-exact up to hours
+            whole += int(float(fraction) * (float(unit) / scale))
+            if whole > _TOP:
+                raise ValueError(invalid)
+        total = (total + whole) & _WRAP  # Go's uint64 sum
+        if total > _TOP:
+            raise ValueError(invalid)
+    if negative:
+        return -total
+    if total > _TOP - 1:
+        raise ValueError(invalid)
+    return total
+
+
+def parse_duration(text: str) -> float:
+    """A Go duration (``300ms``, ``1.5s``, ``2m30s``) in seconds (see :func:`parse_duration_ns`)."""
+    return parse_duration_ns(text) / 1e9
+
+
+def go_duration_text(ns: int) -> str:
+    """Whole nanoseconds as Go's ``Duration.String`` prints them (``1m30s``, ``1.5µs``)."""
+    if ns == 0:
+        return "0s"
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+
+    def fraction(value: int, size: int) -> str:
+        whole, rest = divmod(value, size)
+        digits = f"{rest:0{len(str(size)) - 1}d}".rstrip("0") if rest else ""
+        return f"{whole}.{digits}" if digits else str(whole)
+
+    if ns < 1_000_000_000:
+        size, name = next(
+            (size, name)
+            for size, name in ((1_000_000, "ms"), (1_000, "\u00b5s"), (1, "ns"))
+            if ns >= size
+        )
+        return sign + fraction(ns, size) + name
+    hours, rest = divmod(ns, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    text = f"{hours}h" if hours else ""
+    if hours or minutes:
+        text += f"{minutes}m"
+    return sign + text + fraction(rest, 1_000_000_000) + "s"
 
 
 def parse_backoff(text: str | None) -> tuple[float, float]:
@@ -141,26 +245,26 @@ def parse_backoff(text: str | None) -> tuple[float, float]:
         raise UsageError("invalid --reconnectBackoff: invalid format, expected 'min..max'")
     # Checked in the Go bridge's order, with its words: the min first, then the max.
     try:
-        low = parse_duration(parts[0])
+        low = parse_duration_ns(parts[0])
     except ValueError as exc:
         raise UsageError(f"invalid --reconnectBackoff: invalid min duration: {exc}") from None
     if low < 0:
         raise UsageError("invalid --reconnectBackoff: min duration cannot be negative")
     if parts[1] == "inf":
-        high = 24 * 3600.0
+        high = 24 * 3_600_000_000_000
     else:
         try:
-            high = parse_duration(parts[1])
+            high = parse_duration_ns(parts[1])
         except ValueError as exc:
             raise UsageError(f"invalid --reconnectBackoff: invalid max duration: {exc}") from None
         if high < 0:
             raise UsageError("invalid --reconnectBackoff: max duration cannot be negative")
-    if int(low * 1e9) > int(high * 1e9):  # Go compares whole nanoseconds
+    if low > high:
         raise UsageError(
-            f"invalid --reconnectBackoff: min duration ({go_duration(low, unit=1e-9)}) cannot "
-            f"be greater than max duration ({go_duration(high, unit=1e-9)})"
+            f"invalid --reconnectBackoff: min duration ({go_duration_text(low)}) cannot "
+            f"be greater than max duration ({go_duration_text(high)})"
         )
-    return low, high
+    return low / 1e9, high / 1e9
 
 
 def log_level(name: str | None) -> tuple[int, str | None]:

@@ -318,9 +318,12 @@ def games_repair(args: argparse.Namespace) -> int:
             raise Failed(f"Failed to back up config: {exc}", stdout=True) from None
         entry = dict(config.raw_entry(game.id) or game.to_json())
         entry["launchMode"] = "SteamManaged"
-        checked = GabsConfig.from_json({"games": {game.id: entry}})
-        config.add_game(checked.game(game.id), replace=True)
-        config.save()
+        try:
+            checked = GabsConfig.from_json({"games": {game.id: entry}})
+            config.add_game(checked.game(game.id), replace=True)
+            config.save()
+        except (ConfigError, OSError) as exc:  # exit 1 with one line, as the Go bridge
+            raise Failed(f"failed to save games config: {exc}") from None
         print(f"Updated '{game.id}' from SteamAppId to SteamManaged.")
     print(f"Steam app id file ready: {app.appid_file}")
     _print_app(app)
