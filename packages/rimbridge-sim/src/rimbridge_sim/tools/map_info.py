@@ -174,7 +174,9 @@ class MapInfoTools:
                 "message": "Provide either thingId or pawnName/pawnId.",
                 "code": InvalidArgumentError.code,
             }
-        if has_thing:
+        # The mod resolves a thingId among all the map's things, pawns included.
+        pawn = game.pawns.get(thing_id.strip()) if thing_id and has_thing else None
+        if has_thing and pawn is None:
             assert thing_id is not None
             thing = world.thing_by_id(thing_id.strip())
             target, kind, label, position = (
@@ -185,12 +187,13 @@ class MapInfoTools:
             )
             pawn_ref = None
         else:
-            pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
+            if pawn is None:
+                pawn = world.resolve_pawn(pawn_name, pawn_id, what="current-map pawn")
             target, kind, label, position = (
                 describe_pawn(world, pawn),
                 "pawn",
                 pawn.nickname,
-                (pawn.position),
+                pawn.position,
             )
             pawn_ref = pawn.id
         return {
@@ -352,11 +355,9 @@ class MapInfoTools:
         root = Cell(x, z)
         if not game.map.contains(root):
             raise InvalidCellError(f"Cell ({x}, {z}) is out of bounds for the current map.")
+        # No cap of the sim's own: the fill visits each map cell at most once, so the
+        # requested limit is the one used and echoed, as in the mod.
         result = world.cell_search.flood_fill(
-            root,
-            criteria,
-            min(max_cells_to_process, 20_000),
-            minimum_cell_count,
-            max_returned_cells,
+            root, criteria, max_cells_to_process, minimum_cell_count, max_returned_cells
         )
         return {**result, "state": world.state_snapshot()}

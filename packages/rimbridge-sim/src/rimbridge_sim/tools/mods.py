@@ -10,6 +10,7 @@ from rimbridge_sim.calls import call_spec
 from rimbridge_sim.host import ToolHost
 from rimbridge_sim.world import MissingArgumentError, RefusedError
 from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo
+from rimbridge_sim.world._mod_settings import check_graph_bounds
 
 __all__ = ["ModTools"]
 
@@ -225,7 +226,8 @@ class ModTools:
             "mod": store.describe_surface(mod),
             **({"settingsType": mod.settings_type} if read else {}),
             "root": tree,
-            "topLevelSettingCount": len(store.values(mod)),
+            # the mod counts the root's children: 0 when maxDepth 0 cuts the root off
+            "topLevelSettingCount": len(tree["children"]),
         }
 
     @tool(
@@ -292,6 +294,9 @@ class ModTools:
                 raise MissingArgumentError("At least one settings path/value pair is required.")
         except (RefusedError, MissingArgumentError) as error:
             return self._settings_failure(error.message, mod_id, mod, error.code)
+        # The mod applies and writes the values before its tree refuses bad bounds; the sim
+        # refuses them first, so a failed call changes nothing.
+        check_graph_bounds(max_depth, max_collection_entries)
         try:
             updates = store.update(mod, values)
         except (RefusedError, MissingArgumentError) as error:
@@ -332,6 +337,11 @@ class ModTools:
             return _unresolved(error, mod_id)
         try:
             store.require_settings(mod, mod_id)
+        except RefusedError as error:
+            return self._settings_failure(error.message, mod_id, mod)
+        # As for an update, bad bounds are refused before the settings are replaced.
+        check_graph_bounds(max_depth, max_collection_entries)
+        try:
             store.reload(mod)
         except RefusedError as error:
             return self._settings_failure(error.message, mod_id, mod)

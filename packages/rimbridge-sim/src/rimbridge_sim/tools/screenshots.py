@@ -57,7 +57,8 @@ def _pixel_rect(
 
 def _failed_shot(error: WorldError) -> dict[str, Any]:
     """A screenshot that was not taken, as the mod answers it: every field of a shot, empty
-    (null, 0 or false), after ``success`` and ``message``; then the sim's ``code``."""
+    (null, 0 or false; ``sizeBytes`` is the mod's unset ``long?``, so null), after ``success``
+    and ``message``; then the sim's ``code``."""
     return {
         "success": False,
         "message": error.message,
@@ -67,7 +68,7 @@ def _failed_shot(error: WorldError) -> dict[str, Any]:
         "requestedFileName": None,
         "saveDataFolder": None,
         "screenshotFolder": None,
-        "sizeBytes": 0,
+        "sizeBytes": None,
         "capturedAtUtc": None,
         "suppressMessage": False,
         "clipped": False,

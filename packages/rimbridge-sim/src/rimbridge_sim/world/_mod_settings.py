@@ -12,14 +12,30 @@ from rimbridge_sim.world._core import WorldCore
 from rimbridge_sim.world._mod_list import INSTALLED_MODS, ModInfo, ModList
 from rimbridge_sim.world._selection import stable_hash
 from rimbridge_sim.world._settings_paths import convert, locate
-from rimbridge_sim.world.errors import MissingArgumentError, NotFoundError, RefusedError
+from rimbridge_sim.world.errors import (
+    InvalidArgumentError,
+    MissingArgumentError,
+    NotFoundError,
+    RefusedError,
+    argument_out_of_range,
+)
 from rimbridge_sim.world.model import LogLevel
 
-__all__ = ["ModSettingsStore"]
+__all__ = ["ModSettingsStore", "check_graph_bounds"]
 
 
 _WIRE_KINDS: Final = {"bool": "boolean", "int": "number", "float": "number", "list": "array"}
 """The mod's value kinds (``SemanticValueGraph``) for the sim's own."""
+
+
+def check_graph_bounds(max_depth: int, max_entries: int) -> None:
+    """Refuse the bounds of a settings tree as the mod's ``SemanticValueGraph`` does: an
+    ``ArgumentOutOfRangeException`` naming its option, the depth checked first. The mod's
+    settings tools do not catch it, so the call fails."""
+    if max_depth < 0:
+        raise InvalidArgumentError(argument_out_of_range("MaxDepth"))
+    if max_entries <= 0:
+        raise InvalidArgumentError(argument_out_of_range("MaxCollectionEntries"))
 
 
 def _kind(value: Any) -> str:
@@ -123,7 +139,8 @@ class ModSettingsStore:
 
     def tree(self, mod: ModInfo, max_depth: int, max_entries: int) -> dict[str, Any]:
         # the mod's graph root has an empty name and path and the settings class's type
-        root = self._node("", "", self.values(mod), 0, max(0, max_depth), max(0, max_entries))
+        check_graph_bounds(max_depth, max_entries)
+        root = self._node("", "", self.values(mod), 0, max_depth, max_entries)
         root["typeName"] = mod.settings_type or root["typeName"]
         return root
 

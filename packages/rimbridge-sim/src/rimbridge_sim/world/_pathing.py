@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection
 
 from rimbridge_sim.world.model import Cell
 
-__all__ = ["find_path", "neighbours"]
+__all__ = ["find_path", "neighbours", "reachable_from"]
 
 _STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 
@@ -20,6 +20,16 @@ def neighbours(cell: Cell, width: int, height: int) -> list[Cell]:
         if 0 <= x < width and 0 <= z < height:
             result.append(Cell(x, z))
     return result
+
+
+def _step_allowed(current: Cell, step: Cell, passable: Callable[[Cell], bool]) -> bool:
+    if not passable(step):
+        return False
+    return (
+        step.x == current.x
+        or step.z == current.z
+        or (passable(Cell(step.x, current.z)) and passable(Cell(current.x, step.z)))
+    )
 
 
 def find_path(
@@ -45,13 +55,7 @@ def find_path(
     while queue:
         current = queue.popleft()
         for step in neighbours(current, width, height):
-            if step in came_from or not passable(step):
-                continue
-            if (
-                step.x != current.x
-                and step.z != current.z
-                and not (passable(Cell(step.x, current.z)) and passable(Cell(current.x, step.z)))
-            ):
+            if step in came_from or not _step_allowed(current, step, passable):
                 continue
             came_from[step] = current
             if step in goal_set:
@@ -62,3 +66,19 @@ def find_path(
                 return path
             queue.append(step)
     return None
+
+
+def reachable_from(
+    start: Cell, passable: Callable[[Cell], bool], width: int, height: int
+) -> set[Cell]:
+    """Every cell :func:`find_path` can reach from ``start`` (``start`` itself included), found
+    in one walk: a search that asks about many goals asks this once."""
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        current = queue.popleft()
+        for step in neighbours(current, width, height):
+            if step not in seen and _step_allowed(current, step, passable):
+                seen.add(step)
+                queue.append(step)
+    return seen
