@@ -182,7 +182,9 @@ class StatusMixin(ConnectMixin):
             "gameId": game_id,
             "name": runtime.name,
             "status": status,
-            "statusDescription": status_description(status, game),
+            "statusDescription": status_description(
+                status, game, own=claim is not None and claim.owner_pid == os.getpid()
+            ),
             "toolCount": tools,
             "nextActions": status_next_actions(game_id, status, tools),
         }

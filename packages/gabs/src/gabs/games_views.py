@@ -32,7 +32,12 @@ __all__ = [
 ]
 
 
-def status_description(status: str, game: GameConfig | None) -> str:
+def status_description(status: str, game: GameConfig | None, *, own: bool = False) -> str:
+    """The Go bridge's words for ``status``. ``own``: this bridge process holds the game's
+    claim, so a start in progress is its own (the Go bridge, serving one request at a time,
+    never reports its own start and always names another session)."""
+    if status == "starting" and own:
+        return "starting (this GABS session is launching the game)"
     mode = game.launch_mode if game is not None else ""
     if status == "running" and game is not None and game.url_mode and game.stop_process_name:
         return "running (GABS is tracking the game process)"
