@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .go_format import go_duration_ns
+
 __all__ = [
     "GLOBAL_FLAGS",
     "GlobalFlags",
@@ -212,28 +214,7 @@ def parse_duration(text: str) -> float:
 
 def go_duration_text(ns: int) -> str:
     """Whole nanoseconds as Go's ``Duration.String`` prints them (``1m30s``, ``1.5µs``)."""
-    if ns == 0:
-        return "0s"
-    sign, ns = ("-" if ns < 0 else ""), abs(ns)
-
-    def fraction(value: int, size: int) -> str:
-        whole, rest = divmod(value, size)
-        digits = f"{rest:0{len(str(size)) - 1}d}".rstrip("0") if rest else ""
-        return f"{whole}.{digits}" if digits else str(whole)
-
-    if ns < 1_000_000_000:
-        size, name = next(
-            (size, name)
-            for size, name in ((1_000_000, "ms"), (1_000, "\u00b5s"), (1, "ns"))
-            if ns >= size
-        )
-        return sign + fraction(ns, size) + name
-    hours, rest = divmod(ns, 3_600_000_000_000)
-    minutes, rest = divmod(rest, 60_000_000_000)
-    text = f"{hours}h" if hours else ""
-    if hours or minutes:
-        text += f"{minutes}m"
-    return sign + text + fraction(rest, 1_000_000_000) + "s"
+    return go_duration_ns(ns)
 
 
 def parse_backoff(text: str | None) -> tuple[float, float]:

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 __all__ = [
     "go_duration",
+    "go_duration_ns",
     "go_html_escape",
     "go_json",
     "go_numbers",
@@ -187,6 +188,11 @@ def go_duration(seconds: float, *, unit: float = 0.001) -> str:
     step = round(unit * 1e9)
     ns = int(Decimal(repr(seconds * 1e9)).to_integral_value(rounding="ROUND_HALF_UP"))
     ns = (abs(ns) + step // 2) // step * step * (1 if ns >= 0 else -1)
+    return go_duration_ns(ns)
+
+
+def go_duration_ns(ns: int) -> str:
+    """Whole nanoseconds as Go's ``Duration.String`` prints them (``1m30s``, ``1.5µs``)."""
     if ns == 0:
         return "0s"
     sign, ns = ("-" if ns < 0 else ""), abs(ns)
