@@ -26,13 +26,11 @@ ToolHandler = Callable[
 ]
 """A core tool's handler: the request context and the (validated) arguments."""
 
-_GAME_ID: Final[dict[str, Any]] = {
-    "type": "string",
-    "minLength": 1,
-    "description": "The game's id as configured (see games_list).",
-}
+# No ``minLength``: these six tools read a blank ``gameId`` as not given, as the Go bridge
+# does (whose schema has no bound either), so a client that checks the advertised schema must
+# let ``"gameId": ""`` through.
 _GAME_ID_OPTIONAL: Final[dict[str, Any]] = {
-    **_GAME_ID,
+    "type": "string",
     "description": "The game's id; optional when exactly one connected game fits.",
 }
 
