@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -170,6 +171,12 @@ class AttentionMachine(RuleBasedStateMachine):
     def _ack_without_effect(self, attention_id: str) -> None:
         before = self.manager.current()
         payloads = sum(len(h.payloads) for h in self.histories.values())
+        if not attention_id.strip():  # refused, as Lib.GAB's AcknowledgeAsync refuses it
+            with pytest.raises(ValueError, match="non-empty attention id"):
+                self.manager.ack(attention_id)
+            assert self.manager.current() == before
+            assert sum(len(h.payloads) for h in self.histories.values()) == payloads
+            return
         outcome = self.manager.ack(attention_id)
         assert (outcome.acknowledged, outcome.attention_id, outcome.current) == (
             False,

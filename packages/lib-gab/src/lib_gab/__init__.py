@@ -49,10 +49,13 @@ from lib_gab.server import (
     ServerLimits,
 )
 from lib_gab.tool_info import (
+    TOOL_NAME_PATTERN,
     ToolInfo,
     ToolParameter,
     ToolParameterInfo,
     ToolResponseFieldInfo,
+    check_tool_name,
+    is_valid_tool_name,
     tool,
     tool_response,
     tool_title,
@@ -61,6 +64,7 @@ from lib_gab.tools import InvalidArguments, Tool, ToolContext, ToolError, ToolNo
 
 __all__ = [
     "ATTENTION_CHANNELS",
+    "TOOL_NAME_PATTERN",
     "AckOutcome",
     "AttentionManager",
     "AttentionPolicy",
@@ -86,6 +90,7 @@ __all__ = [
     "ToolResponseFieldInfo",
     "UnknownArguments",
     "UrgentEntry",
+    "check_tool_name",
     "create_gabs_aware_server",
     "create_server",
     "create_server_with_external_config",
@@ -96,6 +101,7 @@ __all__ = [
     "current_operation",
     "gabs_launch",
     "is_running_under_gabs",
+    "is_valid_tool_name",
     "tool",
     "tool_response",
     "tool_title",

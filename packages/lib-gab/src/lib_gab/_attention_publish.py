@@ -64,6 +64,8 @@ def _check(wire: dict[str, Any]) -> Attention:
 def normalize_published(incoming: dict[str, Any], current: dict[str, Any] | None) -> Attention:
     """The item to hold open after publishing ``incoming`` over ``current`` (both wire form)."""
     item = dict(incoming)
+    if _blank(item.get("attentionId")):  # Lib.GAB: ArgumentException, nothing published
+        raise ValueError("an attention item needs a non-blank attentionId")
     item["state"] = "open"
     if current is not None and current["attentionId"] == item["attentionId"]:
         for key in ("openedAtSequence", "latestSequence", "totalUrgentEntries"):
@@ -77,7 +79,7 @@ def normalize_published(incoming: dict[str, Any], current: dict[str, Any] | None
 def normalize_cleared(given: dict[str, Any] | None, current: dict[str, Any]) -> Attention:
     """The ``attention/cleared`` payload for clearing ``current`` with ``given`` (or itself)."""
     item = dict(given if given is not None else current)
-    if not item.get("attentionId"):
+    if _blank(item.get("attentionId")):
         item["attentionId"] = current["attentionId"]
     item["state"] = "cleared"
     item["blocking"] = False
@@ -85,10 +87,16 @@ def normalize_cleared(given: dict[str, Any] | None, current: dict[str, Any]) -> 
         if item.get(key, 0) == 0:
             item[key] = current[key]
     for key in ("severity", "summary", "causalOperationId", "causalMethod"):
-        if not item.get(key) and current.get(key):
+        if _blank(item.get(key)) and current.get(key):
             item[key] = current[key]
     if item.get("diagnosticsCursor") is None and current.get("diagnosticsCursor") is not None:
         item["diagnosticsCursor"] = current["diagnosticsCursor"]
     if not item.get("sample") and current.get("sample"):
         item["sample"] = current["sample"]
     return _check(item)
+
+
+def _blank(value: Any) -> bool:
+    """Missing, empty or white space only: what Lib.GAB's ``IsNullOrWhiteSpace`` treats as
+    not given."""
+    return value is None or (isinstance(value, str) and not value.strip())

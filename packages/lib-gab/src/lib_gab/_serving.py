@@ -52,6 +52,8 @@ class Serving(MethodHandlers):
     _address: ServerAddress | None
     _connection_limits: ConnectionLimits
     options: ProtocolOptions
+    _started: bool = False
+    """Listening (or serving stdio) now: a second start is refused, as Lib.GAB's is."""
 
     @property
     def port(self) -> int:
@@ -82,12 +84,15 @@ class Serving(MethodHandlers):
         """Serve in the background for the duration of the block; yields the bound address."""
         # listen first: a port in use is raised as itself, not inside an exception group
         listener = await self._open()
-        async with anyio.create_task_group() as tg:
-            address: ServerAddress = await tg.start(self._serve_on, listener)
-            try:
-                yield address
-            finally:
-                tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                address: ServerAddress = await tg.start(self._serve_on, listener)
+                try:
+                    yield address
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._started = False
 
     def run(self) -> None:
         """Serve until interrupted (blocking). Ctrl-C stops the server cleanly."""
@@ -98,11 +103,24 @@ class Serving(MethodHandlers):
         self, *, task_status: anyio.abc.TaskStatus[ServerAddress] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Listen and serve until cancelled; reports the bound address through ``task_status``."""
-        await self._serve_on(await self._open(), task_status=task_status)
+        listener = await self._open()
+        try:
+            await self._serve_on(listener, task_status=task_status)
+        finally:
+            self._started = False
 
     async def _open(self) -> TcpListener | anyio.abc.SocketListener | None:
-        self._relay.bind_loop()
-        return None if self.transport == "stdio" else await self._listen()
+        if self._started:  # Lib.GAB's StartAsync: "Transport is already running"
+            raise RuntimeError(
+                "the server is already running: leave running() (or cancel serve()) first"
+            )
+        self._started = True
+        try:
+            self._relay.bind_loop()
+            return None if self.transport == "stdio" else await self._listen()
+        except BaseException:
+            self._started = False
+            raise
 
     async def _serve_on(
         self,

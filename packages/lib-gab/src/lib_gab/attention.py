@@ -412,8 +412,11 @@ class AttentionManager:
 
         A matching id clears the item: the listener gets ``attention/cleared`` (``state``
         ``cleared``, ``blocking`` false) and any deferred update is dropped. Any other id
-        changes nothing and the outcome carries the item still open.
+        changes nothing and the outcome carries the item still open. A blank id raises
+        ``ValueError``, as Lib.GAB's ``AcknowledgeAsync`` refuses it.
         """
+        if not isinstance(attention_id, str) or not attention_id.strip():
+            raise ValueError(f"acknowledging needs a non-empty attention id, got {attention_id!r}")
         notify = False
         with self._lock:
             item = self._item

@@ -312,6 +312,8 @@ class GabpServer(Serving):
         An instance: its methods (Lib.GAB's ``RegisterToolsFromInstance``); a class: its static
         and class methods; a module: its functions. Tools of the same names are replaced.
         """
+        if target is None:  # Lib.GAB: ArgumentNullException; nothing found would hide a slip
+            raise TypeError("register_tools_from needs an instance, a class or a module, not None")
         found = marked_tools(target)
         for tool in found:
             self.tools.put(tool)
@@ -341,8 +343,8 @@ class GabpServer(Serving):
 
     def channel(self, name: str, description: str | None = None) -> None:
         """Offer the event channel ``name`` (bridges subscribe to it with events/subscribe)."""
-        if not name:
-            raise ValueError("a channel name must not be empty")
+        if not isinstance(name, str) or not name.strip():  # Lib.GAB: IsNullOrWhiteSpace
+            raise ValueError(f"a channel name must not be empty or blank, got {name!r}")
         if name in ATTENTION_CHANNELS:
             raise ValueError(f"{name} is an attention channel: use enable_attention()")
         self._channels.setdefault(name, Channel(name, description))

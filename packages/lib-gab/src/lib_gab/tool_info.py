@@ -34,10 +34,13 @@ from gabp.messages import TOOL_NAME_PATTERN
 
 __all__ = [
     "JSON_TYPES",
+    "TOOL_NAME_PATTERN",
     "ToolInfo",
     "ToolParameter",
     "ToolParameterInfo",
     "ToolResponseFieldInfo",
+    "check_tool_name",
+    "is_valid_tool_name",
     "json_type_of",
     "lib_gab_type_name",
     "tool",
@@ -55,9 +58,19 @@ _RESPONSES = "__lib_gab_tool_responses__"
 _NO_DEFAULT: Any = object()
 
 
+def is_valid_tool_name(name: object) -> bool:
+    """Whether ``name`` is a canonical GABP tool name (Lib.GAB's ``ToolNameValidator.IsValid``).
+
+    The whole text must match :data:`TOOL_NAME_PATTERN`: a name ending in a line break is not
+    one (.NET's and Python's ``$`` both allow one before the end; GABP's schema does not).
+    """
+    return isinstance(name, str) and _TOOL_NAME.fullmatch(name) is not None
+
+
 def check_tool_name(name: str) -> str:
-    """``name`` if it is a canonical GABP tool name, else a ``ValueError`` that says why."""
-    if not isinstance(name, str) or not _TOOL_NAME.match(name):
+    """``name`` if it is a canonical GABP tool name, else a ``ValueError`` that says why
+    (Lib.GAB's ``ToolNameValidator.EnsureValid``)."""
+    if not is_valid_tool_name(name):
         raise ValueError(
             f"tool name {name!r} must match {TOOL_NAME_PATTERN} (for example 'inventory/get'): "
             "lowercase segments joined by '/', at least two; dotted names such as "
