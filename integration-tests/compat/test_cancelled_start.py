@@ -19,27 +19,7 @@ import anyio
 from anyio.abc import ByteReceiveStream
 
 from .harness import ConfigDir, bridge_environment, process_alive, wait_gone
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "compat-suite", "version": "1.0"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-
-
-def line(message: dict[str, Any]) -> bytes:
-    return json.dumps(message).encode() + b"\n"
-
-
-def call(request_id: int, name: str, arguments: dict[str, Any]) -> bytes:
-    params = {"name": name, "arguments": arguments}
-    return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+from .test_transports import INITIALIZE, INITIALIZED, call, line
 
 
 class Answers:
@@ -92,16 +72,16 @@ async def test_a_start_cancelled_once_the_game_runs_leaves_it_running_and_stoppa
                 answers = Answers(process.stdout)
                 await process.stdin.send(line(INITIALIZE) + line(INITIALIZED))
                 await answers.wait_for(1)
-                await process.stdin.send(call(2, "games_start", {"gameId": "compat"}))
+                await process.stdin.send(line(call(2, "games_start", {"gameId": "compat"})))
                 pid = await game_pid(config_dir)
                 cancel = {"requestId": 2, "reason": "the user pressed stop"}
                 await process.stdin.send(
                     line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
                 )
                 await anyio.sleep(3)  # the start's verification is over by now
-                await process.stdin.send(call(3, "games_status", {"gameId": "compat"}))
+                await process.stdin.send(line(call(3, "games_status", {"gameId": "compat"})))
                 status = structured(await answers.wait_for(3))
-                await process.stdin.send(call(4, "games_stop", {"gameId": "compat"}))
+                await process.stdin.send(line(call(4, "games_stop", {"gameId": "compat"})))
                 stopped = structured(await answers.wait_for(4))
                 await process.stdin.aclose()
                 await process.wait()
