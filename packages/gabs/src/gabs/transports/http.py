@@ -14,6 +14,10 @@ The token comes from the ``token`` argument, else ``$GABS_HTTP_TOKEN``, else the
 new one is generated and written there with mode 0600, and only the file's path is printed.
 The bridge binds loopback by default; a non-loopback host is refused unless a token was
 configured (not just generated) and ``allow_remote`` is set.
+
+On SIGTERM or SIGINT the bridge stops accepting connections, ends the sessions' open GET
+streams, and lets the requests in flight finish for up to :data:`SHUTDOWN_GRACE_SECONDS` (the
+Go bridge's drain) before it cancels them; then it exits with status 0.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from gabs.transports.http_guard import MCP_PATH, GuardMiddleware, is_loopback
 
 __all__ = [
     "DEFAULT_HTTP_PORT",
+    "SHUTDOWN_GRACE_SECONDS",
     "TOKEN_ENV",
     "TOKEN_FILE_NAME",
     "GuardMiddleware",
@@ -58,6 +63,9 @@ logger = logging.getLogger("gabs.http")
 TOKEN_ENV: Final = "GABS_HTTP_TOKEN"
 DEFAULT_HTTP_PORT: Final = 8765
 TOKEN_FILE_NAME: Final = "http-token"
+#: How long requests in flight may run on after SIGTERM or SIGINT, in seconds (the Go bridge
+#: waits as long for its HTTP server to drain); a second signal ends them at once.
+SHUTDOWN_GRACE_SECONDS: Final = 10
 
 
 class HttpServeError(Exception):
@@ -190,9 +198,18 @@ def _server_class(uvicorn: Any) -> Any:
 
     uvicorn raises a caught signal again after its graceful shutdown, so the process would end
     with 143 on SIGTERM; here a signal only asks for the shutdown (a second one forces it).
+    The handler is a method of the server: the SDK's GET streams (sse-starlette's) end when
+    the server that the SIGTERM handler belongs to is exiting, and a plain function belongs to
+    none, so an open stream kept the bridge from exiting at all.
     """
 
     class CleanExitServer(uvicorn.Server):  # type: ignore[misc]
+        def request_exit(self, signum: int, frame: Any) -> None:
+            server: Any = self
+            if server.should_exit:
+                server.force_exit = True
+            server.should_exit = True
+
         @contextlib.contextmanager
         def capture_signals(self) -> Any:
             import threading
@@ -201,15 +218,8 @@ def _server_class(uvicorn: Any) -> Any:
                 yield
                 return
 
-            server: Any = self
-
-            def stop(signum: int, frame: Any) -> None:
-                if server.should_exit:
-                    server.force_exit = True
-                server.should_exit = True
-
             handled = (signal.SIGINT, signal.SIGTERM)
-            original = {signum: signal.signal(signum, stop) for signum in handled}
+            original = {signum: signal.signal(signum, self.request_exit) for signum in handled}
             try:
                 yield
             finally:
@@ -270,6 +280,7 @@ async def serve_http(
             lifespan="on",
             server_header=False,
             http=first_request_protocol(),
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
         )
         server = _server_class(uvicorn)(uv_config)
         # bind here, so that port 0 (any free port) is reported as the port actually bound

@@ -164,7 +164,11 @@ class GuardMiddleware:
                 return
             await self.app(scope, receive, without_cancelled_answers(send))
             return
-        body = await _read_body(receive, headers)
+        try:
+            body = await _read_body(receive, headers)
+        except _ClientLeft:
+            logger.info("a client left before its request body was whole: not served")
+            return
         if body is None:
             await _refuse(send, 400, _TOO_LARGE)
             return
@@ -226,8 +230,16 @@ def _restoring_ids(aliases: IdAliases, send: Send) -> Send:
     return restoring
 
 
+class _ClientLeft(Exception):
+    """The client disconnected before its request body was whole."""
+
+
 async def _read_body(receive: Receive, headers: dict[str, str]) -> bytes | None:
-    """The whole request body, or None when it is larger than :data:`MAX_BODY_BYTES`."""
+    """The whole request body, or None when it is larger than :data:`MAX_BODY_BYTES`.
+
+    Raises :class:`_ClientLeft` when the client disconnects before the body is whole: what
+    came of it is not served (it may be JSON, only short of its length), as the Go bridge serves
+    no body it could not read to its end."""
     declared = headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         return None
@@ -236,7 +248,7 @@ async def _read_body(receive: Receive, headers: dict[str, str]) -> bytes | None:
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            break  # the client left; the app sees an empty body and answers nobody
+            raise _ClientLeft
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
