@@ -177,7 +177,7 @@ async def test_map_queries_describe_cells_targets_and_contiguous_ground(open_sim
     async with open_sim(tick_rate=0) as sim:
         pawn = (await sim.call("rimworld/list_colonists"))["colonists"][0]
         rect = await sim.call("rimworld/get_cells_info", x=0, z=0, width=4, height=3)
-        assert (rect["cellCount"], rect["rect"]["maxX"]) == (12, 3)
+        assert (rect["cellCount"], rect["rect"]) == (12, {"x": 0, "z": 0, "width": 4, "height": 3})
         too_big = await sim.call("rimworld/get_cells_info", x=0, z=0, width=40, height=40)
         assert too_big["success"] is False
         target = await sim.call("rimworld/get_map_target_info", pawnName=pawn["name"])

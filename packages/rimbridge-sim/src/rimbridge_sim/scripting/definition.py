@@ -4,7 +4,7 @@ defaults filled in, statements checked for a known type, and the budgets checked
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rimbridge_sim.scripting.expressions import ScriptError
@@ -46,17 +46,35 @@ def _keyed(raw: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {canonical.get(str(k).lower(), str(k)): v for k, v in raw.items()}
 
 
-def _step(raw: Any) -> dict[str, Any]:
+_TRIMMED: Final = ("id", "message", "call", "name", "itemName", "indexName")
+"""The text members the mod trims before running (``NormalizeStatements``)."""
+
+
+def _trim(raw: dict[str, Any], keys: tuple[str, ...]) -> None:
+    for key in keys:
+        if isinstance(raw.get(key), str):
+            raw[key] = raw[key].strip()
+
+
+def _step(raw: Any) -> dict[str, Any] | None:
+    """A statement with canonical keys; ``None`` stays, for the runner to record as the
+    failed step the mod makes of a ``null`` statement."""
+    if raw is None:
+        return None
     if not isinstance(raw, Mapping):
         raise ScriptError("script.invalid_step", f"a statement is an object, got {raw!r}")
     step = _keyed(raw, _STEP_KEYS)
+    _trim(step, _TRIMMED)
     for key in ("body", "elseBody"):
-        if key in step:
-            if not isinstance(step[key], list):
-                raise ScriptError("script.invalid_step", f"{key} must be a list of statements")
+        if step.get(key) is None:  # the mod reads a missing or null body as an empty one
+            step.pop(key, None)
+        elif not isinstance(step[key], list):
+            raise ScriptError("script.invalid_step", f"{key} must be a list of statements")
+        else:
             step[key] = [_step(s) for s in step[key]]
     if isinstance(step.get("continueUntil"), Mapping):
         step["continueUntil"] = _keyed(step["continueUntil"], _POLICY_KEYS)
+        _trim(step["continueUntil"], ("timeoutMessage",))
     # an unknown type is the runner's to report, as a failed step when it is reached
     step["type"] = str(step.get("type") or ("call" if step.get("call") else "")).strip().lower()
     return step
@@ -84,7 +102,9 @@ def normalize_definition(raw: Any) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise ScriptError("script.invalid_definition", "the script must be a JSON object")
     definition = _keyed(raw, _DEFINITION_KEYS)
-    definition.setdefault("name", "")
+    if definition.get("name") is None:
+        definition["name"] = ""
+    _trim(definition, ("name",))
     definition.setdefault("continueOnError", False)
     for key, default in (
         ("maxDurationMs", 60000),
@@ -101,9 +121,12 @@ def normalize_definition(raw: Any) -> dict[str, Any]:
     return definition
 
 
-def count_statements(steps: list[dict[str, Any]]) -> int:
-    """Every statement of a definition, nested ones included (the report's ``stepCount``)."""
+def count_statements(steps: Sequence[dict[str, Any] | None]) -> int:
+    """Every statement of a definition, nested ones included (the report's ``stepCount``; a
+    ``null`` statement counts as one)."""
     return sum(
-        1 + count_statements(s.get("body", [])) + count_statements(s.get("elseBody", []))
+        1
+        if s is None
+        else 1 + count_statements(s.get("body", [])) + count_statements(s.get("elseBody", []))
         for s in steps
     )

@@ -12,7 +12,14 @@ from rimbridge_sim.contract.capabilities import capability_id
 from rimbridge_sim.diagnostics._records import STATUS_CODES, STATUS_NAMES
 from rimbridge_sim.scripting.expressions import ScriptError
 
-__all__ = ["CallOutcome", "ScriptReport", "call_row", "condition_failure", "failed_row"]
+__all__ = [
+    "CallOutcome",
+    "ScriptReport",
+    "call_row",
+    "condition_failure",
+    "failed_row",
+    "null_row",
+]
 
 
 @dataclass
@@ -142,6 +149,13 @@ def failed_row(index: int, step_id: str, call: str, error: ScriptError) -> dict[
         "error": error.to_wire(),
         "warnings": [],
     }
+
+
+def null_row(executed: int) -> dict[str, Any]:
+    """The failed row the mod records for a ``null`` statement: named ``step-<n>`` after the
+    number of rows before it, with no call."""
+    error = ScriptError("script.invalid_step", "The script contained a null step.")
+    return failed_row(executed + 1, f"step-{executed}", "", error)
 
 
 def condition_failure(row: dict[str, Any], error: ScriptError, started: float) -> dict[str, Any]:

@@ -18,7 +18,7 @@ failed row's error is the script's ``error``.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -40,6 +40,7 @@ from rimbridge_sim.scripting.report import (
     call_row,
     condition_failure,
     failed_row,
+    null_row,
 )
 from rimbridge_sim.scripting.values import items as collection_items
 
@@ -74,8 +75,7 @@ class ScriptRunner:
         self._call_statements: dict[str, int] = {}
         self._implicit_ids: dict[int, str] = {}
         self._next_implicit = 1
-        self._executed = 0
-        self._depth = 0
+        self._executed = self._depth = 0
         self._scope = Scope()
         self._report = ScriptReport("", False)
         self._started = time.monotonic()
@@ -102,10 +102,13 @@ class ScriptRunner:
     def _stopped(self) -> bool:
         return self._report.halted or self._report.returned
 
-    async def _statements(self, steps: list[dict[str, Any]]) -> None:
+    async def _statements(self, steps: Sequence[dict[str, Any] | None]) -> None:
         for step in steps:
             if self._stopped:
                 return
+            if step is None:  # the mod records a null statement as a failed step
+                self._report.record(null_row(len(self._report.steps)))
+                continue
             await self._statement(step)
 
     def _id(self, step: dict[str, Any], prefix: str) -> str:
@@ -327,18 +330,20 @@ class ScriptRunner:
             details = {"condition": condition, "reason": reason}
             raise _failure("script.assertion_failed", message, details, halt=True)
 
+    def _value(self, step: dict[str, Any], statement_id: str) -> Any:
+        value = step.get("value")
+        if value is not None:
+            value = self._eval(value, "script.invalid_expression", statement_id)
+        return value
+
     async def _fail(self, step: dict[str, Any], statement_id: str) -> None:
-        details = None
-        if step.get("value") is not None:
-            details = self._eval(step["value"], "script.invalid_expression", statement_id)
+        details = self._value(step, statement_id)
         message = (step.get("message") or "").strip()
         message = message or f"Script requested failure at '{statement_id}'."
         raise _failure("script.failed", message, details, halt=True)
 
     async def _print(self, step: dict[str, Any], statement_id: str) -> None:
-        value = None
-        if step.get("value") is not None:
-            value = self._eval(step["value"], "script.invalid_expression", statement_id)
+        value = self._value(step, statement_id)
         self._report.output.append(
             {
                 "index": len(self._report.output) + 1,
@@ -351,11 +356,8 @@ class ScriptRunner:
         )
 
     async def _return(self, step: dict[str, Any], statement_id: str) -> None:
-        value = None
-        if step.get("value") is not None:
-            value = self._eval(step["value"], "script.invalid_expression", statement_id)
+        self._report.result = self._value(step, statement_id)
         self._report.returned = True
-        self._report.result = value
 
     # calls -----------------------------------------------------------------------------------
 

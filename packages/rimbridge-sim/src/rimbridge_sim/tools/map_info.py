@@ -144,7 +144,7 @@ class MapInfoTools:
             raise _out_of_bounds(outside[0])
         return {
             "success": True,
-            "rect": rect_payload(x, z, width, height),
+            "rect": {"x": x, "z": z, "width": width, "height": height},  # no maxX/maxZ here
             "cellCount": len(cells),
             "cells": [describe_cell(world, c) for c in cells],
             "state": world.state_snapshot(),

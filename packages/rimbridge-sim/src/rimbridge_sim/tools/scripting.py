@@ -69,6 +69,32 @@ def _refusal(error: ScriptError) -> dict[str, Any]:
     }
 
 
+_BYTE_ORDER_MARKS: Final = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _decode(data: bytes) -> str:
+    """A file's text as .NET's ``File.ReadAllText`` reads it: the encoding a byte order mark
+    names (the mark dropped), else UTF-8; a byte that does not decode becomes U+FFFD."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            return data[len(mark) :].decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def _code_last(answer: dict[str, Any]) -> dict[str, Any]:
+    """A payload failure's ``code`` moved after the mod's keys (a Lua tool adds its own keys
+    after the runner's answer, and a file tool the paths after those)."""
+    if "code" in answer:
+        answer["code"] = answer.pop("code")
+    return answer
+
+
 class ScriptingTools:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
@@ -242,15 +268,9 @@ class ScriptingTools:
     ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The lowered definition as the compiler writes it (before the runner's defaults),
         checked by the runner's reader; or the refusal."""
-        if not source.strip():
+        if not source.strip():  # the tool's own check, before the compiler: no error object
             message = "A non-empty luaSource payload is required."
-            error = {"code": "lua.invalid_source", "message": message, "details": None}
-            return None, {
-                "success": False,
-                "message": message,
-                "error": error,
-                "code": error["code"],
-            }
+            return None, {"success": False, "message": message, "code": "invalid_argument"}
         try:
             definition = compile_lua(source, parameters)
             normalize_definition(definition)
@@ -315,9 +335,11 @@ class ScriptingTools:
             return failure
         normalized = normalize_definition(definition)
         result = await self._execute(normalized, include_step_results, "Lua script")
+        if "script" not in result:  # an answer too deep to write: the bare refusal
+            return result
         output, script = result.pop("output"), result.pop("script")
         count = len(parameters or {})
-        return {**result, "parameterCount": count, "output": output, "script": script}
+        return _code_last({**result, "parameterCount": count, "output": output, "script": script})
 
     def _read(self, script_path: str) -> tuple[str | None, str | None, dict[str, Any] | None]:
         trimmed = script_path.strip()
@@ -355,8 +377,8 @@ class ScriptingTools:
                 },
             )
         try:
-            return str(resolved), resolved.read_text(encoding="utf-8"), None
-        except (OSError, UnicodeDecodeError) as error:
+            return str(resolved), _decode(resolved.read_bytes()), None
+        except OSError as error:
             return (
                 None,
                 None,
@@ -386,7 +408,7 @@ class ScriptingTools:
             assert failure is not None
             return failure
         result = await self.compile_lua(source, parameters)
-        return {**result, "scriptPath": script_path, "resolvedScriptPath": resolved}
+        return _code_last({**result, "scriptPath": script_path, "resolvedScriptPath": resolved})
 
     @tool(
         "rimbridge/run_lua_file",
@@ -408,4 +430,4 @@ class ScriptingTools:
             assert failure is not None
             return failure
         result = await self.run_lua(source, parameters, include_step_results)
-        return {**result, "scriptPath": script_path, "resolvedScriptPath": resolved}
+        return _code_last({**result, "scriptPath": script_path, "resolvedScriptPath": resolved})

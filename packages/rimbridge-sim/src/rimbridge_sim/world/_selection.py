@@ -233,8 +233,14 @@ class Selection:
             hot_key: tuple[str, str] | None = None,
         ) -> None:
             ordinal = len(found) + 1
-            # the mod's signature: type, label, description, the owners' tokens (sorted)
-            signature = stable_hash(gizmo_type, label, description, "|".join(sorted(set(owners))))
+            # the mod's signature (CreateGizmoSignatureParts): type, order ("0.####" of the
+            # float: a whole number here), label, description, top-right label (none), group
+            # size (one gizmo per owner) and the owners' tokens, sorted
+            tokens = sorted(set(owners))
+            order, size = str(ordinal), str(len(owners))
+            signature = stable_hash(
+                gizmo_type, order, label, description, "", size, "|".join(tokens)
+            )
             gizmo_id = f"selection-gizmo:{fingerprint}:{ordinal}:{signature}"
             found.append(
                 Gizmo(
