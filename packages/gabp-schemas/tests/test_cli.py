@@ -98,8 +98,28 @@ def test_schema_option_validates_plain_documents(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write(tmp_path, "blocked.json", {"executed": False})
-    assert main(["--schema", "bridge/blocked-call.result", str(path)]) == 1
+    assert main(["--schema", "ext/bridge/blocked-call.result", str(path)]) == 1
     assert capsys.readouterr().out.startswith(f"invalid  {path}: $: 'attention' is a required")
+
+
+def test_schema_option_refuses_a_gabp_name_for_an_extension_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "blocked.json", {"executed": False})
+    assert main(["--schema", "bridge/blocked-call.result", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "GABP 1.1.0 defines none" in err
+    assert "'ext/bridge/blocked-call.result'" in err
+
+
+def test_nan_in_a_file_is_not_json_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "nan.json"
+    text = json.dumps({**HELLO, "type": "event"}).replace('"event"', "NaN")
+    path.write_text(text, encoding="utf-8")
+    assert main([str(path)]) == 2
+    assert capsys.readouterr().err == f"error  {path}: not JSON: NaN is not a JSON value\n"
 
 
 def test_unreadable_or_unparseable_files_exit_2_with_a_message_on_stderr(

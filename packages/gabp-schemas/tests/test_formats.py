@@ -36,6 +36,9 @@ def test_uuid_is_the_textual_8_4_4_4_12_form(value: str, ok: bool) -> None:
         ("gabp://rimworld/has space", False),
         ("gabp://rimworld/bad%zz", False),
         ("1gabp://x/y", False),
+        ("gabp://rimworld/pawn%C3%A9", True),
+        ("gabp://rimworld/pawn\u00e9", False),
+        ("gabp://rimworld/\u2028", False),
     ],
 )
 def test_uri_is_an_absolute_uri(value: str, ok: bool) -> None:
@@ -53,6 +56,8 @@ def test_uri_is_an_absolute_uri(value: str, ok: bool) -> None:
         ("2026-01-02T24:00:00Z", False),
         ("2026-01-02T10:30:45", False),
         ("2026-01-02", False),
+        ("\u0662\u0660\u0662\u0666-01-02T10:30:45Z", False),
+        ("2026-01-02T10:30:45+0200", False),
         ("yesterday", False),
     ],
 )

@@ -334,14 +334,92 @@ def test_schema_ids_cover_both_sets_each_under_its_own_base() -> None:
     assert "https://gabp.dev/schema/1.0/envelope.schema.json" in normative
 
 
+def test_earlier_names_of_gabp_schemas_still_resolve() -> None:
+    assert load_schema("methods/session.hello.response") == load_schema(
+        "methods/session.welcome.response"
+    )
+    assert load_schema("https://gabp.dev/schema/1.0/methods/session.hello.response.json") == (
+        load_schema("methods/session.welcome.response")
+    )
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("methods/session.hello.response", "methods/session.welcome.response"),
         ("bridge/blocked-call.result", "ext/bridge/blocked-call.result"),
+        (
+            "https://gabp.dev/schema/1.0/bridge/blocked-call.result.json",
+            "ext/bridge/blocked-call.result",
+        ),
         ("methods/events.subscribe.response", "ext/methods/events.subscribe.response"),
+        (
+            "https://gabp.dev/schema/1.0/methods/events.unsubscribe.response.json",
+            "ext/methods/events.unsubscribe.response",
+        ),
         ("https://gabp.dev/schema/1.0/events/attention.payload.json", "ext/events/attention.event"),
     ],
 )
-def test_earlier_schema_names_and_ids_still_resolve(old: str, new: str) -> None:
-    assert load_schema(old) == load_schema(new)
+def test_gabp_names_never_resolve_to_extension_schemas(old: str, new: str) -> None:
+    # GABP 1.1.0 has no schema at these names; a later release may add one there.
+    with pytest.raises(UnknownSchemaError, match=f"GABP 1.1.0 defines none.*{new}"):
+        load_schema(old)
+    with pytest.raises(UnknownSchemaError):
+        validate_document({}, schema=old)
+    assert load_schema(new)["$id"].startswith("https://gabp.dev/schema/ext/1.0/")
+
+
+def tool_call(name: str) -> dict[str, Any]:
+    return {
+        "v": "gabp/1",
+        "id": UUID,
+        "type": "request",
+        "method": "tools/call",
+        "params": {"name": name, "arguments": {}},
+    }
+
+
+def welcome(**result: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "agentId": "rimworld",
+        "app": {"name": "RimWorld", "version": "1.5"},
+        "capabilities": {},
+        "schemaVersion": "1.0",
+    }
+    base.update(result)
+    return response(base)
+
+
+# Patterns are ECMA-262 regular expressions (what GABP's own ajv-based validator runs), not
+# Python's: "$" is the end of the text, "\d" an ASCII digit.
+@pytest.mark.parametrize(
+    ("message", "method"),
+    [
+        (tool_call("rimworld/pause_game\n"), None),
+        ({"v": "gabp/1", "id": UUID, "type": "request", "method": "custom/thing\n"}, None),
+        (welcome(schemaVersion="1.0\n"), "session/hello"),
+        (welcome(schemaVersion="1.\u0663"), "session/hello"),
+        (welcome(capabilities={"methods": ["tools/call\n"]}), "session/hello"),
+        (welcome(capabilities={"extensions": {"concurrency\n": {}}}), "session/hello"),
+    ],
+)
+def test_patterns_are_ecma_262_so_a_final_newline_or_a_non_ascii_digit_fails(
+    message: dict[str, Any], method: str | None
+) -> None:
+    assert not gabp_schemas.verdict(message, method=method)
+    stripped = json.loads(json.dumps(message).replace("\\n", "").replace("\\u0663", "0"))
+    assert gabp_schemas.verdict(stripped, method=method)
+
+
+def test_an_extension_key_outside_the_pattern_is_reported_at_its_own_path() -> None:
+    message = welcome(capabilities={"extensions": {"concurrency\n": {}}})
+    assert errors_of(message, method="session/hello") == [
+        '$.result.capabilities.extensions["concurrency\\n"]: not allowed here (no such member)'
+    ]
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(constant: str) -> None:
+    event = {"v": "gabp/1", "id": UUID, "type": "event", "channel": "colony/raid", "seq": 0}
+    body = json.dumps({**event, "payload": "here"}).replace('"here"', constant)
+    assert errors_of(body) == [f"$: not a JSON document: {constant} is not a JSON value"]
+    assert errors_of(body.encode()) == errors_of(body)

@@ -5,10 +5,12 @@ Draft-07 leaves format assertion to the validator. GABP's schemas rely on it (me
 here, rather than with whatever optional libraries happen to be installed:
 
 * ``uuid``: the textual 8-4-4-4-12 form, hex digits of either case, any version.
-* ``uri``: an absolute URI (RFC 3986): a scheme, ``:``, then no spaces, controls or characters
-  RFC 3986 excludes, and ``%`` only as a well-formed escape.
+* ``uri``: an absolute URI (RFC 3986): a scheme, ``:``, then no spaces, controls, non-ASCII
+  characters (those are IRIs, RFC 3987) or other characters RFC 3986 excludes, and ``%`` only
+  as a well-formed escape.
 * ``date-time``: RFC 3339 ``date-time`` (``T``, ``t`` or a space between date and time), with
-  real calendar dates and times (a leap second ``:60`` allowed).
+  ASCII digits, real calendar dates and times (a leap second ``:60`` allowed) and an offset
+  (``Z`` or ``+hh:mm``).
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ _UUID: Final = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
 _URI: Final = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.\-]*:(?:[^\s<>\"{}|\\^`%\x00-\x1f\x7f]|%[0-9A-Fa-f]{2})*"
+    r"[A-Za-z][A-Za-z0-9+.\-]*:(?:[^\s<>\"{}|\\^`%\x00-\x1f\x7f-\U0010ffff]|%[0-9A-Fa-f]{2})*"
 )
 _DATE_TIME: Final = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))"
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))",
+    re.ASCII,  # RFC 3339 digits are ASCII; without this, \d takes any Unicode digit
 )
 
 

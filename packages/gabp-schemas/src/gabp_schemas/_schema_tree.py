@@ -43,6 +43,13 @@ ALIASES: Final[dict[str, str]] = {
     "https://gabp.dev/schema/1.0/methods/session.hello.response.json": (
         "methods/session.welcome.response"
     ),
+}
+"""Earlier short names and ``$id``s of GABP's own schemas, kept working: -> current short name.
+
+A name or ``$id`` of a schema GABP has resolves to that schema first, so an alias can never
+hide one of GABP's."""
+
+MOVED_TO_EXT: Final[dict[str, str]] = {
     "bridge/blocked-call.result": "ext/bridge/blocked-call.result",
     "https://gabp.dev/schema/1.0/bridge/blocked-call.result.json": "ext/bridge/blocked-call.result",
     "methods/events.subscribe.response": "ext/methods/events.subscribe.response",
@@ -55,7 +62,9 @@ ALIASES: Final[dict[str, str]] = {
     ),
     "https://gabp.dev/schema/1.0/events/attention.payload.json": "ext/events/attention.event",
 }
-"""Earlier short names and ``$id``s, kept working: short name or ``$id`` -> current short name."""
+"""Earlier GABP-looking names of extension schemas: they no longer resolve (GABP 1.1.0 has no
+schema there, and a later GABP release may add one), but the error names the extension
+schema to ask for instead."""
 
 
 @cache

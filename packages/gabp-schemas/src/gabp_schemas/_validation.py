@@ -14,8 +14,16 @@ from jsonschema.exceptions import ValidationError
 
 from gabp_schemas._errors import SchemaValidationError, UnknownSchemaError, ValidationIssue
 from gabp_schemas._formats import format_checker
+from gabp_schemas._patterns import Draft7EcmaValidator, additional_properties
 from gabp_schemas._routing import ENVELOPE, checks_for
-from gabp_schemas._schema_tree import ALIASES, EXT_PREFIX, SchemaSet, registry, schema_documents
+from gabp_schemas._schema_tree import (
+    ALIASES,
+    EXT_PREFIX,
+    MOVED_TO_EXT,
+    SchemaSet,
+    registry,
+    schema_documents,
+)
 
 __all__ = [
     "json_path",
@@ -47,15 +55,24 @@ def schema_ids(schema_set: SchemaSet | None = None) -> list[str]:
 
 
 def resolve_name(name: str) -> str:
-    """The short name for a short name, an ``$id`` or an earlier name (see ``ALIASES``)."""
-    if name in ALIASES:
-        return ALIASES[name]
+    """The short name for a short name, an ``$id`` or an earlier name (see ``ALIASES``).
+
+    Names and ``$id``s in GABP's namespace resolve only to GABP's own schemas: an earlier name
+    of an extension schema (``MOVED_TO_EXT``) raises, naming the ``ext/`` schema to use.
+    """
     documents = schema_documents()
     if name in documents:
         return name
     for short, document in documents.items():
         if document["$id"] == name:
             return short
+    if name in ALIASES:
+        return ALIASES[name]
+    if name in MOVED_TO_EXT:
+        raise UnknownSchemaError(
+            f"no schema named {name!r}: GABP 1.1.0 defines none; this package's extension "
+            f"set has {MOVED_TO_EXT[name]!r}"
+        )
     raise UnknownSchemaError(f"no schema named {name!r}; known: {', '.join(documents)}")
 
 
@@ -69,8 +86,9 @@ def _validator(name: str) -> Draft7Validator:
     schema = schema_documents()[name]
     Draft7Validator.check_schema(schema)
     # Enter through a reference to the schema's $id, so that relative references resolve
-    # against it even where draft-07 ignores $id (beside a root $ref).
-    return Draft7Validator(
+    # against it even where draft-07 ignores $id (beside a root $ref). Patterns are read as
+    # ECMA-262 regular expressions, as JSON Schema asks (see _patterns).
+    return Draft7EcmaValidator(
         {"$ref": schema["$id"]}, registry=registry(), format_checker=format_checker()
     )
 
@@ -146,13 +164,7 @@ def _leaves(error: ValidationError, instance: Any) -> Iterator[_Issue]:
         and isinstance(error.instance, Mapping)
         and isinstance(schema, Mapping)
     ):
-        known = set(schema.get("properties", {}))
-        patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
-        extra = [
-            key
-            for key in error.instance
-            if key not in known and not any(p.search(key) for p in patterns)
-        ]
+        extra = additional_properties(error.instance, schema)
         if extra:
             for key in extra:
                 yield (*where, key), _not_allowed(key, error.instance), "additionalProperties"
@@ -200,11 +212,20 @@ def issues_for(
     return sorted(found.values(), key=lambda issue: (issue.path, issue.message))
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` that refuses ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON, RFC 8259)."""
+    return json.loads(text, parse_constant=_not_json)
+
+
 def _parse(message: Any) -> Any:
     if isinstance(message, bytes | bytearray | memoryview):
         message = bytes(message).decode("utf-8")
     if isinstance(message, str):
-        return json.loads(message)
+        return loads(message)
     return message
 
 
@@ -224,7 +245,7 @@ def validate(
     """
     try:
         instance = _parse(message)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, NaN and the infinities
         raise SchemaValidationError(
             [ValidationIssue("$", f"not a JSON document: {exc}", "json")], schema=ENVELOPE
         ) from exc

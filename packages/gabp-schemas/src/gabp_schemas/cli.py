@@ -15,7 +15,7 @@ from typing import Any
 
 from gabp_schemas._errors import SchemaValidationError, UnknownSchemaError
 from gabp_schemas._schema_tree import SCHEMA_SETS
-from gabp_schemas._validation import validate, validate_document
+from gabp_schemas._validation import loads, validate, validate_document
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -74,8 +74,8 @@ def _load(path: Path) -> Any:
     except OSError as exc:
         raise _Unusable(f"cannot read: {exc.strerror or exc}") from exc
     try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return loads(raw)
+    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, NaN and the infinities
         raise _Unusable(f"not JSON: {exc}") from exc
 
 
