@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import re
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection, Mapping
@@ -25,6 +24,7 @@ import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from gabp._deadlines import DeadlineQueue
+from gabp._wire import schema_regex
 from gabp.errors import ConnectionClosed
 from gabp.framing import FrameDecoder, encode_frame
 from gabp.messages import METHOD_PATTERN, PROTOCOL_VERSION, SEND_METHOD_PATTERN, UUID_PATTERN, Event
@@ -48,9 +48,9 @@ _BATCH_BYTES = 64 * 1024
 NIL_ID = "00000000-0000-0000-0000-000000000000"
 """The id of an error response to a message whose own id could not be recovered."""
 
-UUID = re.compile(UUID_PATTERN)
-METHOD = re.compile(METHOD_PATTERN)
-SEND_METHOD = re.compile(SEND_METHOD_PATTERN)
+UUID = schema_regex(UUID_PATTERN)
+METHOD = schema_regex(METHOD_PATTERN)
+SEND_METHOD = schema_regex(SEND_METHOD_PATTERN)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Annotated, Any, Literal
 
@@ -21,11 +20,12 @@ from gabp._wire import (
     check_send_method,
     new_id,
     peer_mode,
+    schema_regex,
 )
 
 __all__ = ["ErrorObject", "Event", "Message", "Request", "Response", "message_adapter"]
 
-_DATE_TIME = re.compile(DATE_TIME_PATTERN)
+_DATE_TIME = schema_regex(DATE_TIME_PATTERN)
 
 
 class ErrorObject(WireModel):

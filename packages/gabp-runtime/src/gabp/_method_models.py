@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -27,6 +26,7 @@ from gabp._wire import (
     WireModel,
     check_uri,
     peer_mode,
+    schema_regex,
     unique,
 )
 
@@ -65,7 +65,7 @@ CONCURRENCY_EXTENSION = "concurrency"
 server answers correctly while they overlap on one connection (an extension; other bridges
 ignore it)."""
 
-_EXTENSION_NAME = re.compile(EXTENSION_NAME_PATTERN)
+_EXTENSION_NAME = schema_regex(EXTENSION_NAME_PATTERN)
 Uri = Annotated[str, AfterValidator(check_uri)]
 
 

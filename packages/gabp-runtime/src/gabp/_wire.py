@@ -42,8 +42,10 @@ EXTENSION_NAME_PATTERN = r"^[a-z][a-z0-9_-]*$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 DATE_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
 """RFC 3339 ``date-time`` (the shape; calendar values are checked where it matters)."""
-URI_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*:([^\s<>\"{}|\\^`%\x00-\x1f\x7f]|%[0-9A-Fa-f]{2})*$"
-"""An absolute URI (RFC 3986), as ``format: uri`` is checked by ``gabp_schemas``."""
+URI_PATTERN = (
+    r"^[A-Za-z][A-Za-z0-9+.\-]*:([^\s<>\"{}|\\^`%\x00-\x1f\x7f-\U0010ffff]|%[0-9A-Fa-f]{2})*$"
+)
+"""An absolute URI (RFC 3986: ASCII only), as ``format: uri`` is checked by ``gabp_schemas``."""
 
 MessageId = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
 MethodName = Annotated[str, StringConstraints(pattern=METHOD_PATTERN)]
@@ -53,8 +55,19 @@ NonNegative = Annotated[int, Field(ge=0, strict=True)]
 Json: TypeAlias = Any
 
 _PEER = "peer"
-_SEND_METHOD = re.compile(SEND_METHOD_PATTERN)
-_URI = re.compile(URI_PATTERN)
+
+
+def schema_regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` (a JSON Schema ``pattern`` anchored with ``^...$``) compiled to match as JSON
+    Schema matches it: ``$`` only at the very end (Python's also matches before a final line
+    break) and ``\\d``, ``\\s`` over ASCII only (Python's take any Unicode digit or space)."""
+    if pattern.endswith("$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern, re.ASCII)
+
+
+_SEND_METHOD = schema_regex(SEND_METHOD_PATTERN)
+_URI = schema_regex(URI_PATTERN)
 
 
 def new_id() -> str:
