@@ -11,6 +11,9 @@ from gabp import ConnectionClosed, RequestTimeout, new_id
 
 POLICIES = ["faithful", "recommended"]
 ERROR_INVALIDATES = {"faithful": True, "recommended": False}
+#: Urgent entries of a tool that throws: its failed operation, and under `recommended` also the
+#: sim's `Exception in <tool>` line (the mod writes none; `faithful` ignores it).
+ENTRIES_PER_THROW = {"faithful": 1, "recommended": 2}
 STALL_MS = 2500  # long enough for the checks made during the stall on a loaded machine
 
 
@@ -115,7 +118,7 @@ async def test_13_acks_clear_only_the_open_id_and_a_retried_call_is_no_ack(
         assert (item["blocking"], item["stateInvalidated"], item["totalUrgentEntries"]) == (
             True,
             ERROR_INVALIDATES[policy],
-            2,
+            ENTRIES_PER_THROW[policy],
         )
 
         # a retry of the same call is not an ack: it fails again and the item stays open,
@@ -129,7 +132,7 @@ async def test_13_acks_clear_only_the_open_id_and_a_retried_call_is_no_ack(
             "open",
             first_id,
         )
-        assert still["totalUrgentEntries"] == 4
+        assert still["totalUrgentEntries"] == 2 * ENTRIES_PER_THROW[policy]
         assert bridge.recorder.events("attention/cleared") == []
 
         # a stale (wrong) id: refused, and the answer carries the item still open

@@ -166,3 +166,31 @@ async def test_a_lua_call_of_no_registered_capability_fails_the_whole_call(
         assert caught.value.message == (
             "rimbridge/run_lua failed: Capability 'rimworld/no_such_tool' is not registered."
         )
+
+
+# --- a tool that throws (the mod's CapabilityRegistry catches the exception into the failed
+# operation's Error and logs no line, so its aggregator sees one urgent entry) ----------------
+
+
+@pytest.mark.anyio
+async def test_a_tool_exception_is_one_urgent_entry_the_failed_operation_under_faithful(
+    open_sim: Any,
+) -> None:
+    async with open_sim(tick_rate=0, policy="faithful") as sim:
+        request_id = "bbbbbbbb-2222-4333-8444-555555555555"
+        with pytest.raises(RemoteError):
+            await sim.call("rimworld/select_pawn", request_id=request_id)
+
+        item = await sim.attention()
+        assert (item["blocking"], item["stateInvalidated"], item["severity"]) == (
+            True,
+            True,
+            "error",
+        )
+        assert item["totalUrgentEntries"] == 1
+        assert [(s["level"], s["repeatCount"]) for s in item["sample"]] == [("error", 1)]
+        assert item["sample"][0]["message"].startswith("rimworld/select_pawn failed: ")
+        assert sim.timeline == ["event:attention/opened", "response:rimworld/select_pawn"]
+        # the sim's exception line is still there for diagnosis, right at the cursor
+        page = await sim.call("rimbridge/list_logs", afterSequence=item["diagnosticsCursor"])
+        assert page["logs"][-1]["Message"].startswith("Exception in rimworld/select_pawn: ")

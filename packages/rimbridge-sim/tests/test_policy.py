@@ -68,6 +68,9 @@ def recommended() -> Policy:
         ("error", "Exception in JobDriver_Goto", "job", BLOCKING_INVALIDATING),
         ("error", "Texture Things/Foo not found", "world", BLOCKING_INVALIDATING),
         ("fatal", "Out of memory", "world", BLOCKING_INVALIDATING),
+        # the sim's own line for a thrown tool: the mod writes none, its failed operation counts
+        ("error", "Exception in rimworld/select_pawn: InvalidArgumentError: x", "tool", IGNORED),
+        ("error", "Exception in rimworld/select_pawn", "mod", BLOCKING_INVALIDATING),
     ],
 )
 def test_faithful_blocks_and_invalidates_on_every_error_and_nothing_else(
