@@ -10,6 +10,7 @@ import pytest
 
 from gabp._connection_base import METHOD, SEND_METHOD, UUID
 from gabp._wire import DATE_TIME_PATTERN, URI_PATTERN, schema_regex
+from gabp.messages import AppInfo, Capabilities, HelloResult
 
 GOOD_ID = "5b0f5c1e-7b7a-4c61-9d3a-0e6c1f7b2a10"
 
@@ -36,3 +37,18 @@ def test_digits_and_spaces_are_ascii_only() -> None:
 
 def test_a_pattern_without_an_end_anchor_is_kept() -> None:
     assert schema_regex(r"^a").match("ab") is not None
+
+
+def test_a_schema_version_takes_ascii_digits_only() -> None:
+    def welcome(version: str) -> HelloResult:
+        return HelloResult(
+            agent_id="g",
+            app=AppInfo(name="G", version="1"),
+            capabilities=Capabilities(methods=["tools/list"]),
+            schema_version=version,
+        )
+
+    assert welcome("1.12").schema_version == "1.12"
+    for wrong in ("1.\u0663", "1.0\n", "2.0"):
+        with pytest.raises(ValueError):
+            welcome(wrong)

@@ -163,7 +163,10 @@ class HelloResult(WireModel):
     agent_id: NonEmpty
     app: AppInfo
     capabilities: Capabilities
-    schema_version: Annotated[str, StringConstraints(pattern=r"^1\.\d+(\.\d+)?$")] = SCHEMA_VERSION
+    # [0-9], not \d: pydantic-core's regex takes any Unicode digit for \d
+    schema_version: Annotated[str, StringConstraints(pattern=r"^1\.[0-9]+(\.[0-9]+)?$")] = (
+        SCHEMA_VERSION
+    )
     server_info: ServerInfo | None = None
 
     def model_post_init(self, context: Any, /) -> None:
