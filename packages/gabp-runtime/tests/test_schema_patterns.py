@@ -1,6 +1,6 @@
 """The runtime's own checks of GABP's patterns (ids, methods, extension names, date-times, URIs)
-match as JSON Schema matches them: ``$`` only at the very end, ``\\d`` only ASCII digits. Python's
-``re`` would take ``"tools/list\\n"`` as a method and ``"1.٣"``-like digits as digits."""
+match as JSON Schema (ECMA-262) matches them: ``$`` only at the very end, ``\\d`` and ``\\w``
+only ASCII, ``\\s`` any white space. Python's ``re`` would take ``"tools/list\\n"`` as a method and ``"1.٣"``-like digits as digits."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_a_final_line_break_is_not_the_end(pattern: re.Pattern[str], good: str) 
     assert pattern.match(good + "\n") is None
 
 
-def test_digits_and_spaces_are_ascii_only() -> None:
+def test_digits_are_ascii_only_and_uris_too() -> None:
     date_time = schema_regex(DATE_TIME_PATTERN)
     assert date_time.match("2026-11-29T14:58:00Z") is not None
     assert date_time.match("٢٠٢٦-11-29T14:58:00Z") is None  # Arabic-Indic digits
@@ -37,6 +37,14 @@ def test_digits_and_spaces_are_ascii_only() -> None:
 
 def test_a_pattern_without_an_end_anchor_is_kept() -> None:
     assert schema_regex(r"^a").match("ab") is not None
+
+
+def test_ascii_classes_inside_and_outside_brackets_and_unicode_spaces() -> None:
+    assert schema_regex(r"^\w+[\d.]*$").pattern == r"^[A-Za-z0-9_]+[0-9.]*\Z"
+    assert schema_regex(r"^\w$").match("\u00e9") is None
+    no_space = schema_regex(r"^\S+$")
+    assert no_space.match("a\u00a0b") is None  # a no-break space is white space in ECMA-262 too
+    assert schema_regex(r"^a\$").match("a$") is not None  # an escaped dollar is no anchor
 
 
 def test_a_schema_version_takes_ascii_digits_only() -> None:

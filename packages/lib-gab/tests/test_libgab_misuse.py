@@ -21,6 +21,7 @@ from lib_gab import (
     is_valid_tool_name,
     tool,
 )
+from lib_gab.resources import Resource
 from lib_gab.testing import bridge_session
 
 TOKEN = "d" * 64
@@ -185,3 +186,9 @@ def test_clearing_with_blank_members_takes_them_from_the_open_item() -> None:
     assert cleared.summary == "A pawn is down."
     assert cleared.causal_method == "tools/call"
     assert cleared.state == "cleared" and cleared.blocking is False
+
+
+def test_a_resource_uri_ending_in_a_line_break_is_refused() -> None:
+    assert Resource(uri="gabp://game/state", name="state", content={}).uri == "gabp://game/state"
+    with pytest.raises(ValueError, match="must look like"):
+        Resource(uri="gabp://game/state\n", name="state", content={})

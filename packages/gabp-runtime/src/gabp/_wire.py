@@ -57,13 +57,33 @@ Json: TypeAlias = Any
 _PEER = "peer"
 
 
+_ASCII_CLASSES: Final = {"d": "0-9", "w": "A-Za-z0-9_"}
+"""ECMA-262's ``\\d`` and ``\\w``, which take ASCII only."""
+
+
 def schema_regex(pattern: str) -> re.Pattern[str]:
     """``pattern`` (a JSON Schema ``pattern`` anchored with ``^...$``) compiled to match as JSON
-    Schema matches it: ``$`` only at the very end (Python's also matches before a final line
-    break) and ``\\d``, ``\\s`` over ASCII only (Python's take any Unicode digit or space)."""
-    if pattern.endswith("$"):
+    Schema (ECMA-262) matches it: ``$`` only at the very end (Python's also matches before a
+    final line break), ``\\d`` and ``\\w`` over ASCII only (Python's take any Unicode digit or
+    letter); ``\\s`` is Unicode in both."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
         pattern = pattern[:-1] + r"\Z"
-    return re.compile(pattern, re.ASCII)
+    out: list[str] = []
+    in_class = escaped = False
+    for char in pattern:
+        if escaped:
+            ascii_class = _ASCII_CLASSES.get(char)
+            if ascii_class is None:
+                out.append("\\" + char)
+            else:
+                out.append(ascii_class if in_class else f"[{ascii_class}]")
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            in_class = (in_class or char == "[") and not (in_class and char == "]")
+            out.append(char)
+    return re.compile("".join(out))
 
 
 _SEND_METHOD = schema_regex(SEND_METHOD_PATTERN)

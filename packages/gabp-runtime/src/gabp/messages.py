@@ -96,6 +96,7 @@ from gabp._wire import (
     ToolName,
     WireModel,
     new_id,
+    schema_regex,
     unique_id,
 )
 
@@ -163,5 +164,6 @@ __all__ = [
     "parse_payload",
     "parse_result",
     "recover_id",
+    "schema_regex",
     "unique_id",
 ]

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import fnmatch
 import inspect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
 
+from gabp.messages import schema_regex
+
 __all__ = ["RESOURCE_URI_PATTERN", "Resource", "ResourceRegistry"]
 
 RESOURCE_URI_PATTERN = r"^gabp://[a-z0-9][a-z0-9._-]*/\S*$"
-_URI = re.compile(RESOURCE_URI_PATTERN)
+_URI = schema_regex(RESOURCE_URI_PATTERN)
 
 
 @dataclass

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, Final, TypeVar, Union, get_args, get_origin
 
-from gabp.messages import TOOL_NAME_PATTERN
+from gabp.messages import TOOL_NAME_PATTERN, schema_regex
 
 __all__ = [
     "JSON_TYPES",
@@ -52,7 +52,7 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 JSON_TYPES: Final = ("string", "integer", "number", "boolean", "array", "object")
-_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+_TOOL_NAME = schema_regex(TOOL_NAME_PATTERN)
 _MARK = "__lib_gab_tool__"
 _RESPONSES = "__lib_gab_tool_responses__"
 _NO_DEFAULT: Any = object()
@@ -61,10 +61,10 @@ _NO_DEFAULT: Any = object()
 def is_valid_tool_name(name: object) -> bool:
     """Whether ``name`` is a canonical GABP tool name (Lib.GAB's ``ToolNameValidator.IsValid``).
 
-    The whole text must match :data:`TOOL_NAME_PATTERN`: a name ending in a line break is not
-    one (.NET's and Python's ``$`` both allow one before the end; GABP's schema does not).
+    The pattern is read as JSON Schema reads it (:func:`gabp.messages.schema_regex`): a name
+    ending in a line break is not one (.NET's and Python's ``$`` allow one before the end).
     """
-    return isinstance(name, str) and _TOOL_NAME.fullmatch(name) is not None
+    return isinstance(name, str) and _TOOL_NAME.match(name) is not None
 
 
 def check_tool_name(name: str) -> str:
