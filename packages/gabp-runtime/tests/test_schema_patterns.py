@@ -1,6 +1,7 @@
 """The runtime's own checks of GABP's patterns (ids, methods, extension names, date-times, URIs)
 match as JSON Schema (ECMA-262) matches them: ``$`` only at the very end, ``\\d`` and ``\\w``
-only ASCII, ``\\s`` any white space. Python's ``re`` would take ``"tools/list\\n"`` as a method and ``"1.٣"``-like digits as digits."""
+only ASCII, ``\\s`` any white space. Python's ``re`` would take ``"tools/list\\n"`` as a
+method and ``"1.٣"``-like digits as digits."""
 
 from __future__ import annotations
 
